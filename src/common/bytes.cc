@@ -1,0 +1,124 @@
+#include "common/bytes.h"
+
+namespace tessera {
+
+void PutBigEndian16(std::string* out, uint16_t v) {
+  out->push_back(static_cast<char>(v >> 8));
+  out->push_back(static_cast<char>(v));
+}
+
+void PutBigEndian32(std::string* out, uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>(v >> shift));
+}
+
+void PutBigEndian64(std::string* out, uint64_t v) {
+  for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>(v >> shift));
+}
+
+uint16_t GetBigEndian16(const char* p) {
+  auto u = reinterpret_cast<const unsigned char*>(p);
+  return static_cast<uint16_t>((u[0] << 8) | u[1]);
+}
+
+uint32_t GetBigEndian32(const char* p) {
+  auto u = reinterpret_cast<const unsigned char*>(p);
+  return (uint32_t{u[0]} << 24) | (uint32_t{u[1]} << 16) | (uint32_t{u[2]} << 8) | u[3];
+}
+
+uint64_t GetBigEndian64(const char* p) {
+  return (uint64_t{GetBigEndian32(p)} << 32) | GetBigEndian32(p + 4);
+}
+
+void PutVarint64(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+std::string ToHex(std::string_view bytes) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 0xF]);
+  }
+  return out;
+}
+
+static int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool FromHex(std::string_view hex, std::string* out) {
+  if (hex.size() % 2 != 0) return false;
+  out->clear();
+  out->reserve(hex.size() / 2);
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    int hi = HexValue(hex[i]), lo = HexValue(hex[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out->push_back(static_cast<char>((hi << 4) | lo));
+  }
+  return true;
+}
+
+bool PrefixSuccessor(std::string_view prefix, std::string* out) {
+  out->assign(prefix);
+  while (!out->empty()) {
+    auto last = static_cast<unsigned char>(out->back());
+    if (last != 0xFF) {
+      out->back() = static_cast<char>(last + 1);
+      return true;
+    }
+    out->pop_back();
+  }
+  return false;
+}
+
+bool ByteReader::ReadByte(uint8_t* v) {
+  if (remaining() < 1) return false;
+  *v = static_cast<uint8_t>(data_[pos_++]);
+  return true;
+}
+
+bool ByteReader::ReadBigEndian32(uint32_t* v) {
+  if (remaining() < 4) return false;
+  *v = GetBigEndian32(data_.data() + pos_);
+  pos_ += 4;
+  return true;
+}
+
+bool ByteReader::ReadBigEndian64(uint64_t* v) {
+  if (remaining() < 8) return false;
+  *v = GetBigEndian64(data_.data() + pos_);
+  pos_ += 8;
+  return true;
+}
+
+bool ByteReader::ReadVarint64(uint64_t* v) {
+  uint64_t result = 0;
+  for (int shift = 0; shift <= 63; shift += 7) {
+    uint8_t b;
+    if (!ReadByte(&b)) return false;
+    result |= uint64_t{b & 0x7Fu} << shift;
+    if ((b & 0x80) == 0) {
+      *v = result;
+      return true;
+    }
+  }
+  return false;  // more than 10 bytes: malformed
+}
+
+bool ByteReader::ReadBytes(size_t n, std::string_view* v) {
+  if (remaining() < n) return false;
+  *v = data_.substr(pos_, n);
+  pos_ += n;
+  return true;
+}
+
+}  // namespace tessera

@@ -1,0 +1,53 @@
+// Byte-level helpers shared by the codecs: fixed-width big- and little-endian
+// integers, unsigned LEB128 varints, hex, and a bounds-checked reader.
+//
+// Bytes are held in std::string (the RocksDB and protocol convention).
+// Thread safety: free functions are reentrant; a ByteReader is not shared.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tessera {
+
+void PutBigEndian16(std::string* out, uint16_t v);
+void PutBigEndian32(std::string* out, uint32_t v);
+void PutBigEndian64(std::string* out, uint64_t v);
+uint16_t GetBigEndian16(const char* p);
+uint32_t GetBigEndian32(const char* p);
+uint64_t GetBigEndian64(const char* p);
+
+// Unsigned LEB128 (7 bits per byte, low group first). At most 10 bytes.
+void PutVarint64(std::string* out, uint64_t v);
+
+// Lowercase hex of `bytes`; FromHex returns false on odd length or a non-hex digit.
+std::string ToHex(std::string_view bytes);
+bool FromHex(std::string_view hex, std::string* out);
+
+// Smallest byte string greater than every string that starts with `prefix`.
+// Returns false (and leaves *out unspecified) when none exists (prefix is
+// empty or all 0xFF): the range above `prefix` is then unbounded.
+bool PrefixSuccessor(std::string_view prefix, std::string* out);
+
+// Reads from a byte span with bounds checks. Every getter returns false when
+// the input is too short, leaving the position unspecified.
+class ByteReader {
+ public:
+  explicit ByteReader(std::string_view data) : data_(data) {}
+  bool ReadByte(uint8_t* v);
+  bool ReadBigEndian32(uint32_t* v);
+  bool ReadBigEndian64(uint64_t* v);
+  bool ReadVarint64(uint64_t* v);
+  bool ReadBytes(size_t n, std::string_view* v);
+  bool empty() const { return pos_ >= data_.size(); }
+  size_t remaining() const { return data_.size() - pos_; }
+  size_t position() const { return pos_; }
+  std::string_view rest() const { return data_.substr(pos_); }
+
+ private:
+  std::string_view data_;
+  size_t pos_ = 0;
+};
+
+}  // namespace tessera

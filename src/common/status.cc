@@ -1,0 +1,19 @@
+#include "common/status.h"
+
+namespace tessera {
+
+std::string Status::ToString() const {
+  const char* name = "OK";
+  switch (code_) {
+    case Code::kOk: return "OK";
+    case Code::kNotFound: name = "NotFound"; break;
+    case Code::kAlreadyExists: name = "AlreadyExists"; break;
+    case Code::kInvalidArgument: name = "InvalidArgument"; break;
+    case Code::kCorruption: name = "Corruption"; break;
+    case Code::kIOError: name = "IOError"; break;
+    case Code::kBusy: name = "Busy"; break;
+  }
+  return std::string(name) + ": " + message_;
+}
+
+}  // namespace tessera

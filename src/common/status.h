@@ -1,0 +1,99 @@
+// Status and Result<T>: the error model of every Tessera layer.
+//
+// A Status is OK or carries a code and a human-readable message. Functions
+// that can fail return Status (or Result<T> when they also produce a value);
+// they never throw across layer boundaries. The CQL layer maps codes to CQL
+// error codes in one table (a later issue); the codes here are deliberately
+// coarse and engine-level.
+//
+// Thread safety: Status and Result are plain values; distinct objects may be
+// used from different threads, a single object needs external synchronisation.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace tessera {
+
+class Status {
+ public:
+  enum class Code : unsigned char {
+    kOk = 0,
+    kNotFound,         // keyspace, table, tablet or key does not exist
+    kAlreadyExists,    // keyspace or table already exists
+    kInvalidArgument,  // caller's input is malformed or violates the schema
+    kCorruption,       // stored bytes do not decode
+    kIOError,          // the storage engine failed
+    kBusy,             // a conflicting operation is in progress; retry
+  };
+
+  Status() = default;  // OK
+
+  static Status OK() { return Status(); }
+  static Status NotFound(std::string msg) { return Status(Code::kNotFound, std::move(msg)); }
+  static Status AlreadyExists(std::string msg) { return Status(Code::kAlreadyExists, std::move(msg)); }
+  static Status InvalidArgument(std::string msg) { return Status(Code::kInvalidArgument, std::move(msg)); }
+  static Status Corruption(std::string msg) { return Status(Code::kCorruption, std::move(msg)); }
+  static Status IOError(std::string msg) { return Status(Code::kIOError, std::move(msg)); }
+  static Status Busy(std::string msg) { return Status(Code::kBusy, std::move(msg)); }
+
+  bool ok() const { return code_ == Code::kOk; }
+  Code code() const { return code_; }
+  const std::string& message() const { return message_; }
+  bool IsNotFound() const { return code_ == Code::kNotFound; }
+  bool IsAlreadyExists() const { return code_ == Code::kAlreadyExists; }
+  bool IsInvalidArgument() const { return code_ == Code::kInvalidArgument; }
+
+  // "OK" or "<CodeName>: <message>".
+  std::string ToString() const;
+
+ private:
+  Status(Code code, std::string msg) : code_(code), message_(std::move(msg)) {}
+  Code code_ = Code::kOk;
+  std::string message_;
+};
+
+// Result<T> holds either a value or a non-OK Status.
+// REQUIRES: value() only when ok(); status() is OK when a value is held.
+template <typename T>
+class Result {
+ public:
+  Result(T value) : data_(std::move(value)) {}              // NOLINT: implicit by design
+  Result(Status status) : data_(std::move(status)) {}       // NOLINT: implicit by design
+
+  bool ok() const { return std::holds_alternative<T>(data_); }
+  const T& value() const& { return std::get<T>(data_); }
+  T& value() & { return std::get<T>(data_); }
+  T&& value() && { return std::get<T>(std::move(data_)); }
+  const T& operator*() const& { return value(); }
+  T& operator*() & { return value(); }
+  const T* operator->() const { return &value(); }
+  T* operator->() { return &value(); }
+  Status status() const { return ok() ? Status::OK() : std::get<Status>(data_); }
+
+ private:
+  std::variant<T, Status> data_;
+};
+
+}  // namespace tessera
+
+// Propagates a non-OK Status from an expression returning Status.
+#define TESSERA_RETURN_IF_ERROR(expr)          \
+  do {                                         \
+    ::tessera::Status _st = (expr);            \
+    if (!_st.ok()) return _st;                 \
+  } while (0)
+
+#define TESSERA_CONCAT_INNER(a, b) a##b
+#define TESSERA_CONCAT(a, b) TESSERA_CONCAT_INNER(a, b)
+
+// Assigns the value of a Result<T> expression to `lhs`, or returns its Status.
+#define TESSERA_ASSIGN_OR_RETURN(lhs, expr) \
+  TESSERA_ASSIGN_OR_RETURN_IMPL(TESSERA_CONCAT(_res_, __LINE__), lhs, expr)
+#define TESSERA_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                                  \
+  if (!tmp.ok()) return tmp.status();                 \
+  lhs = std::move(tmp).value()

@@ -1,0 +1,193 @@
+#include "db/catalog.h"
+
+#include <random>
+
+#include "types/schema_json.h"
+
+namespace tessera {
+namespace {
+
+std::string RandomUuidV4() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::string u(16, '\0');
+  for (int i = 0; i < 16; i += 8) {
+    uint64_t r = rng();
+    for (int k = 0; k < 8; ++k) u[static_cast<size_t>(i + k)] = static_cast<char>(r >> (8 * k));
+  }
+  u[6] = static_cast<char>((u[6] & 0x0F) | 0x40);
+  u[8] = static_cast<char>((u[8] & 0x3F) | 0x80);
+  return u;
+}
+
+}  // namespace
+
+Status Catalog::Load() {
+  std::lock_guard<std::mutex> lock(mu_);
+  TESSERA_ASSIGN_OR_RETURN(auto kss, engine_->MetaScan("keyspace/"));
+  for (const auto& [k, v] : kss) {
+    TESSERA_ASSIGN_OR_RETURN(KeyspaceMetadata ks, KeyspaceFromJson(v));
+    keyspaces_[ks.name] = ks;
+  }
+  TESSERA_ASSIGN_OR_RETURN(auto tables, engine_->MetaScan("table/"));
+  for (const auto& [k, v] : tables) {
+    TESSERA_ASSIGN_OR_RETURN(TableSchema t, TableFromJson(v));
+    auto ptr = std::make_shared<const TableSchema>(std::move(t));
+    tables_[{ptr->keyspace, ptr->name}] = ptr;
+    engine_->registry().Put(ptr);
+  }
+  std::string next;
+  Status s = engine_->MetaGet("next_table_id", &next);
+  if (s.ok()) next_table_id_ = static_cast<uint32_t>(std::stoul(next));
+  else if (!s.IsNotFound()) return s;
+  ++version_;
+  return Status::OK();
+}
+
+Status Catalog::CreateKeyspace(const KeyspaceMetadata& ks) {
+  if (ks.name.empty()) return Status::InvalidArgument("keyspace name must not be empty");
+  std::lock_guard<std::mutex> lock(mu_);
+  if (keyspaces_.count(ks.name)) return Status::AlreadyExists("keyspace " + ks.name + " already exists");
+  TESSERA_RETURN_IF_ERROR(engine_->MetaPut("keyspace/" + ks.name, KeyspaceToJson(ks)));
+  keyspaces_[ks.name] = ks;
+  ++version_;
+  return Status::OK();
+}
+
+Result<std::vector<std::shared_ptr<const TableSchema>>> Catalog::DropKeyspace(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!keyspaces_.count(name)) return Status::NotFound("keyspace " + name + " does not exist");
+  std::vector<std::shared_ptr<const TableSchema>> dropped;
+  for (auto it = tables_.begin(); it != tables_.end();) {
+    if (it->first.first == name) {
+      TESSERA_RETURN_IF_ERROR(engine_->MetaDelete(TableKey(name, it->first.second)));
+      engine_->registry().Remove(it->second->id);
+      dropped.push_back(it->second);
+      it = tables_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  TESSERA_RETURN_IF_ERROR(engine_->MetaDelete("keyspace/" + name));
+  keyspaces_.erase(name);
+  ++version_;
+  return dropped;
+}
+
+Status Catalog::PersistTable(const TableSchema& t) { return engine_->MetaPut(TableKey(t.keyspace, t.name), TableToJson(t)); }
+
+Result<std::shared_ptr<const TableSchema>> Catalog::CreateTable(TableSchema t) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!keyspaces_.count(t.keyspace)) return Status::NotFound("keyspace " + t.keyspace + " does not exist");
+  if (tables_.count({t.keyspace, t.name})) {
+    return Status::AlreadyExists("table " + t.keyspace + "." + t.name + " already exists");
+  }
+  for (size_t i = 0; i < t.columns.size(); ++i) t.columns[i].id = static_cast<uint32_t>(i);
+  t.id = next_table_id_;
+  t.uuid = RandomUuidV4();
+  TESSERA_RETURN_IF_ERROR(t.Validate());
+  TESSERA_RETURN_IF_ERROR(engine_->MetaPut("next_table_id", std::to_string(next_table_id_ + 1)));
+  ++next_table_id_;
+  TESSERA_RETURN_IF_ERROR(PersistTable(t));
+  auto ptr = std::make_shared<const TableSchema>(std::move(t));
+  tables_[{ptr->keyspace, ptr->name}] = ptr;
+  engine_->registry().Put(ptr);
+  ++version_;
+  return ptr;
+}
+
+Result<std::shared_ptr<const TableSchema>> Catalog::AlterTable(TableSchema t) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = tables_.find({t.keyspace, t.name});
+  if (it == tables_.end()) return Status::NotFound("table " + t.keyspace + "." + t.name + " does not exist");
+  const TableSchema& old = *it->second;
+  auto key_columns = [](const TableSchema& s) {
+    std::vector<std::tuple<std::string, std::string, int, int>> out;
+    for (const auto* c : s.PartitionKey()) out.emplace_back(c->name, c->type.ToCql(), 0, 0);
+    for (const auto* c : s.Clustering()) out.emplace_back(c->name, c->type.ToCql(), 1, static_cast<int>(c->order));
+    return out;
+  };
+  if (key_columns(old) != key_columns(t)) return Status::InvalidArgument("primary key columns cannot be altered");
+  if (t.distribution != old.distribution) return Status::InvalidArgument("distribution cannot be altered");
+  t.id = old.id;
+  t.uuid = old.uuid;
+  uint32_t next = old.NextColumnId();
+  for (auto& c : t.columns) {
+    const ColumnDef* prev = old.FindColumn(c.name);
+    if (prev) {
+      c.id = prev->id;
+    } else {
+      c.id = next++;
+    }
+  }
+  TESSERA_RETURN_IF_ERROR(t.Validate());
+  TESSERA_RETURN_IF_ERROR(PersistTable(t));
+  auto ptr = std::make_shared<const TableSchema>(std::move(t));
+  it->second = ptr;
+  engine_->registry().Put(ptr);
+  ++version_;
+  return ptr;
+}
+
+Result<std::shared_ptr<const TableSchema>> Catalog::DropTable(const std::string& ks, const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = tables_.find({ks, name});
+  if (it == tables_.end()) return Status::NotFound("table " + ks + "." + name + " does not exist");
+  TESSERA_RETURN_IF_ERROR(engine_->MetaDelete(TableKey(ks, name)));
+  auto dropped = it->second;
+  engine_->registry().Remove(dropped->id);
+  tables_.erase(it);
+  ++version_;
+  return dropped;
+}
+
+Result<std::shared_ptr<const TableSchema>> Catalog::GetTable(const std::string& ks, const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = tables_.find({ks, name});
+  if (it == tables_.end()) return Status::NotFound("table " + ks + "." + name + " does not exist");
+  return it->second;
+}
+
+std::shared_ptr<const TableSchema> Catalog::GetTableById(uint32_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [k, t] : tables_) {
+    if (t->id == id) return t;
+  }
+  return nullptr;
+}
+
+Result<KeyspaceMetadata> Catalog::GetKeyspace(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = keyspaces_.find(name);
+  if (it == keyspaces_.end()) return Status::NotFound("keyspace " + name + " does not exist");
+  return it->second;
+}
+
+std::vector<KeyspaceMetadata> Catalog::Keyspaces() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<KeyspaceMetadata> out;
+  for (const auto& [n, ks] : keyspaces_) out.push_back(ks);
+  return out;
+}
+
+std::vector<std::shared_ptr<const TableSchema>> Catalog::Tables(const std::string& ks) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::shared_ptr<const TableSchema>> out;
+  for (const auto& [k, t] : tables_) {
+    if (k.first == ks) out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<std::shared_ptr<const TableSchema>> Catalog::AllTables() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::shared_ptr<const TableSchema>> out;
+  for (const auto& [k, t] : tables_) out.push_back(t);
+  return out;
+}
+
+uint64_t Catalog::version() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return version_;
+}
+
+}  // namespace tessera

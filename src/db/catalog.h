@@ -1,0 +1,73 @@
+// Catalog: keyspaces and tables, persisted in the storage engine's meta
+// column family so that schema survives restart.
+//
+// Meta keys (FROZEN ON DISK): "keyspace/<name>" -> keyspace JSON,
+// "table/<keyspace>/<name>" -> table JSON (types/schema_json.h),
+// "next_table_id" -> decimal text. Table ids are never reused, so data of a
+// dropped table can never be mistaken for a new table's.
+//
+// Every schema change bumps version(), which the CQL layer reports as the
+// schema version.
+//
+// Thread safety: all methods are thread-safe; returned schemas are immutable
+// snapshots.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "storage/storage_engine.h"
+#include "types/schema.h"
+
+namespace tessera {
+
+class Catalog {
+ public:
+  // REQUIRES: engine outlives the catalog.
+  explicit Catalog(StorageEngine* engine) : engine_(engine) {}
+
+  // Loads the persisted schema and registers tables with the engine's registry.
+  // Errors: Corruption on an unreadable document, IOError from storage.
+  Status Load();
+
+  // Errors: AlreadyExists, InvalidArgument (empty name), IOError.
+  Status CreateKeyspace(const KeyspaceMetadata& ks);
+  // Returns the dropped keyspace's tables (for data removal).
+  // Errors: NotFound, IOError.
+  Result<std::vector<std::shared_ptr<const TableSchema>>> DropKeyspace(const std::string& name);
+
+  // Assigns the table id, a random uuid and column ids (in the given column
+  // order), validates and persists. Errors: NotFound (keyspace),
+  // AlreadyExists, InvalidArgument (Validate), IOError.
+  Result<std::shared_ptr<const TableSchema>> CreateTable(TableSchema table);
+  // Replaces a table's schema (same id). New columns must have id 0 (one is
+  // assigned); key columns cannot change. Errors: NotFound, InvalidArgument, IOError.
+  Result<std::shared_ptr<const TableSchema>> AlterTable(TableSchema table);
+  Result<std::shared_ptr<const TableSchema>> DropTable(const std::string& keyspace, const std::string& name);
+
+  Result<std::shared_ptr<const TableSchema>> GetTable(const std::string& keyspace, const std::string& name) const;
+  std::shared_ptr<const TableSchema> GetTableById(uint32_t id) const;
+  Result<KeyspaceMetadata> GetKeyspace(const std::string& name) const;
+  std::vector<KeyspaceMetadata> Keyspaces() const;
+  std::vector<std::shared_ptr<const TableSchema>> Tables(const std::string& keyspace) const;
+  std::vector<std::shared_ptr<const TableSchema>> AllTables() const;
+  uint64_t version() const;
+
+ private:
+  Status PersistTable(const TableSchema& t);
+  std::string TableKey(const std::string& ks, const std::string& name) const { return "table/" + ks + "/" + name; }
+
+  StorageEngine* engine_;
+  mutable std::mutex mu_;
+  std::map<std::string, KeyspaceMetadata> keyspaces_;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<const TableSchema>> tables_;
+  uint32_t next_table_id_ = 1;
+  uint64_t version_ = 0;
+};
+
+}  // namespace tessera

@@ -1,0 +1,322 @@
+#include "db/database.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/bytes.h"
+#include "db/mutation_builder.h"
+#include "keys/storage_key.h"
+
+namespace tessera {
+namespace {
+
+constexpr size_t kMaxEvents = 1000;
+constexpr size_t kMaxSampledPartitions = 4096;
+
+std::string TabletsKey(uint32_t table_id) {
+  std::string k = "tablets/";
+  PutBigEndian32(&k, table_id);
+  return k;
+}
+
+}  // namespace
+
+Database::Database(std::unique_ptr<StorageEngine> engine)
+    : engine_(std::move(engine)), local_replica_(std::make_shared<LocalReplica>(engine_.get())), catalog_(engine_.get()) {}
+
+Database::~Database() = default;
+
+Result<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options) {
+  std::error_code ec;
+  std::filesystem::create_directories(options.data_dir, ec);
+  if (ec) return Status::IOError("cannot create " + options.data_dir + ": " + ec.message());
+  StorageOptions so;
+  so.path = options.data_dir;
+  so.sync_writes = options.sync_writes;
+  so.block_cache_bytes = options.block_cache_bytes;
+  so.clock_micros = options.clock_micros;
+  TESSERA_ASSIGN_OR_RETURN(auto engine, StorageEngine::Open(so));
+  std::unique_ptr<Database> db(new Database(std::move(engine)));
+  TESSERA_RETURN_IF_ERROR(db->catalog_.Load());
+  TESSERA_RETURN_IF_ERROR(db->LoadTablets());
+  return db;
+}
+
+Status Database::LoadTablets() {
+  for (const auto& table : catalog_.AllTables()) {
+    std::string doc;
+    Status s = engine_->MetaGet(TabletsKey(table->id), &doc);
+    if (s.IsNotFound()) {
+      TESSERA_RETURN_IF_ERROR(PublishTablets(TabletMap::Create(*table, local_replica_, NowMicros())));
+      continue;
+    }
+    TESSERA_RETURN_IF_ERROR(s);
+    TESSERA_ASSIGN_OR_RETURN(TabletMap map, TabletMap::FromJson(doc, local_replica_));
+    std::lock_guard<std::mutex> lock(tablets_mu_);
+    tablet_maps_[table->id] = std::make_shared<const TabletMap>(std::move(map));
+  }
+  return Status::OK();
+}
+
+std::shared_ptr<const TabletMap> Database::TabletsOf(uint32_t table_id) const {
+  std::lock_guard<std::mutex> lock(tablets_mu_);
+  auto it = tablet_maps_.find(table_id);
+  return it == tablet_maps_.end() ? nullptr : it->second;
+}
+
+Status Database::PublishTablets(TabletMap map) {
+  TESSERA_RETURN_IF_ERROR(engine_->MetaPut(TabletsKey(map.table_id()), map.ToJson()));
+  auto ptr = std::make_shared<const TabletMap>(std::move(map));
+  std::lock_guard<std::mutex> lock(tablets_mu_);
+  tablet_maps_[ptr->table_id()] = std::move(ptr);
+  return Status::OK();
+}
+
+// --- Schema ---
+
+Status Database::CreateKeyspace(const KeyspaceMetadata& ks, bool if_not_exists) {
+  Status s = catalog_.CreateKeyspace(ks);
+  return s.IsAlreadyExists() && if_not_exists ? Status::OK() : s;
+}
+
+Status Database::RemoveTableData(const TableSchema& table) {
+  WriteSet ws;
+  ws.DeleteRange(TablePrefix(table.id), TablePrefix(table.id + 1));
+  return engine_->Write(ws);
+}
+
+Status Database::DropKeyspace(const std::string& name, bool if_exists) {
+  std::lock_guard<std::mutex> admin(admin_mu_);
+  auto dropped = catalog_.DropKeyspace(name);
+  if (!dropped.ok()) return dropped.status().IsNotFound() && if_exists ? Status::OK() : dropped.status();
+  for (const auto& t : *dropped) {
+    TESSERA_RETURN_IF_ERROR(RemoveTableData(*t));
+    TESSERA_RETURN_IF_ERROR(engine_->MetaDelete(TabletsKey(t->id)));
+    std::lock_guard<std::mutex> lock(tablets_mu_);
+    tablet_maps_.erase(t->id);
+  }
+  return Status::OK();
+}
+
+Result<std::shared_ptr<const TableSchema>> Database::CreateTable(TableSchema table, bool if_not_exists) {
+  std::lock_guard<std::mutex> admin(admin_mu_);
+  const std::string keyspace = table.keyspace, name = table.name;
+  auto created = catalog_.CreateTable(std::move(table));
+  if (!created.ok()) {
+    if (created.status().IsAlreadyExists() && if_not_exists) return catalog_.GetTable(keyspace, name);
+    return created.status();
+  }
+  TESSERA_RETURN_IF_ERROR(PublishTablets(TabletMap::Create(**created, local_replica_, NowMicros())));
+  return created;
+}
+
+Result<std::shared_ptr<const TableSchema>> Database::AlterTable(TableSchema table) {
+  return catalog_.AlterTable(std::move(table));
+}
+
+Status Database::DropTable(const std::string& keyspace, const std::string& name, bool if_exists) {
+  std::lock_guard<std::mutex> admin(admin_mu_);
+  auto dropped = catalog_.DropTable(keyspace, name);
+  if (!dropped.ok()) return dropped.status().IsNotFound() && if_exists ? Status::OK() : dropped.status();
+  TESSERA_RETURN_IF_ERROR(RemoveTableData(**dropped));
+  TESSERA_RETURN_IF_ERROR(engine_->MetaDelete(TabletsKey((*dropped)->id)));
+  std::lock_guard<std::mutex> lock(tablets_mu_);
+  tablet_maps_.erase((*dropped)->id);
+  return Status::OK();
+}
+
+Status Database::TruncateTable(const std::string& keyspace, const std::string& name) {
+  TESSERA_ASSIGN_OR_RETURN(auto table, catalog_.GetTable(keyspace, name));
+  return RemoveTableData(*table);
+}
+
+Result<std::shared_ptr<const TableSchema>> Database::GetTable(const std::string& keyspace,
+                                                              const std::string& name) const {
+  return catalog_.GetTable(keyspace, name);
+}
+
+// --- Data ---
+
+int64_t Database::NextTimestamp() {
+  int64_t now = NowMicros();
+  int64_t last = last_timestamp_.load(std::memory_order_relaxed);
+  for (;;) {
+    int64_t next = std::max(now, last + 1);
+    if (last_timestamp_.compare_exchange_weak(last, next, std::memory_order_relaxed)) return next;
+  }
+}
+
+Status Database::Apply(const Mutation& m) { return ApplyBatch({m}); }
+
+Status Database::ApplyBatch(const std::vector<Mutation>& mutations) {
+  if (mutations.empty()) return Status::OK();
+  const int64_t now = NextTimestamp();
+  WriteSet ws;
+  struct Routed {
+    std::shared_ptr<const TabletMap> map;
+    const Tablet* tablet;
+    size_t rows;
+    size_t bytes;
+  };
+  std::vector<Routed> routed;
+  for (const auto& m : mutations) {
+    size_t before = ws.bytes();
+    TESSERA_ASSIGN_OR_RETURN(BuiltMutation built, BuildWriteSet(m, now, &ws));
+    auto map = TabletsOf(m.table->id);
+    if (!map) return Status::NotFound("table " + m.table->keyspace + "." + m.table->name + " was dropped");
+    const Tablet* tablet = &map->Find(built.partition_position);
+    routed.push_back({std::move(map), tablet, built.row_writes, ws.bytes() - before});
+  }
+  // One replica per node today: the whole batch is one atomic write.
+  TESSERA_RETURN_IF_ERROR(routed.front().tablet->replica->Apply(ws));
+  for (const auto& r : routed) {
+    r.tablet->counters->writes += r.rows;
+    r.tablet->counters->bytes_written += r.bytes;
+  }
+  return Status::OK();
+}
+
+ReadContext Database::MakeReadContext(const std::shared_ptr<const TableSchema>& table) const {
+  ReadContext ctx;
+  ctx.table = table;
+  const uint32_t id = table->id;
+  ctx.tablets = [this, id] { return TabletsOf(id); };
+  ctx.now_micros = NowMicros();
+  return ctx;
+}
+
+Result<std::optional<RowResult>> Database::ReadRow(const std::shared_ptr<const TableSchema>& table,
+                                                   const std::vector<std::string>& pk,
+                                                   const std::vector<std::string>& ck) {
+  if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
+  return tessera::ReadRow(MakeReadContext(table), pk, ck);
+}
+
+Result<SliceResult> Database::ReadSlice(const std::shared_ptr<const TableSchema>& table,
+                                        const std::vector<std::string>& pk, const SliceRequest& request) {
+  if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
+  return tessera::ReadSlice(MakeReadContext(table), pk, request);
+}
+
+Result<RangeResult> Database::ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request) {
+  if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
+  return tessera::ScanRange(MakeReadContext(table), request);
+}
+
+// --- Tablets ---
+
+std::vector<TabletStatus> Database::Tablets(const TableSchema& table) {
+  std::vector<TabletStatus> out;
+  auto map = TabletsOf(table.id);
+  if (!map) return out;
+  uint64_t keys = engine_->IntProperty("rocksdb.estimate-num-keys");
+  uint64_t total = engine_->ApproximateSize(std::string(), std::string(8, '\xff'));
+  double avg = keys > 0 && total > 0 ? static_cast<double>(total) / static_cast<double>(keys) : 0.0;
+  for (const auto& t : map->tablets()) {
+    TabletStatus s;
+    s.id = t.id;
+    s.start = t.start;
+    s.end = t.end;
+    s.created_micros = t.created_micros;
+    s.reads = t.counters->reads;
+    s.writes = t.counters->writes;
+    s.bytes_read = t.counters->bytes_read;
+    s.bytes_written = t.counters->bytes_written;
+    s.size_bytes = t.replica->ApproximateSize(t.start, t.end);
+    s.rows_estimate = avg > 0 ? static_cast<uint64_t>(static_cast<double>(s.size_bytes) / avg) : 0;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Result<std::string> Database::MiddleOf(const TableSchema& table, const Tablet& tablet) {
+  const std::string prefix = TablePrefix(table.id);
+  if (table.distribution == Distribution::kHash) {
+    auto token_of = [&](const std::string& bound, bool is_end) -> __int128 {
+      if (bound.size() < prefix.size() + 8) return is_end ? (__int128{1} << 63) : -(__int128{1} << 63);
+      return DecodeToken(std::string_view(bound).substr(prefix.size(), 8));
+    };
+    __int128 lo = token_of(tablet.start, false), hi = token_of(tablet.end, true);
+    auto mid = static_cast<Token>(lo + (hi - lo) / 2);
+    std::string candidate = prefix + EncodeToken(mid);
+    if (tablet.start < candidate && candidate < tablet.end) return candidate;
+  }
+  // The median partition among (up to kMaxSampledPartitions of) those stored,
+  // found by jumping from partition to partition.
+  std::vector<std::string> positions;
+  auto it = tablet.replica->NewIterator(tablet.start, tablet.end);
+  for (it->Seek(tablet.start); it->Valid() && positions.size() < kMaxSampledPartitions;) {
+    TESSERA_ASSIGN_OR_RETURN(size_t n, PartitionPositionSize(table, it->key()));
+    positions.emplace_back(it->key().substr(0, n));
+    std::string next;
+    if (!PrefixSuccessor(positions.back(), &next)) break;
+    it->Seek(next);
+  }
+  TESSERA_RETURN_IF_ERROR(it->status());
+  if (positions.size() < 2) {
+    return Status::InvalidArgument("tablet " + std::to_string(tablet.id) +
+                                   " holds fewer than two partitions; a partition is never split");
+  }
+  return positions[positions.size() / 2];
+}
+
+Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& table, TabletId id,
+                                                            std::optional<std::string> split_position,
+                                                            const std::string& reason) {
+  std::lock_guard<std::mutex> admin(admin_mu_);
+  auto current = TabletsOf(table.id);
+  if (!current) return Status::NotFound("table " + table.name + " has no tablets");
+  const Tablet* tablet = current->FindById(id);
+  if (!tablet) return Status::NotFound("no tablet " + std::to_string(id) + " in " + table.name);
+  std::string split;
+  if (split_position) {
+    // Must be a partition boundary: a token prefix or a whole partition position.
+    split = *split_position;
+    const size_t token_prefix = 4 + (table.distribution == Distribution::kHash ? 8 : 0);
+    if (split.size() != token_prefix || table.distribution != Distribution::kHash) {
+      auto n = PartitionPositionSize(table, split + static_cast<char>(KeyKind::kRow));
+      if (!n.ok() || *n != split.size()) return Status::InvalidArgument("split position is not a partition boundary");
+    }
+  } else {
+    TESSERA_ASSIGN_OR_RETURN(split, MiddleOf(table, *tablet));
+  }
+  TabletMap next = *current;
+  TESSERA_ASSIGN_OR_RETURN(auto ids, next.Split(id, split, NowMicros()));
+  TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));
+  RecordEvent({NowMicros(), table.id, "split", {id}, {ids.first, ids.second}, reason});
+  return ids;
+}
+
+Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left, const std::string& reason) {
+  std::lock_guard<std::mutex> admin(admin_mu_);
+  auto current = TabletsOf(table.id);
+  if (!current) return Status::NotFound("table " + table.name + " has no tablets");
+  TabletMap next = *current;
+  const auto& ts = current->tablets();
+  auto pos = std::find_if(ts.begin(), ts.end(), [&](const Tablet& t) { return t.id == left; });
+  TabletId right = (pos != ts.end() && std::next(pos) != ts.end()) ? std::next(pos)->id : 0;
+  TESSERA_ASSIGN_OR_RETURN(TabletId merged, next.Merge(left, NowMicros()));
+  TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));
+  RecordEvent({NowMicros(), table.id, "merge", {left, right}, {merged}, reason});
+  return merged;
+}
+
+void Database::RecordEvent(TabletEvent e) {
+  std::lock_guard<std::mutex> lock(events_mu_);
+  events_.push_back(std::move(e));
+  if (events_.size() > kMaxEvents) events_.pop_front();
+}
+
+std::vector<TabletEvent> Database::TabletEvents() const {
+  std::lock_guard<std::mutex> lock(events_mu_);
+  return {events_.begin(), events_.end()};
+}
+
+Status Database::Compact() {
+  TESSERA_RETURN_IF_ERROR(engine_->Flush());
+  // The whole key space: only a full compaction may purge partition and range
+  // tombstones (storage/compaction_filter.h).
+  return engine_->Compact();
+}
+
+}  // namespace tessera

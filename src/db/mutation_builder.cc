@@ -1,0 +1,136 @@
+#include "db/mutation_builder.h"
+
+#include "keys/storage_key.h"
+#include "storage/partition_header.h"
+#include "types/serialization.h"
+
+namespace tessera {
+namespace {
+
+std::vector<std::string_view> Views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
+
+Status ValidateCell(const TableSchema& t, const RowWrite& row, const CellWrite& c) {
+  const ColumnDef* col = t.FindColumnById(c.column_id);
+  if (!col) return Status::InvalidArgument("unknown column id " + std::to_string(c.column_id));
+  if (col->kind == ColumnKind::kPartitionKey || col->kind == ColumnKind::kClustering) {
+    return Status::InvalidArgument("primary key column " + col->name + " cannot be written as a cell");
+  }
+  if ((col->kind == ColumnKind::kStatic) != row.is_static) {
+    return Status::InvalidArgument("column " + col->name + (row.is_static ? " is not static" : " is static"));
+  }
+  if (c.delete_collection) {
+    if (!col->type.IsMultiCell()) return Status::InvalidArgument("column " + col->name + " is not a non-frozen collection");
+    return Status::OK();
+  }
+  auto check = [&](const CqlType& type, const std::string& bytes) -> Status {
+    Status s = ValidateSerialized(type, bytes);
+    return s.ok() ? s : Status::InvalidArgument("column " + col->name + ": " + s.message());
+  };
+  if (!col->type.IsMultiCell()) {
+    if (c.has_path) return Status::InvalidArgument("column " + col->name + " has no elements");
+    return c.value ? check(col->type, *c.value) : Status::OK();
+  }
+  if (!c.has_path) return Status::InvalidArgument("column " + col->name + ": collection cells need an element path");
+  const auto& p = col->type.params();
+  switch (col->type.kind()) {
+    case TypeKind::kList:
+      TESSERA_RETURN_IF_ERROR(check(CqlType::Scalar(TypeKind::kTimeuuid), c.path));
+      return c.value ? check(p[0], *c.value) : Status::OK();
+    case TypeKind::kSet:
+      return check(p[0], c.path);
+    default:  // map
+      TESSERA_RETURN_IF_ERROR(check(p[0], c.path));
+      return c.value ? check(p[1], *c.value) : Status::OK();
+  }
+}
+
+RowFragment BuildFragment(const RowWrite& row, int64_t ts, int32_t ttl, uint32_t now) {
+  RowFragment f;
+  if (row.insert) f.liveness = LivenessInfo{ts, ttl, ttl > 0 ? now + static_cast<uint32_t>(ttl) : 0};
+  if (row.delete_row) f.deletion = DeletionTime{ts, now};
+  for (const auto& c : row.cells) {
+    Cell cell;
+    cell.column_id = c.column_id;
+    if (c.delete_collection) {
+      // Just below the write timestamp, so that elements written by the same
+      // statement survive (Cassandra uses timestamp - 1 likewise).
+      cell.flags = Cell::kComplexDeletion;
+      cell.timestamp = ts - 1;
+      cell.local_deletion_time = now;
+      f.cells.push_back(std::move(cell));
+      continue;
+    }
+    cell.timestamp = ts;
+    if (c.has_path) {
+      cell.flags |= Cell::kHasPath;
+      cell.path = c.path;
+    }
+    if (!c.value) {
+      cell.flags |= Cell::kTombstone;
+      cell.local_deletion_time = now;
+    } else {
+      cell.value = *c.value;
+      if (ttl > 0) {
+        cell.flags |= Cell::kExpiring;
+        cell.ttl = ttl;
+        cell.local_deletion_time = now + static_cast<uint32_t>(ttl);
+      }
+    }
+    f.cells.push_back(std::move(cell));
+  }
+  NormalizeRow(&f);
+  return f;
+}
+
+}  // namespace
+
+Result<BuiltMutation> BuildWriteSet(const Mutation& m, int64_t now_micros, WriteSet* out) {
+  if (!m.table) return Status::InvalidArgument("mutation without a table");
+  const TableSchema& t = *m.table;
+  if (m.ttl_seconds < -1) return Status::InvalidArgument("TTL must not be negative");
+  const int64_t ts = m.timestamp_micros == kNoTimestamp ? now_micros : m.timestamp_micros;
+  const int32_t ttl = m.ttl_seconds == -1 ? t.options.default_time_to_live : m.ttl_seconds;
+  const auto now = static_cast<uint32_t>(now_micros / 1'000'000);
+
+  BuiltMutation built;
+  Token token;
+  TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(t, Views(m.partition_key), &built.partition_position, &token));
+  const std::string& pos = built.partition_position;
+
+  if (m.delete_partition || !m.range_deletions.empty()) {
+    PartitionHeader h;
+    if (m.delete_partition) h.partition_deletion = DeletionTime{ts, now};
+    for (const auto& rd : m.range_deletions) {
+      std::string start, end;
+      TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(t, Views(rd.start.prefix), &start));
+      TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(t, Views(rd.end.prefix), &end));
+      h.range_tombstones.push_back(
+          MakeRangeTombstone(start, rd.start.inclusive, end, rd.end.inclusive, DeletionTime{ts, now}));
+      ++built.row_writes;
+    }
+    built.row_writes += m.delete_partition ? 1 : 0;
+    std::string value;
+    EncodePartitionHeader(h, &value);
+    out->Merge(pos + static_cast<char>(KeyKind::kPartitionHeader), std::move(value));
+  }
+
+  const size_t clustering_size = t.Clustering().size();
+  for (const auto& row : m.rows) {
+    if (row.is_static && !row.clustering.empty()) return Status::InvalidArgument("the static row has no clustering key");
+    if (!row.is_static && row.clustering.size() != clustering_size) {
+      return Status::InvalidArgument("a row of " + t.name + " needs all " + std::to_string(clustering_size) +
+                                     " clustering components, got " + std::to_string(row.clustering.size()));
+    }
+    for (const auto& c : row.cells) TESSERA_RETURN_IF_ERROR(ValidateCell(t, row, c));
+    std::string key = pos;
+    key.push_back(static_cast<char>(row.is_static ? KeyKind::kStaticRow : KeyKind::kRow));
+    TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(t, Views(row.clustering), &key));
+    std::string value;
+    EncodeRowFragment(BuildFragment(row, ts, ttl, now), &value);
+    out->Merge(std::move(key), std::move(value));
+    ++built.row_writes;
+  }
+  return built;
+}
+
+}  // namespace tessera

@@ -1,0 +1,353 @@
+#include "db/reader.h"
+
+#include <algorithm>
+
+#include "common/bytes.h"
+#include "keys/key_encoding.h"
+#include "keys/storage_key.h"
+#include "storage/partition_header.h"
+
+namespace tessera {
+namespace {
+
+std::vector<std::string_view> Views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
+
+uint32_t Seconds(int64_t micros) { return static_cast<uint32_t>(micros / 1'000'000); }
+
+std::string EncodeCursor(uint64_t rows_in_partition, std::string_view key) {
+  std::string c(1, '\x01');
+  PutVarint64(&c, rows_in_partition);
+  c.append(key);
+  return c;
+}
+
+Status DecodeCursor(std::string_view cursor, uint64_t* rows_in_partition, std::string* key) {
+  ByteReader r(cursor);
+  uint8_t version;
+  if (!r.ReadByte(&version) || version != 1 || !r.ReadVarint64(rows_in_partition) || r.empty()) {
+    return Status::InvalidArgument("invalid paging cursor");
+  }
+  key->assign(r.rest());
+  return Status::OK();
+}
+
+// Reads and decodes the partition header; an absent header is an empty one.
+Status LoadHeader(Replica* replica, const std::string& position, PartitionHeader* header, TabletCounters* counters) {
+  std::string value;
+  Status s = replica->Get(position + static_cast<char>(KeyKind::kPartitionHeader), &value);
+  if (s.IsNotFound()) {
+    *header = PartitionHeader{};
+    return Status::OK();
+  }
+  TESSERA_RETURN_IF_ERROR(s);
+  counters->bytes_read += value.size();
+  return DecodePartitionHeader(value, header);
+}
+
+// Turns a stored row into a result, or nullopt when nothing of it is live.
+// `ck` is the encoded clustering part of the key.
+Result<std::optional<RowResult>> Materialize(const TableSchema& t, std::string_view ck, bool is_static,
+                                             std::string_view value, const PartitionHeader& header, uint32_t now) {
+  RowFragment f;
+  TESSERA_RETURN_IF_ERROR(DecodeRowFragment(value, &f));
+  ApplyDeletion(header.DeletionFor(ck, is_static), &f);
+  if (!f.IsLive(now)) return std::optional<RowResult>();
+  RowResult r;
+  r.is_static = is_static;
+  if (f.liveness.IsLive(now)) r.marker = f.liveness;
+  for (auto& c : f.cells) {
+    if (c.IsLive(now)) r.cells.push_back(std::move(c));
+  }
+  if (!is_static) {
+    std::string_view in = ck;
+    for (const auto* col : t.Clustering()) {
+      std::string v;
+      TESSERA_RETURN_IF_ERROR(DecodeKeyComponent(col->type, col->order, &in, &v));
+      r.clustering.push_back(std::move(v));
+    }
+  }
+  return std::optional<RowResult>(std::move(r));
+}
+
+Result<std::optional<RowResult>> ReadStatic(const TableSchema& t, Replica* replica, const std::string& position,
+                                            const PartitionHeader& header, uint32_t now, TabletCounters* counters) {
+  if (!t.HasStatic()) return std::optional<RowResult>();
+  std::string value;
+  Status s = replica->Get(position + static_cast<char>(KeyKind::kStaticRow), &value);
+  if (s.IsNotFound()) return std::optional<RowResult>();
+  TESSERA_RETURN_IF_ERROR(s);
+  counters->bytes_read += value.size();
+  return Materialize(t, {}, true, value, header, now);
+}
+
+// Storage-key bounds [lo, hi) of a clustering slice within a partition.
+Status SliceBounds(const TableSchema& t, const std::string& position, const SliceRequest& req, std::string* lo,
+                   std::string* hi) {
+  const std::string rows = position + static_cast<char>(KeyKind::kRow);
+  *lo = rows;
+  if (!req.lower.prefix.empty()) {
+    std::string p = rows;
+    TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(t, Views(req.lower.prefix), &p));
+    if (req.lower.inclusive) *lo = p;
+    else if (!PrefixSuccessor(p, lo)) *lo = p;
+  }
+  *hi = position + static_cast<char>(static_cast<char>(KeyKind::kRow) + 1);
+  if (!req.upper.prefix.empty()) {
+    std::string p = rows;
+    TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(t, Views(req.upper.prefix), &p));
+    if (!req.upper.inclusive) *hi = p;
+    else PrefixSuccessor(p, hi);
+  }
+  return Status::OK();
+}
+
+Status DecodePartitionKey(const TableSchema& t, std::string_view key, PartitionResult* p) {
+  TESSERA_ASSIGN_OR_RETURN(DecodedKey d, DecodeStorageKey(t, key));
+  p->partition_key = std::move(d.partition_key);
+  p->token = d.token;
+  return Status::OK();
+}
+
+}  // namespace
+
+KeyRange WholeTableRange(const TableSchema& t) { return {TablePrefix(t.id), TablePrefix(t.id + 1)}; }
+
+KeyRange TokenRange(const TableSchema& t, Token start, bool start_inclusive, Token end, bool end_inclusive) {
+  KeyRange r = WholeTableRange(t);
+  const std::string prefix = TablePrefix(t.id);
+  if (!(start == kMinToken && start_inclusive)) {
+    if (!start_inclusive && start == kMaxToken) return {r.end, r.end};
+    r.begin = prefix + EncodeToken(start_inclusive ? start : start + 1);
+  }
+  if (!(end == kMaxToken && end_inclusive)) {
+    if (!end_inclusive && end == kMinToken) return {r.begin, r.begin};
+    r.end = prefix + EncodeToken(end_inclusive ? end + 1 : end);
+  }
+  if (r.end < r.begin) r.end = r.begin;
+  return r;
+}
+
+Result<KeyRange> PartitionKeyRange(const TableSchema& t, const std::vector<std::string>* start, bool start_inclusive,
+                                   const std::vector<std::string>* end, bool end_inclusive) {
+  KeyRange r = WholeTableRange(t);
+  Token token;
+  if (start) {
+    std::string p;
+    TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(t, Views(*start), &p, &token));
+    r.begin = p;
+    if (!start_inclusive) PrefixSuccessor(p, &r.begin);
+  }
+  if (end) {
+    std::string p;
+    TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(t, Views(*end), &p, &token));
+    r.end = p;
+    if (end_inclusive) PrefixSuccessor(p, &r.end);
+  }
+  if (r.end < r.begin) r.end = r.begin;
+  return r;
+}
+
+Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vector<std::string>& pk,
+                                         const std::vector<std::string>& ck) {
+  const TableSchema& t = *ctx.table;
+  if (ck.size() != t.Clustering().size()) {
+    return Status::InvalidArgument("a row of " + t.name + " needs all " + std::to_string(t.Clustering().size()) +
+                                   " clustering components");
+  }
+  std::string position;
+  Token token;
+  TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(t, Views(pk), &position, &token));
+  std::string key = position + static_cast<char>(KeyKind::kRow);
+  size_t ck_start = key.size();
+  TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(t, Views(ck), &key));
+  auto map = ctx.tablets();
+  const Tablet& tablet = map->Find(position);
+  PartitionHeader header;
+  TESSERA_RETURN_IF_ERROR(LoadHeader(tablet.replica.get(), position, &header, tablet.counters.get()));
+  std::string value;
+  Status s = tablet.replica->Get(key, &value);
+  if (s.IsNotFound()) return std::optional<RowResult>();
+  TESSERA_RETURN_IF_ERROR(s);
+  tablet.counters->bytes_read += key.size() + value.size();
+  TESSERA_ASSIGN_OR_RETURN(auto row, Materialize(t, std::string_view(key).substr(ck_start), false, value, header,
+                                                 Seconds(ctx.now_micros)));
+  if (row) tablet.counters->reads++;
+  return row;
+}
+
+Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::string>& pk, const SliceRequest& req) {
+  const TableSchema& t = *ctx.table;
+  const uint32_t now = Seconds(ctx.now_micros);
+  SliceResult out;
+  std::string position;
+  TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(t, Views(pk), &position, &out.partition.token));
+  out.partition.partition_key = pk;
+  std::string lo, hi;
+  TESSERA_RETURN_IF_ERROR(SliceBounds(t, position, req, &lo, &hi));
+  std::string resume_key;
+  uint64_t ignored = 0;
+  if (!req.cursor.empty()) TESSERA_RETURN_IF_ERROR(DecodeCursor(req.cursor, &ignored, &resume_key));
+
+  auto map = ctx.tablets();
+  const Tablet& tablet = map->Find(position);
+  TabletCounters* counters = tablet.counters.get();
+  PartitionHeader header;
+  TESSERA_RETURN_IF_ERROR(LoadHeader(tablet.replica.get(), position, &header, counters));
+  if (req.cursor.empty()) {
+    TESSERA_ASSIGN_OR_RETURN(out.partition.static_row,
+                             ReadStatic(t, tablet.replica.get(), position, header, now, counters));
+  }
+  if (lo >= hi || req.limit == 0) return out;
+
+  auto it = tablet.replica->NewIterator(lo, hi);
+  if (!req.reversed) {
+    resume_key.empty() ? it->Seek(lo) : it->Seek(resume_key);
+  } else {
+    resume_key.empty() ? it->SeekToLast() : it->SeekForPrev(resume_key);
+  }
+  const size_t ck_offset = position.size() + 1;
+  for (; it->Valid(); req.reversed ? it->Prev() : it->Next()) {
+    if (!resume_key.empty() && it->key() == resume_key) continue;
+    counters->bytes_read += it->key().size() + it->value().size();
+    TESSERA_ASSIGN_OR_RETURN(auto row, Materialize(t, it->key().substr(ck_offset), false, it->value(), header, now));
+    if (!row) continue;
+    out.partition.rows.push_back(std::move(*row));
+    counters->reads++;
+    if (out.partition.rows.size() == req.limit) {
+      out.next_cursor = EncodeCursor(out.partition.rows.size(), it->key());
+      break;
+    }
+  }
+  TESSERA_RETURN_IF_ERROR(it->status());
+  return out;
+}
+
+namespace {
+
+// State of a range scan across tablet segments.
+class RangeScanner {
+ public:
+  RangeScanner(const ReadContext& ctx, const RangeRequest& req, RangeResult* out)
+      : ctx_(ctx), t_(*ctx.table), req_(req), out_(out), now_(Seconds(ctx.now_micros)) {}
+
+  Status Run() {
+    std::string pos = req_.range.begin;
+    if (!req_.cursor.empty()) {
+      TESSERA_RETURN_IF_ERROR(DecodeCursor(req_.cursor, &rows_in_partition_, &resume_key_));
+      pos = resume_key_;
+      TESSERA_ASSIGN_OR_RETURN(size_t n, PartitionPositionSize(t_, resume_key_));
+      resumed_position_ = resume_key_.substr(0, n);
+    }
+    while (!done_ && pos < req_.range.end) {
+      auto map = ctx_.tablets();
+      const Tablet& tablet = map->Find(pos);
+      std::string seg_end = std::min(tablet.end, req_.range.end);
+      TESSERA_RETURN_IF_ERROR(ScanSegment(tablet, pos, seg_end));
+      pos = seg_end;
+    }
+    FinishPartition();
+    return Status::OK();
+  }
+
+ private:
+  Status ScanSegment(const Tablet& tablet, const std::string& begin, const std::string& end) {
+    auto it = tablet.replica->NewIterator(begin, end);
+    it->Seek(begin);
+    while (it->Valid() && !done_) {
+      std::string_view key = it->key();
+      if (!resume_key_.empty() && key == resume_key_) {
+        it->Next();
+        continue;
+      }
+      if (current_position_.empty() || !key.starts_with(current_position_)) {
+        FinishPartition();  // may reach the limit with a static-only partition
+        if (done_) break;
+        TESSERA_RETURN_IF_ERROR(EnterPartition(tablet, key));
+      }
+      auto kind = static_cast<KeyKind>(key[current_position_.size()]);
+      if (kind != KeyKind::kRow) {
+        it->Next();
+        continue;
+      }
+      if (rows_in_partition_ >= req_.per_partition_limit) {  // skip the rest of this partition
+        std::string next;
+        if (!PrefixSuccessor(current_position_, &next)) break;
+        it->Seek(next);
+        continue;
+      }
+      tablet.counters->bytes_read += key.size() + it->value().size();
+      TESSERA_ASSIGN_OR_RETURN(auto row, Materialize(t_, key.substr(current_position_.size() + 1), false,
+                                                     it->value(), header_, now_));
+      if (row) {
+        current_.rows.push_back(std::move(*row));
+        tablet.counters->reads++;
+        ++rows_in_partition_;
+        Count(key);
+      }
+      it->Next();
+    }
+    return it->status();
+  }
+
+  Status EnterPartition(const Tablet& tablet, std::string_view key) {
+    TESSERA_ASSIGN_OR_RETURN(size_t n, PartitionPositionSize(t_, key));
+    current_position_.assign(key.substr(0, n));
+    current_ = PartitionResult{};
+    TESSERA_RETURN_IF_ERROR(DecodePartitionKey(t_, key, &current_));
+    TESSERA_RETURN_IF_ERROR(LoadHeader(tablet.replica.get(), current_position_, &header_, tablet.counters.get()));
+    bool resumed = !resumed_position_.empty() && current_position_ == resumed_position_;
+    if (!resumed) {
+      rows_in_partition_ = 0;
+      TESSERA_ASSIGN_OR_RETURN(current_.static_row, ReadStatic(t_, tablet.replica.get(), current_position_, header_,
+                                                               now_, tablet.counters.get()));
+      static_key_ = current_position_ + static_cast<char>(KeyKind::kStaticRow);
+    }
+    return Status::OK();
+  }
+
+  void Count(std::string_view key) {
+    ++out_->rows;
+    if (out_->rows >= req_.limit) {
+      done_ = true;
+      out_->next_cursor = EncodeCursor(rows_in_partition_, key);
+    }
+  }
+
+  void FinishPartition() {
+    if (current_position_.empty()) return;
+    bool static_only = current_.rows.empty() && current_.static_row && !done_;
+    if (!current_.rows.empty() || static_only) {
+      if (static_only) {
+        ++rows_in_partition_;
+        Count(static_key_);
+      }
+      out_->partitions.push_back(std::move(current_));
+    }
+    current_ = PartitionResult{};
+    current_position_.clear();
+  }
+
+  const ReadContext& ctx_;
+  const TableSchema& t_;
+  const RangeRequest& req_;
+  RangeResult* out_;
+  const uint32_t now_;
+  std::string resume_key_, resumed_position_;
+  std::string current_position_, static_key_;
+  PartitionResult current_;
+  PartitionHeader header_;
+  uint64_t rows_in_partition_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace
+
+Result<RangeResult> ScanRange(const ReadContext& ctx, const RangeRequest& req) {
+  RangeResult out;
+  if (req.limit == 0 || req.range.begin >= req.range.end) return out;
+  RangeScanner scanner(ctx, req, &out);
+  TESSERA_RETURN_IF_ERROR(scanner.Run());
+  return out;
+}
+
+}  // namespace tessera

@@ -1,0 +1,106 @@
+// Reads: one row, a slice of one partition, a range of partitions.
+//
+// Every read sees the data as of one RocksDB snapshot per tablet segment it
+// visits, reconciles fragments (merge operator), applies partition, range
+// and row deletions, and drops expired TTL data as of `now`. Rows with no
+// live marker and no live cell are not returned.
+//
+// Paging: results carry an opaque cursor (empty when the read is complete).
+// A cursor names the last storage key returned; the next page starts
+// strictly after it on a fresh snapshot, so paging stays correct while
+// writes, splits and merges go on: rows present throughout are returned
+// exactly once and in order. Cursor format (opaque to clients, stable within
+// a version): u8 version=1, varint rows already returned in the cursor's
+// partition, then the key.
+//
+// Thread safety: the functions are reentrant; results are plain values.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "db/mutation.h"
+#include "keys/token.h"
+#include "storage/row_fragment.h"
+#include "tablets/tablet_map.h"
+#include "types/schema.h"
+
+namespace tessera {
+
+struct RowResult {
+  std::vector<std::string> clustering;  // serialized components; empty for the static row
+  bool is_static = false;
+  LivenessInfo marker;                  // the row marker, if live
+  std::vector<Cell> cells;              // live cells, by column id then element path
+};
+
+struct PartitionResult {
+  std::vector<std::string> partition_key;  // serialized components
+  Token token = 0;                         // hash tables only
+  std::optional<RowResult> static_row;     // only on the page that enters the partition
+  std::vector<RowResult> rows;
+};
+
+// Clustering bounds in clustering order (ClusteringBound: empty prefix = unbounded).
+struct SliceRequest {
+  ClusteringBound lower;
+  ClusteringBound upper;
+  bool reversed = false;       // newest-first for DESC-minded queries: from upper down to lower
+  size_t limit = SIZE_MAX;     // rows
+  std::string cursor;          // from a previous SliceResult
+};
+
+struct SliceResult {
+  PartitionResult partition;
+  std::string next_cursor;     // empty: no more rows
+};
+
+// A range of storage keys [begin, end) covering whole partitions.
+struct KeyRange {
+  std::string begin;
+  std::string end;
+};
+
+KeyRange WholeTableRange(const TableSchema& table);
+// Partitions whose token lies between the bounds (hash tables).
+KeyRange TokenRange(const TableSchema& table, Token start, bool start_inclusive, Token end, bool end_inclusive);
+// Partitions whose key lies between the bounds (nullptr = unbounded); for
+// range tables this is key order, for hash tables it is token order and only
+// meaningful with equal bounds. Errors: InvalidArgument for a bad key.
+Result<KeyRange> PartitionKeyRange(const TableSchema& table, const std::vector<std::string>* start,
+                                   bool start_inclusive, const std::vector<std::string>* end, bool end_inclusive);
+
+struct RangeRequest {
+  KeyRange range;
+  size_t limit = SIZE_MAX;                // rows (a partition with only a static row counts as one)
+  size_t per_partition_limit = SIZE_MAX;  // rows per partition
+  std::string cursor;
+};
+
+struct RangeResult {
+  std::vector<PartitionResult> partitions;
+  std::string next_cursor;  // empty: no more rows
+  size_t rows = 0;
+};
+
+// What a read needs from the database: the schema, a way to get the current
+// tablet map (looked up again for each tablet segment), and the time.
+struct ReadContext {
+  std::shared_ptr<const TableSchema> table;
+  std::function<std::shared_ptr<const TabletMap>()> tablets;
+  int64_t now_micros = 0;
+};
+
+// Errors: InvalidArgument (bad key), Corruption / IOError from storage.
+Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vector<std::string>& partition_key,
+                                         const std::vector<std::string>& clustering);
+Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::string>& partition_key,
+                              const SliceRequest& request);
+Result<RangeResult> ScanRange(const ReadContext& ctx, const RangeRequest& request);
+
+}  // namespace tessera

@@ -1,0 +1,68 @@
+// Storage keys: where a row lives in the ordered key space. FROZEN ON DISK.
+//
+//   partition position = table_id (u32 big-endian)
+//                        [hash tables: token as u64 big-endian of (token ^ 2^63)]
+//                        partition-key components, each EncodeKeyComponent(ASC)
+//   storage key        = partition position | kind (1 byte) | clustering components
+//                        (each encoded in its column's ASC/DESC order)
+//   kind: 0x00 partition header (partition deletion, range tombstones)
+//         0x01 static row
+//         0x02 clustering row (tables without clustering columns: no components)
+//
+// All keys of one partition share its partition position as a prefix and are
+// contiguous (components are self-delimiting and their count is fixed per
+// table), so any key range whose bounds are partition positions or token
+// prefixes never cuts a partition in two. Within a partition: header, then
+// static row, then rows in clustering order.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "keys/token.h"
+#include "types/schema.h"
+
+namespace tessera {
+
+enum class KeyKind : uint8_t { kPartitionHeader = 0x00, kStaticRow = 0x01, kRow = 0x02 };
+
+std::string TablePrefix(uint32_t table_id);
+
+// Order-preserving 8-byte form of a token; a prefix of every key with that token.
+std::string EncodeToken(Token token);
+Token DecodeToken(std::string_view eight_bytes);
+
+// Partition position of a partition key (serialized components, key order).
+// *token receives the token (hash tables) or 0 (range tables).
+// Errors: InvalidArgument when the component count or a value is wrong.
+Status EncodePartitionPosition(const TableSchema& table, const std::vector<std::string_view>& partition_key,
+                               std::string* out, Token* token);
+
+// Appends encoded clustering components (a prefix of the clustering key is allowed).
+// Errors: InvalidArgument for too many components or an invalid value.
+Status EncodeClusteringPrefix(const TableSchema& table, const std::vector<std::string_view>& clustering,
+                              std::string* out);
+
+struct DecodedKey {
+  uint32_t table_id = 0;
+  Token token = 0;                        // hash tables only
+  std::vector<std::string> partition_key; // serialized components
+  size_t partition_position_size = 0;     // bytes of the key that form the partition position
+  KeyKind kind = KeyKind::kRow;
+  std::vector<std::string> clustering;    // serialized components
+  std::string_view encoded_clustering;    // the clustering part of the key (view into the input)
+};
+
+// Decodes a full storage key. Errors: Corruption on malformed input.
+Result<DecodedKey> DecodeStorageKey(const TableSchema& table, std::string_view key);
+
+// Length of the partition-position prefix of `key` without decoding values.
+// Errors: Corruption on malformed input.
+Result<size_t> PartitionPositionSize(const TableSchema& table, std::string_view key);
+
+}  // namespace tessera

@@ -1,0 +1,79 @@
+#include "storage/merge_operator.h"
+
+#include <rocksdb/merge_operator.h>
+
+#include "storage/partition_header.h"
+#include "storage/row_fragment.h"
+
+namespace tessera {
+
+Status MergeStoredValues(std::optional<std::string_view> existing, const std::vector<std::string_view>& operands,
+                         std::string* out) {
+  std::vector<std::string_view> all;
+  if (existing) all.push_back(*existing);
+  all.insert(all.end(), operands.begin(), operands.end());
+  if (all.empty()) return Status::Corruption("merge of nothing");
+  if (all.size() == 1) {
+    out->assign(all[0]);
+    return Status::OK();
+  }
+  const uint8_t type = all[0].empty() ? 0 : static_cast<uint8_t>(all[0][0]);
+  if (type == kValueTypeRowFragment) {
+    RowFragment acc, next;
+    TESSERA_RETURN_IF_ERROR(DecodeRowFragment(all[0], &acc));
+    for (size_t i = 1; i < all.size(); ++i) {
+      TESSERA_RETURN_IF_ERROR(DecodeRowFragment(all[i], &next));
+      ReconcileRow(&acc, next);
+    }
+    out->clear();
+    EncodeRowFragment(acc, out);
+    return Status::OK();
+  }
+  if (type == kValueTypePartitionHeader) {
+    PartitionHeader acc, next;
+    TESSERA_RETURN_IF_ERROR(DecodePartitionHeader(all[0], &acc));
+    for (size_t i = 1; i < all.size(); ++i) {
+      TESSERA_RETURN_IF_ERROR(DecodePartitionHeader(all[i], &next));
+      ReconcileHeader(&acc, next);
+    }
+    out->clear();
+    EncodePartitionHeader(acc, out);
+    return Status::OK();
+  }
+  return Status::Corruption("unknown stored value type");
+}
+
+namespace {
+
+class ReconcilingMergeOperator : public rocksdb::MergeOperator {
+ public:
+  bool FullMergeV2(const MergeOperationInput& in, MergeOperationOutput* out) const override {
+    std::vector<std::string_view> ops;
+    ops.reserve(in.operand_list.size());
+    for (const auto& s : in.operand_list) ops.emplace_back(s.data(), s.size());
+    std::optional<std::string_view> existing;
+    if (in.existing_value) existing.emplace(in.existing_value->data(), in.existing_value->size());
+    if (!existing && ops.size() == 1) {  // the common case: one write, nothing older
+      out->existing_operand = in.operand_list[0];
+      return true;
+    }
+    return MergeStoredValues(existing, ops, &out->new_value).ok();
+  }
+
+  bool PartialMergeMulti(const rocksdb::Slice& key, const std::deque<rocksdb::Slice>& operands,
+                         std::string* new_value, rocksdb::Logger* logger) const override {
+    std::vector<std::string_view> ops;
+    for (const auto& s : operands) ops.emplace_back(s.data(), s.size());
+    return MergeStoredValues(std::nullopt, ops, new_value).ok();
+  }
+
+  const char* Name() const override { return "tessera.ReconcilingMergeOperator.v1"; }
+};
+
+}  // namespace
+
+std::shared_ptr<rocksdb::MergeOperator> NewReconcilingMergeOperator() {
+  return std::make_shared<ReconcilingMergeOperator>();
+}
+
+}  // namespace tessera

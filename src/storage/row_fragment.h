@@ -1,0 +1,118 @@
+// Row fragments: the stored value of a static or clustering row, and the
+// last-write-wins reconciliation of two fragments (Cassandra's cell model).
+//
+// Every write of a row is a fragment appended as a RocksDB merge operand; the
+// merge operator reconciles fragments on read and in compaction, so a write
+// never reads first. Reconcile is commutative and associative: for each
+// (column, path) it keeps the greatest cell under a total order:
+//   higher timestamp > tombstone over live > later local deletion / expiry
+//   > greater value bytes.
+// Deletions then shadow what they cover: the row deletion every cell and the
+// row marker with timestamp <= its timestamp; a collection's complex deletion
+// the elements of that column with timestamp <= its timestamp.
+//
+// Value encoding (FROZEN ON DISK, format 1):
+//   u8 value type = 0x01 (row fragment)   [0x02 is the partition header]
+//   u8 flags: 0x01 has row marker, 0x02 has row deletion
+//   row marker:   i64 timestamp, i32 ttl, u32 expiry (all big-endian)
+//   row deletion: i64 timestamp, u32 local deletion time
+//   varint cell count, then per cell:
+//     varint column id, u8 cell flags (0x01 tombstone, 0x02 expiring,
+//     0x04 has path, 0x08 complex deletion), i64 timestamp,
+//     [expiring: i32 ttl, u32 expiry] [tombstone or complex deletion: u32 local deletion time]
+//     [has path: varint length, bytes] [live value: varint length, bytes]
+// Times: timestamps in microseconds since the epoch; ttl in seconds; expiry
+// and local deletion times in seconds since the epoch.
+//
+// Thread safety: plain values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace tessera {
+
+constexpr uint8_t kValueTypeRowFragment = 0x01;     // FROZEN ON DISK
+constexpr uint8_t kValueTypePartitionHeader = 0x02; // FROZEN ON DISK
+constexpr int64_t kNoTimestamp = INT64_MIN;
+
+struct DeletionTime {
+  int64_t timestamp = kNoTimestamp;   // microseconds; kNoTimestamp = no deletion
+  uint32_t local_deletion_time = 0;   // seconds since the epoch, when it was deleted
+  bool IsLive() const { return timestamp == kNoTimestamp; }
+  // Does this deletion shadow data written at `ts`?
+  bool Deletes(int64_t ts) const { return !IsLive() && ts <= timestamp; }
+  bool Supersedes(const DeletionTime& o) const {
+    return timestamp != o.timestamp ? timestamp > o.timestamp : local_deletion_time > o.local_deletion_time;
+  }
+  bool operator==(const DeletionTime&) const = default;
+};
+
+// The row marker written by INSERT: keeps a row alive without any cell.
+struct LivenessInfo {
+  int64_t timestamp = kNoTimestamp;
+  int32_t ttl = 0;       // seconds; 0 = no TTL
+  uint32_t expiry = 0;   // seconds since the epoch; meaningful when ttl > 0
+  bool IsEmpty() const { return timestamp == kNoTimestamp; }
+  bool IsLive(uint32_t now_seconds) const { return !IsEmpty() && (ttl == 0 || expiry > now_seconds); }
+  bool operator==(const LivenessInfo&) const = default;
+};
+
+struct Cell {
+  enum Flags : uint8_t { kTombstone = 0x01, kExpiring = 0x02, kHasPath = 0x04, kComplexDeletion = 0x08 };
+  uint32_t column_id = 0;
+  uint8_t flags = 0;
+  int64_t timestamp = 0;             // microseconds
+  int32_t ttl = 0;                   // seconds, kExpiring only
+  uint32_t local_deletion_time = 0;  // kTombstone / kComplexDeletion: deletion time; kExpiring: expiry
+  std::string path;                  // element key of a non-frozen collection (kHasPath)
+  std::string value;                 // serialized value; empty for tombstones
+
+  bool IsTombstone() const { return flags & kTombstone; }
+  bool IsExpiring() const { return flags & kExpiring; }
+  bool IsComplexDeletion() const { return flags & kComplexDeletion; }
+  bool HasPath() const { return flags & kHasPath; }
+  bool IsLive(uint32_t now_seconds) const {
+    return !IsTombstone() && !IsComplexDeletion() && (!IsExpiring() || local_deletion_time > now_seconds);
+  }
+  bool operator==(const Cell&) const = default;
+};
+
+struct RowFragment {
+  LivenessInfo liveness;
+  DeletionTime deletion;
+  std::vector<Cell> cells;  // sorted by (column_id, complex deletion first, path); one per key
+
+  bool IsEmpty() const { return liveness.IsEmpty() && deletion.IsLive() && cells.empty(); }
+  // A row is live when its marker or any cell is live.
+  bool IsLive(uint32_t now_seconds) const;
+  bool operator==(const RowFragment&) const = default;
+};
+
+// Appends the encoded fragment (with its value-type byte) to *out.
+void EncodeRowFragment(const RowFragment& row, std::string* out);
+// Errors: Corruption when the bytes are not a format-1 row fragment.
+Status DecodeRowFragment(std::string_view in, RowFragment* row);
+
+// Reconciles `other` into *row (see the file comment). Both must be sorted.
+void ReconcileRow(RowFragment* row, const RowFragment& other);
+
+// Sorts cells into the canonical order and reconciles duplicates; used by
+// writers that build fragments in arbitrary order.
+void NormalizeRow(RowFragment* row);
+
+// Removes what `deletion` shadows from *row (used for partition and range
+// tombstones stored in the partition header). Returns true if anything changed.
+bool ApplyDeletion(const DeletionTime& deletion, RowFragment* row);
+
+// Turns expired TTL cells and row markers into tombstones (local deletion
+// time = expiry - ttl, i.e. the write time, as Cassandra does) and, when
+// `purge` is set, drops tombstones whose local deletion time + gc_grace_seconds
+// <= now. Returns true if anything changed.
+bool CollectGarbage(RowFragment* row, uint32_t now_seconds, int32_t gc_grace_seconds, bool purge);
+
+}  // namespace tessera

@@ -1,0 +1,192 @@
+#include "storage/storage_engine.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/options.h>
+#include <rocksdb/slice_transform.h>
+#include <rocksdb/table.h>
+#include <rocksdb/cache.h>
+
+#include <chrono>
+
+#include "storage/compaction_filter.h"
+#include "storage/merge_operator.h"
+
+namespace tessera {
+namespace {
+
+Status FromRocks(const rocksdb::Status& s) {
+  if (s.ok()) return Status::OK();
+  if (s.IsNotFound()) return Status::NotFound(s.ToString());
+  if (s.IsCorruption()) return Status::Corruption(s.ToString());
+  if (s.IsBusy() || s.IsTryAgain()) return Status::Busy(s.ToString());
+  return Status::IOError(s.ToString());
+}
+
+rocksdb::Slice ToSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
+
+class RocksIterator : public KvIterator {
+ public:
+  RocksIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, std::string lower, std::string upper)
+      : lower_(std::move(lower)), upper_(std::move(upper)), lower_slice_(lower_), upper_slice_(upper_) {
+    rocksdb::ReadOptions ro;
+    if (!lower_.empty()) ro.iterate_lower_bound = &lower_slice_;
+    if (!upper_.empty()) ro.iterate_upper_bound = &upper_slice_;
+    it_.reset(db->NewIterator(ro, cf));
+  }
+  void Seek(std::string_view t) override { it_->Seek(ToSlice(t)); }
+  void SeekForPrev(std::string_view t) override { it_->SeekForPrev(ToSlice(t)); }
+  void SeekToFirst() override { it_->SeekToFirst(); }
+  void SeekToLast() override { it_->SeekToLast(); }
+  bool Valid() const override { return it_->Valid(); }
+  void Next() override { it_->Next(); }
+  void Prev() override { it_->Prev(); }
+  std::string_view key() const override { return {it_->key().data(), it_->key().size()}; }
+  std::string_view value() const override { return {it_->value().data(), it_->value().size()}; }
+  Status status() const override { return FromRocks(it_->status()); }
+
+ private:
+  std::string lower_, upper_;
+  rocksdb::Slice lower_slice_, upper_slice_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+}  // namespace
+
+struct StorageEngine::Impl {
+  std::unique_ptr<rocksdb::DB> db;
+  rocksdb::ColumnFamilyHandle* data = nullptr;
+  rocksdb::ColumnFamilyHandle* meta = nullptr;
+  rocksdb::WriteOptions write_options;
+  rocksdb::WriteOptions meta_write_options;
+  ~Impl() {
+    if (db) {
+      if (data) db->DestroyColumnFamilyHandle(data);
+      if (meta) db->DestroyColumnFamilyHandle(meta);
+      db->Close().PermitUncheckedError();
+    }
+  }
+};
+
+StorageEngine::StorageEngine(std::function<int64_t()> clock) : clock_(std::move(clock)), impl_(new Impl) {}
+StorageEngine::~StorageEngine() = default;
+
+Result<std::unique_ptr<StorageEngine>> StorageEngine::Open(const StorageOptions& options) {
+  auto clock = options.clock_micros;
+  if (!clock) {
+    clock = [] {
+      return std::chrono::duration_cast<std::chrono::microseconds>(
+                 std::chrono::system_clock::now().time_since_epoch()).count();
+    };
+  }
+  std::unique_ptr<StorageEngine> engine(new StorageEngine(clock));
+
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));  // cheap misses for partition-header lookups
+  table.cache_index_and_filter_blocks = true;
+  table.pin_l0_filter_and_index_blocks_in_cache = true;
+
+  rocksdb::ColumnFamilyOptions data_cf;
+  data_cf.merge_operator = NewReconcilingMergeOperator();
+  auto* registry = &engine->registry_;
+  data_cf.compaction_filter_factory = NewGarbageCollectingFilterFactory(
+      registry, [clock] { return static_cast<uint32_t>(clock() / 1'000'000); });
+  data_cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  data_cf.write_buffer_size = options.write_buffer_bytes;
+  data_cf.compression = rocksdb::kLZ4Compression;
+  data_cf.bottommost_compression = rocksdb::kZSTD;
+  data_cf.level_compaction_dynamic_level_bytes = true;
+
+  rocksdb::ColumnFamilyOptions meta_cf;
+
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.max_background_jobs = 2;
+  db_options.bytes_per_sync = 1 << 20;
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {{rocksdb::kDefaultColumnFamilyName, data_cf},
+                                                      {"meta", meta_cf}};
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, options.path, cfs, &handles, &raw);
+  if (!s.ok()) return Status::IOError("cannot open storage at " + options.path + ": " + s.ToString());
+  engine->impl_->db.reset(raw);
+  engine->impl_->data = handles[0];
+  engine->impl_->meta = handles[1];
+  engine->impl_->write_options.sync = options.sync_writes;
+  engine->impl_->meta_write_options.sync = true;
+  return engine;
+}
+
+Status StorageEngine::Write(const WriteSet& writes) {
+  rocksdb::WriteBatch batch;
+  for (const auto& op : writes.ops()) {
+    rocksdb::Status s = op.kind == WriteSet::Op::kMerge
+                            ? batch.Merge(impl_->data, ToSlice(op.key), ToSlice(op.value))
+                            : batch.DeleteRange(impl_->data, ToSlice(op.key), ToSlice(op.value));
+    if (!s.ok()) return FromRocks(s);
+  }
+  return FromRocks(impl_->db->Write(impl_->write_options, &batch));
+}
+
+Status StorageEngine::Get(std::string_view key, std::string* value) {
+  return FromRocks(impl_->db->Get(rocksdb::ReadOptions(), impl_->data, ToSlice(key), value));
+}
+
+std::unique_ptr<KvIterator> StorageEngine::NewIterator(std::string lower, std::string upper) {
+  return std::make_unique<RocksIterator>(impl_->db.get(), impl_->data, std::move(lower), std::move(upper));
+}
+
+uint64_t StorageEngine::ApproximateSize(std::string_view begin, std::string_view end) {
+  rocksdb::Range range(ToSlice(begin), ToSlice(end));
+  uint64_t size = 0;
+  rocksdb::SizeApproximationOptions opts;
+  opts.include_memtables = true;
+  opts.include_files = true;
+  impl_->db->GetApproximateSizes(opts, impl_->data, &range, 1, &size).PermitUncheckedError();
+  return size;
+}
+
+Status StorageEngine::Compact(std::string_view begin, std::string_view end) {
+  rocksdb::CompactRangeOptions opts;
+  opts.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  rocksdb::Slice b = ToSlice(begin), e = ToSlice(end);
+  return FromRocks(impl_->db->CompactRange(opts, impl_->data, begin.empty() ? nullptr : &b,
+                                           end.empty() ? nullptr : &e));
+}
+
+Status StorageEngine::Flush() {
+  return FromRocks(impl_->db->Flush(rocksdb::FlushOptions(), impl_->data));
+}
+
+uint64_t StorageEngine::IntProperty(const std::string& name) {
+  uint64_t v = 0;
+  impl_->db->GetIntProperty(impl_->data, name, &v);
+  return v;
+}
+
+Status StorageEngine::MetaPut(std::string_view key, std::string_view value) {
+  return FromRocks(impl_->db->Put(impl_->meta_write_options, impl_->meta, ToSlice(key), ToSlice(value)));
+}
+
+Status StorageEngine::MetaDelete(std::string_view key) {
+  return FromRocks(impl_->db->Delete(impl_->meta_write_options, impl_->meta, ToSlice(key)));
+}
+
+Status StorageEngine::MetaGet(std::string_view key, std::string* value) {
+  return FromRocks(impl_->db->Get(rocksdb::ReadOptions(), impl_->meta, ToSlice(key), value));
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> StorageEngine::MetaScan(std::string_view prefix) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::unique_ptr<rocksdb::Iterator> it(impl_->db->NewIterator(rocksdb::ReadOptions(), impl_->meta));
+  for (it->Seek(ToSlice(prefix)); it->Valid() && it->key().starts_with(ToSlice(prefix)); it->Next()) {
+    out.emplace_back(it->key().ToString(), it->value().ToString());
+  }
+  TESSERA_RETURN_IF_ERROR(FromRocks(it->status()));
+  return out;
+}
+
+}  // namespace tessera

@@ -1,0 +1,17 @@
+#include "tablets/replica.h"
+
+namespace tessera {
+
+Status LocalReplica::Apply(const WriteSet& writes) { return engine_->Write(writes); }
+
+Status LocalReplica::Get(std::string_view key, std::string* value) { return engine_->Get(key, value); }
+
+std::unique_ptr<KvIterator> LocalReplica::NewIterator(std::string lower, std::string upper) {
+  return engine_->NewIterator(std::move(lower), std::move(upper));
+}
+
+uint64_t LocalReplica::ApproximateSize(std::string_view begin, std::string_view end) {
+  return engine_->ApproximateSize(begin, end);
+}
+
+}  // namespace tessera

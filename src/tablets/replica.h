@@ -1,0 +1,46 @@
+// Replica: where a tablet's reads and writes go. Today every tablet has one
+// LocalReplica over the node's StorageEngine; a replication layer (a later
+// issue) puts a consensus group behind this same interface, which is why
+// writes travel as WriteSets (self-contained, shippable) and not as calls
+// into RocksDB.
+//
+// Thread safety: implementations are thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "storage/storage_engine.h"
+
+namespace tessera {
+
+class Replica {
+ public:
+  virtual ~Replica() = default;
+  // Applies the writes atomically and durably (see StorageEngine durability).
+  virtual Status Apply(const WriteSet& writes) = 0;
+  // NotFound when the key has no value.
+  virtual Status Get(std::string_view key, std::string* value) = 0;
+  // Iterates [lower, upper) on a snapshot taken now.
+  virtual std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper) = 0;
+  // Approximate bytes stored in [begin, end).
+  virtual uint64_t ApproximateSize(std::string_view begin, std::string_view end) = 0;
+};
+
+// The single-node replica: the local StorageEngine.
+// REQUIRES: the engine outlives the replica.
+class LocalReplica : public Replica {
+ public:
+  explicit LocalReplica(StorageEngine* engine) : engine_(engine) {}
+  Status Apply(const WriteSet& writes) override;
+  Status Get(std::string_view key, std::string* value) override;
+  std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper) override;
+  uint64_t ApproximateSize(std::string_view begin, std::string_view end) override;
+
+ private:
+  StorageEngine* engine_;
+};
+
+}  // namespace tessera

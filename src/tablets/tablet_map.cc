@@ -1,0 +1,119 @@
+#include "tablets/tablet_map.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "common/bytes.h"
+#include "keys/storage_key.h"
+
+namespace tessera {
+
+TabletMap TabletMap::Create(const TableSchema& table, std::shared_ptr<Replica> replica, int64_t now) {
+  TabletMap m;
+  m.table_id_ = table.id;
+  const std::string begin = TablePrefix(table.id), end = TablePrefix(table.id + 1);
+  uint32_t n = table.distribution == Distribution::kHash ? table.options.initial_tablets : 1;
+  std::vector<std::string> bounds{begin};
+  // Equal token ranges: boundary i at INT64_MIN + i * 2^64 / n.
+  for (uint32_t i = 1; i < n; ++i) {
+    uint64_t offset = (uint64_t{i} << 32) / n << 32;  // i * 2^64 / n, exact for powers of two
+    auto token = static_cast<Token>(static_cast<uint64_t>(kMinToken) + offset);
+    bounds.push_back(begin + EncodeToken(token));
+  }
+  bounds.push_back(end);
+  for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+    Tablet t;
+    t.id = m.next_id_++;
+    t.start = bounds[i];
+    t.end = bounds[i + 1];
+    t.created_micros = now;
+    t.replica = replica;
+    m.tablets_.push_back(std::move(t));
+  }
+  return m;
+}
+
+const Tablet& TabletMap::Find(std::string_view key) const {
+  auto it = std::upper_bound(tablets_.begin(), tablets_.end(), key,
+                             [](std::string_view k, const Tablet& t) { return k < t.start; });
+  return it == tablets_.begin() ? tablets_.front() : *std::prev(it);
+}
+
+const Tablet* TabletMap::FindById(TabletId id) const {
+  for (const auto& t : tablets_) {
+    if (t.id == id) return &t;
+  }
+  return nullptr;
+}
+
+Result<std::pair<TabletId, TabletId>> TabletMap::Split(TabletId id, std::string split_key, int64_t now) {
+  auto it = std::find_if(tablets_.begin(), tablets_.end(), [&](const Tablet& t) { return t.id == id; });
+  if (it == tablets_.end()) return Status::NotFound("no tablet " + std::to_string(id));
+  if (!(it->start < split_key && split_key < it->end)) {
+    return Status::InvalidArgument("split key is not strictly inside tablet " + std::to_string(id));
+  }
+  Tablet left, right;
+  left.id = next_id_++;
+  right.id = next_id_++;
+  left.start = it->start;
+  left.end = split_key;
+  right.start = std::move(split_key);
+  right.end = it->end;
+  left.created_micros = right.created_micros = now;
+  left.replica = right.replica = it->replica;
+  const std::pair<TabletId, TabletId> ids{left.id, right.id};
+  *it = std::move(left);
+  tablets_.insert(std::next(it), std::move(right));  // invalidates `it`
+  return ids;
+}
+
+Result<TabletId> TabletMap::Merge(TabletId left_id, int64_t now) {
+  auto it = std::find_if(tablets_.begin(), tablets_.end(), [&](const Tablet& t) { return t.id == left_id; });
+  if (it == tablets_.end()) return Status::NotFound("no tablet " + std::to_string(left_id));
+  auto right = std::next(it);
+  if (right == tablets_.end()) return Status::InvalidArgument("tablet " + std::to_string(left_id) + " is the last one");
+  Tablet merged;
+  merged.id = next_id_++;
+  merged.start = it->start;
+  merged.end = right->end;
+  merged.created_micros = now;
+  merged.replica = it->replica;
+  const TabletId id = merged.id;
+  *it = std::move(merged);
+  tablets_.erase(right);
+  return id;
+}
+
+std::string TabletMap::ToJson() const {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& t : tablets_) {
+    arr.push_back({{"id", t.id}, {"start", ToHex(t.start)}, {"end", ToHex(t.end)}, {"created_micros", t.created_micros}});
+  }
+  return nlohmann::json{{"format", 1}, {"table_id", table_id_}, {"next_id", next_id_}, {"tablets", arr}}.dump();
+}
+
+Result<TabletMap> TabletMap::FromJson(const std::string& text, std::shared_ptr<Replica> replica) {
+  try {
+    auto j = nlohmann::json::parse(text);
+    if (j.at("format").get<int>() != 1) return Status::Corruption("unsupported tablet map format");
+    TabletMap m;
+    m.table_id_ = j.at("table_id").get<uint32_t>();
+    m.next_id_ = j.at("next_id").get<TabletId>();
+    for (const auto& e : j.at("tablets")) {
+      Tablet t;
+      t.id = e.at("id").get<TabletId>();
+      if (!FromHex(e.at("start").get<std::string>(), &t.start) || !FromHex(e.at("end").get<std::string>(), &t.end)) {
+        return Status::Corruption("bad tablet bounds");
+      }
+      t.created_micros = e.at("created_micros").get<int64_t>();
+      t.replica = replica;
+      m.tablets_.push_back(std::move(t));
+    }
+    if (m.tablets_.empty()) return Status::Corruption("tablet map without tablets");
+    return m;
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Corruption(std::string("tablet map: ") + e.what());
+  }
+}
+
+}  // namespace tessera

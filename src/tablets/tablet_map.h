@@ -1,0 +1,80 @@
+// Tablet metadata: one table's tablets as plain values, and the pure
+// operations on them (lookup, split, merge, JSON). No I/O and no policy: the
+// database persists the map and decides when to split or merge.
+//
+// A tablet owns the storage keys in [start, end). The tablets of a table
+// cover [TablePrefix(id), TablePrefix(id + 1)) with no gap or overlap.
+// Boundaries are partition positions or token prefixes (keys/storage_key.h),
+// so no partition is ever cut in two.
+//  - hash tables start with N (power of two) tablets of equal token ranges;
+//  - range tables start with one tablet.
+//
+// Counters (reads, writes, bytes) live behind a shared_ptr so that copies of
+// the map (copy-on-write snapshots) count into the same tablet.
+//
+// Thread safety: a TabletMap is not synchronised; the owner publishes
+// immutable snapshots. TabletCounters are atomic.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "tablets/replica.h"
+#include "types/schema.h"
+
+namespace tessera {
+
+using TabletId = uint64_t;
+
+struct TabletCounters {
+  std::atomic<uint64_t> reads{0};          // rows returned by reads
+  std::atomic<uint64_t> writes{0};         // row-level writes (rows, deletions)
+  std::atomic<uint64_t> bytes_read{0};     // stored bytes read
+  std::atomic<uint64_t> bytes_written{0};  // stored bytes written (keys + values)
+};
+
+struct Tablet {
+  TabletId id = 0;
+  std::string start;  // inclusive
+  std::string end;    // exclusive
+  int64_t created_micros = 0;
+  std::shared_ptr<TabletCounters> counters = std::make_shared<TabletCounters>();
+  std::shared_ptr<Replica> replica;
+  bool Contains(std::string_view key) const { return start <= key && key < end; }
+};
+
+class TabletMap {
+ public:
+  // The initial tablets of a new table.
+  static TabletMap Create(const TableSchema& table, std::shared_ptr<Replica> replica, int64_t now_micros);
+
+  uint32_t table_id() const { return table_id_; }
+  const std::vector<Tablet>& tablets() const { return tablets_; }
+  // The tablet owning `key`. REQUIRES: key starts with the table's prefix.
+  const Tablet& Find(std::string_view key) const;
+  // nullptr when no tablet has this id.
+  const Tablet* FindById(TabletId id) const;
+
+  // Replaces tablet `id` by [start, split_key) and [split_key, end) with new ids.
+  // Errors: NotFound (no such tablet), InvalidArgument (split_key not strictly inside).
+  Result<std::pair<TabletId, TabletId>> Split(TabletId id, std::string split_key, int64_t now_micros);
+  // Replaces tablet `left_id` and its right neighbour by one tablet with a new id.
+  // Errors: NotFound, InvalidArgument (no right neighbour).
+  Result<TabletId> Merge(TabletId left_id, int64_t now_micros);
+
+  std::string ToJson() const;
+  // Errors: Corruption on a malformed document.
+  static Result<TabletMap> FromJson(const std::string& text, std::shared_ptr<Replica> replica);
+
+ private:
+  uint32_t table_id_ = 0;
+  TabletId next_id_ = 1;
+  std::vector<Tablet> tablets_;  // sorted by start
+};
+
+}  // namespace tessera

@@ -1,0 +1,106 @@
+#include "types/schema_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/bytes.h"
+
+namespace tessera {
+namespace {
+
+using nlohmann::json;
+
+const char* KindName(ColumnKind k) {
+  switch (k) {
+    case ColumnKind::kPartitionKey: return "partition_key";
+    case ColumnKind::kClustering: return "clustering";
+    case ColumnKind::kStatic: return "static";
+    case ColumnKind::kRegular: return "regular";
+  }
+  return "regular";
+}
+
+Result<ColumnKind> ParseKind(const std::string& s) {
+  if (s == "partition_key") return ColumnKind::kPartitionKey;
+  if (s == "clustering") return ColumnKind::kClustering;
+  if (s == "static") return ColumnKind::kStatic;
+  if (s == "regular") return ColumnKind::kRegular;
+  return Status::Corruption("unknown column kind '" + s + "'");
+}
+
+}  // namespace
+
+std::string TableToJson(const TableSchema& t) {
+  json cols = json::array();
+  for (const auto& c : t.columns) {
+    cols.push_back({{"id", c.id}, {"name", c.name}, {"type", c.type.ToCql()}, {"kind", KindName(c.kind)},
+                    {"order", c.order == SortOrder::kAsc ? "asc" : "desc"}});
+  }
+  json j = {{"format", 1},
+            {"keyspace", t.keyspace},
+            {"name", t.name},
+            {"id", t.id},
+            {"uuid", ToHex(t.uuid)},
+            {"distribution", ToString(t.distribution)},
+            {"options",
+             {{"default_time_to_live", t.options.default_time_to_live},
+              {"gc_grace_seconds", t.options.gc_grace_seconds},
+              {"comment", t.options.comment},
+              {"initial_tablets", t.options.initial_tablets},
+              {"extra", t.options.extra}}},
+            {"columns", cols}};
+  return j.dump();
+}
+
+Result<TableSchema> TableFromJson(const std::string& text) {
+  try {
+    json j = json::parse(text);
+    if (j.at("format").get<int>() != 1) return Status::Corruption("unsupported table format");
+    TableSchema t;
+    t.keyspace = j.at("keyspace").get<std::string>();
+    t.name = j.at("name").get<std::string>();
+    t.id = j.at("id").get<uint32_t>();
+    if (!FromHex(j.at("uuid").get<std::string>(), &t.uuid)) return Status::Corruption("bad table uuid");
+    TESSERA_ASSIGN_OR_RETURN(t.distribution, ParseDistribution(j.at("distribution").get<std::string>()));
+    const json& o = j.at("options");
+    t.options.default_time_to_live = o.at("default_time_to_live").get<int32_t>();
+    t.options.gc_grace_seconds = o.at("gc_grace_seconds").get<int32_t>();
+    t.options.comment = o.at("comment").get<std::string>();
+    t.options.initial_tablets = o.at("initial_tablets").get<uint32_t>();
+    t.options.extra = o.at("extra").get<std::map<std::string, std::string>>();
+    for (const json& c : j.at("columns")) {
+      ColumnDef col;
+      col.id = c.at("id").get<uint32_t>();
+      col.name = c.at("name").get<std::string>();
+      auto type = CqlType::Parse(c.at("type").get<std::string>());
+      if (!type.ok()) return Status::Corruption(type.status().message());
+      col.type = std::move(type).value();
+      TESSERA_ASSIGN_OR_RETURN(col.kind, ParseKind(c.at("kind").get<std::string>()));
+      col.order = c.at("order").get<std::string>() == "desc" ? SortOrder::kDesc : SortOrder::kAsc;
+      t.columns.push_back(std::move(col));
+    }
+    return t;
+  } catch (const json::exception& e) {
+    return Status::Corruption(std::string("table document: ") + e.what());
+  }
+}
+
+std::string KeyspaceToJson(const KeyspaceMetadata& ks) {
+  json j = {{"format", 1}, {"name", ks.name}, {"replication", ks.replication}, {"durable_writes", ks.durable_writes}};
+  return j.dump();
+}
+
+Result<KeyspaceMetadata> KeyspaceFromJson(const std::string& text) {
+  try {
+    json j = json::parse(text);
+    if (j.at("format").get<int>() != 1) return Status::Corruption("unsupported keyspace format");
+    KeyspaceMetadata ks;
+    ks.name = j.at("name").get<std::string>();
+    ks.replication = j.at("replication").get<std::map<std::string, std::string>>();
+    ks.durable_writes = j.at("durable_writes").get<bool>();
+    return ks;
+  } catch (const json::exception& e) {
+    return Status::Corruption(std::string("keyspace document: ") + e.what());
+  }
+}
+
+}  // namespace tessera

@@ -1,0 +1,31 @@
+// Typed ordering of CQL values, as Cassandra's comparators define it
+// (org.apache.cassandra.db.marshal.*Type.compare):
+//  - integers, timestamp, time: numeric; date: unsigned days;
+//  - float/double: Java Float/Double.compare (-0.0 < 0.0, NaN above +inf);
+//  - text, ascii, blob, inet: unsigned lexicographic bytes, shorter first;
+//  - varint: numeric; decimal: numeric, ties broken by scale (1.0 < 1.00)
+//    so that distinct serializations never compare equal;
+//  - uuid: version, then (version 1) timestamp, then unsigned bytes;
+//  - timeuuid: timestamp, then the low 8 bytes as signed bytes;
+//  - boolean: false < true;
+//  - frozen list/set/map: element by element, then shorter first
+//    (sets and maps compare their elements sorted, duplicates counted once);
+//  - tuple: component by component, null first.
+// This is the definition the order-preserving key encoding (keys/) must match.
+//
+// Thread safety: pure function.
+#pragma once
+
+#include "types/cql_type.h"
+#include "types/value.h"
+
+namespace tessera {
+
+// Returns <0, 0 or >0. REQUIRES: both values are valid for `type` (see
+// Serialize) and the type is keyable. Null sorts before every value.
+int CompareValues(const CqlType& type, const Value& a, const Value& b);
+
+// Numeric comparison of two varints (two's-complement big-endian, minimal).
+int CompareVarints(std::string_view a, std::string_view b);
+
+}  // namespace tessera

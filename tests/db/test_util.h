@@ -1,0 +1,55 @@
+// Test harness for the embedded database: a temporary data directory, a
+// manual clock, and helpers that build serialized values, mutations and reads.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/database.h"
+#include "types/value.h"
+
+namespace tessera::testing {
+
+class TestDatabase {
+ public:
+  explicit TestDatabase(const std::string& name, bool remove_existing = true);
+  ~TestDatabase();
+  Database* operator->() { return db_.get(); }
+  Database& db() { return *db_; }
+  // Closes and reopens on the same directory (restart).
+  void Reopen();
+  void Close() { db_.reset(); }
+  const std::string& dir() const { return dir_; }
+  // The manual clock, microseconds since the epoch.
+  void AdvanceSeconds(int64_t s) { clock_->fetch_add(s * 1'000'000); }
+  int64_t now_micros() const { return clock_->load(); }
+
+ private:
+  std::string dir_;
+  std::shared_ptr<std::atomic<int64_t>> clock_;
+  std::unique_ptr<Database> db_;
+};
+
+std::string Int(int64_t v);      // serialized int
+std::string Bigint(int64_t v);   // serialized bigint
+std::string Text(const std::string& s);
+int64_t AsInt(const std::string& serialized);
+int64_t AsBigint(const std::string& serialized);
+
+// CREATE KEYSPACE ks if needed and a table
+//   (pk <pk_type> [, pk2 text], ck int [DESC], v text, s text static?) ...
+// described by a compact spec: columns "name:type:kind[:desc]" with kind in
+// {pk, ck, static, regular}.
+std::shared_ptr<const TableSchema> MakeTable(Database& db, const std::string& name, Distribution d,
+                                             const std::vector<std::string>& columns, uint32_t initial_tablets = 4);
+
+// A mutation writing one row: INSERT with a row marker and text cells.
+Mutation InsertRow(const std::shared_ptr<const TableSchema>& t, std::vector<std::string> pk,
+                   std::vector<std::string> ck, const std::vector<std::pair<std::string, std::string>>& text_cells);
+
+// The text value of a column in a row result, or "<absent>".
+std::string CellText(const TableSchema& t, const RowResult& row, const std::string& column);
+
+}  // namespace tessera::testing

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Starts `tessera server` on a fresh data directory, waits until it reports
+# ready, stops it with SIGTERM by its own pid, and checks a clean exit.
+set -euo pipefail
+bin="$1"
+dir=$(mktemp -d)
+log="$dir/server.log"
+trap 'kill -9 "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
+"$bin" server --data-dir "$dir/data" >"$log" 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do
+  grep -q "serving until" "$log" && break
+  sleep 0.1
+done
+grep -q "tessera server ready" "$log" || { cat "$log"; exit 1; }
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+grep -q "shutdown complete" "$log" || { cat "$log"; exit 1; }
+[ "$status" -eq 0 ] || { echo "exit status $status"; exit 1; }
+"$bin" server --data-dir "$dir/data" --exit-after-start | grep -q "0 tables" || { echo "restart failed"; exit 1; }
+echo "server smoke test passed"

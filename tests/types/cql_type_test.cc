@@ -1,0 +1,57 @@
+#include "types/cql_type.h"
+
+#include <gtest/gtest.h>
+
+namespace tessera {
+namespace {
+
+TEST(CqlTypeTest, ParsesScalarsAndAliases) {
+  EXPECT_EQ(CqlType::Parse("int")->kind(), TypeKind::kInt);
+  EXPECT_EQ(CqlType::Parse("VARCHAR")->kind(), TypeKind::kText);
+  EXPECT_EQ(CqlType::Parse(" text ")->ToCql(), "text");
+  EXPECT_EQ(CqlType::Parse("timeuuid")->kind(), TypeKind::kTimeuuid);
+}
+
+TEST(CqlTypeTest, ParsesCollectionsAndRoundTrips) {
+  for (const char* text : {"list<int>", "frozen<list<int>>", "set<text>", "map<text, bigint>",
+                           "frozen<map<int, frozen<list<text>>>>", "frozen<tuple<int, text, frozen<set<uuid>>>>",
+                           "map<text, frozen<tuple<int, double>>>"}) {
+    auto t = CqlType::Parse(text);
+    ASSERT_TRUE(t.ok()) << text << ": " << t.status().ToString();
+    EXPECT_EQ(t->ToCql(), text);
+    EXPECT_EQ(*CqlType::Parse(t->ToCql()), *t);
+  }
+}
+
+TEST(CqlTypeTest, RejectsBadTypesWithPosition) {
+  auto bad = CqlType::Parse("list<intt>");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("unknown type 'intt'"), std::string::npos);
+  EXPECT_FALSE(CqlType::Parse("list<list<int>>").ok());  // nested non-frozen collection
+  EXPECT_FALSE(CqlType::Parse("frozen<int>").ok());
+  EXPECT_FALSE(CqlType::Parse("map<int>").ok());
+  EXPECT_FALSE(CqlType::Parse("int extra").ok());
+  EXPECT_FALSE(CqlType::Parse("").ok());
+}
+
+TEST(CqlTypeTest, TuplesAreAlwaysFrozen) {
+  auto t = CqlType::Parse("tuple<int, text>");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->ToCql(), "frozen<tuple<int, text>>");
+  EXPECT_EQ(*CqlType::Parse("frozen<tuple<int, text>>"), *t);
+}
+
+TEST(CqlTypeTest, KeyabilityFollowsCassandra) {
+  EXPECT_TRUE(CqlType::Parse("int")->IsKeyable());
+  EXPECT_TRUE(CqlType::Parse("frozen<list<int>>")->IsKeyable());
+  EXPECT_TRUE(CqlType::Parse("tuple<int, text>")->IsKeyable());
+  EXPECT_FALSE(CqlType::Parse("list<int>")->IsKeyable());
+  EXPECT_FALSE(CqlType::Parse("duration")->IsKeyable());
+  EXPECT_FALSE(CqlType::Parse("counter")->IsKeyable());
+  EXPECT_FALSE(CqlType::Parse("tuple<int, duration>")->IsKeyable());
+  EXPECT_TRUE(CqlType::Parse("map<text, int>")->IsMultiCell());
+  EXPECT_FALSE(CqlType::Parse("frozen<map<text, int>>")->IsMultiCell());
+}
+
+}  // namespace
+}  // namespace tessera

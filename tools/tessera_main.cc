@@ -1,0 +1,19 @@
+// The `tessera` command line: subcommands for the server and, later, the
+// demo, shell, loader and benchmark tools.
+#include <CLI/CLI.hpp>
+
+#include "tools/server_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Tessera: a wide-column database that keeps data and load evenly spread"};
+  app.require_subcommand(1);
+
+  tessera::ServerConfig server;
+  auto* cmd = app.add_subcommand("server", "run a single-node server on an embedded data directory");
+  cmd->add_option("--data-dir", server.data_dir, "data directory (created if missing)")->capture_default_str();
+  cmd->add_flag("--exit-after-start", server.exit_after_start, "open the database, report and exit");
+
+  CLI11_PARSE(app, argc, argv);
+  if (cmd->parsed()) return tessera::RunServer(server);
+  return 0;
+}
