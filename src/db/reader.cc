@@ -162,13 +162,21 @@ Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vect
   TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(t, Views(ck), &key));
   auto map = ctx.tablets();
   const Tablet& tablet = map->Find(position);
+  // The partition header (deletions) and the row, in one batched lookup.
+  const std::string header_key = position + static_cast<char>(KeyKind::kPartitionHeader);
+  std::vector<std::string> values;
+  std::vector<Status> found;
+  tablet.replica->MultiGet({header_key, key}, &values, &found);
   PartitionHeader header;
-  TESSERA_RETURN_IF_ERROR(LoadHeader(tablet.replica.get(), position, &header, tablet.counters.get()));
-  std::string value;
-  Status s = tablet.replica->Get(key, &value);
-  if (s.IsNotFound()) return std::optional<RowResult>();
-  TESSERA_RETURN_IF_ERROR(s);
-  tablet.counters->bytes_read += key.size() + value.size();
+  if (found[0].ok()) {
+    TESSERA_RETURN_IF_ERROR(DecodePartitionHeader(values[0], &header));
+  } else if (!found[0].IsNotFound()) {
+    return found[0];
+  }
+  if (found[1].IsNotFound()) return std::optional<RowResult>();
+  TESSERA_RETURN_IF_ERROR(found[1]);
+  const std::string& value = values[1];
+  tablet.counters->bytes_read += key.size() + value.size() + (found[0].ok() ? values[0].size() : 0);
   TESSERA_ASSIGN_OR_RETURN(auto row, Materialize(t, std::string_view(key).substr(ck_start), false, value, header,
                                                  Seconds(ctx.now_micros)));
   if (row) tablet.counters->reads++;

@@ -97,8 +97,7 @@ Result<std::unique_ptr<StorageEngine>> StorageEngine::Open(const StorageOptions&
       registry, [clock] { return static_cast<uint32_t>(clock() / 1'000'000); });
   data_cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   data_cf.write_buffer_size = options.write_buffer_bytes;
-  data_cf.compression = rocksdb::kLZ4Compression;
-  data_cf.bottommost_compression = rocksdb::kZSTD;
+  data_cf.compression = rocksdb::kLZ4Compression;  // every level: cheap to decompress on point reads
   data_cf.level_compaction_dynamic_level_bytes = true;
 
   rocksdb::ColumnFamilyOptions meta_cf;
@@ -136,6 +135,22 @@ Status StorageEngine::Write(const WriteSet& writes) {
 
 Status StorageEngine::Get(std::string_view key, std::string* value) {
   return FromRocks(impl_->db->Get(rocksdb::ReadOptions(), impl_->data, ToSlice(key), value));
+}
+
+void StorageEngine::MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
+                             std::vector<Status>* statuses) {
+  std::vector<rocksdb::Slice> slices;
+  slices.reserve(keys.size());
+  for (auto k : keys) slices.push_back(ToSlice(k));
+  std::vector<rocksdb::PinnableSlice> pinned(keys.size());
+  std::vector<rocksdb::Status> st(keys.size());
+  impl_->db->MultiGet(rocksdb::ReadOptions(), impl_->data, keys.size(), slices.data(), pinned.data(), st.data());
+  values->resize(keys.size());
+  statuses->clear();
+  for (size_t i = 0; i < keys.size(); ++i) {
+    statuses->push_back(FromRocks(st[i]));
+    if (st[i].ok()) (*values)[i].assign(pinned[i].data(), pinned[i].size());
+  }
 }
 
 std::unique_ptr<KvIterator> StorageEngine::NewIterator(std::string lower, std::string upper) {

@@ -90,6 +90,10 @@ class StorageEngine {
   Status Write(const WriteSet& writes);
   // NotFound when the key has no value.
   Status Get(std::string_view key, std::string* value);
+  // Looks up several keys on one snapshot: statuses[i] is OK (values[i]
+  // set) or NotFound. Cheaper than separate Gets (batched lookups).
+  void MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
+                std::vector<Status>* statuses);
   // Iterates keys in [lower, upper); an empty `upper` means no upper bound.
   std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper);
 

@@ -6,6 +6,11 @@ Status LocalReplica::Apply(const WriteSet& writes) { return engine_->Write(write
 
 Status LocalReplica::Get(std::string_view key, std::string* value) { return engine_->Get(key, value); }
 
+void LocalReplica::MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
+                            std::vector<Status>* statuses) {
+  engine_->MultiGet(keys, values, statuses);
+}
+
 std::unique_ptr<KvIterator> LocalReplica::NewIterator(std::string lower, std::string upper) {
   return engine_->NewIterator(std::move(lower), std::move(upper));
 }

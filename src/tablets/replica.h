@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 #include "storage/storage_engine.h"
@@ -23,6 +24,9 @@ class Replica {
   virtual Status Apply(const WriteSet& writes) = 0;
   // NotFound when the key has no value.
   virtual Status Get(std::string_view key, std::string* value) = 0;
+  // Several keys on one snapshot; see StorageEngine::MultiGet.
+  virtual void MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
+                        std::vector<Status>* statuses) = 0;
   // Iterates [lower, upper) on a snapshot taken now.
   virtual std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper) = 0;
   // Approximate bytes stored in [begin, end).
@@ -36,6 +40,8 @@ class LocalReplica : public Replica {
   explicit LocalReplica(StorageEngine* engine) : engine_(engine) {}
   Status Apply(const WriteSet& writes) override;
   Status Get(std::string_view key, std::string* value) override;
+  void MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
+                std::vector<Status>* statuses) override;
   std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper) override;
   uint64_t ApproximateSize(std::string_view begin, std::string_view end) override;
 
