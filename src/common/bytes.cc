@@ -29,6 +29,16 @@ uint64_t GetBigEndian64(const char* p) {
   return (uint64_t{GetBigEndian32(p)} << 32) | GetBigEndian32(p + 4);
 }
 
+void PutBigEndian(std::string* out, uint64_t v, int width) {
+  for (int shift = (width - 1) * 8; shift >= 0; shift -= 8) out->push_back(static_cast<char>(v >> shift));
+}
+
+uint64_t GetBigEndian(std::string_view bytes) {
+  uint64_t v = 0;
+  for (unsigned char c : bytes) v = (v << 8) | c;
+  return v;
+}
+
 void PutVarint64(std::string* out, uint64_t v) {
   while (v >= 0x80) {
     out->push_back(static_cast<char>((v & 0x7F) | 0x80));
@@ -118,6 +128,14 @@ bool ByteReader::ReadBytes(size_t n, std::string_view* v) {
   if (remaining() < n) return false;
   *v = data_.substr(pos_, n);
   pos_ += n;
+  return true;
+}
+
+bool ByteReader::ReadLengthPrefixed(std::string* v) {
+  uint64_t len;
+  std::string_view b;
+  if (!ReadVarint64(&len) || !ReadBytes(len, &b)) return false;
+  v->assign(b);
   return true;
 }
 

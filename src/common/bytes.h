@@ -17,6 +17,10 @@ void PutBigEndian64(std::string* out, uint64_t v);
 uint16_t GetBigEndian16(const char* p);
 uint32_t GetBigEndian32(const char* p);
 uint64_t GetBigEndian64(const char* p);
+// `width` (1..8) low-order bytes of v, big-endian; and the inverse for
+// 1..8 bytes (an empty input reads as 0).
+void PutBigEndian(std::string* out, uint64_t v, int width);
+uint64_t GetBigEndian(std::string_view bytes);
 
 // Unsigned LEB128 (7 bits per byte, low group first). At most 10 bytes.
 void PutVarint64(std::string* out, uint64_t v);
@@ -40,6 +44,8 @@ class ByteReader {
   bool ReadBigEndian64(uint64_t* v);
   bool ReadVarint64(uint64_t* v);
   bool ReadBytes(size_t n, std::string_view* v);
+  // A varint length, then that many bytes.
+  bool ReadLengthPrefixed(std::string* v);
   bool empty() const { return pos_ >= data_.size(); }
   size_t remaining() const { return data_.size() - pos_; }
   size_t position() const { return pos_; }

@@ -22,15 +22,8 @@ constexpr char kNullComponent = '\x01';  // tuple component is null
 constexpr char kPresentComponent = '\x02';
 constexpr unsigned char kNegative = 0x7F, kZero = 0x80, kPositive = 0x81;  // varint/decimal sign
 
-uint64_t ReadFixed(std::string_view b) {
-  uint64_t v = 0;
-  for (unsigned char c : b) v = (v << 8) | c;
-  return v;
-}
-
-void PutFixed(std::string* out, uint64_t v, int width) {
-  for (int s = (width - 1) * 8; s >= 0; s -= 8) out->push_back(static_cast<char>(v >> s));
-}
+uint64_t ReadFixed(std::string_view b) { return GetBigEndian(b); }
+void PutFixed(std::string* out, uint64_t v, int width) { PutBigEndian(out, v, width); }
 
 void PutEscaped(std::string* out, std::string_view b) {
   for (char c : b) {
@@ -64,13 +57,6 @@ uint64_t CanonicalFloatBits(std::string_view b) {
   std::memcpy(&d, &bits, 8);
   if (d != d) bits = 0x7ff8000000000000ULL;
   return bits;
-}
-
-// Reordered timestamp of a UUID (60 bits, version nibble masked).
-uint64_t UuidTimestamp(std::string_view u) {
-  auto b = [&](int i) { return uint64_t{static_cast<unsigned char>(u[i])}; };
-  return ((b(6) & 0x0F) << 56) | (b(7) << 48) | (b(4) << 40) | (b(5) << 32) | (b(0) << 24) |
-         (b(1) << 16) | (b(2) << 8) | b(3);
 }
 
 struct SerializedElements {
@@ -147,14 +133,7 @@ void EncodeVarintMagnitude(std::string_view b, std::string* out) {
   bool negative = static_cast<unsigned char>(b[0]) & 0x80;
   // Magnitude bytes without leading zeros.
   std::string mag(b);
-  if (negative) {
-    for (auto& c : mag) c = static_cast<char>(~static_cast<unsigned char>(c));
-    for (size_t i = mag.size(); i-- > 0;) {
-      auto v = static_cast<unsigned char>(mag[i]) + 1u;
-      mag[i] = static_cast<char>(v & 0xFF);
-      if (v <= 0xFF) break;
-    }
-  }
+  if (negative) NegateTwosComplement(&mag);
   size_t lead = 0;
   while (lead < mag.size() && mag[lead] == 0) ++lead;
   mag.erase(0, lead);
@@ -363,8 +342,19 @@ Status DecodeDecimal(const CqlType& type, KeyReader* r, std::string* out) {
   return Status::OK();
 }
 
+Status DecodeScalar(const CqlType& type, KeyReader* r, std::string* out);
+
 Status DecodeAsc(const CqlType& type, KeyReader* r, std::string* out) {
   if (type.IsCollection() || type.kind() == TypeKind::kTuple) return DecodeCollection(type, r, out);
+  // Strict: what decodes is a value the encoder accepts (valid UTF-8, a 4- or
+  // 16-byte inet, a time within a day, ...), never just some bytes.
+  const size_t start = out->size();
+  TESSERA_RETURN_IF_ERROR(DecodeScalar(type, r, out));
+  Status valid = ValidateSerialized(type, std::string_view(*out).substr(start));
+  return valid.ok() ? valid : Status::Corruption("key component: " + valid.message());
+}
+
+Status DecodeScalar(const CqlType& type, KeyReader* r, std::string* out) {
   switch (type.kind()) {
     case TypeKind::kBoolean: {
       unsigned char c;

@@ -6,6 +6,24 @@
 #include "storage/row_fragment.h"
 
 namespace tessera {
+namespace {
+
+// Decodes every value, folds them with `reconcile`, encodes the result.
+template <typename T, typename Decode, typename Reconcile, typename Encode>
+Status MergeAll(const std::vector<std::string_view>& values, Decode decode, Reconcile reconcile, Encode encode,
+                std::string* out) {
+  T acc, next;
+  TESSERA_RETURN_IF_ERROR(decode(values[0], &acc));
+  for (size_t i = 1; i < values.size(); ++i) {
+    TESSERA_RETURN_IF_ERROR(decode(values[i], &next));
+    reconcile(&acc, next);
+  }
+  out->clear();
+  encode(acc, out);
+  return Status::OK();
+}
+
+}  // namespace
 
 Status MergeStoredValues(std::optional<std::string_view> existing, const std::vector<std::string_view>& operands,
                          std::string* out) {
@@ -19,26 +37,10 @@ Status MergeStoredValues(std::optional<std::string_view> existing, const std::ve
   }
   const uint8_t type = all[0].empty() ? 0 : static_cast<uint8_t>(all[0][0]);
   if (type == kValueTypeRowFragment) {
-    RowFragment acc, next;
-    TESSERA_RETURN_IF_ERROR(DecodeRowFragment(all[0], &acc));
-    for (size_t i = 1; i < all.size(); ++i) {
-      TESSERA_RETURN_IF_ERROR(DecodeRowFragment(all[i], &next));
-      ReconcileRow(&acc, next);
-    }
-    out->clear();
-    EncodeRowFragment(acc, out);
-    return Status::OK();
+    return MergeAll<RowFragment>(all, DecodeRowFragment, ReconcileRow, EncodeRowFragment, out);
   }
   if (type == kValueTypePartitionHeader) {
-    PartitionHeader acc, next;
-    TESSERA_RETURN_IF_ERROR(DecodePartitionHeader(all[0], &acc));
-    for (size_t i = 1; i < all.size(); ++i) {
-      TESSERA_RETURN_IF_ERROR(DecodePartitionHeader(all[i], &next));
-      ReconcileHeader(&acc, next);
-    }
-    out->clear();
-    EncodePartitionHeader(acc, out);
-    return Status::OK();
+    return MergeAll<PartitionHeader>(all, DecodePartitionHeader, ReconcileHeader, EncodePartitionHeader, out);
   }
   return Status::Corruption("unknown stored value type");
 }

@@ -25,14 +25,6 @@ void Normalize(PartitionHeader* h) {
   v = std::move(out);
 }
 
-bool ReadBlob(ByteReader* r, std::string* out) {
-  uint64_t len;
-  std::string_view b;
-  if (!r->ReadVarint64(&len) || !r->ReadBytes(len, &b)) return false;
-  out->assign(b);
-  return true;
-}
-
 bool ReadDeletion(ByteReader* r, DeletionTime* d) {
   uint64_t ts;
   if (!r->ReadBigEndian64(&ts) || !r->ReadBigEndian32(&d->local_deletion_time)) return false;
@@ -106,9 +98,9 @@ Status DecodePartitionHeader(std::string_view in, PartitionHeader* h) {
   h->range_tombstones.resize(n);
   for (auto& rt : h->range_tombstones) {
     uint8_t unbounded;
-    if (!ReadBlob(&r, &rt.start) || !r.ReadByte(&unbounded) || unbounded > 1) return bad("truncated range tombstone");
+    if (!r.ReadLengthPrefixed(&rt.start) || !r.ReadByte(&unbounded) || unbounded > 1) return bad("truncated range tombstone");
     rt.end_unbounded = unbounded;
-    if (!rt.end_unbounded && !ReadBlob(&r, &rt.end)) return bad("truncated range end");
+    if (!rt.end_unbounded && !r.ReadLengthPrefixed(&rt.end)) return bad("truncated range end");
     if (!ReadDeletion(&r, &rt.deletion)) return bad("truncated range deletion");
   }
   if (!r.empty()) return bad("trailing bytes");

@@ -65,14 +65,6 @@ bool ReadI64(ByteReader* r, int64_t* v) {
   return true;
 }
 
-bool ReadLengthPrefixed(ByteReader* r, std::string* out) {
-  uint64_t len;
-  std::string_view b;
-  if (!r->ReadVarint64(&len) || !r->ReadBytes(len, &b)) return false;
-  out->assign(b);
-  return true;
-}
-
 }  // namespace
 
 bool RowFragment::IsLive(uint32_t now) const {
@@ -151,8 +143,8 @@ Status DecodeRowFragment(std::string_view in, RowFragment* row) {
     } else if (c.IsTombstone() || c.IsComplexDeletion()) {
       if (!r.ReadBigEndian32(&c.local_deletion_time)) return bad("truncated deletion time");
     }
-    if (c.HasPath() && !ReadLengthPrefixed(&r, &c.path)) return bad("truncated path");
-    if (!c.IsTombstone() && !c.IsComplexDeletion() && !ReadLengthPrefixed(&r, &c.value)) return bad("truncated value");
+    if (c.HasPath() && !r.ReadLengthPrefixed(&c.path)) return bad("truncated path");
+    if (!c.IsTombstone() && !c.IsComplexDeletion() && !r.ReadLengthPrefixed(&c.value)) return bad("truncated value");
   }
   if (!r.empty()) return bad("trailing bytes");
   return Status::OK();

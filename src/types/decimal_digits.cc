@@ -4,10 +4,7 @@
 #include <vector>
 
 namespace tessera {
-namespace {
-
-// Two's-complement negation of a big-endian byte string, in place.
-void Negate(std::string* b) {
+void NegateTwosComplement(std::string* b) {
   for (auto& c : *b) c = static_cast<char>(~static_cast<unsigned char>(c));
   for (size_t i = b->size(); i-- > 0;) {
     auto v = static_cast<unsigned char>((*b)[i]) + 1;
@@ -16,12 +13,10 @@ void Negate(std::string* b) {
   }
 }
 
-}  // namespace
-
 void VarintToDecimalString(std::string_view varint, bool* negative, std::string* magnitude) {
   std::string mag(varint);
   *negative = !mag.empty() && (mag[0] & 0x80);
-  if (*negative) Negate(&mag);
+  if (*negative) NegateTwosComplement(&mag);
   std::vector<unsigned> limbs(mag.begin(), mag.end());
   for (auto& l : limbs) l &= 0xFF;
   std::string digits;
@@ -60,7 +55,7 @@ std::string DecimalStringToVarint(bool negative, std::string_view magnitude) {
   // Room for the sign bit.
   if (b.empty() || (static_cast<unsigned char>(b[0]) & 0x80)) b.insert(b.begin(), '\0');
   if (negative) {
-    Negate(&b);
+    NegateTwosComplement(&b);
     // Minimality: drop a redundant leading 0xFF.
     while (b.size() > 1 && static_cast<unsigned char>(b[0]) == 0xFF && (b[1] & 0x80)) b.erase(b.begin());
   }
@@ -90,7 +85,8 @@ bool FromDecimalDigits(const DecimalDigits& n, int32_t scale, Decimal* out) {
     out->unscaled = std::string(1, '\0');
     return true;
   }
-  int64_t zeros = n.exponent - static_cast<int64_t>(n.digits.size()) + scale;
+  // 128-bit: the exponent comes from stored bytes and may be anything.
+  __int128 zeros = __int128{n.exponent} - static_cast<__int128>(n.digits.size()) + scale;
   if (zeros < 0 || zeros > (1 << 20)) return false;
   std::string mag = n.digits + std::string(static_cast<size_t>(zeros), '0');
   out->unscaled = DecimalStringToVarint(n.sign < 0, mag);

@@ -26,6 +26,9 @@ DecimalDigits ToDecimalDigits(const Decimal& d);
 // cannot be represented with that scale (exponent - digits + scale < 0).
 bool FromDecimalDigits(const DecimalDigits& n, int32_t scale, Decimal* out);
 
+// Two's-complement negation of a big-endian byte string, in place.
+void NegateTwosComplement(std::string* bytes);
+
 // Varint (two's-complement big-endian, minimal) <-> sign and decimal magnitude.
 void VarintToDecimalString(std::string_view varint, bool* negative, std::string* magnitude);
 std::string DecimalStringToVarint(bool negative, std::string_view magnitude);

@@ -36,15 +36,8 @@ bool IsValidUtf8(std::string_view s) {
   return true;
 }
 
-void PutFixed(std::string* out, uint64_t v, int width) {
-  for (int shift = (width - 1) * 8; shift >= 0; shift -= 8) out->push_back(static_cast<char>(v >> shift));
-}
-
-uint64_t GetFixed(std::string_view b) {
-  uint64_t v = 0;
-  for (unsigned char c : b) v = (v << 8) | c;
-  return v;
-}
+void PutFixed(std::string* out, uint64_t v, int width) { PutBigEndian(out, v, width); }
+uint64_t GetFixed(std::string_view b) { return GetBigEndian(b); }
 
 int64_t SignExtend(uint64_t v, int width) {
   int shift = 64 - width * 8;

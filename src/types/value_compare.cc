@@ -33,24 +33,18 @@ int CompareFloating(F a, F b) {
   return Cmp(key(a), key(b));
 }
 
-uint64_t TimeuuidTimestamp(std::string_view u) {
-  auto b = [&](int i) { return uint64_t{static_cast<unsigned char>(u[i])}; };
-  return ((b(6) & 0x0F) << 56) | (b(7) << 48) | (b(4) << 40) | (b(5) << 32) | (b(0) << 24) |
-         (b(1) << 16) | (b(2) << 8) | b(3);
-}
-
 int CompareUuid(std::string_view a, std::string_view b) {
   int va = static_cast<unsigned char>(a[6]) >> 4, vb = static_cast<unsigned char>(b[6]) >> 4;
   if (va != vb) return Cmp(va, vb);
   if (va == 1) {
-    int c = Cmp(TimeuuidTimestamp(a), TimeuuidTimestamp(b));
+    int c = Cmp(UuidTimestamp(a), UuidTimestamp(b));
     if (c != 0) return c;
   }
   return CompareBytes(a, b);
 }
 
 int CompareTimeuuid(std::string_view a, std::string_view b) {
-  int c = Cmp(TimeuuidTimestamp(a), TimeuuidTimestamp(b));
+  int c = Cmp(UuidTimestamp(a), UuidTimestamp(b));
   if (c != 0) return c;
   for (int i = 8; i < 16; ++i) {
     c = Cmp(static_cast<signed char>(a[i]), static_cast<signed char>(b[i]));
@@ -89,6 +83,12 @@ std::vector<Value> SortedUnique(const CqlType& elem, std::vector<Value> v) {
 }
 
 }  // namespace
+
+uint64_t UuidTimestamp(std::string_view u) {
+  auto b = [&](int i) { return uint64_t{static_cast<unsigned char>(u[i])}; };
+  return ((b(6) & 0x0F) << 56) | (b(7) << 48) | (b(4) << 40) | (b(5) << 32) | (b(0) << 24) |
+         (b(1) << 16) | (b(2) << 8) | b(3);
+}
 
 int CompareVarints(std::string_view a, std::string_view b) {
   bool na = !a.empty() && (a[0] & 0x80), nb = !b.empty() && (b[0] & 0x80);

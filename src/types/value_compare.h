@@ -25,6 +25,11 @@ namespace tessera {
 // Serialize) and the type is keyable. Null sorts before every value.
 int CompareValues(const CqlType& type, const Value& a, const Value& b);
 
+// The 60-bit timestamp of a version-1 UUID (time_hi without the version
+// nibble, time_mid, time_low), by which Cassandra orders time-based UUIDs.
+// REQUIRES: u is 16 bytes.
+uint64_t UuidTimestamp(std::string_view u);
+
 // Numeric comparison of two varints (two's-complement big-endian, minimal).
 int CompareVarints(std::string_view a, std::string_view b);
 
