@@ -65,25 +65,27 @@ class TypeParser {
     return false;
   }
 
-  // `nested`: inside a collection or tuple, where collections must be frozen.
-  Result<CqlType> ParseType(bool nested, bool frozen = false) {
+  // `nested`: inside a collection or tuple, where collections must be frozen;
+  // `in_frozen`: inside frozen<...>, which freezes everything nested in it.
+  Result<CqlType> ParseType(bool nested, bool frozen = false, bool in_frozen = false) {
     std::string w = Word();
     if (w.empty()) return Error("expected a type name");
     if (w == "frozen") {
       if (!Consume('<')) return Error("expected '<' after frozen");
-      auto inner = ParseType(nested, /*frozen=*/true);
+      auto inner = ParseType(nested, /*frozen=*/true, /*in_frozen=*/true);
       if (!inner.ok()) return inner;
       if (!Consume('>')) return Error("expected '>'");
       return inner;
     }
     if (w == "list" || w == "set" || w == "map") {
+      frozen = frozen || in_frozen;
       if (nested && !frozen) return Error("non-frozen collections are not allowed inside collections");
       if (!Consume('<')) return Error("expected '<' after " + w);
-      auto first = ParseType(true);
+      auto first = ParseType(true, false, in_frozen);
       if (!first.ok()) return first;
       if (w == "map") {
         if (!Consume(',')) return Error("expected ',' in map<key, value>");
-        auto second = ParseType(true);
+        auto second = ParseType(true, false, in_frozen);
         if (!second.ok()) return second;
         if (!Consume('>')) return Error("expected '>'");
         return CqlType::Map(std::move(first).value(), std::move(second).value(), frozen);
@@ -96,7 +98,7 @@ class TypeParser {
       if (!Consume('<')) return Error("expected '<' after tuple");
       std::vector<CqlType> parts;
       do {
-        auto p = ParseType(true);
+        auto p = ParseType(true, false, /*in_frozen=*/true);  // tuples are frozen
         if (!p.ok()) return p;
         parts.push_back(std::move(p).value());
       } while (Consume(','));

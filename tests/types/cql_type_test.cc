@@ -34,6 +34,14 @@ TEST(CqlTypeTest, RejectsBadTypesWithPosition) {
   EXPECT_FALSE(CqlType::Parse("").ok());
 }
 
+TEST(CqlTypeTest, FrozenFreezesEverythingNestedInIt) {
+  auto t = CqlType::Parse("frozen<map<text, list<int>>>");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->ToCql(), "frozen<map<text, frozen<list<int>>>>");
+  EXPECT_TRUE(t->IsKeyable());
+  EXPECT_EQ(CqlType::Parse("tuple<int, list<text>>")->ToCql(), "frozen<tuple<int, frozen<list<text>>>>");
+}
+
 TEST(CqlTypeTest, TuplesAreAlwaysFrozen) {
   auto t = CqlType::Parse("tuple<int, text>");
   ASSERT_TRUE(t.ok());

@@ -1,0 +1,164 @@
+#include "cql/protocol/requests.h"
+
+#include "cql/protocol/frame.h"
+
+namespace tessera::cql {
+namespace {
+
+Status Malformed(const char* what, const WireReader& r) {
+  return Status::InvalidArgument(std::string("malformed ") + what + " at byte " + std::to_string(r.position()));
+}
+
+bool ReadConsistency(WireReader* r, Consistency* c) {
+  uint16_t v;
+  if (!r->Short(&v) || v > static_cast<uint16_t>(Consistency::kLocalOne)) return false;
+  *c = static_cast<Consistency>(v);
+  return true;
+}
+
+Status ReadValues(WireReader* r, bool named, std::vector<WireValue>* values, std::vector<std::string>* names) {
+  uint16_t n;
+  if (!r->Short(&n)) return Malformed("value count", *r);
+  for (uint16_t i = 0; i < n; ++i) {
+    if (named) {
+      std::string name;
+      if (!r->String(&name)) return Malformed("value name", *r);
+      names->push_back(std::move(name));
+    }
+    WireValue v;
+    if (!r->Value(&v)) return Malformed("value", *r);
+    values->push_back(std::move(v));
+  }
+  return Status::OK();
+}
+
+Status ReadQueryParameters(WireReader* r, QueryParameters* p) {
+  if (!ReadConsistency(r, &p->consistency)) return Malformed("consistency", *r);
+  if (!r->Byte(&p->flags)) return Malformed("query flags", *r);
+  if (p->flags & 0x80) return Malformed("query flags (unknown bit)", *r);
+  if (p->flags & QueryParameters::kValues) {
+    TESSERA_RETURN_IF_ERROR(ReadValues(r, p->flags & QueryParameters::kNamesForValues, &p->values, &p->value_names));
+  }
+  p->skip_metadata = p->flags & QueryParameters::kSkipMetadata;
+  if (p->flags & QueryParameters::kPageSize) {
+    int32_t n;
+    if (!r->Int(&n)) return Malformed("page size", *r);
+    p->page_size = n;
+  }
+  if (p->flags & QueryParameters::kPagingState) {
+    std::optional<std::string> state;
+    if (!r->Bytes(&state)) return Malformed("paging state", *r);
+    p->paging_state = state;
+  }
+  if (p->flags & QueryParameters::kSerialConsistency) {
+    Consistency c;
+    if (!ReadConsistency(r, &c)) return Malformed("serial consistency", *r);
+    p->serial_consistency = c;
+  }
+  if (p->flags & QueryParameters::kDefaultTimestamp) {
+    int64_t ts;
+    if (!r->Long(&ts)) return Malformed("default timestamp", *r);
+    p->default_timestamp = ts;
+  }
+  return Status::OK();
+}
+
+Status ExpectEnd(const WireReader& r) { return r.AtEnd() ? Status::OK() : Malformed("message (trailing bytes)", r); }
+
+Result<Request> DecodeBatch(WireReader* r) {
+  BatchRequest b;
+  uint8_t type;
+  if (!r->Byte(&type) || type > BatchRequest::kCounter) return Malformed("batch type", *r);
+  b.type = static_cast<BatchRequest::Type>(type);
+  uint16_t n;
+  if (!r->Short(&n)) return Malformed("batch statement count", *r);
+  // The flags (and so whether values are named) come after the statements;
+  // drivers never name batch values (CASSANDRA-10246), so parse unnamed.
+  for (uint16_t i = 0; i < n; ++i) {
+    BatchStatement s;
+    uint8_t kind;
+    if (!r->Byte(&kind) || kind > 1) return Malformed("batch statement kind", *r);
+    s.prepared = kind == 1;
+    if (s.prepared ? !r->ShortBytes(&s.query_or_id) : !r->LongString(&s.query_or_id)) {
+      return Malformed("batch statement", *r);
+    }
+    TESSERA_RETURN_IF_ERROR(ReadValues(r, false, &s.values, &s.value_names));
+    b.statements.push_back(std::move(s));
+  }
+  if (!ReadConsistency(r, &b.consistency)) return Malformed("batch consistency", *r);
+  if (!r->Byte(&b.flags) || (b.flags & 0x8F)) return Malformed("batch flags", *r);
+  if (b.flags & QueryParameters::kSerialConsistency) {
+    Consistency c;
+    if (!ReadConsistency(r, &c)) return Malformed("batch serial consistency", *r);
+    b.serial_consistency = c;
+  }
+  if (b.flags & QueryParameters::kDefaultTimestamp) {
+    int64_t ts;
+    if (!r->Long(&ts)) return Malformed("batch timestamp", *r);
+    b.default_timestamp = ts;
+  }
+  TESSERA_RETURN_IF_ERROR(ExpectEnd(*r));
+  return Request(std::move(b));
+}
+
+}  // namespace
+
+const char* ConsistencyName(Consistency c) {
+  static const char* kNames[] = {"ANY", "ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_QUORUM",
+                                 "EACH_QUORUM", "SERIAL", "LOCAL_SERIAL", "LOCAL_ONE"};
+  auto i = static_cast<size_t>(c);
+  return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "UNKNOWN";
+}
+
+Result<Request> DecodeRequest(uint8_t opcode, std::string_view body) {
+  WireReader r(body);
+  switch (static_cast<Opcode>(opcode)) {
+    case Opcode::kStartup: {
+      StartupRequest s;
+      if (!r.StringMap(&s.options)) return Malformed("STARTUP options", r);
+      TESSERA_RETURN_IF_ERROR(ExpectEnd(r));
+      return Request(std::move(s));
+    }
+    case Opcode::kOptions:
+      return Request(OptionsRequest{});  // body ignored, as Cassandra does
+    case Opcode::kQuery: {
+      QueryRequest q;
+      if (!r.LongString(&q.query)) return Malformed("query string", r);
+      TESSERA_RETURN_IF_ERROR(ReadQueryParameters(&r, &q.params));
+      TESSERA_RETURN_IF_ERROR(ExpectEnd(r));
+      return Request(std::move(q));
+    }
+    case Opcode::kPrepare: {
+      PrepareRequest p;
+      if (!r.LongString(&p.query)) return Malformed("query string", r);
+      TESSERA_RETURN_IF_ERROR(ExpectEnd(r));
+      return Request(std::move(p));
+    }
+    case Opcode::kExecute: {
+      ExecuteRequest e;
+      if (!r.ShortBytes(&e.id)) return Malformed("prepared id", r);
+      TESSERA_RETURN_IF_ERROR(ReadQueryParameters(&r, &e.params));
+      TESSERA_RETURN_IF_ERROR(ExpectEnd(r));
+      return Request(std::move(e));
+    }
+    case Opcode::kBatch:
+      return DecodeBatch(&r);
+    case Opcode::kRegister: {
+      RegisterRequest g;
+      if (!r.StringList(&g.event_types)) return Malformed("event types", r);
+      TESSERA_RETURN_IF_ERROR(ExpectEnd(r));
+      return Request(std::move(g));
+    }
+    case Opcode::kAuthResponse: {
+      AuthResponseRequest a;
+      if (!r.Bytes(&a.token)) return Malformed("auth token", r);
+      TESSERA_RETURN_IF_ERROR(ExpectEnd(r));
+      return Request(std::move(a));
+    }
+    default:
+      return Status::InvalidArgument(std::string("unknown or non-request opcode ") + OpcodeName(opcode) + " (" +
+                                     std::to_string(opcode) + ")");
+  }
+}
+
+}  // namespace tessera::cql

@@ -1,0 +1,206 @@
+#include "cql/protocol/responses.h"
+
+namespace tessera::cql {
+namespace {
+
+constexpr int32_t kResultVoid = 0x0001, kResultRows = 0x0002, kResultSetKeyspace = 0x0003,
+                  kResultPrepared = 0x0004, kResultSchemaChange = 0x0005;
+constexpr int32_t kMetaGlobalTableSpec = 0x0001, kMetaHasMorePages = 0x0002, kMetaNoMetadata = 0x0004;
+
+bool SameTable(const std::vector<ColumnSpec>& cols) {
+  for (const auto& c : cols) {
+    if (c.keyspace != cols[0].keyspace || c.table != cols[0].table) return false;
+  }
+  return !cols.empty();
+}
+
+// Column specs with the global table spec when all columns share one table.
+void EncodeColumnSpecs(const std::vector<ColumnSpec>& cols, bool global, WireWriter* w) {
+  if (global) {
+    w->String(cols[0].keyspace);
+    w->String(cols[0].table);
+  }
+  for (const auto& c : cols) {
+    if (!global) {
+      w->String(c.keyspace);
+      w->String(c.table);
+    }
+    w->String(c.name);
+    EncodeTypeOption(c.type, w);
+  }
+}
+
+void EncodeSchemaChangeBody(const SchemaChange& c, WireWriter* w) {
+  w->String(c.change_type);
+  w->String(c.target);
+  w->String(c.keyspace);
+  if (c.target == "KEYSPACE") return;
+  w->String(c.name);
+  if (c.target == "FUNCTION" || c.target == "AGGREGATE") w->StringList(c.argument_types);
+}
+
+}  // namespace
+
+std::string EncodeError(const ErrorResponse& e) {
+  WireWriter w;
+  w.Int(static_cast<int32_t>(e.code));
+  w.String(e.message);
+  switch (e.code) {
+    case ErrorCode::kUnavailable:
+      w.Short(static_cast<uint16_t>(e.consistency));
+      w.Int(e.required_or_received);
+      w.Int(e.alive_or_blockfor);
+      break;
+    case ErrorCode::kWriteTimeout:
+      w.Short(static_cast<uint16_t>(e.consistency));
+      w.Int(e.required_or_received);
+      w.Int(e.alive_or_blockfor);
+      w.String(e.write_type);
+      break;
+    case ErrorCode::kReadTimeout:
+      w.Short(static_cast<uint16_t>(e.consistency));
+      w.Int(e.required_or_received);
+      w.Int(e.alive_or_blockfor);
+      w.Byte(e.data_present ? 1 : 0);
+      break;
+    case ErrorCode::kReadFailure:
+      w.Short(static_cast<uint16_t>(e.consistency));
+      w.Int(e.required_or_received);
+      w.Int(e.alive_or_blockfor);
+      w.Int(e.failures);
+      w.Byte(e.data_present ? 1 : 0);
+      break;
+    case ErrorCode::kWriteFailure:
+      w.Short(static_cast<uint16_t>(e.consistency));
+      w.Int(e.required_or_received);
+      w.Int(e.alive_or_blockfor);
+      w.Int(e.failures);
+      w.String(e.write_type);
+      break;
+    case ErrorCode::kAlreadyExists:
+      w.String(e.keyspace);
+      w.String(e.table);
+      break;
+    case ErrorCode::kUnprepared:
+      w.ShortBytes(e.unprepared_id);
+      break;
+    default:
+      break;
+  }
+  return w.Take();
+}
+
+std::string EncodeSupported(const std::map<std::string, std::vector<std::string>>& options) {
+  WireWriter w;
+  w.StringMultimap(options);
+  return w.Take();
+}
+
+void EncodeTypeOption(const CqlType& type, WireWriter* w) {
+  w->Short(static_cast<uint16_t>(type.kind()));
+  switch (type.kind()) {
+    case TypeKind::kList:
+    case TypeKind::kSet:
+      EncodeTypeOption(type.params()[0], w);
+      break;
+    case TypeKind::kMap:
+      EncodeTypeOption(type.params()[0], w);
+      EncodeTypeOption(type.params()[1], w);
+      break;
+    case TypeKind::kTuple:
+      w->Short(static_cast<uint16_t>(type.params().size()));
+      for (const auto& p : type.params()) EncodeTypeOption(p, w);
+      break;
+    default:
+      break;
+  }
+}
+
+void EncodeRowsMetadata(const std::vector<ColumnSpec>& cols, const std::optional<std::string>& paging_state,
+                        bool no_metadata, WireWriter* w) {
+  bool global = !no_metadata && SameTable(cols);
+  int32_t flags = (global ? kMetaGlobalTableSpec : 0) | (paging_state ? kMetaHasMorePages : 0) |
+                  (no_metadata ? kMetaNoMetadata : 0);
+  w->Int(flags);
+  w->Int(static_cast<int32_t>(cols.size()));
+  if (paging_state) w->Bytes(*paging_state);
+  if (!no_metadata) EncodeColumnSpecs(cols, global, w);
+}
+
+RowsWriter::RowsWriter(const std::vector<ColumnSpec>& columns, const std::optional<std::string>& paging_state,
+                       bool no_metadata)
+    : columns_(columns.size()) {
+  head_.Int(kResultRows);
+  EncodeRowsMetadata(columns, paging_state, no_metadata, &head_);
+}
+
+void RowsWriter::AddRow(const std::vector<std::optional<std::string>>& cells) {
+  for (const auto& c : cells) {
+    if (c) rows_body_.Bytes(*c);
+    else rows_body_.NullBytes();
+  }
+  ++rows_;
+}
+
+std::string RowsWriter::Finish() {
+  head_.Int(static_cast<int32_t>(rows_));
+  head_.Raw(rows_body_.data());
+  return head_.Take();
+}
+
+std::string EncodeVoidResult() {
+  WireWriter w;
+  w.Int(kResultVoid);
+  return w.Take();
+}
+
+std::string EncodeSetKeyspaceResult(std::string_view keyspace) {
+  WireWriter w;
+  w.Int(kResultSetKeyspace);
+  w.String(keyspace);
+  return w.Take();
+}
+
+std::string EncodePreparedResult(std::string_view id, const std::vector<ColumnSpec>& bind,
+                                 const std::vector<uint16_t>& pk_indexes, const std::vector<ColumnSpec>& result) {
+  WireWriter w;
+  w.Int(kResultPrepared);
+  w.ShortBytes(id);
+  bool global = SameTable(bind);
+  w.Int(global ? kMetaGlobalTableSpec : 0);
+  w.Int(static_cast<int32_t>(bind.size()));
+  w.Int(static_cast<int32_t>(pk_indexes.size()));
+  for (uint16_t i : pk_indexes) w.Short(i);
+  if (!bind.empty()) EncodeColumnSpecs(bind, global, &w);
+  EncodeRowsMetadata(result, std::nullopt, false, &w);
+  return w.Take();
+}
+
+std::string EncodeSchemaChangeResult(const SchemaChange& c) {
+  WireWriter w;
+  w.Int(kResultSchemaChange);
+  EncodeSchemaChangeBody(c, &w);
+  return w.Take();
+}
+
+std::string EncodeSchemaChangeEvent(const SchemaChange& c) {
+  WireWriter w;
+  w.String("SCHEMA_CHANGE");
+  EncodeSchemaChangeBody(c, &w);
+  return w.Take();
+}
+
+std::string EncodeAuthenticate(std::string_view authenticator_class) {
+  WireWriter w;
+  w.String(authenticator_class);
+  return w.Take();
+}
+
+std::string EncodeAuthSuccess(const std::optional<std::string>& token) {
+  WireWriter w;
+  if (token) w.Bytes(*token);
+  else w.NullBytes();
+  return w.Take();
+}
+
+}  // namespace tessera::cql

@@ -1,0 +1,100 @@
+// Response messages of native protocol v4 (§4.2) and their encoding into
+// frame bodies. Error codes, result kinds and metadata flags are FROZEN ON
+// THE WIRE.
+//
+// Thread safety: pure functions; a RowsWriter is used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cql/protocol/requests.h"
+#include "cql/protocol/wire.h"
+#include "types/cql_type.h"
+
+namespace tessera::cql {
+
+// Error codes (§9).
+enum class ErrorCode : int32_t {
+  kServerError = 0x0000, kProtocolError = 0x000A, kBadCredentials = 0x0100, kUnavailable = 0x1000,
+  kOverloaded = 0x1001, kIsBootstrapping = 0x1002, kTruncateError = 0x1003, kWriteTimeout = 0x1100,
+  kReadTimeout = 0x1200, kReadFailure = 0x1300, kFunctionFailure = 0x1400, kWriteFailure = 0x1500,
+  kSyntaxError = 0x2000, kUnauthorized = 0x2100, kInvalid = 0x2200, kConfigError = 0x2300,
+  kAlreadyExists = 0x2400, kUnprepared = 0x2500,
+};
+
+struct ErrorResponse {
+  ErrorCode code = ErrorCode::kServerError;
+  std::string message;
+  // kAlreadyExists: keyspace and table ("" for a keyspace).
+  std::string keyspace, table;
+  // kUnprepared: the unknown id exactly as the client sent it.
+  std::string unprepared_id;
+  // kUnavailable, kWriteTimeout, kReadTimeout, kReadFailure, kWriteFailure.
+  Consistency consistency = Consistency::kOne;
+  int32_t required_or_received = 0, alive_or_blockfor = 0, failures = 0;
+  std::string write_type = "SIMPLE";
+  bool data_present = false;
+};
+std::string EncodeError(const ErrorResponse& e);
+
+// SUPPORTED: [string multimap] (§4.2.4).
+std::string EncodeSupported(const std::map<std::string, std::vector<std::string>>& options);
+
+// [option] of a type (§4.2.5.2): id, then element options for collections and tuples.
+void EncodeTypeOption(const CqlType& type, WireWriter* w);
+
+struct ColumnSpec {
+  std::string keyspace, table, name;
+  CqlType type = CqlType::Scalar(TypeKind::kInt);
+};
+
+// Writes a RESULT/Rows body (§4.2.5.2): metadata, then rows of [bytes] cells.
+class RowsWriter {
+ public:
+  // `paging_state` set: the Has_more_pages flag and the state follow.
+  // `no_metadata`: only flags, column count and paging state (Skip_metadata requested).
+  RowsWriter(const std::vector<ColumnSpec>& columns, const std::optional<std::string>& paging_state,
+             bool no_metadata);
+  // One row; REQUIRES: cells.size() == column count. nullopt = null.
+  void AddRow(const std::vector<std::optional<std::string>>& cells);
+  // The finished body. REQUIRES: called once.
+  std::string Finish();
+  size_t rows() const { return rows_; }
+
+ private:
+  WireWriter head_;
+  WireWriter rows_body_;
+  size_t columns_ = 0;
+  size_t rows_ = 0;
+};
+
+// Writes the metadata block shared by Rows and Prepared results.
+void EncodeRowsMetadata(const std::vector<ColumnSpec>& columns, const std::optional<std::string>& paging_state,
+                        bool no_metadata, WireWriter* w);
+
+std::string EncodeVoidResult();
+std::string EncodeSetKeyspaceResult(std::string_view keyspace);
+// PREPARED (v4): id, bind-variable metadata with partition-key bind indexes,
+// result metadata.
+std::string EncodePreparedResult(std::string_view id, const std::vector<ColumnSpec>& bind_columns,
+                                 const std::vector<uint16_t>& partition_key_indexes,
+                                 const std::vector<ColumnSpec>& result_columns);
+
+// A schema change (§4.2.5.5 / §4.2.6): change_type CREATED|UPDATED|DROPPED,
+// target KEYSPACE|TABLE|TYPE|FUNCTION|AGGREGATE.
+struct SchemaChange {
+  std::string change_type, target, keyspace, name;
+  std::vector<std::string> argument_types;  // FUNCTION / AGGREGATE
+};
+std::string EncodeSchemaChangeResult(const SchemaChange& change);
+std::string EncodeSchemaChangeEvent(const SchemaChange& change);
+
+std::string EncodeAuthenticate(std::string_view authenticator_class);
+std::string EncodeAuthSuccess(const std::optional<std::string>& token);
+
+}  // namespace tessera::cql
