@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs a libFuzzer target with clang (ASan + UBSan).
-# Usage: scripts/fuzz.sh TARGET [SECONDS]   TARGET: key_decoder | frame_decoder
+# Usage: scripts/fuzz.sh TARGET [SECONDS]   TARGET: key_decoder | frame_decoder | cql_parser
 # The corpus lives in build/fuzz/<target>_corpus; the last line printed is
 # libFuzzer's summary with the number of executions.
 set -euo pipefail
@@ -21,11 +21,15 @@ case "$target" in
              src/cql/protocol/frame.cc src/cql/protocol/wire.cc src/cql/protocol/compression.cc
              src/cql/protocol/requests.cc)
     libs=(-llz4 -lsnappy) ;;
+  cql_parser)
+    sources=(src/common/status.cc src/cql/parser/lexer.cc src/cql/parser/parser.cc src/cql/parser/parse_terms.cc
+             src/cql/parser/parse_dml.cc src/cql/parser/parse_ddl.cc)
+    libs=() ;;
   *) echo "fuzz.sh: unknown target $target" >&2; exit 2 ;;
 esac
 cd "$root"
 clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Isrc -I. "fuzz/${target}_fuzzer.cc" "${sources[@]}" "${libs[@]}" -o "$out/${target}_fuzzer"
+  -Isrc -I. "fuzz/${target}_fuzzer.cc" "${sources[@]}" ${libs[@]+"${libs[@]}"} -o "$out/${target}_fuzzer"
 "$out/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
   -artifact_prefix="$out/${target}_" \
   "$out/${target}_corpus" 2>&1 | grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|Done)" || true

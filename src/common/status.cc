@@ -12,6 +12,7 @@ std::string Status::ToString() const {
     case Code::kCorruption: name = "Corruption"; break;
     case Code::kIOError: name = "IOError"; break;
     case Code::kBusy: name = "Busy"; break;
+    case Code::kSyntaxError: name = "SyntaxError"; break;
   }
   return std::string(name) + ": " + message_;
 }

@@ -28,6 +28,7 @@ class Status {
     kCorruption,       // stored bytes do not decode
     kIOError,          // the storage engine failed
     kBusy,             // a conflicting operation is in progress; retry
+    kSyntaxError,      // a statement does not parse (CQL 0x2000); the message names line:column
   };
 
   Status() = default;  // OK
@@ -39,6 +40,7 @@ class Status {
   static Status Corruption(std::string msg) { return Status(Code::kCorruption, std::move(msg)); }
   static Status IOError(std::string msg) { return Status(Code::kIOError, std::move(msg)); }
   static Status Busy(std::string msg) { return Status(Code::kBusy, std::move(msg)); }
+  static Status SyntaxError(std::string msg) { return Status(Code::kSyntaxError, std::move(msg)); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
@@ -46,6 +48,7 @@ class Status {
   bool IsNotFound() const { return code_ == Code::kNotFound; }
   bool IsAlreadyExists() const { return code_ == Code::kAlreadyExists; }
   bool IsInvalidArgument() const { return code_ == Code::kInvalidArgument; }
+  bool IsSyntaxError() const { return code_ == Code::kSyntaxError; }
 
   // "OK" or "<CodeName>: <message>".
   std::string ToString() const;

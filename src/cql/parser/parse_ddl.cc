@@ -1,0 +1,205 @@
+// CREATE / ALTER / DROP KEYSPACE and TABLE, TRUNCATE, USE.
+#include "cql/parser/parser_core.h"
+
+namespace tessera::cql::internal {
+namespace {
+
+bool AtTableWord(const ParserCore& p) { return p.AtKeyword("table") || p.AtKeyword("columnfamily"); }
+
+}  // namespace
+
+Status ParserCore::ParseCreate(RawStatement* out) {
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("create"));
+  if (AcceptKeyword("keyspace") || AcceptKeyword("schema")) {
+    CreateKeyspaceStatement ks;
+    if (AcceptKeyword("if")) {
+      TESSERA_RETURN_IF_ERROR(ExpectKeyword("not"));
+      TESSERA_RETURN_IF_ERROR(ExpectKeyword("exists"));
+      ks.if_not_exists = true;
+    }
+    TESSERA_RETURN_IF_ERROR(Identifier(&ks.name, "a keyspace name"));
+    TESSERA_RETURN_IF_ERROR(ExpectKeyword("with"));
+    TESSERA_RETURN_IF_ERROR(ParseProperties(&ks.properties));
+    *out = std::move(ks);
+    return Status::OK();
+  }
+  if (!AtTableWord(*this)) return Unexpected("KEYSPACE or TABLE");
+  Next();
+  CreateTableStatement t;
+  if (AcceptKeyword("if")) {
+    TESSERA_RETURN_IF_ERROR(ExpectKeyword("not"));
+    TESSERA_RETURN_IF_ERROR(ExpectKeyword("exists"));
+    t.if_not_exists = true;
+  }
+  TESSERA_RETURN_IF_ERROR(QualifiedTableName(&t.table));
+  TESSERA_RETURN_IF_ERROR(ExpectPunct("("));
+  bool have_primary_key_clause = false;
+  do {
+    if (AtKeyword("primary") && AtKeyword("key", 1)) {
+      Next();
+      Next();
+      have_primary_key_clause = true;
+      TESSERA_RETURN_IF_ERROR(ExpectPunct("("));
+      if (AcceptPunct("(")) {  // ((a, b), c)
+        do {
+          std::string c;
+          TESSERA_RETURN_IF_ERROR(Identifier(&c, "a partition key column"));
+          t.partition_key.push_back(c);
+        } while (AcceptPunct(","));
+        TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+      } else {
+        std::string c;
+        TESSERA_RETURN_IF_ERROR(Identifier(&c, "a partition key column"));
+        t.partition_key.push_back(c);
+      }
+      while (AcceptPunct(",")) {
+        std::string c;
+        TESSERA_RETURN_IF_ERROR(Identifier(&c, "a clustering column"));
+        t.clustering.push_back(c);
+      }
+      TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+      continue;
+    }
+    ColumnDeclaration col;
+    col.position = Peek().position;
+    TESSERA_RETURN_IF_ERROR(Identifier(&col.name, "a column name"));
+    TESSERA_RETURN_IF_ERROR(TypeText(&col.type));
+    if (AcceptKeyword("static")) col.is_static = true;
+    if (AtKeyword("primary")) {
+      Next();
+      TESSERA_RETURN_IF_ERROR(ExpectKeyword("key"));
+      col.primary_key = true;
+      t.partition_key.push_back(col.name);
+    }
+    t.columns.push_back(std::move(col));
+  } while (AcceptPunct(","));
+  TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+  (void)have_primary_key_clause;
+  if (AcceptKeyword("with")) {
+    do {
+      if (AtKeyword("clustering") && AtKeyword("order", 1)) {
+        Next();
+        Next();
+        TESSERA_RETURN_IF_ERROR(ExpectKeyword("by"));
+        TESSERA_RETURN_IF_ERROR(ExpectPunct("("));
+        do {
+          std::string c;
+          TESSERA_RETURN_IF_ERROR(Identifier(&c, "a clustering column"));
+          bool desc = false;
+          if (AcceptKeyword("desc")) desc = true;
+          else if (!AcceptKeyword("asc")) return Unexpected("ASC or DESC");
+          t.clustering_order.emplace_back(c, desc);
+        } while (AcceptPunct(","));
+        TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+      } else if (AtKeyword("compact") && AtKeyword("storage", 1)) {
+        Next();
+        Next();
+        t.compact_storage = true;
+      } else {
+        std::vector<Property> one;
+        Property p;
+        const Token& name = Peek();
+        if (name.kind != TokenKind::kIdentifier && name.kind != TokenKind::kQuotedIdentifier) {
+          return Unexpected("a table property");
+        }
+        p.name = Next().text;
+        TESSERA_RETURN_IF_ERROR(ExpectPunct("="));
+        if (Peek().kind == TokenKind::kIdentifier && !AtKeyword("true") && !AtKeyword("false")) {
+          p.value.kind = Term::Kind::kString;
+          p.value.position = Peek().position;
+          p.value.text = Next().text;
+        } else {
+          TESSERA_RETURN_IF_ERROR(ParseTerm(&p.value));
+        }
+        t.properties.push_back(std::move(p));
+      }
+    } while (AcceptKeyword("and"));
+  }
+  *out = std::move(t);
+  return Status::OK();
+}
+
+Status ParserCore::ParseAlter(RawStatement* out) {
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("alter"));
+  if (AcceptKeyword("keyspace") || AcceptKeyword("schema")) {
+    AlterKeyspaceStatement ks;
+    TESSERA_RETURN_IF_ERROR(Identifier(&ks.name, "a keyspace name"));
+    TESSERA_RETURN_IF_ERROR(ExpectKeyword("with"));
+    TESSERA_RETURN_IF_ERROR(ParseProperties(&ks.properties));
+    *out = std::move(ks);
+    return Status::OK();
+  }
+  if (!AtTableWord(*this)) return Unexpected("KEYSPACE or TABLE");
+  Next();
+  AlterTableStatement t;
+  TESSERA_RETURN_IF_ERROR(QualifiedTableName(&t.table));
+  if (AcceptKeyword("add")) {
+    t.op = AlterTableStatement::Op::kAdd;
+    bool parens = AcceptPunct("(");
+    do {
+      ColumnDeclaration col;
+      col.position = Peek().position;
+      TESSERA_RETURN_IF_ERROR(Identifier(&col.name, "a column name"));
+      TESSERA_RETURN_IF_ERROR(TypeText(&col.type));
+      if (AcceptKeyword("static")) col.is_static = true;
+      t.added.push_back(std::move(col));
+    } while (parens && AcceptPunct(","));
+    if (parens) TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+  } else if (AcceptKeyword("drop")) {
+    t.op = AlterTableStatement::Op::kDrop;
+    bool parens = AcceptPunct("(");
+    do {
+      std::string c;
+      TESSERA_RETURN_IF_ERROR(Identifier(&c, "a column name"));
+      t.dropped.push_back(c);
+    } while (parens && AcceptPunct(","));
+    if (parens) TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+  } else if (AcceptKeyword("rename")) {
+    t.op = AlterTableStatement::Op::kRename;
+    do {
+      std::string from, to;
+      TESSERA_RETURN_IF_ERROR(Identifier(&from, "a column name"));
+      TESSERA_RETURN_IF_ERROR(ExpectKeyword("to"));
+      TESSERA_RETURN_IF_ERROR(Identifier(&to, "a column name"));
+      t.renamed.emplace_back(from, to);
+    } while (AcceptKeyword("and"));
+  } else if (AcceptKeyword("with")) {
+    t.op = AlterTableStatement::Op::kWith;
+    TESSERA_RETURN_IF_ERROR(ParseProperties(&t.properties));
+  } else {
+    return Unexpected("ADD, DROP, RENAME or WITH");
+  }
+  *out = std::move(t);
+  return Status::OK();
+}
+
+Status ParserCore::ParseDrop(DropStatement* out) {
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("drop"));
+  if (AcceptKeyword("keyspace") || AcceptKeyword("schema")) {
+    out->target = DropStatement::Target::kKeyspace;
+  } else if (AtTableWord(*this)) {
+    Next();
+    out->target = DropStatement::Target::kTable;
+  } else {
+    return Unexpected("KEYSPACE or TABLE");
+  }
+  if (AcceptKeyword("if")) {
+    TESSERA_RETURN_IF_ERROR(ExpectKeyword("exists"));
+    out->if_exists = true;
+  }
+  if (out->target == DropStatement::Target::kKeyspace) return Identifier(&out->name.name, "a keyspace name");
+  return QualifiedTableName(&out->name);
+}
+
+Status ParserCore::ParseTruncate(TruncateStatement* out) {
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("truncate"));
+  if (AtTableWord(*this)) Next();
+  return QualifiedTableName(&out->table);
+}
+
+Status ParserCore::ParseUse(UseStatement* out) {
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("use"));
+  return Identifier(&out->keyspace, "a keyspace name");
+}
+
+}  // namespace tessera::cql::internal

@@ -1,0 +1,372 @@
+// Terms, names, relations, selectors, USING and WITH properties.
+#include <set>
+
+#include "cql/parser/parser_core.h"
+
+namespace tessera::cql::internal {
+namespace {
+
+// Cassandra's reserved keywords: never an unquoted identifier.
+const std::set<std::string>& ReservedKeywords() {
+  static const std::set<std::string> kWords = {
+      "add", "allow", "alter", "and", "apply", "asc", "authorize", "batch", "begin", "by", "columnfamily",
+      "create", "delete", "desc", "describe", "drop", "entries", "execute", "from", "full", "grant", "if",
+      "in", "index", "infinity", "insert", "into", "is", "keyspace", "limit", "modify", "nan", "norecursive",
+      "not", "null", "of", "on", "or", "order", "primary", "rename", "replace", "revoke", "schema", "select",
+      "set", "table", "to", "token", "truncate", "unlogged", "update", "use", "using", "view", "where", "with"};
+  return kWords;
+}
+
+Relation::Op OpOf(const std::string& p) {
+  if (p == "=" || p == "==") return Relation::Op::kEq;
+  if (p == "!=") return Relation::Op::kNe;
+  if (p == "<") return Relation::Op::kLt;
+  if (p == "<=") return Relation::Op::kLe;
+  if (p == ">") return Relation::Op::kGt;
+  return Relation::Op::kGe;
+}
+
+bool IsComparison(const Token& t) {
+  return t.kind == TokenKind::kPunctuation &&
+         (t.text == "=" || t.text == "==" || t.text == "!=" || t.text == "<" || t.text == "<=" || t.text == ">" ||
+          t.text == ">=");
+}
+
+}  // namespace
+
+Status ParserCore::Identifier(std::string* out, const char* what) {
+  const Token& t = Peek();
+  if (t.kind == TokenKind::kQuotedIdentifier ||
+      (t.kind == TokenKind::kIdentifier && !ReservedKeywords().count(t.text))) {
+    *out = Next().text;
+    return Status::OK();
+  }
+  return Unexpected(what);
+}
+
+Status ParserCore::QualifiedTableName(QualifiedName* out) {
+  std::string first;
+  TESSERA_RETURN_IF_ERROR(Identifier(&first, "a table name"));
+  if (AcceptPunct(".")) {
+    out->keyspace = first;
+    return Identifier(&out->name, "a table name");
+  }
+  out->name = first;
+  return Status::OK();
+}
+
+Status ParserCore::ParseBindMarker(Term* out) {
+  const Token& t = Next();
+  out->kind = Term::Kind::kBindMarker;
+  out->bind_index = bind_count_++;
+  out->bind_name = t.kind == TokenKind::kNamedBindMarker ? t.text : "";
+  bind_names_.push_back(out->bind_name);
+  return Status::OK();
+}
+
+Status ParserCore::ParseCollectionLiteral(Term* out) {
+  const Token& open = Next();
+  if (open.text == "[") {
+    out->kind = Term::Kind::kList;
+    if (AcceptPunct("]")) return Status::OK();
+    do {
+      Term e;
+      TESSERA_RETURN_IF_ERROR(ParseTerm(&e));
+      out->elements.push_back(std::move(e));
+    } while (AcceptPunct(","));
+    return ExpectPunct("]");
+  }
+  // '{': a set, a map, or (empty) either; the executor decides from the type.
+  out->kind = Term::Kind::kSet;
+  if (AcceptPunct("}")) return Status::OK();
+  Term first;
+  TESSERA_RETURN_IF_ERROR(ParseTerm(&first));
+  if (AcceptPunct(":")) {
+    out->kind = Term::Kind::kMap;
+    Term v;
+    TESSERA_RETURN_IF_ERROR(ParseTerm(&v));
+    out->elements.push_back(std::move(first));
+    out->map_values.push_back(std::move(v));
+    while (AcceptPunct(",")) {
+      Term k, val;
+      TESSERA_RETURN_IF_ERROR(ParseTerm(&k));
+      TESSERA_RETURN_IF_ERROR(ExpectPunct(":"));
+      TESSERA_RETURN_IF_ERROR(ParseTerm(&val));
+      out->elements.push_back(std::move(k));
+      out->map_values.push_back(std::move(val));
+    }
+    return ExpectPunct("}");
+  }
+  out->elements.push_back(std::move(first));
+  while (AcceptPunct(",")) {
+    Term e;
+    TESSERA_RETURN_IF_ERROR(ParseTerm(&e));
+    out->elements.push_back(std::move(e));
+  }
+  return ExpectPunct("}");
+}
+
+Status ParserCore::ParseTerm(Term* out) {
+  const Token& t = Peek();
+  out->position = t.position;
+  switch (t.kind) {
+    case TokenKind::kString: out->kind = Term::Kind::kString; out->text = Next().text; return Status::OK();
+    case TokenKind::kInteger: out->kind = Term::Kind::kInteger; out->text = Next().text; return Status::OK();
+    case TokenKind::kFloat: out->kind = Term::Kind::kFloat; out->text = Next().text; return Status::OK();
+    case TokenKind::kUuid: out->kind = Term::Kind::kUuid; out->text = Next().text; return Status::OK();
+    case TokenKind::kBlob: out->kind = Term::Kind::kBlob; out->text = Next().text; return Status::OK();
+    case TokenKind::kDuration: out->kind = Term::Kind::kDuration; out->text = Next().text; return Status::OK();
+    case TokenKind::kBindMarker:
+    case TokenKind::kNamedBindMarker:
+      return ParseBindMarker(out);
+    default:
+      break;
+  }
+  if (AtPunct("-")) {  // negative number, -NaN, -Infinity
+    const Token& n = Peek(1);
+    if (n.kind == TokenKind::kInteger || n.kind == TokenKind::kFloat || n.kind == TokenKind::kDuration) {
+      Next();
+      out->kind = n.kind == TokenKind::kInteger ? Term::Kind::kInteger
+                : n.kind == TokenKind::kFloat ? Term::Kind::kFloat : Term::Kind::kDuration;
+      out->text = "-" + Next().text;
+      return Status::OK();
+    }
+    return Unexpected("a number after '-'");
+  }
+  if (AtPunct("[") || AtPunct("{")) return ParseCollectionLiteral(out);
+  if (AtPunct("(")) {
+    Next();
+    // (type) term: a type hint, as in (int) ?
+    if (Peek().kind == TokenKind::kIdentifier && AtPunct(")", 1) && !ReservedKeywords().count(Peek().text) &&
+        Peek(2).kind != TokenKind::kEnd && !AtPunct(",", 2) && !AtPunct(")", 2) && !AtPunct(";", 2) &&
+        !IsComparison(Peek(2)) && !AtKeyword("and", 2)) {
+      out->kind = Term::Kind::kTypeHint;
+      out->function_name = Next().text;
+      Next();  // ')'
+      Term inner;
+      TESSERA_RETURN_IF_ERROR(ParseTerm(&inner));
+      out->elements.push_back(std::move(inner));
+      return Status::OK();
+    }
+    out->kind = Term::Kind::kTuple;
+    do {
+      Term e;
+      TESSERA_RETURN_IF_ERROR(ParseTerm(&e));
+      out->elements.push_back(std::move(e));
+    } while (AcceptPunct(","));
+    return ExpectPunct(")");
+  }
+  if (t.kind == TokenKind::kIdentifier) {
+    if (t.text == "true" || t.text == "false") {
+      out->kind = Term::Kind::kBoolean;
+      out->text = Next().text;
+      return Status::OK();
+    }
+    if (t.text == "null") {
+      Next();
+      out->kind = Term::Kind::kNull;
+      return Status::OK();
+    }
+    if (AtPunct("(", 1) || (AtPunct(".", 1) && AtPunct("(", 3))) {  // [keyspace.]function(args)
+      out->kind = Term::Kind::kFunctionCall;
+      out->function_name = Next().text;
+      if (AcceptPunct(".")) out->function_name += "." + Next().text;
+      Next();  // '('
+      if (AcceptPunct(")")) return Status::OK();
+      do {
+        Term a;
+        TESSERA_RETURN_IF_ERROR(ParseTerm(&a));
+        out->elements.push_back(std::move(a));
+      } while (AcceptPunct(","));
+      return ExpectPunct(")");
+    }
+  }
+  return Unexpected("a value");
+}
+
+Status ParserCore::ParseRelations(std::vector<Relation>* out) {
+  do {
+    Relation r;
+    TESSERA_RETURN_IF_ERROR(ParseRelation(&r));
+    out->push_back(std::move(r));
+  } while (AcceptKeyword("and"));
+  return Status::OK();
+}
+
+Status ParserCore::ParseRelation(Relation* r) {
+  r->position = Peek().position;
+  if (AtKeyword("token") && AtPunct("(", 1)) {
+    Next();
+    Next();
+    r->lhs = Relation::Lhs::kToken;
+    do {
+      std::string c;
+      TESSERA_RETURN_IF_ERROR(Identifier(&c, "a partition key column"));
+      r->columns.push_back(c);
+    } while (AcceptPunct(","));
+    TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+  } else if (AtPunct("(")) {
+    Next();
+    r->lhs = Relation::Lhs::kMultiColumn;
+    do {
+      std::string c;
+      TESSERA_RETURN_IF_ERROR(Identifier(&c, "a clustering column"));
+      r->columns.push_back(c);
+    } while (AcceptPunct(","));
+    TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+  } else {
+    std::string c;
+    TESSERA_RETURN_IF_ERROR(Identifier(&c, "a column name"));
+    r->columns.push_back(c);
+    if (AcceptPunct("[")) {
+      r->lhs = Relation::Lhs::kMapElement;
+      Term key;
+      TESSERA_RETURN_IF_ERROR(ParseTerm(&key));
+      r->map_key = std::move(key);
+      TESSERA_RETURN_IF_ERROR(ExpectPunct("]"));
+    }
+  }
+  if (IsComparison(Peek())) {
+    r->op = OpOf(Next().text);
+    return ParseTerm(&r->value);
+  }
+  if (AcceptKeyword("in")) {
+    r->op = Relation::Op::kIn;
+    if (Peek().kind == TokenKind::kBindMarker || Peek().kind == TokenKind::kNamedBindMarker) {
+      r->in_marker = true;
+      return ParseTerm(&r->value);
+    }
+    TESSERA_RETURN_IF_ERROR(ExpectPunct("("));
+    if (AcceptPunct(")")) return Status::OK();
+    do {
+      Term v;
+      TESSERA_RETURN_IF_ERROR(ParseTerm(&v));
+      r->in_values.push_back(std::move(v));
+    } while (AcceptPunct(","));
+    return ExpectPunct(")");
+  }
+  if (AcceptKeyword("contains")) {
+    r->op = AcceptKeyword("key") ? Relation::Op::kContainsKey : Relation::Op::kContains;
+    return ParseTerm(&r->value);
+  }
+  if (AcceptKeyword("like")) {
+    r->op = Relation::Op::kLike;
+    return ParseTerm(&r->value);
+  }
+  if (AcceptKeyword("is")) {
+    TESSERA_RETURN_IF_ERROR(ExpectKeyword("not"));
+    TESSERA_RETURN_IF_ERROR(ExpectKeyword("null"));
+    r->op = Relation::Op::kIsNotNull;
+    return Status::OK();
+  }
+  return Unexpected("an operator (=, <, <=, >, >=, !=, IN, CONTAINS)");
+}
+
+Status ParserCore::ParseSelector(Selector* out, bool allow_alias) {
+  out->position = Peek().position;
+  const Token& t = Peek();
+  if (t.kind == TokenKind::kIdentifier && AtPunct("(", 1)) {
+    std::string fn = t.text;
+    if (fn == "count" && (AtPunct("*", 2) || Peek(2).kind == TokenKind::kInteger) && AtPunct(")", 3)) {
+      Next(); Next(); Next(); Next();
+      out->kind = Selector::Kind::kCountStar;
+      out->name = "count";
+    } else if (fn == "writetime" || fn == "ttl") {
+      Next(); Next();
+      out->kind = fn == "ttl" ? Selector::Kind::kTtl : Selector::Kind::kWritetime;
+      TESSERA_RETURN_IF_ERROR(Identifier(&out->name, "a column name"));
+      TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+    } else if (fn == "cast") {
+      Next(); Next();
+      out->kind = Selector::Kind::kCast;
+      Selector arg;
+      TESSERA_RETURN_IF_ERROR(ParseSelector(&arg, /*allow_alias=*/false));  // AS introduces the type
+      out->args.push_back(std::move(arg));
+      TESSERA_RETURN_IF_ERROR(ExpectKeyword("as"));
+      TESSERA_RETURN_IF_ERROR(TypeText(&out->cast_type));
+      TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+    } else {
+      Next(); Next();
+      out->kind = Selector::Kind::kFunction;
+      out->name = fn;
+      if (!AcceptPunct(")")) {
+        do {
+          Selector arg;
+          TESSERA_RETURN_IF_ERROR(ParseSelector(&arg));
+          out->args.push_back(std::move(arg));
+        } while (AcceptPunct(","));
+        TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+      }
+    }
+  } else if (t.kind == TokenKind::kIdentifier || t.kind == TokenKind::kQuotedIdentifier) {
+    out->kind = Selector::Kind::kColumn;
+    TESSERA_RETURN_IF_ERROR(Identifier(&out->name, "a column name"));
+  } else {
+    out->kind = Selector::Kind::kTerm;
+    Term term;
+    TESSERA_RETURN_IF_ERROR(ParseTerm(&term));
+    out->term = std::move(term);
+  }
+  if (allow_alias && AcceptKeyword("as")) TESSERA_RETURN_IF_ERROR(Identifier(&out->alias, "an alias"));
+  return Status::OK();
+}
+
+Status ParserCore::ParseUsing(Using* out) {
+  if (!AcceptKeyword("using")) return Status::OK();
+  do {
+    if (AcceptKeyword("ttl")) {
+      Term t;
+      TESSERA_RETURN_IF_ERROR(ParseTerm(&t));
+      out->ttl = std::move(t);
+    } else if (AcceptKeyword("timestamp")) {
+      Term t;
+      TESSERA_RETURN_IF_ERROR(ParseTerm(&t));
+      out->timestamp = std::move(t);
+    } else {
+      return Unexpected("TTL or TIMESTAMP");
+    }
+  } while (AcceptKeyword("and"));
+  return Status::OK();
+}
+
+Status ParserCore::ParseProperties(std::vector<Property>* out) {
+  do {
+    Property p;
+    const Token& t = Peek();
+    if (t.kind != TokenKind::kIdentifier && t.kind != TokenKind::kQuotedIdentifier) return Unexpected("a property name");
+    p.name = Next().text;
+    TESSERA_RETURN_IF_ERROR(ExpectPunct("="));
+    if (Peek().kind == TokenKind::kIdentifier && !AtKeyword("true") && !AtKeyword("false") && !AtPunct("(", 1)) {
+      p.value.kind = Term::Kind::kString;  // bare words, e.g. speculative_retry = NONE
+      p.value.position = Peek().position;
+      p.value.text = Next().text;
+    } else {
+      TESSERA_RETURN_IF_ERROR(ParseTerm(&p.value));
+    }
+    out->push_back(std::move(p));
+  } while (AcceptKeyword("and"));
+  return Status::OK();
+}
+
+Status ParserCore::TypeText(std::string* out) {
+  const Token& t = Peek();
+  // Reserved words are no types, except those that name one (set<...>).
+  if (t.kind != TokenKind::kIdentifier || (ReservedKeywords().count(t.text) && !AtPunct("<", 1))) {
+    return Unexpected("a type");
+  }
+  *out = Next().text;
+  if (AcceptPunct("<")) {
+    *out += "<";
+    do {
+      std::string inner;
+      TESSERA_RETURN_IF_ERROR(TypeText(&inner));
+      if (out->back() != '<') *out += ", ";
+      *out += inner;
+    } while (AcceptPunct(","));
+    TESSERA_RETURN_IF_ERROR(ExpectPunct(">"));
+    *out += ">";
+  }
+  return Status::OK();
+}
+
+}  // namespace tessera::cql::internal

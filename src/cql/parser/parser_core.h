@@ -1,0 +1,69 @@
+// Internal to the parser: the token cursor and the grammar methods, split
+// over parse_terms.cc (terms, relations, selectors), parse_dml.cc and
+// parse_ddl.cc. Not for use outside src/cql/parser.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cql/parser/lexer.h"
+#include "cql/parser/raw_statements.h"
+
+namespace tessera::cql::internal {
+
+class ParserCore {
+ public:
+  explicit ParserCore(std::vector<Token> tokens) : tokens_(std::move(tokens)) {}
+
+  Result<ParsedStatement> ParseOne();
+
+  // --- cursor ---
+  const Token& Peek(size_t ahead = 0) const;
+  const Token& Next();
+  bool AtKeyword(const char* word, size_t ahead = 0) const;
+  bool AtPunct(const char* p, size_t ahead = 0) const;
+  bool AcceptKeyword(const char* word);
+  bool AcceptPunct(const char* p);
+  Status ExpectKeyword(const char* word);
+  Status ExpectPunct(const char* p);
+  Status Unexpected(const char* expected) const;
+
+  // --- shared pieces (parse_terms.cc) ---
+  Status Identifier(std::string* out, const char* what = "an identifier");
+  Status QualifiedTableName(QualifiedName* out);
+  Status ParseTerm(Term* out);
+  Status ParseRelations(std::vector<Relation>* out);
+  Status ParseRelation(Relation* out);
+  Status ParseSelector(Selector* out, bool allow_alias = true);
+  Status ParseUsing(Using* out);
+  Status ParseProperties(std::vector<Property>* out);
+  Status TypeText(std::string* out);
+
+  // --- statements ---
+  Status ParseSelect(SelectStatement* out);                 // parse_dml.cc
+  Status ParseInsert(InsertStatement* out);
+  Status ParseUpdate(UpdateStatement* out);
+  Status ParseDelete(DeleteStatement* out);
+  Status ParseBatch(BatchStatement* out);
+  Status ParseCreate(RawStatement* out);                    // parse_ddl.cc
+  Status ParseAlter(RawStatement* out);
+  Status ParseDrop(DropStatement* out);
+  Status ParseTruncate(TruncateStatement* out);
+  Status ParseUse(UseStatement* out);
+
+ private:
+  Status ParseCollectionLiteral(Term* out);
+  Status ParseBindMarker(Term* out);
+  Status ParseConditions(std::vector<Relation>* out);
+  friend class ParserFriend;
+
+ public:
+  int bind_count_ = 0;
+  std::vector<std::string> bind_names_;
+
+ private:
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+};
+
+}  // namespace tessera::cql::internal

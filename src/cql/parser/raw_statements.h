@@ -1,0 +1,202 @@
+// Raw statements: what the CQL parser produces, before any schema is
+// consulted (ScyllaDB's split). Names are as written (unquoted identifiers
+// lower-cased, quoted ones kept); terms are literals, bind markers,
+// collection literals and function calls, with their source positions so
+// that the executor can report errors where they are.
+//
+// Thread safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "cql/parser/lexer.h"
+
+namespace tessera::cql {
+
+struct Term {
+  enum class Kind {
+    kString, kInteger, kFloat, kBoolean, kUuid, kBlob, kDuration, kNull,  // literals (text holds the literal)
+    kBindMarker,       // ? or :name; bind_index is its position among all markers
+    kList, kSet, kMap, kTuple,  // [..], {..}, {k: v, ..}, (..): elements (and map_values)
+    kFunctionCall,     // name(args): uuid(), now(), toTimestamp(now()), ...
+    kTypeHint,         // (type) term: type_name, elements[0]
+  };
+  Kind kind = Kind::kNull;
+  SourcePosition position;
+  std::string text;               // literal text (strings unescaped; blobs as hex; integers with sign)
+  int bind_index = -1;
+  std::string bind_name;          // :name markers
+  std::string function_name;      // kFunctionCall; type name for kTypeHint
+  std::vector<Term> elements;     // list, set, tuple, call arguments; map literal: the keys
+  std::vector<Term> map_values;   // map literal: the value of elements[i] (a pair<Term, Term> would
+                                  // need Term complete inside its own definition)
+};
+
+struct QualifiedName {
+  std::string keyspace;  // empty: the connection's current keyspace
+  std::string name;
+};
+
+// WITH name = value AND ... (table and keyspace properties).
+struct Property {
+  std::string name;
+  Term value;  // a constant or a map literal
+};
+
+// A restriction in WHERE (or IF).
+struct Relation {
+  enum class Op { kEq, kNe, kLt, kLe, kGt, kGe, kIn, kContains, kContainsKey, kLike, kIsNotNull };
+  enum class Lhs { kColumn, kMultiColumn, kToken, kMapElement };
+  Lhs lhs = Lhs::kColumn;
+  std::vector<std::string> columns;  // one; several for (a, b) > ... and token(a, b)
+  std::optional<Term> map_key;       // kMapElement: col[key]
+  Op op = Op::kEq;
+  Term value;                        // the right-hand side (a tuple or a marker for IN ?)
+  std::vector<Term> in_values;       // IN (v1, v2, ...)
+  bool in_marker = false;            // IN ?
+  SourcePosition position;
+};
+
+struct Selector {
+  enum class Kind { kColumn, kFunction, kCountStar, kWritetime, kTtl, kCast, kTerm };
+  Kind kind = Kind::kColumn;
+  std::string name;                  // column, or function name
+  std::vector<Selector> args;
+  std::string cast_type;             // kCast
+  std::optional<Term> term;          // kTerm
+  std::string alias;                 // AS alias
+  SourcePosition position;
+};
+
+struct Using {
+  std::optional<Term> ttl;
+  std::optional<Term> timestamp;
+};
+
+struct ColumnDeclaration {
+  std::string name;
+  std::string type;   // CQL type text as written, parsed by CqlType::Parse
+  bool is_static = false;
+  bool primary_key = false;  // `name type PRIMARY KEY`
+  SourcePosition position;
+};
+
+struct SelectStatement {
+  QualifiedName table;
+  bool json = false;
+  bool distinct = false;
+  bool star = false;
+  std::vector<Selector> selectors;
+  std::vector<Relation> where;
+  std::vector<std::pair<std::string, bool>> order_by;  // column, descending
+  std::optional<Term> limit;
+  std::optional<Term> per_partition_limit;
+  bool allow_filtering = false;
+};
+
+struct InsertStatement {
+  QualifiedName table;
+  std::vector<std::string> columns;
+  std::vector<Term> values;
+  std::optional<Term> json;        // INSERT ... JSON '...'
+  bool json_default_unset = false; // DEFAULT UNSET (DEFAULT NULL otherwise)
+  bool if_not_exists = false;
+  Using using_clause;
+};
+
+struct Assignment {
+  enum class Op { kSet, kAppend, kPrepend, kRemove, kSetElement, kCounterAdd, kCounterSubtract };
+  std::string column;
+  Op op = Op::kSet;
+  std::optional<Term> key;  // kSetElement: col[key] = value
+  Term value;
+  SourcePosition position;
+};
+
+struct UpdateStatement {
+  QualifiedName table;
+  Using using_clause;
+  std::vector<Assignment> assignments;
+  std::vector<Relation> where;
+  bool if_exists = false;
+  std::vector<Relation> conditions;  // IF col = value ...
+};
+
+struct DeleteStatement {
+  struct Target {
+    std::string column;
+    std::optional<Term> key;  // col[key]
+  };
+  QualifiedName table;
+  std::vector<Target> columns;  // empty: the whole row(s)
+  Using using_clause;           // TIMESTAMP only
+  std::vector<Relation> where;
+  bool if_exists = false;
+  std::vector<Relation> conditions;
+};
+
+struct BatchStatement {
+  enum class Type { kLogged, kUnlogged, kCounter };
+  Type type = Type::kLogged;
+  Using using_clause;
+  std::vector<std::variant<InsertStatement, UpdateStatement, DeleteStatement>> statements;
+};
+
+struct CreateKeyspaceStatement {
+  std::string name;
+  bool if_not_exists = false;
+  std::vector<Property> properties;
+};
+
+struct AlterKeyspaceStatement {
+  std::string name;
+  std::vector<Property> properties;
+};
+
+struct CreateTableStatement {
+  QualifiedName table;
+  bool if_not_exists = false;
+  std::vector<ColumnDeclaration> columns;
+  std::vector<std::string> partition_key;  // from PRIMARY KEY ((a, b), c, d) or an inline PRIMARY KEY
+  std::vector<std::string> clustering;
+  std::vector<std::pair<std::string, bool>> clustering_order;  // column, descending
+  bool compact_storage = false;
+  std::vector<Property> properties;
+};
+
+struct AlterTableStatement {
+  enum class Op { kAdd, kDrop, kRename, kWith, kAlterType };
+  QualifiedName table;
+  Op op = Op::kWith;
+  std::vector<ColumnDeclaration> added;
+  std::vector<std::string> dropped;
+  std::vector<std::pair<std::string, std::string>> renamed;
+  std::vector<Property> properties;
+};
+
+struct DropStatement {
+  enum class Target { kKeyspace, kTable };
+  Target target = Target::kTable;
+  QualifiedName name;  // keyspace: name.name
+  bool if_exists = false;
+};
+
+struct TruncateStatement { QualifiedName table; };
+struct UseStatement { std::string keyspace; };
+
+using RawStatement = std::variant<SelectStatement, InsertStatement, UpdateStatement, DeleteStatement, BatchStatement,
+                                  CreateKeyspaceStatement, AlterKeyspaceStatement, CreateTableStatement,
+                                  AlterTableStatement, DropStatement, TruncateStatement, UseStatement>;
+
+struct ParsedStatement {
+  RawStatement statement;
+  int bind_marker_count = 0;
+  std::vector<std::string> bind_marker_names;  // per marker; empty for ?
+};
+
+}  // namespace tessera::cql
