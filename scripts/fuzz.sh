@@ -30,7 +30,13 @@ esac
 cd "$root"
 clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -Isrc -I. "fuzz/${target}_fuzzer.cc" "${sources[@]}" ${libs[@]+"${libs[@]}"} -o "$out/${target}_fuzzer"
+log="$out/${target}.log"
+status=0
 "$out/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  -artifact_prefix="$out/${target}_" \
-  "$out/${target}_corpus" 2>&1 | grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|Done)" || true
-test "${PIPESTATUS[0]}" -eq 0
+  -artifact_prefix="$out/${target}_" "$out/${target}_corpus" >"$log" 2>&1 || status=$?
+grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==|SUMMARY|Done)" "$log" || true
+if [ "$status" -ne 0 ]; then
+  echo "fuzz.sh: $target failed (exit $status); log: $log" >&2
+  grep -E "#[0-9]+ 0x" "$log" | head -20 >&2 || true
+fi
+exit "$status"

@@ -68,6 +68,11 @@ class TypeParser {
   // `nested`: inside a collection or tuple, where collections must be frozen;
   // `in_frozen`: inside frozen<...>, which freezes everything nested in it.
   Result<CqlType> ParseType(bool nested, bool frozen = false, bool in_frozen = false) {
+    if (++depth_ > kMaxDepth) return Error("nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+    struct Exit {
+      int* d;
+      ~Exit() { --*d; }
+    } exit{&depth_};
     std::string w = Word();
     if (w.empty()) return Error("expected a type name");
     if (w == "frozen") {
@@ -114,8 +119,10 @@ class TypeParser {
     return Error("unknown type '" + w + "'");
   }
 
+  static constexpr int kMaxDepth = 32;  // user input: bound the recursion
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -42,6 +42,17 @@ TEST(CqlTypeTest, FrozenFreezesEverythingNestedInIt) {
   EXPECT_EQ(CqlType::Parse("tuple<int, list<text>>")->ToCql(), "frozen<tuple<int, frozen<list<text>>>>");
 }
 
+TEST(CqlTypeTest, NestingIsBounded) {
+  std::string deep;
+  for (int i = 0; i < 40; ++i) deep += "frozen<list<";
+  deep += "int";
+  for (int i = 0; i < 40; ++i) deep += ">>";
+  auto t = CqlType::Parse(deep);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("nesting deeper than"), std::string::npos);
+  EXPECT_TRUE(CqlType::Parse("frozen<list<frozen<list<frozen<map<int, frozen<set<text>>>>>>>>").ok());
+}
+
 TEST(CqlTypeTest, TuplesAreAlwaysFrozen) {
   auto t = CqlType::Parse("tuple<int, text>");
   ASSERT_TRUE(t.ok());

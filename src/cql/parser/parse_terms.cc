@@ -106,7 +106,18 @@ Status ParserCore::ParseCollectionLiteral(Term* out) {
   return ExpectPunct("}");
 }
 
+// A scope guard for the nesting counters.
+class DepthGuard {
+ public:
+  explicit DepthGuard(int* depth) : depth_(depth) {}
+  ~DepthGuard() { --*depth_; }
+ private:
+  int* depth_;
+};
+
 Status ParserCore::ParseTerm(Term* out) {
+  TESSERA_RETURN_IF_ERROR(Nest(&term_depth_));
+  DepthGuard guard(&term_depth_);
   const Token& t = Peek();
   out->position = t.position;
   switch (t.kind) {
@@ -263,6 +274,8 @@ Status ParserCore::ParseRelation(Relation* r) {
 }
 
 Status ParserCore::ParseSelector(Selector* out, bool allow_alias) {
+  TESSERA_RETURN_IF_ERROR(Nest(&selector_depth_));
+  DepthGuard guard(&selector_depth_);
   out->position = Peek().position;
   const Token& t = Peek();
   if (t.kind == TokenKind::kIdentifier && AtPunct("(", 1)) {
@@ -349,6 +362,8 @@ Status ParserCore::ParseProperties(std::vector<Property>* out) {
 }
 
 Status ParserCore::TypeText(std::string* out) {
+  TESSERA_RETURN_IF_ERROR(Nest(&type_depth_));
+  DepthGuard guard(&type_depth_);
   const Token& t = Peek();
   // Reserved words are no types, except those that name one (set<...>).
   if (t.kind != TokenKind::kIdentifier || (ReservedKeywords().count(t.text) && !AtPunct("<", 1))) {

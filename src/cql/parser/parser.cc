@@ -58,6 +58,16 @@ Status ParserCore::ExpectPunct(const char* p) {
   return Unexpected((std::string("'") + p + "'").c_str());
 }
 
+Status ParserCore::Nest(int* depth) const {
+  if (*depth >= kMaxNesting) {
+    const Token& t = Peek();
+    return Status::SyntaxError("line " + std::to_string(t.position.line) + ":" + std::to_string(t.position.column) +
+                               " nesting deeper than " + std::to_string(kMaxNesting) + " levels");
+  }
+  ++*depth;
+  return Status::OK();
+}
+
 Result<ParsedStatement> ParserCore::ParseOne() {
   ParsedStatement out;
   auto run = [&](auto parse, auto value) -> Status {

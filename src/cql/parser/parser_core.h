@@ -57,6 +57,11 @@ class ParserCore {
   Status ParseConditions(std::vector<Relation>* out);
   friend class ParserFriend;
 
+  // Bounds the recursion of nested terms, selectors and types so that
+  // hostile input is a syntax error, not a stack overflow.
+  static constexpr int kMaxNesting = 64;
+  Status Nest(int* depth) const;
+
  public:
   int bind_count_ = 0;
   std::vector<std::string> bind_names_;
@@ -64,6 +69,7 @@ class ParserCore {
  private:
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  int term_depth_ = 0, selector_depth_ = 0, type_depth_ = 0;
 };
 
 }  // namespace tessera::cql::internal
