@@ -1,0 +1,21 @@
+// The one table that maps internal Status codes to CQL error codes
+// (native protocol v4 §9), as Cassandra reports the same conditions:
+//   SyntaxError      -> 0x2000 Syntax error
+//   InvalidArgument  -> 0x2200 Invalid (bad value, bad restriction, ...)
+//   NotFound         -> 0x2200 Invalid ("unconfigured table t", unknown keyspace)
+//   AlreadyExists    -> 0x2400 Already exists (keyspace / table filled in by the caller)
+//   Busy             -> 0x1001 Overloaded (drivers retry on another host)
+//   Corruption, IOError, anything else -> 0x0000 Server error
+//
+// Thread safety: pure function.
+#pragma once
+
+#include "common/status.h"
+#include "cql/protocol/responses.h"
+
+namespace tessera::cql {
+
+// REQUIRES: !status.ok().
+ErrorResponse ToErrorResponse(const Status& status);
+
+}  // namespace tessera::cql
