@@ -16,7 +16,7 @@ using cql::Opcode;
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(asio::ip::tcp::socket socket, RequestProcessor* processor, const CqlServerOptions* options)
+  Connection(asio::ip::tcp::socket socket, cql::RequestProcessor* processor, const CqlServerOptions* options)
       : socket_(std::move(socket)), strand_(asio::make_strand(socket_.get_executor())), processor_(processor),
         options_(options) {}
 
@@ -96,7 +96,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       }
       return Send(0, h.stream, Opcode::kReady, "", {});
     }
-    Reply reply = processor_->Process(state_, *request);
+    cql::Reply reply = processor_->Process(state_, *request);
     Send(0, h.stream, reply.opcode, reply.body, reply.warnings);
   }
 
@@ -171,7 +171,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   asio::ip::tcp::socket socket_;
   asio::strand<asio::any_io_executor> strand_;
-  RequestProcessor* processor_;
+  cql::RequestProcessor* processor_;
   const CqlServerOptions* options_;
   std::array<char, 64 * 1024> read_buf_{};
   std::string in_;
@@ -182,12 +182,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   cql::Compression compression_ = cql::Compression::kNone;
   std::atomic<bool> registered_schema_{false};
   std::atomic<bool> closed_{false};
-  ConnectionState state_;
+  cql::ConnectionState state_;
 };
 
 struct CqlServer::Impl {
   CqlServerOptions options;
-  RequestProcessor* processor;
+  cql::RequestProcessor* processor;
   asio::io_context io;
   std::optional<asio::ip::tcp::acceptor> acceptor;
   std::vector<std::thread> threads;
@@ -214,7 +214,7 @@ struct CqlServer::Impl {
   }
 };
 
-CqlServer::CqlServer(CqlServerOptions options, RequestProcessor* processor) : impl_(new Impl) {
+CqlServer::CqlServer(CqlServerOptions options, cql::RequestProcessor* processor) : impl_(new Impl) {
   impl_->options = std::move(options);
   impl_->processor = processor;
 }

@@ -29,7 +29,7 @@
 
 #include "common/status.h"
 #include "cql/protocol/responses.h"
-#include "server/request_processor.h"
+#include "cql/protocol/request_processor.h"
 
 namespace tessera::server {
 
@@ -43,7 +43,7 @@ struct CqlServerOptions {
 class CqlServer {
  public:
   // REQUIRES: processor outlives the server.
-  CqlServer(CqlServerOptions options, RequestProcessor* processor);
+  CqlServer(CqlServerOptions options, cql::RequestProcessor* processor);
   ~CqlServer();  // Stop()
 
   // Binds and starts serving. Errors: IOError (address in use, bad address).

@@ -1,5 +1,6 @@
-// The seam between the CQL server (connections, frames) and statement
-// execution: the server decodes frames and handles the connection-level
+// The seam between the CQL server (connections, frames; src/server) and
+// statement execution (src/cql/executor), kept here so that neither depends
+// on the other: the server decodes frames and handles the connection-level
 // messages (STARTUP, OPTIONS, REGISTER) itself; everything else goes to a
 // RequestProcessor.
 //
@@ -15,7 +16,7 @@
 #include "cql/protocol/frame.h"
 #include "cql/protocol/requests.h"
 
-namespace tessera::server {
+namespace tessera::cql {
 
 // Per-connection state shared with the processor.
 class ConnectionState {
@@ -35,7 +36,7 @@ class ConnectionState {
 };
 
 struct Reply {
-  cql::Opcode opcode = cql::Opcode::kResult;
+  Opcode opcode = Opcode::kResult;
   std::string body;
   std::vector<std::string> warnings;  // sent with the Warning flag (§2.2)
 };
@@ -45,7 +46,7 @@ class RequestProcessor {
   virtual ~RequestProcessor() = default;
   // QUERY, PREPARE, EXECUTE, BATCH or AUTH_RESPONSE. Never throws; errors are
   // ERROR replies.
-  virtual Reply Process(ConnectionState& connection, const cql::Request& request) = 0;
+  virtual Reply Process(ConnectionState& connection, const Request& request) = 0;
 };
 
-}  // namespace tessera::server
+}  // namespace tessera::cql
