@@ -75,7 +75,7 @@ Result<Request> DecodeBatch(WireReader* r) {
   // The flags (and so whether values are named) come after the statements;
   // drivers never name batch values (CASSANDRA-10246), so parse unnamed.
   for (uint16_t i = 0; i < n; ++i) {
-    BatchStatement s;
+    BatchEntry s;
     uint8_t kind;
     if (!r->Byte(&kind) || kind > 1) return Malformed("batch statement kind", *r);
     s.prepared = kind == 1;

@@ -48,7 +48,7 @@ struct OptionsRequest {};
 struct QueryRequest { std::string query; QueryParameters params; };
 struct PrepareRequest { std::string query; };
 struct ExecuteRequest { std::string id; QueryParameters params; };
-struct BatchStatement {
+struct BatchEntry {
   bool prepared = false;
   std::string query_or_id;  // CQL text, or a prepared id
   std::vector<WireValue> values;
@@ -57,7 +57,7 @@ struct BatchStatement {
 struct BatchRequest {
   enum Type : uint8_t { kLogged = 0, kUnlogged = 1, kCounter = 2 };
   Type type = kLogged;
-  std::vector<BatchStatement> statements;
+  std::vector<BatchEntry> statements;
   Consistency consistency = Consistency::kOne;
   uint8_t flags = 0;
   std::optional<Consistency> serial_consistency;

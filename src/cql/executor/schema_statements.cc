@@ -1,0 +1,279 @@
+#include "cql/executor/schema_statements.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tessera::cql {
+namespace {
+
+std::string KeyspaceOf(const QualifiedName& name, const std::string& current) {
+  return name.keyspace.empty() ? current : name.keyspace;
+}
+
+Status NoKeyspace() {
+  return Status::InvalidArgument(
+      "No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename");
+}
+
+// The text of a constant property value.
+Result<std::string> ConstantText(const Property& p) {
+  switch (p.value.kind) {
+    case Term::Kind::kString: case Term::Kind::kInteger: case Term::Kind::kFloat: case Term::Kind::kBoolean:
+      return p.value.text;
+    default:
+      return Status::InvalidArgument("Invalid value for property '" + p.name + "'");
+  }
+}
+
+// A map property as text pairs, e.g. replication = {'class': 'SimpleStrategy', 'replication_factor': 1}.
+Result<std::map<std::string, std::string>> MapProperty(const Property& p) {
+  if (p.value.kind != Term::Kind::kMap && !(p.value.kind == Term::Kind::kSet && p.value.elements.empty())) {
+    return Status::InvalidArgument("Property '" + p.name + "' must be a map");
+  }
+  std::map<std::string, std::string> out;
+  for (size_t i = 0; i < p.value.map_values.size(); ++i) {
+    out[p.value.elements[i].text] = p.value.map_values[i].text;
+  }
+  return out;
+}
+
+Result<int32_t> IntProperty(const Property& p, int64_t lo, int64_t hi) {
+  int64_t v = 0;
+  if (p.value.kind != Term::Kind::kInteger) return Status::InvalidArgument("Property '" + p.name + "' must be an integer");
+  try {
+    v = std::stoll(p.value.text);
+  } catch (...) {
+    return Status::InvalidArgument("Property '" + p.name + "' is out of range");
+  }
+  if (v < lo || v > hi) {
+    return Status::InvalidArgument(p.name + " must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+  }
+  return static_cast<int32_t>(v);
+}
+
+// The textual form of any property value, for properties Tessera keeps but does not interpret.
+std::string PropertyText(const Term& t) {
+  if (t.kind == Term::Kind::kMap) {
+    std::string s = "{";
+    for (size_t i = 0; i < t.map_values.size(); ++i) {
+      s += (i ? ", '" : "'") + t.elements[i].text + "': '" + t.map_values[i].text + "'";
+    }
+    return s + "}";
+  }
+  return t.text;
+}
+
+Status ApplyTableProperties(const std::vector<Property>& props, TableSchema* t, bool creating) {
+  for (const auto& p : props) {
+    if (p.name == "comment") {
+      TESSERA_ASSIGN_OR_RETURN(t->options.comment, ConstantText(p));
+    } else if (p.name == "default_time_to_live") {
+      TESSERA_ASSIGN_OR_RETURN(t->options.default_time_to_live, IntProperty(p, 0, 630720000));
+    } else if (p.name == "gc_grace_seconds") {
+      TESSERA_ASSIGN_OR_RETURN(t->options.gc_grace_seconds, IntProperty(p, 0, INT32_MAX));
+    } else if (p.name == "distribution") {
+      if (!creating) return Status::InvalidArgument("distribution cannot be altered");
+      TESSERA_ASSIGN_OR_RETURN(std::string d, ConstantText(p));
+      TESSERA_ASSIGN_OR_RETURN(t->distribution, ParseDistribution(d));
+    } else if (p.name == "initial_tablets") {
+      if (!creating) return Status::InvalidArgument("initial_tablets cannot be altered");
+      TESSERA_ASSIGN_OR_RETURN(int32_t n, IntProperty(p, 1, 65536));
+      t->options.initial_tablets = static_cast<uint32_t>(n);
+    } else {
+      t->options.extra[p.name] = PropertyText(p.value);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<KeyspaceMetadata> BuildKeyspace(const std::string& name, const std::vector<Property>& properties) {
+  KeyspaceMetadata ks;
+  ks.name = name;
+  bool have_replication = false;
+  for (const auto& p : properties) {
+    if (p.name == "replication") {
+      TESSERA_ASSIGN_OR_RETURN(ks.replication, MapProperty(p));
+      have_replication = true;
+    } else if (p.name == "durable_writes") {
+      if (p.value.kind != Term::Kind::kBoolean) return Status::InvalidArgument("durable_writes must be a boolean");
+      ks.durable_writes = p.value.text == "true";
+    } else {
+      return Status::SyntaxError("Unknown property '" + p.name + "'");
+    }
+  }
+  if (!have_replication) return Status::InvalidArgument("Missing mandatory option 'replication'");
+  std::string cls = ks.replication["class"];
+  if (cls.rfind("org.apache.cassandra.locator.", 0) == 0) cls = cls.substr(29);
+  if (cls != "SimpleStrategy" && cls != "NetworkTopologyStrategy") {
+    return Status::InvalidArgument("Unable to find replication strategy class '" + ks.replication["class"] + "'");
+  }
+  if (cls == "SimpleStrategy" && !ks.replication.count("replication_factor")) {
+    return Status::InvalidArgument("SimpleStrategy requires a replication_factor strategy option.");
+  }
+  ks.replication["class"] = "org.apache.cassandra.locator." + cls;
+  return ks;
+}
+
+Result<TableSchema> BuildTableSchema(const CreateTableStatement& s, const std::string& current_keyspace) {
+  TableSchema t;
+  t.keyspace = KeyspaceOf(s.table, current_keyspace);
+  if (t.keyspace.empty()) return NoKeyspace();
+  t.name = s.table.name;
+  if (s.compact_storage) return Status::InvalidArgument("COMPACT STORAGE tables are not supported");
+  size_t inline_keys = std::count_if(s.columns.begin(), s.columns.end(), [](const auto& c) { return c.primary_key; });
+  if (inline_keys > 1 || (inline_keys == 1 && s.partition_key.size() > 1)) {
+    return Status::InvalidArgument("Multiple PRIMARY KEYs specified (exactly one required)");
+  }
+  if (s.partition_key.empty()) return Status::InvalidArgument("No PRIMARY KEY specifed for table '" + t.name + "' (exactly one required)");
+  std::map<std::string, const ColumnDeclaration*> declared;
+  for (const auto& c : s.columns) {
+    if (!declared.emplace(c.name, &c).second) return Status::InvalidArgument("Duplicate column '" + c.name + "' declaration for table " + t.keyspace + "." + t.name);
+  }
+  auto column = [&](const std::string& name, ColumnKind kind) -> Result<ColumnDef> {
+    auto it = declared.find(name);
+    if (it == declared.end()) return Status::InvalidArgument("Unknown definition " + name + " referenced in PRIMARY KEY");
+    auto type = CqlType::Parse(it->second->type);
+    if (!type.ok()) return Status::InvalidArgument(type.status().message());
+    if (it->second->is_static && kind != ColumnKind::kStatic && kind != ColumnKind::kRegular) {
+      return Status::InvalidArgument("Static column " + name + " cannot be part of the PRIMARY KEY");
+    }
+    ColumnDef def;
+    def.name = name;
+    def.type = *type;
+    def.kind = kind;
+    return def;
+  };
+  std::set<std::string> used;
+  for (const auto& name : s.partition_key) {
+    TESSERA_ASSIGN_OR_RETURN(ColumnDef def, column(name, ColumnKind::kPartitionKey));
+    if (!used.insert(name).second) return Status::InvalidArgument("Duplicate definition for " + name + " in PRIMARY KEY");
+    t.columns.push_back(std::move(def));
+  }
+  for (size_t i = 0; i < s.clustering.size(); ++i) {
+    TESSERA_ASSIGN_OR_RETURN(ColumnDef def, column(s.clustering[i], ColumnKind::kClustering));
+    if (!used.insert(s.clustering[i]).second) return Status::InvalidArgument("Duplicate definition for " + s.clustering[i] + " in PRIMARY KEY");
+    t.columns.push_back(std::move(def));
+  }
+  // CLUSTERING ORDER BY must name the clustering columns, in order.
+  for (size_t i = 0; i < s.clustering_order.size(); ++i) {
+    const auto& [name, desc] = s.clustering_order[i];
+    auto it = std::find(s.clustering.begin(), s.clustering.end(), name);
+    if (it == s.clustering.end()) {
+      return Status::InvalidArgument("Only clustering key columns can be defined in CLUSTERING ORDER directive");
+    }
+    if (static_cast<size_t>(it - s.clustering.begin()) != i) {
+      return Status::InvalidArgument("The order of columns in the CLUSTERING ORDER directive must match that of the clustering columns");
+    }
+    t.columns[s.partition_key.size() + i].order = desc ? SortOrder::kDesc : SortOrder::kAsc;
+  }
+  for (const auto& c : s.columns) {
+    if (used.count(c.name)) continue;
+    TESSERA_ASSIGN_OR_RETURN(ColumnDef def, column(c.name, c.is_static ? ColumnKind::kStatic : ColumnKind::kRegular));
+    t.columns.push_back(std::move(def));
+  }
+  TESSERA_RETURN_IF_ERROR(ApplyTableProperties(s.properties, &t, /*creating=*/true));
+  if (t.distribution == Distribution::kRange) t.options.initial_tablets = 1;
+  return t;
+}
+
+Result<SchemaOutcome> ExecuteCreateKeyspace(Database& db, const CreateKeyspaceStatement& s) {
+  TESSERA_ASSIGN_OR_RETURN(KeyspaceMetadata ks, BuildKeyspace(s.name, s.properties));
+  Status st = db.CreateKeyspace(ks);
+  if (st.IsAlreadyExists()) {
+    if (s.if_not_exists) return SchemaOutcome{};
+    return Status::AlreadyExists("Keyspace " + s.name + " already exists");
+  }
+  TESSERA_RETURN_IF_ERROR(st);
+  return SchemaOutcome{SchemaChange{"CREATED", "KEYSPACE", s.name, ""}};
+}
+
+Result<SchemaOutcome> ExecuteCreateTable(Database& db, const CreateTableStatement& s, const std::string& keyspace) {
+  TESSERA_ASSIGN_OR_RETURN(TableSchema t, BuildTableSchema(s, keyspace));
+  if (!db.catalog().GetKeyspace(t.keyspace).ok()) return Status::InvalidArgument("Keyspace " + t.keyspace + " doesn't exist");
+  const std::string ks = t.keyspace, name = t.name;
+  if (db.GetTable(ks, name).ok()) {
+    if (s.if_not_exists) return SchemaOutcome{};
+    return Status::AlreadyExists("Table " + ks + "." + name + " already exists");
+  }
+  auto created = db.CreateTable(std::move(t));
+  if (!created.ok()) {
+    const Status& st = created.status();
+    return st.IsInvalidArgument() ? Status::InvalidArgument(st.message()) : st;
+  }
+  return SchemaOutcome{SchemaChange{"CREATED", "TABLE", ks, name}};
+}
+
+Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement& s, const std::string& current) {
+  const std::string ks = KeyspaceOf(s.table, current);
+  if (ks.empty()) return NoKeyspace();
+  auto existing = db.GetTable(ks, s.table.name);
+  if (!existing.ok()) return Status::InvalidArgument("Table " + ks + "." + s.table.name + " doesn't exist");
+  TableSchema t = **existing;
+  switch (s.op) {
+    case AlterTableStatement::Op::kAdd:
+      for (const auto& c : s.added) {
+        if (t.FindColumn(c.name)) return Status::InvalidArgument("Column with name '" + c.name + "' already exists");
+        auto type = CqlType::Parse(c.type);
+        if (!type.ok()) return Status::InvalidArgument(type.status().message());
+        ColumnDef def;
+        def.name = c.name;
+        def.type = *type;
+        def.kind = c.is_static ? ColumnKind::kStatic : ColumnKind::kRegular;
+        t.columns.push_back(std::move(def));
+      }
+      break;
+    case AlterTableStatement::Op::kDrop:
+      for (const auto& name : s.dropped) {
+        const ColumnDef* c = t.FindColumn(name);
+        if (!c) return Status::InvalidArgument("Column " + name + " was not found in table " + s.table.name);
+        if (c->kind == ColumnKind::kPartitionKey || c->kind == ColumnKind::kClustering) {
+          return Status::InvalidArgument("Cannot drop PRIMARY KEY part " + name);
+        }
+        std::erase_if(t.columns, [&](const ColumnDef& d) { return d.name == name; });
+      }
+      break;
+    case AlterTableStatement::Op::kRename:
+      return Status::InvalidArgument("Renaming columns is not supported yet");
+    case AlterTableStatement::Op::kWith:
+      TESSERA_RETURN_IF_ERROR(ApplyTableProperties(s.properties, &t, /*creating=*/false));
+      break;
+    case AlterTableStatement::Op::kAlterType:
+      return Status::InvalidArgument("Altering column types is not supported");
+  }
+  auto altered = db.AlterTable(std::move(t));
+  if (!altered.ok()) return Status::InvalidArgument(altered.status().message());
+  return SchemaOutcome{SchemaChange{"UPDATED", "TABLE", ks, s.table.name}};
+}
+
+Result<SchemaOutcome> ExecuteDrop(Database& db, const DropStatement& s, const std::string& current) {
+  if (s.target == DropStatement::Target::kKeyspace) {
+    Status st = db.DropKeyspace(s.name.name);
+    if (st.IsNotFound()) {
+      if (s.if_exists) return SchemaOutcome{};
+      return Status::InvalidArgument("Cannot drop non existing keyspace '" + s.name.name + "'.");
+    }
+    TESSERA_RETURN_IF_ERROR(st);
+    return SchemaOutcome{SchemaChange{"DROPPED", "KEYSPACE", s.name.name, ""}};
+  }
+  const std::string ks = KeyspaceOf(s.name, current);
+  if (ks.empty()) return NoKeyspace();
+  Status st = db.DropTable(ks, s.name.name);
+  if (st.IsNotFound()) {
+    if (s.if_exists) return SchemaOutcome{};
+    return Status::InvalidArgument("Table '" + ks + "." + s.name.name + "' doesn't exist");
+  }
+  TESSERA_RETURN_IF_ERROR(st);
+  return SchemaOutcome{SchemaChange{"DROPPED", "TABLE", ks, s.name.name}};
+}
+
+Status ExecuteTruncate(Database& db, const TruncateStatement& s, const std::string& current) {
+  const std::string ks = KeyspaceOf(s.table, current);
+  if (ks.empty()) return NoKeyspace();
+  Status st = db.TruncateTable(ks, s.table.name);
+  if (st.IsNotFound()) return Status::InvalidArgument("unconfigured table " + s.table.name);
+  return st;
+}
+
+}  // namespace tessera::cql

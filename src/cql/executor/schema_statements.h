@@ -1,0 +1,43 @@
+// Schema statements: CREATE / ALTER / DROP KEYSPACE and TABLE, TRUNCATE, USE,
+// bound to the catalog and run against the Database, with Cassandra's
+// validation rules and messages (InvalidArgument -> 0x2200, AlreadyExists ->
+// 0x2400 via error_mapping.h).
+//
+// Table properties understood: comment, default_time_to_live,
+// gc_grace_seconds, and Tessera's distribution ('hash' | 'range') and
+// initial_tablets (a power of two, hash tables); any other property
+// (compaction, caching, ...) is kept as given and shown back, not interpreted.
+// Keyspace properties: replication (a map with 'class' SimpleStrategy or
+// NetworkTopologyStrategy) and durable_writes.
+//
+// Thread safety: functions are thread-safe (the Database is).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "common/status.h"
+#include "cql/parser/raw_statements.h"
+#include "cql/protocol/responses.h"
+#include "db/database.h"
+
+namespace tessera::cql {
+
+// What a schema statement did: the change to report (RESULT Schema_change
+// and the SCHEMA_CHANGE event), or nothing (IF [NOT] EXISTS that did nothing).
+struct SchemaOutcome {
+  std::optional<SchemaChange> change;
+};
+
+// Builds the table a CREATE TABLE describes. `current_keyspace` is used when
+// the statement names none. Errors: InvalidArgument in Cassandra's words.
+Result<TableSchema> BuildTableSchema(const CreateTableStatement& stmt, const std::string& current_keyspace);
+Result<KeyspaceMetadata> BuildKeyspace(const std::string& name, const std::vector<Property>& properties);
+
+Result<SchemaOutcome> ExecuteCreateKeyspace(Database& db, const CreateKeyspaceStatement& stmt);
+Result<SchemaOutcome> ExecuteCreateTable(Database& db, const CreateTableStatement& stmt, const std::string& keyspace);
+Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement& stmt, const std::string& keyspace);
+Result<SchemaOutcome> ExecuteDrop(Database& db, const DropStatement& stmt, const std::string& keyspace);
+Status ExecuteTruncate(Database& db, const TruncateStatement& stmt, const std::string& keyspace);
+
+}  // namespace tessera::cql
