@@ -1,0 +1,294 @@
+#include "cql/executor/modification_statements.h"
+
+#include <set>
+
+#include "common/bytes.h"
+#include "cql/executor/where_clause.h"
+#include "types/serialization.h"
+
+namespace tessera::cql {
+namespace {
+
+constexpr int64_t kMaxTtl = 630720000;  // 20 years, Cassandra's limit
+
+Status ApplyUsing(const Using& u, const WriteContext& ctx, Mutation* m) {
+  m->timestamp_micros = ctx.default_timestamp.value_or(kNoTimestamp);
+  if (u.timestamp) {
+    TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(*u.timestamp, CqlType::Scalar(TypeKind::kBigint), "[timestamp]", ctx.bind));
+    if (b.kind == BoundValue::Kind::kNull) return Status::InvalidArgument("Invalid null value of timestamp");
+    if (b.kind == BoundValue::Kind::kValue) m->timestamp_micros = static_cast<int64_t>(GetBigEndian64(b.bytes.data()));
+  }
+  if (u.ttl) {
+    TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(*u.ttl, CqlType::Scalar(TypeKind::kInt), "[ttl]", ctx.bind));
+    if (b.kind == BoundValue::Kind::kNull) return Status::InvalidArgument("Invalid null value of TTL");
+    if (b.kind == BoundValue::Kind::kValue) {
+      auto ttl = static_cast<int32_t>(GetBigEndian32(b.bytes.data()));
+      if (ttl < 0) return Status::InvalidArgument("A TTL must be greater or equal to 0, but was " + std::to_string(ttl));
+      if (ttl > kMaxTtl) return Status::InvalidArgument("ttl is too large. requested (" + std::to_string(ttl) + ") maximum (" + std::to_string(kMaxTtl) + ")");
+      m->ttl_seconds = ttl;
+    }
+  }
+  return Status::OK();
+}
+
+// Element cells of a non-frozen collection value.
+Status AddElements(const ColumnDef& col, const std::string& bytes, RowWrite* row, const BindContext& ctx) {
+  TESSERA_ASSIGN_OR_RETURN(Value v, Deserialize(col.type, bytes));
+  const auto& p = col.type.params();
+  auto ser = [](const CqlType& t, const Value& x) {
+    std::string out;
+    (void)Serialize(t, x, &out);
+    return out;
+  };
+  if (col.type.kind() == TypeKind::kMap) {
+    for (const auto& [k, val] : v.as_entries()) {
+      row->cells.push_back(CellWrite{col.id, ser(p[1], val), true, ser(p[0], k)});
+    }
+  } else if (col.type.kind() == TypeKind::kSet) {
+    for (const auto& e : v.as_elements()) row->cells.push_back(CellWrite{col.id, std::string(), true, ser(p[0], e)});
+  } else {  // list: time-ordered element ids keep insertion order
+    for (const auto& e : v.as_elements()) {
+      row->cells.push_back(CellWrite{col.id, ser(p[0], e), true, MakeTimeUuid(ctx.now_micros, *ctx.rng)});
+    }
+  }
+  return Status::OK();
+}
+
+// col = value (INSERT or UPDATE SET).
+Status AssignColumn(const ColumnDef& col, const BoundValue& b, RowWrite* row, const BindContext& ctx) {
+  if (b.kind == BoundValue::Kind::kUnset) return Status::OK();
+  if (col.type.kind() == TypeKind::kCounter) return Status::InvalidArgument("Counter columns are not supported yet");
+  if (!col.type.IsMultiCell()) {
+    row->cells.push_back(CellWrite{col.id, b.kind == BoundValue::Kind::kValue ? std::optional<std::string>(b.bytes) : std::nullopt});
+    return Status::OK();
+  }
+  row->cells.push_back(CellWrite{col.id, std::nullopt, false, "", true});  // replaces the whole collection
+  if (b.kind == BoundValue::Kind::kValue) TESSERA_RETURN_IF_ERROR(AddElements(col, b.bytes, row, ctx));
+  return Status::OK();
+}
+
+const ColumnDef* WritableColumn(const TableSchema& t, const std::string& name, Status* error) {
+  const ColumnDef* c = t.FindColumn(name);
+  if (!c) *error = Status::InvalidArgument("Undefined column name " + name);
+  return c;
+}
+
+// Mutations for each partition, each with the given rows.
+std::vector<Mutation> PerPartition(const std::shared_ptr<const TableSchema>& t, const WriteTarget& target,
+                                   const Mutation& templ, const std::vector<RowWrite>& rows) {
+  std::vector<Mutation> out;
+  for (const auto& pk : target.partition_keys) {
+    Mutation m = templ;
+    m.table = t;
+    m.partition_key = pk;
+    m.rows = rows;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const TableSchema>> ResolveTable(const Database& db, const QualifiedName& name,
+                                                        const std::string& current) {
+  const std::string ks = name.keyspace.empty() ? current : name.keyspace;
+  if (ks.empty()) {
+    return Status::InvalidArgument("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename");
+  }
+  if (!db.catalog().GetKeyspace(ks).ok()) return Status::InvalidArgument("Keyspace " + ks + " does not exist");
+  auto t = db.GetTable(ks, name.name);
+  if (!t.ok()) return Status::InvalidArgument("unconfigured table " + name.name);
+  return t;
+}
+
+Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatement& s, const WriteContext& ctx) {
+  TESSERA_ASSIGN_OR_RETURN(auto t, ResolveTable(db, s.table, ctx.keyspace));
+  if (s.json) return Status::InvalidArgument("INSERT JSON is not supported yet");
+  if (s.if_not_exists) return Status::InvalidArgument("Conditional updates (IF NOT EXISTS) are not supported yet");
+  if (s.columns.size() != s.values.size()) return Status::InvalidArgument("Unmatched column names/values");
+  Mutation m;
+  TESSERA_RETURN_IF_ERROR(ApplyUsing(s.using_clause, ctx, &m));
+  m.table = t;
+  std::map<std::string, std::string> key_values;
+  RowWrite row, static_row;
+  row.insert = true;
+  static_row.is_static = true;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < s.columns.size(); ++i) {
+    Status err;
+    const ColumnDef* c = WritableColumn(*t, s.columns[i], &err);
+    if (!c) return err;
+    if (!seen.insert(c->name).second) return Status::InvalidArgument("Multiple definitions found for column " + c->name);
+    TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(s.values[i], c->type, c->name, ctx.bind));
+    if (c->kind == ColumnKind::kPartitionKey || c->kind == ColumnKind::kClustering) {
+      if (b.kind != BoundValue::Kind::kValue) return Status::InvalidArgument("Invalid null value in condition for column " + c->name);
+      key_values[c->name] = b.bytes;
+      continue;
+    }
+    TESSERA_RETURN_IF_ERROR(AssignColumn(*c, b, c->kind == ColumnKind::kStatic ? &static_row : &row, ctx.bind));
+  }
+  std::string missing;
+  for (const auto* c : t->PartitionKey()) {
+    if (!key_values.count(c->name)) missing += (missing.empty() ? "" : ", ") + c->name;
+    else m.partition_key.push_back(key_values[c->name]);
+  }
+  if (!missing.empty()) return Status::InvalidArgument("Some partition key parts are missing: " + missing);
+  for (const auto* c : t->Clustering()) {
+    if (!key_values.count(c->name)) missing += (missing.empty() ? "" : ", ") + c->name;
+    else row.clustering.push_back(key_values[c->name]);
+  }
+  if (!missing.empty()) return Status::InvalidArgument("Some clustering keys are missing: " + missing);
+  m.rows.push_back(std::move(row));
+  if (!static_row.cells.empty()) m.rows.push_back(std::move(static_row));
+  return std::vector<Mutation>{std::move(m)};
+}
+
+Result<std::vector<Mutation>> BuildUpdate(const Database& db, const UpdateStatement& s, const WriteContext& ctx) {
+  TESSERA_ASSIGN_OR_RETURN(auto t, ResolveTable(db, s.table, ctx.keyspace));
+  if (s.if_exists || !s.conditions.empty()) return Status::InvalidArgument("Conditional updates (IF ...) are not supported yet");
+  TESSERA_ASSIGN_OR_RETURN(WriteTarget target, AnalyzeWriteWhere(*t, s.where, WriteKind::kUpdate, ctx.bind));
+  Mutation templ;
+  TESSERA_RETURN_IF_ERROR(ApplyUsing(s.using_clause, ctx, &templ));
+  RowWrite row, static_row;
+  static_row.is_static = true;
+  for (const auto& a : s.assignments) {
+    Status err;
+    const ColumnDef* c = WritableColumn(*t, a.column, &err);
+    if (!c) return err;
+    if (c->kind == ColumnKind::kPartitionKey || c->kind == ColumnKind::kClustering) {
+      return Status::InvalidArgument("PRIMARY KEY part " + c->name + " found in SET part");
+    }
+    RowWrite* target_row = c->kind == ColumnKind::kStatic ? &static_row : &row;
+    const auto& p = c->type.params();
+    switch (a.op) {
+      case Assignment::Op::kSet: {
+        TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(a.value, c->type, c->name, ctx.bind));
+        TESSERA_RETURN_IF_ERROR(AssignColumn(*c, b, target_row, ctx.bind));
+        break;
+      }
+      case Assignment::Op::kAppend: {
+        if (!c->type.IsMultiCell()) {
+          return Status::InvalidArgument("Invalid operation (" + c->name + " = " + c->name + " + ?) for non collection column " + c->name);
+        }
+        TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(a.value, c->type, c->name, ctx.bind));
+        if (b.kind == BoundValue::Kind::kValue) TESSERA_RETURN_IF_ERROR(AddElements(*c, b.bytes, target_row, ctx.bind));
+        break;
+      }
+      case Assignment::Op::kRemove: {
+        if (!c->type.IsMultiCell()) return Status::InvalidArgument("Invalid operation (" + c->name + " = " + c->name + " - ?) for non collection column " + c->name);
+        if (c->type.kind() == TypeKind::kList) return Status::InvalidArgument("Removing list elements by value is not supported yet");
+        // s - {e}: element tombstones; m - {k}: key tombstones (a set of keys).
+        CqlType keys = CqlType::Set(p[0], true);
+        TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(a.value, keys, c->name, ctx.bind));
+        if (b.kind != BoundValue::Kind::kValue) break;
+        TESSERA_ASSIGN_OR_RETURN(Value v, Deserialize(keys, b.bytes));
+        for (const auto& e : v.as_elements()) {
+          std::string path;
+          TESSERA_RETURN_IF_ERROR(Serialize(p[0], e, &path));
+          target_row->cells.push_back(CellWrite{c->id, std::nullopt, true, path});
+        }
+        break;
+      }
+      case Assignment::Op::kSetElement: {
+        if (c->type.kind() != TypeKind::kMap || !c->type.IsMultiCell()) {
+          return Status::InvalidArgument("Setting elements by key or index is only supported on non-frozen maps yet (" + c->name + ")");
+        }
+        TESSERA_ASSIGN_OR_RETURN(BoundValue k, BindTerm(*a.key, p[0], c->name, ctx.bind));
+        if (k.kind != BoundValue::Kind::kValue) return Status::InvalidArgument("Invalid null value for map key of " + c->name);
+        TESSERA_ASSIGN_OR_RETURN(BoundValue v, BindTerm(a.value, p[1], c->name, ctx.bind));
+        if (v.kind == BoundValue::Kind::kUnset) break;
+        target_row->cells.push_back(CellWrite{c->id, v.kind == BoundValue::Kind::kValue ? std::optional<std::string>(v.bytes) : std::nullopt, true, k.bytes});
+        break;
+      }
+      case Assignment::Op::kPrepend:
+        return Status::InvalidArgument("Prepending to lists is not supported yet");
+      case Assignment::Op::kCounterAdd:
+      case Assignment::Op::kCounterSubtract:
+        return Status::InvalidArgument("Counter columns are not supported yet");
+    }
+  }
+  std::vector<RowWrite> rows;
+  if (!static_row.cells.empty()) rows.push_back(static_row);
+  std::vector<Mutation> out;
+  for (const auto& ck : target.clustering) {
+    RowWrite r = row;
+    r.clustering = ck;
+    if (!r.cells.empty()) rows.push_back(std::move(r));
+  }
+  return PerPartition(t, target, templ, rows);
+}
+
+Result<std::vector<Mutation>> BuildDelete(const Database& db, const DeleteStatement& s, const WriteContext& ctx) {
+  TESSERA_ASSIGN_OR_RETURN(auto t, ResolveTable(db, s.table, ctx.keyspace));
+  if (s.if_exists || !s.conditions.empty()) return Status::InvalidArgument("Conditional deletions (IF ...) are not supported yet");
+  TESSERA_ASSIGN_OR_RETURN(WriteTarget target, AnalyzeWriteWhere(*t, s.where, WriteKind::kDelete, ctx.bind));
+  Mutation templ;
+  TESSERA_RETURN_IF_ERROR(ApplyUsing(s.using_clause, ctx, &templ));
+  const bool whole_rows = s.columns.empty();
+  const bool has_slice = target.slice_start || target.slice_end;
+  if (!whole_rows && (!target.full_clustering || has_slice) && !t->Clustering().empty()) {
+    bool only_static = true;
+    for (const auto& c : s.columns) {
+      const ColumnDef* def = t->FindColumn(c.column);
+      only_static = only_static && def && def->kind == ColumnKind::kStatic;
+    }
+    if (!only_static) return Status::InvalidArgument("Range deletions are not supported for specific columns");
+  }
+  std::vector<Mutation> out;
+  for (const auto& pk : target.partition_keys) {
+    Mutation m = templ;
+    m.table = t;
+    m.partition_key = pk;
+    if (whole_rows) {
+      if (has_slice) {
+        RangeDeletion rd;
+        rd.start = target.slice_start.value_or(ClusteringBound{target.clustering[0], true});
+        rd.end = target.slice_end.value_or(ClusteringBound{target.clustering[0], true});
+        m.range_deletions.push_back(rd);
+      } else if (target.full_clustering && !t->Clustering().empty()) {
+        for (const auto& ck : target.clustering) m.rows.push_back(RowWrite{ck, false, false, true, {}});
+      } else if (t->Clustering().empty() || target.clustering[0].empty()) {
+        if (t->Clustering().empty()) m.rows.push_back(RowWrite{{}, false, false, true, {}});
+        else m.delete_partition = true;
+      } else {
+        for (const auto& prefix : target.clustering) m.range_deletions.push_back({{prefix, true}, {prefix, true}});
+      }
+    } else {
+      RowWrite row, static_row;
+      static_row.is_static = true;
+      for (const auto& target_col : s.columns) {
+        Status err;
+        const ColumnDef* c = WritableColumn(*t, target_col.column, &err);
+        if (!c) return err;
+        if (c->kind == ColumnKind::kPartitionKey || c->kind == ColumnKind::kClustering) {
+          return Status::InvalidArgument("Invalid identifier " + c->name + " for deletion (should not be a PRIMARY KEY part)");
+        }
+        RowWrite* r = c->kind == ColumnKind::kStatic ? &static_row : &row;
+        if (target_col.key) {
+          if (c->type.kind() != TypeKind::kMap || !c->type.IsMultiCell()) {
+            return Status::InvalidArgument("Deleting elements by key or index is only supported on non-frozen maps yet (" + c->name + ")");
+          }
+          TESSERA_ASSIGN_OR_RETURN(BoundValue k, BindTerm(*target_col.key, c->type.params()[0], c->name, ctx.bind));
+          if (k.kind != BoundValue::Kind::kValue) return Status::InvalidArgument("Invalid null map key for " + c->name);
+          r->cells.push_back(CellWrite{c->id, std::nullopt, true, k.bytes});
+        } else if (c->type.IsMultiCell()) {
+          r->cells.push_back(CellWrite{c->id, std::nullopt, false, "", true});
+        } else {
+          r->cells.push_back(CellWrite{c->id, std::nullopt});
+        }
+      }
+      if (!static_row.cells.empty()) m.rows.push_back(static_row);
+      if (!row.cells.empty()) {
+        for (const auto& ck : target.clustering) {
+          RowWrite rr = row;
+          rr.clustering = ck;
+          m.rows.push_back(std::move(rr));
+        }
+      }
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace tessera::cql

@@ -1,0 +1,45 @@
+// INSERT, UPDATE and DELETE -> Mutations (db/mutation.h), one per touched
+// partition, with Cassandra's semantics:
+//  - INSERT writes the row marker (the row exists with only its key);
+//    UPDATE does not (the row lives while a cell does);
+//  - null writes a tombstone; an unset bind value leaves the column alone;
+//  - a non-frozen collection assigned a value first deletes the old one;
+//    l = l + [..] appends (timeuuid element paths), s = s + {..} / m = m +
+//    {k: v} / m[k] = v add, s = s - {..} / m = m - {k} remove elements;
+//  - DELETE of columns, of m[k], of rows, of clustering ranges and of whole
+//    partitions; USING TTL (seconds, 0 = none) and USING TIMESTAMP
+//    (microseconds) apply to the whole statement.
+// Not yet supported (InvalidArgument saying so): conditional writes (IF ...),
+// INSERT JSON, list element by index, list prepend and removal, counters.
+//
+// Thread safety: pure functions over immutable schemas.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "cql/executor/term_binder.h"
+#include "cql/parser/raw_statements.h"
+#include "db/database.h"
+
+namespace tessera::cql {
+
+// Resolves a table name against the current keyspace.
+// Errors: InvalidArgument "No keyspace has been specified..." / "unconfigured table t".
+Result<std::shared_ptr<const TableSchema>> ResolveTable(const Database& db, const QualifiedName& name,
+                                                        const std::string& current_keyspace);
+
+struct WriteContext {
+  BindContext bind;
+  std::string keyspace;                      // the connection's current keyspace
+  std::optional<int64_t> default_timestamp;  // the request's client timestamp (protocol flag 0x20)
+};
+
+Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatement& stmt, const WriteContext& ctx);
+Result<std::vector<Mutation>> BuildUpdate(const Database& db, const UpdateStatement& stmt, const WriteContext& ctx);
+Result<std::vector<Mutation>> BuildDelete(const Database& db, const DeleteStatement& stmt, const WriteContext& ctx);
+
+}  // namespace tessera::cql

@@ -1,0 +1,187 @@
+#include "cql/executor/term_binder.h"
+
+#include <atomic>
+#include <cctype>
+
+#include "common/bytes.h"
+#include "cql/executor/literals.h"
+#include "types/serialization.h"
+
+namespace tessera::cql {
+namespace {
+
+constexpr int64_t kGregorianOffset100ns = 0x01B21DD213814000LL;  // 1582-10-15 to 1970-01-01
+
+std::string Lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+Result<BoundValue> Serialized(const CqlType& type, const Value& v) {
+  BoundValue b;
+  if (v.is_null()) return b;
+  b.kind = BoundValue::Kind::kValue;
+  TESSERA_RETURN_IF_ERROR(Serialize(type, v, &b.bytes));
+  return b;
+}
+
+// Milliseconds of a timestamp-valued function argument (now(), a timestamp or a timeuuid literal).
+Result<int64_t> MillisOfArgument(const Term& arg, const std::string& receiver, const BindContext& ctx) {
+  if (arg.kind == Term::Kind::kFunctionCall) {
+    std::string fn = Lower(arg.function_name);
+    if (fn == "now" || fn == "currenttimeuuid" || fn == "currenttimestamp") return ctx.now_micros / 1000;
+  }
+  auto ts = BindTerm(arg, CqlType::Scalar(TypeKind::kTimestamp), receiver, ctx);
+  if (ts.ok() && ts->kind == BoundValue::Kind::kValue) return static_cast<int64_t>(GetBigEndian64(ts->bytes.data()));
+  return Status::InvalidArgument("Invalid argument for a time conversion function for \"" + receiver + "\"");
+}
+
+Result<BoundValue> CallFunction(const Term& t, const CqlType& type, const std::string& receiver,
+                                const BindContext& ctx) {
+  const std::string fn = Lower(t.function_name);
+  auto expect = [&](TypeKind k) -> Status {
+    if (type.kind() == k || (k == TypeKind::kText && type.kind() == TypeKind::kAscii)) return Status::OK();
+    return Status::InvalidArgument("Type error: cannot assign result of function " + fn + " (type " +
+                                   CqlType::Scalar(k).ToCql() + ") to " + receiver + " (type " + type.ToCql() + ")");
+  };
+  BoundValue b;
+  b.kind = BoundValue::Kind::kValue;
+  if (fn == "now" || fn == "currenttimeuuid") {
+    TESSERA_RETURN_IF_ERROR(expect(type.kind() == TypeKind::kUuid ? TypeKind::kUuid : TypeKind::kTimeuuid));
+    b.bytes = MakeTimeUuid(ctx.now_micros, *ctx.rng);
+    return b;
+  }
+  if (fn == "uuid") {
+    TESSERA_RETURN_IF_ERROR(expect(TypeKind::kUuid));
+    std::string u(16, '\0');
+    for (int i = 0; i < 16; i += 8) {
+      uint64_t r = (*ctx.rng)();
+      for (int k = 0; k < 8; ++k) u[static_cast<size_t>(i + k)] = static_cast<char>(r >> (8 * k));
+    }
+    u[6] = static_cast<char>((u[6] & 0x0F) | 0x40);
+    u[8] = static_cast<char>((u[8] & 0x3F) | 0x80);
+    b.bytes = u;
+    return b;
+  }
+  int64_t millis;
+  if (fn == "currenttimestamp" || fn == "currentdate" || fn == "currenttime") {
+    if (!t.elements.empty()) return Status::InvalidArgument(fn + "() takes no arguments");
+    millis = ctx.now_micros / 1000;
+  } else if (fn == "totimestamp" || fn == "tounixtimestamp" || fn == "todate") {
+    if (t.elements.size() != 1) return Status::InvalidArgument(fn + " takes one argument");
+    TESSERA_ASSIGN_OR_RETURN(millis, MillisOfArgument(t.elements[0], receiver, ctx));
+  } else {
+    return Status::InvalidArgument("Unknown function '" + t.function_name + "'");
+  }
+  if (fn == "currenttimestamp" || fn == "totimestamp") {
+    TESSERA_RETURN_IF_ERROR(expect(TypeKind::kTimestamp));
+    PutBigEndian64(&b.bytes, static_cast<uint64_t>(millis));
+  } else if (fn == "tounixtimestamp") {
+    TESSERA_RETURN_IF_ERROR(expect(TypeKind::kBigint));
+    PutBigEndian64(&b.bytes, static_cast<uint64_t>(millis));
+  } else if (fn == "currentdate" || fn == "todate") {
+    TESSERA_RETURN_IF_ERROR(expect(TypeKind::kDate));
+    int64_t days = millis >= 0 ? millis / 86'400'000 : -((-millis + 86'399'999) / 86'400'000);
+    PutBigEndian32(&b.bytes, static_cast<uint32_t>(days + (int64_t{1} << 31)));
+  } else {  // currenttime
+    TESSERA_RETURN_IF_ERROR(expect(TypeKind::kTime));
+    int64_t ms_of_day = ((millis % 86'400'000) + 86'400'000) % 86'400'000;
+    PutBigEndian64(&b.bytes, static_cast<uint64_t>(ms_of_day * 1'000'000));
+  }
+  return b;
+}
+
+bool NeedsBinding(const Term& t) {
+  if (t.kind == Term::Kind::kBindMarker || t.kind == Term::Kind::kFunctionCall) return true;
+  for (const auto& e : t.elements) {
+    if (NeedsBinding(e)) return true;
+  }
+  for (const auto& e : t.map_values) {
+    if (NeedsBinding(e)) return true;
+  }
+  return false;
+}
+
+// A collection or tuple literal with markers or calls inside: bind each element.
+Result<Value> BindNested(const Term& t, const CqlType& type, const std::string& receiver, const BindContext& ctx) {
+  auto element = [&](const Term& e, const CqlType& et) -> Result<Value> {
+    TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(e, et, receiver, ctx));
+    if (b.kind != BoundValue::Kind::kValue) {
+      if (type.kind() == TypeKind::kTuple) return Value();
+      return Status::InvalidArgument("null is not supported inside collections (\"" + receiver + "\")");
+    }
+    return Deserialize(et, b.bytes);
+  };
+  const auto& p = type.params();
+  std::vector<Value> items;
+  if (type.kind() == TypeKind::kMap) {
+    std::vector<std::pair<Value, Value>> entries;
+    for (size_t i = 0; i < t.map_values.size(); ++i) {
+      TESSERA_ASSIGN_OR_RETURN(Value k, element(t.elements[i], p[0]));
+      TESSERA_ASSIGN_OR_RETURN(Value v, element(t.map_values[i], p[1]));
+      entries.emplace_back(std::move(k), std::move(v));
+    }
+    return Value::Map(std::move(entries));
+  }
+  for (size_t i = 0; i < t.elements.size(); ++i) {
+    const CqlType& et = type.kind() == TypeKind::kTuple ? p.at(std::min(i, p.size() - 1)) : p[0];
+    if (type.kind() == TypeKind::kTuple && i >= p.size()) return Status::InvalidArgument("too many tuple components");
+    TESSERA_ASSIGN_OR_RETURN(Value v, element(t.elements[i], et));
+    items.push_back(std::move(v));
+  }
+  return Value::List(std::move(items));
+}
+
+}  // namespace
+
+std::string MakeTimeUuid(int64_t micros, std::mt19937_64& rng) {
+  static std::atomic<int64_t> last_ticks{0};
+  int64_t ticks = micros * 10 + kGregorianOffset100ns;
+  int64_t prev = last_ticks.load();
+  while (true) {  // strictly increasing within the process
+    int64_t next = std::max(ticks, prev + 1);
+    if (last_ticks.compare_exchange_weak(prev, next)) {
+      ticks = next;
+      break;
+    }
+  }
+  auto t = static_cast<uint64_t>(ticks);
+  std::string u;
+  PutBigEndian32(&u, static_cast<uint32_t>(t));                            // time_low
+  PutBigEndian16(&u, static_cast<uint16_t>(t >> 32));                      // time_mid
+  PutBigEndian16(&u, static_cast<uint16_t>(((t >> 48) & 0x0FFF) | 0x1000)); // version 1
+  uint64_t r = rng();
+  PutBigEndian16(&u, static_cast<uint16_t>((r & 0x3FFF) | 0x8000));        // variant, clock seq
+  for (int i = 0; i < 6; ++i) u.push_back(static_cast<char>(r >> (16 + 8 * i)));
+  return u;
+}
+
+Result<BoundValue> BindTerm(const Term& t, const CqlType& type, const std::string& receiver, const BindContext& ctx) {
+  if (t.kind == Term::Kind::kBindMarker) {
+    if (!ctx.values || t.bind_index >= static_cast<int>(ctx.values->size())) {
+      return Status::InvalidArgument("There were " + std::to_string(ctx.values ? ctx.values->size() : 0) +
+                                     " markers(?) in CQL but fewer values were bound");
+    }
+    const WireValue& w = (*ctx.values)[static_cast<size_t>(t.bind_index)];
+    BoundValue b;
+    if (w.kind == WireValue::Kind::kNull) return b;
+    if (w.kind == WireValue::Kind::kUnset) {
+      b.kind = BoundValue::Kind::kUnset;
+      return b;
+    }
+    Status valid = ValidateSerialized(type, w.bytes);
+    if (!valid.ok()) return Status::InvalidArgument("Exception while binding column " + receiver + ": " + valid.message());
+    b.kind = BoundValue::Kind::kValue;
+    b.bytes = w.bytes;
+    return b;
+  }
+  if (t.kind == Term::Kind::kFunctionCall) return CallFunction(t, type, receiver, ctx);
+  if (NeedsBinding(t) && (type.IsCollection() || type.kind() == TypeKind::kTuple)) {
+    TESSERA_ASSIGN_OR_RETURN(Value v, BindNested(t, type, receiver, ctx));
+    return Serialized(type, v);
+  }
+  TESSERA_ASSIGN_OR_RETURN(Value v, LiteralToValue(t, type, receiver));
+  return Serialized(type, v);
+}
+
+}  // namespace tessera::cql

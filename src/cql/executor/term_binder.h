@@ -1,0 +1,46 @@
+// Binds terms to serialized values for a receiver of a known type: literals
+// (literals.h), bind markers (the request's values, validated against the
+// type), and the CQL functions a value may be: now(), currentTimeUUID()
+// (version-1 timeuuid of the statement's time), uuid() (random version 4),
+// currentTimestamp(), currentDate(), currentTime(), toTimestamp(x),
+// toUnixTimestamp(x), toDate(x) over now() or a timestamp.
+//
+// Thread safety: a BindContext is used by one statement execution.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "cql/parser/raw_statements.h"
+#include "cql/protocol/wire.h"
+#include "types/cql_type.h"
+
+namespace tessera::cql {
+
+// One bound value: bytes, null or unset (protocol v4 §3 [value]).
+struct BoundValue {
+  enum class Kind { kValue, kNull, kUnset } kind = Kind::kNull;
+  std::string bytes;  // serialized, native protocol v4 §6
+};
+
+struct BindContext {
+  const std::vector<WireValue>* values = nullptr;       // by marker index
+  int64_t now_micros = 0;                                // the statement's time
+  std::mt19937_64* rng = nullptr;                        // uuid(); REQUIRES non-null when used
+};
+
+// Errors: InvalidArgument ("Invalid ... for "col" of type ...", "Expected N
+// bind values", "Invalid unset value for ...").
+Result<BoundValue> BindTerm(const Term& term, const CqlType& type, const std::string& receiver,
+                            const BindContext& ctx);
+
+// A version-1 UUID for `micros` (100-ns ticks since 1582-10-15), with a
+// random clock sequence and node; strictly increasing per process for equal
+// or decreasing input times.
+std::string MakeTimeUuid(int64_t micros, std::mt19937_64& rng);
+
+}  // namespace tessera::cql
