@@ -133,12 +133,16 @@ Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatem
     else m.partition_key.push_back(key_values[c->name]);
   }
   if (!missing.empty()) return Status::InvalidArgument("Some partition key parts are missing: " + missing);
+  size_t clustering_given = 0;
   for (const auto* c : t->Clustering()) {
     if (!key_values.count(c->name)) missing += (missing.empty() ? "" : ", ") + c->name;
     else row.clustering.push_back(key_values[c->name]);
+    clustering_given += key_values.count(c->name);
   }
-  if (!missing.empty()) return Status::InvalidArgument("Some clustering keys are missing: " + missing);
-  m.rows.push_back(std::move(row));
+  // Only the partition key and static columns: a static-only insert (Cassandra allows it).
+  bool static_only = clustering_given == 0 && row.cells.empty() && !static_row.cells.empty();
+  if (!missing.empty() && !static_only) return Status::InvalidArgument("Some clustering keys are missing: " + missing);
+  if (!static_only) m.rows.push_back(std::move(row));
   if (!static_row.cells.empty()) m.rows.push_back(std::move(static_row));
   return std::vector<Mutation>{std::move(m)};
 }

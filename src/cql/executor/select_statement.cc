@@ -1,0 +1,428 @@
+#include "cql/executor/select_statement.h"
+
+#include <algorithm>
+#include <map>
+
+#include "common/bytes.h"
+#include "cql/executor/modification_statements.h"
+#include "cql/executor/read_plan.h"
+#include "cql/executor/selection.h"
+#include "keys/storage_key.h"
+#include "types/serialization.h"
+#include "types/value_compare.h"
+
+namespace tessera::cql {
+namespace {
+
+// ---- storage rows -> SourceRow ----
+
+void PutBytes(std::string* out, const std::string& b) {
+  PutBigEndian32(out, static_cast<uint32_t>(b.size()));
+  out->append(b);
+}
+
+// A non-frozen collection's value from its element cells (sorted by path).
+std::string AssembleCollection(const CqlType& type, const std::vector<const Cell*>& cells) {
+  std::string body;
+  for (const Cell* c : cells) {
+    if (type.kind() == TypeKind::kList) PutBytes(&body, c->value);
+    else if (type.kind() == TypeKind::kSet) PutBytes(&body, c->path);
+    else {
+      PutBytes(&body, c->path);
+      PutBytes(&body, c->value);
+    }
+  }
+  std::string out;
+  PutBigEndian32(&out, static_cast<uint32_t>(cells.size()));
+  return out + body;
+}
+
+void AddCells(const TableSchema& t, const RowResult& row, uint32_t now, SourceRow* out) {
+  std::map<uint32_t, std::vector<const Cell*>> by_column;
+  for (const auto& c : row.cells) by_column[c.column_id].push_back(&c);
+  for (const auto& [id, cells] : by_column) {
+    const ColumnDef* def = t.FindColumnById(id);
+    if (!def) continue;  // a dropped column
+    size_t i = static_cast<size_t>(def - t.columns.data());
+    if (def->type.IsMultiCell()) {
+      out->values[i] = AssembleCollection(def->type, cells);
+      continue;
+    }
+    const Cell* c = cells.front();
+    out->values[i] = c->value;
+    out->writetime[i] = c->timestamp;
+    if (c->IsExpiring()) out->ttl[i] = static_cast<int32_t>(c->local_deletion_time - now);
+  }
+}
+
+SourceRow MakeRow(const TableSchema& t, const std::vector<std::string>& pk, const RowResult* row,
+                  const RowResult* static_row, uint32_t now) {
+  SourceRow r;
+  r.values.resize(t.columns.size());
+  r.writetime.resize(t.columns.size());
+  r.ttl.resize(t.columns.size());
+  auto pk_cols = t.PartitionKey();
+  for (size_t i = 0; i < pk_cols.size(); ++i) r.values[static_cast<size_t>(pk_cols[i] - t.columns.data())] = pk[i];
+  if (row) {
+    auto ck = t.Clustering();
+    for (size_t i = 0; i < ck.size() && i < row->clustering.size(); ++i) {
+      r.values[static_cast<size_t>(ck[i] - t.columns.data())] = row->clustering[i];
+    }
+    AddCells(t, *row, now, &r);
+  } else {
+    r.static_only = true;
+  }
+  if (static_row) AddCells(t, *static_row, now, &r);
+  return r;
+}
+
+// ---- filters ----
+
+bool Matches(const TableSchema& t, const Filter& f, const SourceRow& row) {
+  const auto& cell = row.values[f.column];
+  if (f.op == Relation::Op::kIsNotNull) return cell.has_value();
+  if (!cell) return false;
+  const CqlType& type = t.columns[f.column].type;
+  auto value = Deserialize(type, *cell);
+  if (!value.ok()) return false;
+  if (f.op == Relation::Op::kContains || f.op == Relation::Op::kContainsKey) {
+    bool key = f.op == Relation::Op::kContainsKey;
+    const CqlType& et = type.kind() == TypeKind::kMap && !key ? type.params()[1] : type.params()[0];
+    auto needle = Deserialize(et, f.values[0]);
+    if (!needle.ok()) return false;
+    if (type.kind() == TypeKind::kMap) {
+      for (const auto& [k, v] : value->as_entries()) {
+        if (CompareValues(et, key ? k : v, *needle) == 0) return true;
+      }
+      return false;
+    }
+    for (const auto& e : value->as_elements()) {
+      if (CompareValues(et, e, *needle) == 0) return true;
+    }
+    return false;
+  }
+  const CqlType* ct = &type;
+  Value subject = *value;
+  if (f.map_key) {
+    auto k = Deserialize(type.params()[0], *f.map_key);
+    if (!k.ok()) return false;
+    bool found = false;
+    for (const auto& [mk, mv] : value->as_entries()) {
+      if (CompareValues(type.params()[0], mk, *k) == 0) {
+        subject = mv;
+        found = true;
+      }
+    }
+    if (!found) return false;
+    ct = &type.params()[1];
+  }
+  auto cmp = [&](const std::string& bytes) {
+    auto other = Deserialize(*ct, bytes);
+    return other.ok() ? CompareValues(*ct, subject, *other) : 2;
+  };
+  switch (f.op) {
+    case Relation::Op::kEq: return cmp(f.values[0]) == 0;
+    case Relation::Op::kNe: return cmp(f.values[0]) != 0;
+    case Relation::Op::kLt: return cmp(f.values[0]) < 0;
+    case Relation::Op::kLe: return cmp(f.values[0]) <= 0;
+    case Relation::Op::kGt: { int c = cmp(f.values[0]); return c > 0 && c != 2; }
+    case Relation::Op::kGe: { int c = cmp(f.values[0]); return c >= 0 && c != 2; }
+    case Relation::Op::kIn:
+      return std::any_of(f.values.begin(), f.values.end(), [&](const std::string& v) { return cmp(v) == 0; });
+    default: return false;
+  }
+}
+
+bool MatchesAll(const TableSchema& t, const ReadPlan& plan, const SourceRow& row) {
+  return std::all_of(plan.filters.begin(), plan.filters.end(), [&](const Filter& f) { return Matches(t, f, row); });
+}
+
+// ---- paging state ----
+
+struct PagingState {
+  uint64_t partition = 0, prefix = 0, rows_so_far = 0, rows_in_partition = 0;
+  std::string cursor;
+};
+
+std::string EncodePaging(const PagingState& p, uint8_t kind) {
+  std::string s(1, '\x01');
+  s.push_back(static_cast<char>(kind));
+  PutVarint64(&s, p.partition);
+  PutVarint64(&s, p.prefix);
+  PutVarint64(&s, p.rows_so_far);
+  PutVarint64(&s, p.rows_in_partition);
+  return s + p.cursor;
+}
+
+Result<PagingState> DecodePaging(const std::string& s, uint8_t kind) {
+  ByteReader r(s);
+  uint8_t version, k;
+  PagingState p;
+  if (!r.ReadByte(&version) || version != 1 || !r.ReadByte(&k) || k != kind || !r.ReadVarint64(&p.partition) ||
+      !r.ReadVarint64(&p.prefix) || !r.ReadVarint64(&p.rows_so_far) || !r.ReadVarint64(&p.rows_in_partition)) {
+    return Status::InvalidArgument("Invalid paging state");
+  }
+  p.cursor.assign(r.rest());
+  return p;
+}
+
+// ---- execution ----
+
+struct Limits {
+  uint64_t limit = UINT64_MAX;                // LIMIT
+  uint64_t per_partition = UINT64_MAX;        // PER PARTITION LIMIT
+  uint64_t page = UINT64_MAX;                 // page size
+};
+
+Result<uint64_t> BindLimit(const std::optional<Term>& t, const BindContext& ctx, const char* what) {
+  if (!t) return UINT64_MAX;
+  TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(*t, CqlType::Scalar(TypeKind::kInt), what, ctx));
+  if (b.kind != BoundValue::Kind::kValue) return Status::InvalidArgument(std::string("Invalid null value of ") + what);
+  auto v = static_cast<int32_t>(GetBigEndian32(b.bytes.data()));
+  if (v <= 0) return Status::InvalidArgument(std::string(what) + " must be strictly positive");
+  return static_cast<uint64_t>(v);
+}
+
+class Executor {
+ public:
+  Executor(Database& db, std::shared_ptr<const TableSchema> t, const ReadPlan& plan, const Limits& limits,
+           bool reversed, bool keep_all, const BindContext& bind)
+      : db_(db), t_(std::move(t)), plan_(plan), limits_(limits), reversed_(reversed), keep_all_(keep_all),
+        now_(static_cast<uint32_t>(bind.now_micros / 1'000'000)) {}
+
+  // Emits rows into out; sets *next when another page follows.
+  Status Run(PagingState state, std::vector<SourceRow>* out, std::optional<std::string>* next) {
+    state_ = state;
+    out_ = out;
+    return plan_.kind == ReadPlan::Kind::kPartitions ? RunPartitions(next) : RunRange(next);
+  }
+
+ private:
+  uint64_t Wanted() const {
+    uint64_t by_limit = limits_.limit - std::min(limits_.limit, state_.rows_so_far);
+    uint64_t by_page = keep_all_ ? UINT64_MAX : limits_.page - std::min<uint64_t>(limits_.page, out_->size());
+    return std::min(by_limit, by_page);
+  }
+
+  bool Emit(SourceRow row) {
+    if (!MatchesAll(*t_, plan_, row)) return false;
+    out_->push_back(std::move(row));
+    ++state_.rows_so_far;
+    ++state_.rows_in_partition;
+    return true;
+  }
+
+  std::optional<RowResult> StaticRow(const std::vector<std::string>& pk) {
+    if (!t_->HasStatic()) return std::nullopt;
+    SliceRequest req;
+    req.limit = 0;
+    auto r = db_.ReadSlice(t_, pk, req);
+    return r.ok() ? r->partition.static_row : std::nullopt;
+  }
+
+  Status RunPartitions(std::optional<std::string>* next) {
+    auto prefixes = plan_.clustering_prefixes;
+    // IN values of clustering columns: in clustering order.
+    std::vector<std::pair<std::string, std::vector<std::string>>> keyed;
+    for (auto& p : prefixes) {
+      std::string enc;
+      std::vector<std::string_view> views(p.begin(), p.end());
+      TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(*t_, views, &enc));
+      keyed.emplace_back(std::move(enc), std::move(p));
+    }
+    std::sort(keyed.begin(), keyed.end());
+    prefixes.clear();
+    for (auto& [e, p] : keyed) prefixes.push_back(std::move(p));
+    if (reversed_) std::reverse(prefixes.begin(), prefixes.end());
+    const bool whole_partition = prefixes.size() == 1 && prefixes[0].empty() && !plan_.lower && !plan_.upper;
+
+    for (; state_.partition < plan_.partition_keys.size(); ++state_.partition, state_.prefix = 0, state_.rows_in_partition = 0) {
+      const auto& pk = plan_.partition_keys[state_.partition];
+      std::optional<RowResult> static_row = StaticRow(pk);
+      bool any_row = state_.rows_in_partition > 0 || state_.prefix > 0 || !state_.cursor.empty();
+      for (; state_.prefix < prefixes.size(); ++state_.prefix) {
+        for (;;) {
+          uint64_t want = std::min(Wanted(), limits_.per_partition - std::min(limits_.per_partition, state_.rows_in_partition));
+          if (want == 0) break;
+          SliceRequest req;
+          if (plan_.lower || plan_.upper) {
+            req.lower = plan_.lower.value_or(ClusteringBound{prefixes[state_.prefix], true});
+            req.upper = plan_.upper.value_or(ClusteringBound{prefixes[state_.prefix], true});
+          } else {
+            req.lower = req.upper = ClusteringBound{prefixes[state_.prefix], true};
+          }
+          req.reversed = reversed_;
+          req.limit = want;
+          req.cursor = state_.cursor;
+          TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_.ReadSlice(t_, pk, req));
+          for (const auto& row : slice.partition.rows) {
+            any_row = true;
+            Emit(MakeRow(*t_, pk, &row, static_row ? &*static_row : nullptr, now_));
+          }
+          state_.cursor = slice.next_cursor;
+          if (state_.cursor.empty()) break;
+          if (Wanted() == 0) return Pause(next, 0);
+        }
+        state_.cursor.clear();
+        if (Wanted() == 0) return Pause(next, 0, /*advance_prefix=*/true, prefixes.size());
+      }
+      // A partition with only static values shows as one row (Cassandra).
+      if (!any_row && whole_partition && static_row && Wanted() > 0) Emit(MakeRow(*t_, pk, nullptr, &*static_row, now_));
+      if (Wanted() == 0 && state_.partition + 1 < plan_.partition_keys.size()) {
+        ++state_.partition;
+        state_.prefix = 0;
+        state_.rows_in_partition = 0;
+        return Pause(next, 0);
+      }
+    }
+    return Status::OK();
+  }
+
+  Status RunRange(std::optional<std::string>* next) {
+    for (;;) {
+      uint64_t want = Wanted();
+      if (want == 0) return Pause(next, 1);
+      RangeRequest req{plan_.range, want, limits_.per_partition, state_.cursor};
+      TESSERA_ASSIGN_OR_RETURN(RangeResult page, db_.ScanRange(t_, req));
+      for (const auto& p : page.partitions) {
+        std::optional<RowResult> static_row = p.static_row;
+        if (!static_row) static_row = StaticRow(p.partition_key);
+        if (p.rows.empty() && static_row) Emit(MakeRow(*t_, p.partition_key, nullptr, &*static_row, now_));
+        for (const auto& row : p.rows) Emit(MakeRow(*t_, p.partition_key, &row, static_row ? &*static_row : nullptr, now_));
+      }
+      state_.cursor = page.next_cursor;
+      if (state_.cursor.empty()) return Status::OK();
+    }
+  }
+
+  Status Pause(std::optional<std::string>* next, uint8_t kind, bool advance_prefix = false, size_t prefixes = 0) {
+    if (state_.rows_so_far >= limits_.limit) return Status::OK();  // LIMIT reached: no more pages
+    PagingState p = state_;
+    if (advance_prefix) {
+      ++p.prefix;
+      if (p.prefix >= prefixes) {
+        ++p.partition;
+        p.prefix = 0;
+        p.rows_in_partition = 0;
+      }
+      if (p.partition >= plan_.partition_keys.size()) return Status::OK();
+    }
+    *next = EncodePaging(p, kind);
+    return Status::OK();
+  }
+
+  Database& db_;
+  std::shared_ptr<const TableSchema> t_;
+  const ReadPlan& plan_;
+  Limits limits_;
+  bool reversed_;
+  bool keep_all_;
+  uint32_t now_;
+  PagingState state_;
+  std::vector<SourceRow>* out_ = nullptr;
+};
+
+Result<bool> Reversed(const TableSchema& t, const SelectStatement& s, const ReadPlan& plan) {
+  if (s.order_by.empty()) return false;
+  if (plan.kind != ReadPlan::Kind::kPartitions) {
+    return Status::InvalidArgument("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.");
+  }
+  auto ck = t.Clustering();
+  std::optional<bool> reversed;
+  for (size_t i = 0; i < s.order_by.size(); ++i) {
+    const auto& [name, desc] = s.order_by[i];
+    if (i >= ck.size() || ck[i]->name != name) {
+      return Status::InvalidArgument("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY");
+    }
+    bool r = desc != (ck[i]->order == SortOrder::kDesc);
+    if (reversed && *reversed != r) return Status::InvalidArgument("Unsupported order by relation");
+    reversed = r;
+  }
+  return reversed.value_or(false);
+}
+
+}  // namespace
+
+Result<std::vector<ColumnSpec>> SelectColumns(const TableSchema& table, const SelectStatement& stmt) {
+  TESSERA_ASSIGN_OR_RETURN(Selection sel, Selection::Make(table, stmt));
+  return sel.columns();
+}
+
+Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* vt, const SelectStatement& s, const SelectContext& ctx) {
+  const std::string ks = s.table.keyspace.empty() ? ctx.keyspace : s.table.keyspace;
+  std::shared_ptr<const TableSchema> table = vt ? vt->Find(ks, s.table.name) : nullptr;
+  const bool is_virtual = table != nullptr;
+  if (!table) {
+    TESSERA_ASSIGN_OR_RETURN(table, ResolveTable(db, s.table, ctx.keyspace));
+  }
+  TESSERA_ASSIGN_OR_RETURN(Selection sel, Selection::Make(*table, s));
+  if (s.distinct) {
+    for (const auto& c : sel.columns()) {
+      const ColumnDef* def = table->FindColumn(c.name);
+      if (!def || (def->kind != ColumnKind::kPartitionKey && def->kind != ColumnKind::kStatic)) {
+        return Status::InvalidArgument("SELECT DISTINCT queries must only request partition key columns and/or static columns (not " + c.name + ")");
+      }
+    }
+  }
+  Limits limits;
+  TESSERA_ASSIGN_OR_RETURN(limits.limit, BindLimit(s.limit, ctx.bind, "LIMIT"));
+  TESSERA_ASSIGN_OR_RETURN(limits.per_partition, BindLimit(s.per_partition_limit, ctx.bind, "PER PARTITION LIMIT"));
+  if (s.distinct) limits.per_partition = 1;
+  if (ctx.page_size > 0 && !sel.is_aggregate()) limits.page = static_cast<uint64_t>(ctx.page_size);
+
+  ResultSet result;
+  result.columns = sel.columns();
+  std::vector<SourceRow> rows;
+  if (is_virtual) {
+    // System tables are small: filter all rows in memory (their restrictions
+    // need no ALLOW FILTERING), then page by position.
+    TESSERA_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(*table, s.where, /*allow_filtering=*/true, ctx.bind));
+    TESSERA_ASSIGN_OR_RETURN(auto all, vt->Rows(*table));
+    for (auto& r : all) {
+      bool keep = MatchesAll(*table, plan, r);
+      if (keep && plan.kind == ReadPlan::Kind::kPartitions) {
+        auto pk = table->PartitionKey();
+        keep = std::any_of(plan.partition_keys.begin(), plan.partition_keys.end(), [&](const auto& key) {
+          for (size_t i = 0; i < pk.size(); ++i) {
+            if (r.values[static_cast<size_t>(pk[i] - table->columns.data())] != key[i]) return false;
+          }
+          return true;
+        });
+      }
+      if (keep) rows.push_back(std::move(r));
+    }
+    uint64_t start = 0;
+    if (ctx.paging_state) {
+      TESSERA_ASSIGN_OR_RETURN(PagingState p, DecodePaging(*ctx.paging_state, 2));
+      start = p.rows_so_far;
+    }
+    uint64_t end = std::min<uint64_t>(rows.size(), std::min(limits.limit, start + limits.page));
+    if (end < rows.size() && end < limits.limit) {
+      PagingState p;
+      p.rows_so_far = end;
+      result.paging_state = EncodePaging(p, 2);
+    }
+    rows = std::vector<SourceRow>(rows.begin() + static_cast<long>(std::min<uint64_t>(start, rows.size())),
+                                  rows.begin() + static_cast<long>(std::max(start, end)));
+  } else {
+    TESSERA_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(*table, s.where, s.allow_filtering, ctx.bind));
+    TESSERA_ASSIGN_OR_RETURN(bool reversed, Reversed(*table, s, plan));
+    PagingState state;
+    uint8_t kind = plan.kind == ReadPlan::Kind::kPartitions ? 0 : 1;
+    if (ctx.paging_state) {
+      TESSERA_ASSIGN_OR_RETURN(state, DecodePaging(*ctx.paging_state, kind));
+    }
+    Executor exec(db, table, plan, limits, reversed, sel.is_aggregate(), ctx.bind);
+    TESSERA_RETURN_IF_ERROR(exec.Run(state, &rows, &result.paging_state));
+  }
+  if (sel.is_aggregate()) {
+    result.rows.push_back(sel.Aggregate(rows));
+    result.paging_state.reset();
+    return result;
+  }
+  result.rows.reserve(rows.size());
+  for (const auto& r : rows) result.rows.push_back(sel.Project(r));
+  return result;
+}
+
+}  // namespace tessera::cql

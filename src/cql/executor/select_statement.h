@@ -1,0 +1,58 @@
+// SELECT: plan (read_plan.h), read from the table or a virtual table, filter,
+// apply PER PARTITION LIMIT and LIMIT, project (columns, aliases, WRITETIME,
+// TTL, token(), count(*), count/min/max/sum/avg) and page.
+//
+// Paging (native protocol v4 §8): with a page size, a page holds at most that
+// many rows and, when more may follow, a paging state that resumes exactly
+// after the last row returned (stable while writes go on; see db/reader.h).
+// The paging state is opaque to clients (format: u8 version 1, u8 kind,
+// varints partition index, prefix index, rows returned so far, rows in the
+// current partition, then the storage cursor).
+//
+// Rows come in storage order: by token (hash tables) or key (range tables),
+// then clustering order, or its reverse with ORDER BY on the clustering
+// columns reversed (which needs the partition key restricted by = or IN).
+//
+// Thread safety: ExecuteSelect is reentrant.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "cql/executor/result_set.h"
+#include "cql/executor/term_binder.h"
+#include "cql/parser/raw_statements.h"
+#include "db/database.h"
+
+namespace tessera::cql {
+
+// Tables whose rows are computed, not stored (system.local, system_schema.*).
+class VirtualTables {
+ public:
+  virtual ~VirtualTables() = default;
+  // nullptr when (keyspace, table) is not virtual.
+  virtual std::shared_ptr<const TableSchema> Find(const std::string& keyspace, const std::string& table) const = 0;
+  // All rows, in primary-key order.
+  virtual Result<std::vector<SourceRow>> Rows(const TableSchema& table) const = 0;
+};
+
+struct SelectContext {
+  BindContext bind;
+  std::string keyspace;                     // current keyspace
+  int32_t page_size = 0;                    // rows; <= 0: no paging
+  std::optional<std::string> paging_state;  // from the previous page
+};
+
+// Errors: InvalidArgument (unknown table or column, unsupported or
+// filtering-requiring query without ALLOW FILTERING, bad paging state),
+// storage errors.
+Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* virtual_tables, const SelectStatement& stmt,
+                                const SelectContext& ctx);
+
+// Result-set columns of a SELECT on `table` (for PREPARED metadata).
+Result<std::vector<ColumnSpec>> SelectColumns(const TableSchema& table, const SelectStatement& stmt);
+
+}  // namespace tessera::cql

@@ -1,0 +1,259 @@
+#include "cql/executor/selection.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/bytes.h"
+#include "keys/token.h"
+#include "types/serialization.h"
+#include "types/value_compare.h"
+
+namespace tessera::cql {
+namespace {
+
+std::string Lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool IsNumeric(TypeKind k) {
+  return k == TypeKind::kTinyint || k == TypeKind::kSmallint || k == TypeKind::kInt || k == TypeKind::kBigint ||
+         k == TypeKind::kFloat || k == TypeKind::kDouble || k == TypeKind::kCounter;
+}
+
+std::string SerializeNumber(const CqlType& type, long double v) {
+  std::string out;
+  switch (type.kind()) {
+    case TypeKind::kFloat: (void)Serialize(type, Value::Float(static_cast<float>(v)), &out); break;
+    case TypeKind::kDouble: (void)Serialize(type, Value::Double(static_cast<double>(v)), &out); break;
+    default: {
+      // Integer sums wrap in the column's width, as Cassandra's do.
+      auto i = static_cast<int64_t>(v);
+      int width = type.kind() == TypeKind::kTinyint ? 1 : type.kind() == TypeKind::kSmallint ? 2
+                : type.kind() == TypeKind::kInt ? 4 : 8;
+      PutBigEndian(&out, static_cast<uint64_t>(i), width);
+    }
+  }
+  return out;
+}
+
+long double NumberOf(const CqlType& type, const std::string& bytes) {
+  auto v = Deserialize(type, bytes);
+  if (!v.ok()) return 0;
+  if (type.kind() == TypeKind::kFloat) return v->as_float();
+  if (type.kind() == TypeKind::kDouble) return v->as_double();
+  return static_cast<long double>(v->as_int());
+}
+
+}  // namespace
+
+Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s) {
+  Selection sel;
+  sel.table_ = &t;
+  for (const auto* c : t.PartitionKey()) sel.partition_key_columns_.push_back(static_cast<size_t>(c - t.columns.data()));
+  auto spec = [&](const std::string& name, const CqlType& type) { return ColumnSpec{t.keyspace, t.name, name, type}; };
+  if (s.json) return Status::InvalidArgument("SELECT JSON is not supported yet");
+  if (s.star) {
+    // Cassandra's order: partition key, clustering, then the other columns by name.
+    std::vector<size_t> order;
+    for (size_t i = 0; i < t.columns.size(); ++i) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      auto rank = [&](size_t i) { return t.columns[i].kind == ColumnKind::kPartitionKey ? 0 : t.columns[i].kind == ColumnKind::kClustering ? 1 : 2; };
+      if (rank(a) != rank(b)) return rank(a) < rank(b);
+      return rank(a) == 2 ? t.columns[a].name < t.columns[b].name : false;
+    });
+    for (size_t i : order) {
+      sel.items_.push_back({Item::Kind::kColumn, i});
+      sel.columns_.push_back(spec(t.columns[i].name, t.columns[i].type));
+    }
+    return sel;
+  }
+  bool plain = false;
+  for (const auto& x : s.selectors) {
+    auto column_index = [&](const std::string& name) -> Result<size_t> {
+      const ColumnDef* c = t.FindColumn(name);
+      if (!c) return Status::InvalidArgument("Undefined column name " + name);
+      return static_cast<size_t>(c - t.columns.data());
+    };
+    Item item{Item::Kind::kColumn, 0};
+    std::string name;
+    CqlType type = CqlType::Scalar(TypeKind::kBigint);
+    switch (x.kind) {
+      case Selector::Kind::kColumn: {
+        TESSERA_ASSIGN_OR_RETURN(item.column, column_index(x.name));
+        name = t.columns[item.column].name;
+        type = t.columns[item.column].type;
+        plain = true;
+        break;
+      }
+      case Selector::Kind::kWritetime:
+      case Selector::Kind::kTtl: {
+        TESSERA_ASSIGN_OR_RETURN(item.column, column_index(x.name));
+        const ColumnDef& c = t.columns[item.column];
+        bool wt = x.kind == Selector::Kind::kWritetime;
+        if (c.kind == ColumnKind::kPartitionKey || c.kind == ColumnKind::kClustering) {
+          return Status::InvalidArgument(std::string("Cannot use selection function ") + (wt ? "writeTime" : "ttl") +
+                                         " on PRIMARY KEY part " + c.name);
+        }
+        if (c.type.IsMultiCell()) {
+          return Status::InvalidArgument(std::string("Cannot use selection function ") + (wt ? "writeTime" : "ttl") +
+                                         " on collections");
+        }
+        item.kind = wt ? Item::Kind::kWritetime : Item::Kind::kTtl;
+        name = std::string(wt ? "writetime(" : "ttl(") + c.name + ")";
+        type = CqlType::Scalar(wt ? TypeKind::kBigint : TypeKind::kInt);
+        plain = true;
+        break;
+      }
+      case Selector::Kind::kCountStar:
+        item.kind = Item::Kind::kCount;
+        name = "count";
+        break;
+      case Selector::Kind::kFunction: {
+        std::string fn = Lower(x.name);
+        if (fn == "token") {
+          if (t.distribution != Distribution::kHash) return Status::InvalidArgument("token() applies to hash-distributed tables");
+          item.kind = Item::Kind::kToken;
+          name = "system.token(" + std::to_string(x.args.size()) + ")";
+          plain = true;
+          break;
+        }
+        if (x.args.size() != 1 || x.args[0].kind != Selector::Kind::kColumn) {
+          return Status::InvalidArgument("Unsupported selection function " + x.name);
+        }
+        TESSERA_ASSIGN_OR_RETURN(item.column, column_index(x.args[0].name));
+        const ColumnDef& c = t.columns[item.column];
+        if (fn == "count") {
+          item.kind = Item::Kind::kCountColumn;
+          name = "system.count(" + c.name + ")";
+        } else if (fn == "min" || fn == "max") {
+          item.kind = fn == "min" ? Item::Kind::kMin : Item::Kind::kMax;
+          name = "system." + fn + "(" + c.name + ")";
+          type = c.type;
+        } else if (fn == "sum" || fn == "avg") {
+          if (!IsNumeric(c.type.kind())) return Status::InvalidArgument(fn + " is supported on integer and floating-point columns");
+          item.kind = fn == "sum" ? Item::Kind::kSum : Item::Kind::kAvg;
+          name = "system." + fn + "(" + c.name + ")";
+          type = c.type;
+        } else {
+          return Status::InvalidArgument("Unknown function '" + x.name + "'");
+        }
+        break;
+      }
+      default:
+        return Status::InvalidArgument("Unsupported selector (CAST and literals are not supported yet)");
+    }
+    if (item.kind != Item::Kind::kColumn && item.kind != Item::Kind::kWritetime && item.kind != Item::Kind::kTtl &&
+        item.kind != Item::Kind::kToken) {
+      sel.aggregate_ = true;
+    }
+    sel.items_.push_back(item);
+    sel.columns_.push_back(spec(x.alias.empty() ? name : x.alias, type));
+  }
+  if (sel.aggregate_ && plain) {
+    return Status::InvalidArgument("Mixing aggregate functions and plain columns is not supported");
+  }
+  return sel;
+}
+
+std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row) const {
+  std::vector<std::optional<std::string>> out;
+  out.reserve(items_.size());
+  for (const auto& item : items_) {
+    switch (item.kind) {
+      case Item::Kind::kColumn:
+        out.push_back(row.values[item.column]);
+        break;
+      case Item::Kind::kWritetime: {
+        auto wt = row.writetime[item.column];
+        if (!wt) {
+          out.emplace_back();
+        } else {
+          std::string b;
+          PutBigEndian64(&b, static_cast<uint64_t>(*wt));
+          out.push_back(b);
+        }
+        break;
+      }
+      case Item::Kind::kTtl: {
+        auto ttl = row.ttl[item.column];
+        if (!ttl) {
+          out.emplace_back();
+        } else {
+          std::string b;
+          PutBigEndian32(&b, static_cast<uint32_t>(*ttl));
+          out.push_back(b);
+        }
+        break;
+      }
+      case Item::Kind::kToken: {
+        std::vector<std::string_view> parts;
+        for (size_t i : partition_key_columns_) parts.emplace_back(row.values[i] ? *row.values[i] : std::string_view());
+        std::string b;
+        PutBigEndian64(&b, static_cast<uint64_t>(TokenOfPartitionKey(parts)));
+        out.push_back(b);
+        break;
+      }
+      default:
+        out.emplace_back();
+    }
+  }
+  return out;
+}
+
+std::vector<std::optional<std::string>> Selection::Aggregate(const std::vector<SourceRow>& rows) const {
+  std::vector<std::optional<std::string>> out;
+  for (const auto& item : items_) {
+    const CqlType* type = item.kind == Item::Kind::kCount ? nullptr : &table_->columns[item.column].type;
+    switch (item.kind) {
+      case Item::Kind::kCount:
+      case Item::Kind::kCountColumn: {
+        int64_t n = 0;
+        for (const auto& r : rows) n += item.kind == Item::Kind::kCount || r.values[item.column].has_value();
+        std::string b;
+        PutBigEndian64(&b, static_cast<uint64_t>(n));
+        out.push_back(b);
+        break;
+      }
+      case Item::Kind::kMin:
+      case Item::Kind::kMax: {
+        std::optional<std::string> best;
+        std::optional<Value> best_value;
+        for (const auto& r : rows) {
+          const auto& v = r.values[item.column];
+          if (!v) continue;
+          auto value = Deserialize(*type, *v);
+          if (!value.ok()) continue;
+          int c = best_value ? CompareValues(*type, *value, *best_value) : 0;
+          if (!best_value || (item.kind == Item::Kind::kMin ? c < 0 : c > 0)) {
+            best = v;
+            best_value = *value;
+          }
+        }
+        out.push_back(best);
+        break;
+      }
+      case Item::Kind::kSum:
+      case Item::Kind::kAvg: {
+        long double sum = 0;
+        int64_t n = 0;
+        for (const auto& r : rows) {
+          if (!r.values[item.column]) continue;
+          sum += NumberOf(*type, *r.values[item.column]);
+          ++n;
+        }
+        long double result = item.kind == Item::Kind::kSum ? sum : (n ? sum / n : 0);
+        if (item.kind == Item::Kind::kAvg && type->kind() != TypeKind::kFloat && type->kind() != TypeKind::kDouble) {
+          result = n ? static_cast<long double>(static_cast<int64_t>(sum) / n) : 0;  // integer average, as Cassandra
+        }
+        out.push_back(SerializeNumber(*type, result));
+        break;
+      }
+      default:
+        out.push_back(rows.empty() ? std::nullopt : Project(rows.front())[out.size()]);
+    }
+  }
+  return out;
+}
+
+}  // namespace tessera::cql

@@ -1,0 +1,47 @@
+// The select clause: which values a SELECT returns per row, under which
+// names and types — columns (with aliases), WRITETIME(col) and TTL(col),
+// token(pk...), and the aggregates count(*), count(col), min, max, sum, avg
+// (which fold all rows into one).
+//
+// Thread safety: a Selection is immutable after Make; an Aggregation is used
+// by one execution.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "cql/executor/result_set.h"
+#include "cql/parser/raw_statements.h"
+#include "types/schema.h"
+
+namespace tessera::cql {
+
+class Selection {
+ public:
+  // Errors: InvalidArgument (unknown column, WRITETIME/TTL on a key column or
+  // a collection, mixing aggregates and plain columns, unsupported functions).
+  static Result<Selection> Make(const TableSchema& table, const SelectStatement& stmt);
+
+  const std::vector<ColumnSpec>& columns() const { return columns_; }
+  bool is_aggregate() const { return aggregate_; }
+  // The output cells of one row (non-aggregate selections).
+  std::vector<std::optional<std::string>> Project(const SourceRow& row) const;
+  // Folds all rows into the single aggregate row.
+  std::vector<std::optional<std::string>> Aggregate(const std::vector<SourceRow>& rows) const;
+
+ private:
+  struct Item {
+    enum class Kind { kColumn, kWritetime, kTtl, kToken, kCount, kCountColumn, kMin, kMax, kSum, kAvg } kind;
+    size_t column = 0;
+  };
+  std::vector<Item> items_;
+  std::vector<ColumnSpec> columns_;
+  std::vector<size_t> partition_key_columns_;
+  const TableSchema* table_ = nullptr;
+  bool aggregate_ = false;
+};
+
+}  // namespace tessera::cql
