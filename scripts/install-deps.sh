@@ -10,7 +10,7 @@ PACKAGES=(
   liblz4-dev libsnappy-dev libasio-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-  python3-cassandra
+  python3-cassandra python3-pytest
 )
 
 SUDO=""

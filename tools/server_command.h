@@ -1,7 +1,6 @@
-// `tessera server`: opens the embedded single-node database and serves until
-// SIGINT or SIGTERM, then closes it cleanly (memtables stay recoverable from
-// the WAL). The CQL listener arrives with the CQL front-door issue; until
-// then the server hosts the storage core and reports its state.
+// `tessera server`: opens the embedded single-node database, serves CQL
+// (native protocol v4) on the listen address until SIGINT or SIGTERM, then
+// stops the listener and closes the database cleanly.
 #pragma once
 
 #include <string>
@@ -10,6 +9,7 @@ namespace tessera {
 
 struct ServerConfig {
   std::string data_dir = "./data";
+  std::string listen = "127.0.0.1:9042";  // address:port of the CQL listener
   bool exit_after_start = false;  // open, report, close: used by tests
 };
 

@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   tessera::ServerConfig server;
   auto* cmd = app.add_subcommand("server", "run a single-node server on an embedded data directory");
   cmd->add_option("--data-dir", server.data_dir, "data directory (created if missing)")->capture_default_str();
+  cmd->add_option("--listen", server.listen, "address:port of the CQL listener (loopback by default)")
+      ->capture_default_str();
   cmd->add_flag("--exit-after-start", server.exit_after_start, "open the database, report and exit");
 
   CLI11_PARSE(app, argc, argv);

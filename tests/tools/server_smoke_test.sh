@@ -6,7 +6,8 @@ bin="$1"
 dir=$(mktemp -d)
 log="$dir/server.log"
 trap 'kill -9 "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
-"$bin" server --data-dir "$dir/data" >"$log" 2>&1 &
+port=$((20000 + RANDOM % 20000))
+"$bin" server --data-dir "$dir/data" --listen "127.0.0.1:$port" >"$log" 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do
   grep -q "serving until" "$log" && break
@@ -18,5 +19,5 @@ status=0
 wait "$pid" || status=$?
 grep -q "shutdown complete" "$log" || { cat "$log"; exit 1; }
 [ "$status" -eq 0 ] || { echo "exit status $status"; exit 1; }
-"$bin" server --data-dir "$dir/data" --exit-after-start | grep -q "0 tables" || { echo "restart failed"; exit 1; }
+"$bin" server --data-dir "$dir/data" --listen "127.0.0.1:$port" --exit-after-start | grep -q "0 tables" || { echo "restart failed"; exit 1; }
 echo "server smoke test passed"

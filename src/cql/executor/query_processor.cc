@@ -1,0 +1,231 @@
+#include "cql/executor/query_processor.h"
+
+#include "common/bytes.h"
+#include "cql/executor/error_mapping.h"
+#include "cql/executor/modification_statements.h"
+#include "cql/executor/schema_statements.h"
+#include "cql/executor/select_statement.h"
+#include "cql/parser/parser.h"
+#include "keys/murmur3.h"
+
+namespace tessera::cql {
+namespace {
+
+Reply Result(std::string body) { return Reply{Opcode::kResult, std::move(body), {}}; }
+
+std::string PreparedId(const std::string& keyspace, const std::string& query) {
+  auto h = CassandraMurmur3(keyspace + '\0' + query);
+  std::string id;
+  for (int i = 0; i < 8; ++i) id.push_back(static_cast<char>(static_cast<uint64_t>(h.h1) >> (8 * i)));
+  for (int i = 0; i < 8; ++i) id.push_back(static_cast<char>(static_cast<uint64_t>(h.h2) >> (8 * i)));
+  return id;
+}
+
+std::string EncodeRows(const ResultSet& rs, bool skip_metadata) {
+  RowsWriter w(rs.columns, rs.paging_state, skip_metadata);
+  for (const auto& row : rs.rows) w.AddRow(row);
+  return w.Finish();
+}
+
+}  // namespace
+
+QueryProcessor::QueryProcessor(Database* db, NodeInfo node, std::function<void(const SchemaChange&)> on_schema_change)
+    : db_(db), system_tables_(db, std::move(node)), on_schema_change_(std::move(on_schema_change)) {}
+
+Reply QueryProcessor::Process(ConnectionState& conn, const Request& request) {
+  if (const auto* q = std::get_if<QueryRequest>(&request)) return Query(conn, q->query, q->params);
+  if (const auto* p = std::get_if<PrepareRequest>(&request)) return Prepare(conn, p->query);
+  if (const auto* e = std::get_if<ExecuteRequest>(&request)) return Execute(conn, e->id, e->params);
+  if (const auto* b = std::get_if<BatchRequest>(&request)) return Batch(conn, *b);
+  if (std::holds_alternative<AuthResponseRequest>(request)) return Reply{Opcode::kAuthSuccess, EncodeAuthSuccess(std::nullopt), {}};
+  return Error(Status::InvalidArgument("unexpected request"));
+}
+
+Reply QueryProcessor::Error(const Status& status, const RawStatement* statement) const {
+  ErrorResponse e = ToErrorResponse(status);
+  if (e.code == ErrorCode::kAlreadyExists && statement) {
+    if (const auto* ks = std::get_if<CreateKeyspaceStatement>(statement)) e.keyspace = ks->name;
+    if (const auto* t = std::get_if<CreateTableStatement>(statement)) {
+      e.keyspace = t->table.keyspace;
+      e.table = t->table.name;
+    }
+  }
+  return Reply{Opcode::kError, EncodeError(e), {}};
+}
+
+Reply QueryProcessor::Query(ConnectionState& conn, const std::string& text, const QueryParameters& params) {
+  auto parsed = ParseStatement(text);
+  if (!parsed.ok()) return Error(parsed.status());
+  return Run(conn, *parsed, params);
+}
+
+Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text) {
+  auto parsed = ParseStatement(text);
+  if (!parsed.ok()) return Error(parsed.status());
+  std::vector<ColumnSpec> markers, result_columns;
+  std::vector<uint16_t> pk_indexes;
+  Status s = DescribeBindMarkers(*db_, &system_tables_, *parsed, conn.keyspace(), &markers, &pk_indexes);
+  if (!s.ok()) return Error(s);
+  if (const auto* sel = std::get_if<SelectStatement>(&parsed->statement)) {
+    const std::string ks = sel->table.keyspace.empty() ? conn.keyspace() : sel->table.keyspace;
+    auto table = system_tables_.Find(ks, sel->table.name);
+    if (!table) {
+      auto resolved = ResolveTable(*db_, sel->table, conn.keyspace());
+      if (!resolved.ok()) return Error(resolved.status());
+      table = *resolved;
+    }
+    auto cols = SelectColumns(*table, *sel);
+    if (!cols.ok()) return Error(cols.status());
+    result_columns = *cols;
+  }
+  std::string id = PreparedId(conn.keyspace(), text);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    prepared_[id] = std::make_shared<const Prepared>(Prepared{text, conn.keyspace(), std::move(parsed).value()});
+  }
+  return Result(EncodePreparedResult(id, markers, pk_indexes, result_columns));
+}
+
+Reply QueryProcessor::Execute(ConnectionState& conn, const std::string& id, const QueryParameters& params) {
+  std::shared_ptr<const Prepared> p;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = prepared_.find(id);
+    if (it != prepared_.end()) p = it->second;
+  }
+  if (!p) {
+    ErrorResponse e{ErrorCode::kUnprepared, "Prepared query with ID " + ToHex(id) + " not found (either the query was not "
+                    "prepared on this host (maybe the host has been restarted?) or you have prepared too many queries "
+                    "and it has been evicted from the internal cache)"};
+    e.unprepared_id = id;
+    return Reply{Opcode::kError, EncodeError(e), {}};
+  }
+  // A prepared statement runs in the keyspace it was prepared in when it names none.
+  ConnectionState scoped;
+  scoped.set_keyspace(p->keyspace.empty() ? conn.keyspace() : p->keyspace);
+  Reply r = Run(scoped, p->parsed, params);
+  if (std::holds_alternative<UseStatement>(p->parsed.statement)) conn.set_keyspace(scoped.keyspace());
+  return r;
+}
+
+Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, const QueryParameters& params) {
+  if (static_cast<int>(params.values.size()) < parsed.bind_marker_count) {
+    return Error(Status::InvalidArgument("There were " + std::to_string(parsed.bind_marker_count) +
+                                         " markers(?) in CQL but " + std::to_string(params.values.size()) +
+                                         " bound variables"));
+  }
+  BindContext bind;
+  bind.values = &params.values;
+  bind.now_micros = db_->NowMicros();  // now(), TTL expiry; write timestamps come from WriteContext
+  bind.rng = &rng_;
+  const RawStatement& s = parsed.statement;
+  const std::string ks = conn.keyspace();
+  auto schema_result = [&](const ::tessera::Result<SchemaOutcome>& r) -> Reply {
+    if (!r.ok()) return Error(r.status(), &s);
+    if (!r->change) return Result(EncodeVoidResult());
+    if (on_schema_change_) on_schema_change_(*r->change);
+    return Result(EncodeSchemaChangeResult(*r->change));
+  };
+  auto apply = [&](const ::tessera::Result<std::vector<Mutation>>& m) -> Reply {
+    if (!m.ok()) return Error(m.status());
+    Status st = db_->ApplyBatch(*m);
+    return st.ok() ? Result(EncodeVoidResult()) : Error(st);
+  };
+  WriteContext write{bind, ks, params.default_timestamp};
+  if (const auto* sel = std::get_if<SelectStatement>(&s)) {
+    SelectContext ctx{bind, ks, params.page_size.value_or(0), params.paging_state};
+    auto rs = ExecuteSelect(*db_, &system_tables_, *sel, ctx);
+    if (!rs.ok()) return Error(rs.status());
+    return Result(EncodeRows(*rs, params.skip_metadata));
+  }
+  if (const auto* ins = std::get_if<InsertStatement>(&s)) return apply(BuildInsert(*db_, *ins, write));
+  if (const auto* up = std::get_if<UpdateStatement>(&s)) return apply(BuildUpdate(*db_, *up, write));
+  if (const auto* del = std::get_if<DeleteStatement>(&s)) return apply(BuildDelete(*db_, *del, write));
+  if (const auto* b = std::get_if<BatchStatement>(&s)) {
+    if (b->type == BatchStatement::Type::kCounter) return Error(Status::InvalidArgument("Counter batches are not supported yet"));
+    std::vector<Mutation> all;
+    for (const auto& stmt : b->statements) {
+      WriteContext w = write;
+      ::tessera::Result<std::vector<Mutation>> m = std::visit(
+          [&](const auto& x) -> ::tessera::Result<std::vector<Mutation>> {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, InsertStatement>) {
+              InsertStatement copy = x;
+              if (!copy.using_clause.timestamp) copy.using_clause.timestamp = b->using_clause.timestamp;
+              return BuildInsert(*db_, copy, w);
+            } else if constexpr (std::is_same_v<T, UpdateStatement>) {
+              UpdateStatement copy = x;
+              if (!copy.using_clause.timestamp) copy.using_clause.timestamp = b->using_clause.timestamp;
+              return BuildUpdate(*db_, copy, w);
+            } else {
+              DeleteStatement copy = x;
+              if (!copy.using_clause.timestamp) copy.using_clause.timestamp = b->using_clause.timestamp;
+              return BuildDelete(*db_, copy, w);
+            }
+          },
+          stmt);
+      if (!m.ok()) return Error(m.status());
+      all.insert(all.end(), m->begin(), m->end());
+    }
+    Status st = db_->ApplyBatch(all);
+    return st.ok() ? Result(EncodeVoidResult()) : Error(st);
+  }
+  if (const auto* use = std::get_if<UseStatement>(&s)) {
+    if (!db_->catalog().GetKeyspace(use->keyspace).ok()) {
+      return Error(Status::InvalidArgument("Keyspace '" + use->keyspace + "' does not exist"));
+    }
+    conn.set_keyspace(use->keyspace);
+    return Result(EncodeSetKeyspaceResult(use->keyspace));
+  }
+  if (const auto* x = std::get_if<CreateKeyspaceStatement>(&s)) return schema_result(ExecuteCreateKeyspace(*db_, *x));
+  if (const auto* x = std::get_if<AlterKeyspaceStatement>(&s)) {
+    return Error(Status::InvalidArgument("ALTER KEYSPACE is not supported yet (keyspace " + x->name + ")"));
+  }
+  if (const auto* x = std::get_if<CreateTableStatement>(&s)) return schema_result(ExecuteCreateTable(*db_, *x, ks));
+  if (const auto* x = std::get_if<AlterTableStatement>(&s)) return schema_result(ExecuteAlterTable(*db_, *x, ks));
+  if (const auto* x = std::get_if<DropStatement>(&s)) return schema_result(ExecuteDrop(*db_, *x, ks));
+  if (const auto* x = std::get_if<TruncateStatement>(&s)) {
+    Status st = ExecuteTruncate(*db_, *x, ks);
+    return st.ok() ? Result(EncodeVoidResult()) : Error(st);
+  }
+  return Error(Status::InvalidArgument("unsupported statement"));
+}
+
+Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
+  if (batch.type == BatchRequest::kCounter) return Error(Status::InvalidArgument("Counter batches are not supported yet"));
+  std::vector<Mutation> all;
+  for (const auto& entry : batch.statements) {
+    ParsedStatement parsed;
+    std::string keyspace = conn.keyspace();
+    if (entry.prepared) {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = prepared_.find(entry.query_or_id);
+      if (it == prepared_.end()) {
+        ErrorResponse e{ErrorCode::kUnprepared, "Prepared query not found"};
+        e.unprepared_id = entry.query_or_id;
+        return Reply{Opcode::kError, EncodeError(e), {}};
+      }
+      parsed = it->second->parsed;
+      if (!it->second->keyspace.empty()) keyspace = it->second->keyspace;
+    } else {
+      auto p = ParseStatement(entry.query_or_id);
+      if (!p.ok()) return Error(p.status());
+      parsed = std::move(p).value();
+    }
+    BindContext bind;
+    bind.values = &entry.values;
+    bind.now_micros = db_->NowMicros();
+    bind.rng = &rng_;
+    WriteContext w{bind, keyspace, batch.default_timestamp};
+    ::tessera::Result<std::vector<Mutation>> m = Status::InvalidArgument("Invalid statement in batch: only INSERT, UPDATE and DELETE are allowed");
+    if (const auto* x = std::get_if<InsertStatement>(&parsed.statement)) m = BuildInsert(*db_, *x, w);
+    else if (const auto* x = std::get_if<UpdateStatement>(&parsed.statement)) m = BuildUpdate(*db_, *x, w);
+    else if (const auto* x = std::get_if<DeleteStatement>(&parsed.statement)) m = BuildDelete(*db_, *x, w);
+    if (!m.ok()) return Error(m.status());
+    all.insert(all.end(), m->begin(), m->end());
+  }
+  Status st = db_->ApplyBatch(all);
+  return st.ok() ? Result(EncodeVoidResult()) : Error(st);
+}
+
+}  // namespace tessera::cql

@@ -1,0 +1,67 @@
+// QueryProcessor: runs QUERY, PREPARE, EXECUTE and BATCH requests against
+// the Database — the RequestProcessor behind the CQL server.
+//
+//  - QUERY: parse, bind the request's values, execute, reply with RESULT
+//    (Void, Rows with paging, Set_keyspace, Schema_change) or ERROR.
+//  - PREPARE: parse once, cache under a 16-byte id derived from the
+//    keyspace and text; reply with bind-variable metadata (names, types, and
+//    partition-key bind indexes for token-aware routing) and result metadata.
+//  - EXECUTE: run a cached statement; an unknown id is ERROR Unprepared
+//    (0x2500) carrying the id as sent, so drivers re-prepare.
+//  - BATCH: INSERT / UPDATE / DELETE statements (text or prepared) applied
+//    as one atomic write (logged and unlogged alike on one node).
+// Schema changes are reported through `on_schema_change` (SCHEMA_CHANGE events).
+//
+// Thread safety: Process is thread-safe.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+
+#include "cql/executor/system_tables.h"
+#include "cql/parser/raw_statements.h"
+#include "cql/protocol/request_processor.h"
+#include "cql/protocol/responses.h"
+#include "db/database.h"
+
+namespace tessera::cql {
+
+class QueryProcessor : public RequestProcessor {
+ public:
+  // REQUIRES: db outlives the processor.
+  QueryProcessor(Database* db, NodeInfo node, std::function<void(const SchemaChange&)> on_schema_change = {});
+  Reply Process(ConnectionState& connection, const Request& request) override;
+
+ private:
+  struct Prepared {
+    std::string query;
+    std::string keyspace;
+    ParsedStatement parsed;
+  };
+  Reply Query(ConnectionState& conn, const std::string& text, const QueryParameters& params);
+  Reply Prepare(ConnectionState& conn, const std::string& text);
+  Reply Execute(ConnectionState& conn, const std::string& id, const QueryParameters& params);
+  Reply Batch(ConnectionState& conn, const BatchRequest& batch);
+  Reply Run(ConnectionState& conn, const ParsedStatement& parsed, const QueryParameters& params);
+  Reply Error(const Status& status, const RawStatement* statement = nullptr) const;
+
+  Database* db_;
+  SystemTables system_tables_;
+  std::function<void(const SchemaChange&)> on_schema_change_;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const Prepared>> prepared_;
+  std::mt19937_64 rng_{std::random_device{}()};
+};
+
+// Bind-variable specs of a parsed statement (in marker order) and the bind
+// indexes of the partition-key columns (empty unless all are bound by = ?).
+// Errors: InvalidArgument (unknown table or column).
+Status DescribeBindMarkers(const Database& db, const VirtualTables* vt, const ParsedStatement& parsed,
+                           const std::string& keyspace, std::vector<ColumnSpec>* markers,
+                           std::vector<uint16_t>* partition_key_indexes);
+
+}  // namespace tessera::cql

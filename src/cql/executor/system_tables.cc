@@ -1,0 +1,235 @@
+#include "cql/executor/system_tables.h"
+
+#include <arpa/inet.h>
+
+#include <random>
+
+#include "keys/murmur3.h"
+#include "types/serialization.h"
+
+namespace tessera::cql {
+namespace {
+
+struct Col {
+  const char* name;
+  const char* type;
+  ColumnKind kind;
+};
+
+constexpr ColumnKind PK = ColumnKind::kPartitionKey, CK = ColumnKind::kClustering, R = ColumnKind::kRegular;
+
+std::shared_ptr<const TableSchema> Make(const char* ks, const char* name, std::initializer_list<Col> cols) {
+  auto t = std::make_shared<TableSchema>();
+  t->keyspace = ks;
+  t->name = name;
+  uint32_t id = 0;
+  for (const auto& c : cols) t->columns.push_back({id++, c.name, *CqlType::Parse(c.type), c.kind, SortOrder::kAsc});
+  return t;
+}
+
+// A row builder: values by column name.
+class RowBuilder {
+ public:
+  explicit RowBuilder(const TableSchema& t) : t_(t) {
+    row_.values.resize(t.columns.size());
+    row_.writetime.resize(t.columns.size());
+    row_.ttl.resize(t.columns.size());
+  }
+  RowBuilder& Set(const char* column, const Value& v) {
+    const ColumnDef* c = t_.FindColumn(column);
+    if (c && !v.is_null()) {
+      std::string bytes;
+      if (Serialize(c->type, v, &bytes).ok()) row_.values[static_cast<size_t>(c - t_.columns.data())] = bytes;
+    }
+    return *this;
+  }
+  RowBuilder& Text(const char* column, const std::string& s) { return Set(column, Value::Bytes(s)); }
+  RowBuilder& Int(const char* column, int64_t v) { return Set(column, Value::Int(v)); }
+  SourceRow Take() { return std::move(row_); }
+
+ private:
+  const TableSchema& t_;
+  SourceRow row_;
+};
+
+Value TextMap(const std::map<std::string, std::string>& m) {
+  std::vector<std::pair<Value, Value>> entries;
+  for (const auto& [k, v] : m) entries.emplace_back(Value::Bytes(k), Value::Bytes(v));
+  return Value::Map(std::move(entries));
+}
+
+std::string Inet(const std::string& address) {
+  unsigned char buf[16];
+  if (inet_pton(AF_INET, address.c_str(), buf) == 1) return std::string(reinterpret_cast<char*>(buf), 4);
+  if (inet_pton(AF_INET6, address.c_str(), buf) == 1) return std::string(reinterpret_cast<char*>(buf), 16);
+  return std::string("\x7f\x00\x00\x01", 4);
+}
+
+const char* KindName(ColumnKind k) {
+  switch (k) {
+    case ColumnKind::kPartitionKey: return "partition_key";
+    case ColumnKind::kClustering: return "clustering";
+    case ColumnKind::kStatic: return "static";
+    default: return "regular";
+  }
+}
+
+}  // namespace
+
+SystemTables::SystemTables(const Database* db, NodeInfo node) : db_(db), node_(std::move(node)) {
+  if (node_.host_id.size() != 16) {
+    std::random_device rd;
+    node_.host_id.clear();
+    for (int i = 0; i < 16; ++i) node_.host_id.push_back(static_cast<char>(rd()));
+    node_.host_id[6] = static_cast<char>((node_.host_id[6] & 0x0F) | 0x40);
+    node_.host_id[8] = static_cast<char>((node_.host_id[8] & 0x3F) | 0x80);
+  }
+  auto add = [&](std::shared_ptr<const TableSchema> t) { tables_[{t->keyspace, t->name}] = std::move(t); };
+  add(Make("system", "local",
+           {{"key", "text", PK}, {"bootstrapped", "text", R}, {"broadcast_address", "inet", R},
+            {"broadcast_port", "int", R}, {"cluster_name", "text", R}, {"cql_version", "text", R},
+            {"data_center", "text", R}, {"gossip_generation", "int", R}, {"host_id", "uuid", R},
+            {"listen_address", "inet", R}, {"listen_port", "int", R}, {"native_protocol_version", "text", R},
+            {"partitioner", "text", R}, {"rack", "text", R}, {"release_version", "text", R},
+            {"rpc_address", "inet", R}, {"rpc_port", "int", R}, {"schema_version", "uuid", R},
+            {"tokens", "set<text>", R}, {"truncated_at", "map<uuid, blob>", R}}));
+  add(Make("system", "peers",
+           {{"peer", "inet", PK}, {"data_center", "text", R}, {"host_id", "uuid", R}, {"preferred_ip", "inet", R},
+            {"rack", "text", R}, {"release_version", "text", R}, {"rpc_address", "inet", R},
+            {"schema_version", "uuid", R}, {"tokens", "set<text>", R}}));
+  add(Make("system", "peers_v2",
+           {{"peer", "inet", PK}, {"peer_port", "int", CK}, {"data_center", "text", R}, {"host_id", "uuid", R},
+            {"native_address", "inet", R}, {"native_port", "int", R}, {"preferred_ip", "inet", R},
+            {"preferred_port", "int", R}, {"rack", "text", R}, {"release_version", "text", R},
+            {"schema_version", "uuid", R}, {"tokens", "set<text>", R}}));
+  add(Make("system_schema", "keyspaces",
+           {{"keyspace_name", "text", PK}, {"durable_writes", "boolean", R},
+            {"replication", "frozen<map<text, text>>", R}}));
+  add(Make("system_schema", "tables",
+           {{"keyspace_name", "text", PK}, {"table_name", "text", CK},
+            {"additional_write_policy", "text", R}, {"bloom_filter_fp_chance", "double", R},
+            {"caching", "frozen<map<text, text>>", R}, {"cdc", "boolean", R}, {"comment", "text", R},
+            {"compaction", "frozen<map<text, text>>", R}, {"compression", "frozen<map<text, text>>", R},
+            {"crc_check_chance", "double", R}, {"default_time_to_live", "int", R},
+            {"extensions", "frozen<map<text, blob>>", R}, {"flags", "frozen<set<text>>", R},
+            {"gc_grace_seconds", "int", R}, {"id", "uuid", R}, {"max_index_interval", "int", R},
+            {"memtable_flush_period_in_ms", "int", R}, {"min_index_interval", "int", R},
+            {"read_repair", "text", R}, {"speculative_retry", "text", R}}));
+  add(Make("system_schema", "columns",
+           {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"column_name", "text", CK},
+            {"clustering_order", "text", R}, {"column_name_bytes", "blob", R}, {"kind", "text", R},
+            {"position", "int", R}, {"type", "text", R}}));
+  add(Make("system_schema", "types",
+           {{"keyspace_name", "text", PK}, {"type_name", "text", CK}, {"field_names", "frozen<list<text>>", R},
+            {"field_types", "frozen<list<text>>", R}}));
+  add(Make("system_schema", "functions",
+           {{"keyspace_name", "text", PK}, {"function_name", "text", CK}, {"argument_types", "frozen<list<text>>", CK},
+            {"argument_names", "frozen<list<text>>", R}, {"body", "text", R}, {"called_on_null_input", "boolean", R},
+            {"language", "text", R}, {"return_type", "text", R}}));
+  add(Make("system_schema", "aggregates",
+           {{"keyspace_name", "text", PK}, {"aggregate_name", "text", CK}, {"argument_types", "frozen<list<text>>", CK},
+            {"final_func", "text", R}, {"initcond", "text", R}, {"return_type", "text", R}, {"state_func", "text", R},
+            {"state_type", "text", R}}));
+  add(Make("system_schema", "triggers",
+           {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"trigger_name", "text", CK},
+            {"options", "frozen<map<text, text>>", R}}));
+  add(Make("system_schema", "indexes",
+           {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"index_name", "text", CK},
+            {"kind", "text", R}, {"options", "frozen<map<text, text>>", R}}));
+  add(Make("system_schema", "views",
+           {{"keyspace_name", "text", PK}, {"view_name", "text", CK}, {"base_table_id", "uuid", R},
+            {"base_table_name", "text", R}, {"include_all_columns", "boolean", R}, {"where_clause", "text", R},
+            {"id", "uuid", R}}));
+  add(Make("system_virtual_schema", "keyspaces", {{"keyspace_name", "text", PK}}));
+  add(Make("system_virtual_schema", "tables",
+           {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"comment", "text", R}}));
+  add(Make("system_virtual_schema", "columns",
+           {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"column_name", "text", CK},
+            {"clustering_order", "text", R}, {"column_name_bytes", "blob", R}, {"kind", "text", R},
+            {"position", "int", R}, {"type", "text", R}}));
+}
+
+std::shared_ptr<const TableSchema> SystemTables::Find(const std::string& ks, const std::string& table) const {
+  auto it = tables_.find({ks, table});
+  return it == tables_.end() ? nullptr : it->second;
+}
+
+std::string SystemTables::SchemaVersion() const {
+  std::string seed = node_.host_id + std::to_string(db_->catalog().version());
+  auto h = CassandraMurmur3(seed);
+  std::string u;
+  for (int i = 0; i < 8; ++i) u.push_back(static_cast<char>(static_cast<uint64_t>(h.h1) >> (8 * i)));
+  for (int i = 0; i < 8; ++i) u.push_back(static_cast<char>(static_cast<uint64_t>(h.h2) >> (8 * i)));
+  u[6] = static_cast<char>((u[6] & 0x0F) | 0x30);  // a name-based (version 3) uuid
+  u[8] = static_cast<char>((u[8] & 0x3F) | 0x80);
+  return u;
+}
+
+Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
+  std::vector<SourceRow> rows;
+  const auto& catalog = db_->catalog();
+  if (t.keyspace == "system" && t.name == "local") {
+    RowBuilder b(t);
+    b.Text("key", "local").Text("bootstrapped", "COMPLETED").Set("broadcast_address", Value::Bytes(Inet(node_.rpc_address)))
+        .Int("broadcast_port", 7000).Text("cluster_name", node_.cluster_name).Text("cql_version", "3.4.5")
+        .Text("data_center", "datacenter1").Int("gossip_generation", 1).Set("host_id", Value::Bytes(node_.host_id))
+        .Set("listen_address", Value::Bytes(Inet(node_.rpc_address))).Int("listen_port", 7000)
+        .Text("native_protocol_version", "4").Text("partitioner", "org.apache.cassandra.dht.Murmur3Partitioner")
+        .Text("rack", "rack1").Text("release_version", "4.0.11")
+        .Set("rpc_address", Value::Bytes(Inet(node_.rpc_address))).Int("rpc_port", node_.rpc_port)
+        .Set("schema_version", Value::Bytes(SchemaVersion()))
+        .Set("tokens", Value::List({Value::Bytes(std::to_string(INT64_MIN))}));
+    rows.push_back(b.Take());
+    return rows;
+  }
+  if (t.keyspace != "system_schema") return rows;  // peers and virtual schema: empty on a single node
+  if (t.name == "keyspaces") {
+    for (const auto& ks : catalog.Keyspaces()) {
+      RowBuilder b(t);
+      b.Text("keyspace_name", ks.name).Set("durable_writes", Value::Boolean(ks.durable_writes))
+          .Set("replication", TextMap(ks.replication));
+      rows.push_back(b.Take());
+    }
+  } else if (t.name == "tables" || t.name == "columns") {
+    for (const auto& ks : catalog.Keyspaces()) {
+      for (const auto& table : catalog.Tables(ks.name)) {
+        if (t.name == "tables") {
+          RowBuilder b(t);
+          std::map<std::string, std::string> compaction{{"class", "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy"}};
+          b.Text("keyspace_name", ks.name).Text("table_name", table->name).Text("comment", table->options.comment)
+              .Int("default_time_to_live", table->options.default_time_to_live)
+              .Int("gc_grace_seconds", table->options.gc_grace_seconds).Set("id", Value::Bytes(table->uuid))
+              .Set("flags", Value::List({Value::Bytes("compound")})).Set("bloom_filter_fp_chance", Value::Double(0.01))
+              .Set("caching", TextMap({{"keys", "ALL"}, {"rows_per_partition", "NONE"}}))
+              .Set("compaction", TextMap(compaction))
+              .Set("compression", TextMap({{"chunk_length_in_kb", "16"}, {"class", "org.apache.cassandra.io.compress.LZ4Compressor"}}))
+              .Set("crc_check_chance", Value::Double(1.0)).Set("cdc", Value::Boolean(false))
+              .Set("extensions", Value::Map({})).Int("max_index_interval", 2048).Int("min_index_interval", 128)
+              .Int("memtable_flush_period_in_ms", 0).Text("speculative_retry", "99p").Text("read_repair", "BLOCKING")
+              .Text("additional_write_policy", "99p");
+          rows.push_back(b.Take());
+          continue;
+        }
+        int clustering_position = 0, pk_position = 0;
+        std::vector<SourceRow> cols;
+        for (const auto& c : table->columns) {
+          int position = -1;
+          if (c.kind == ColumnKind::kPartitionKey) position = pk_position++;
+          if (c.kind == ColumnKind::kClustering) position = clustering_position++;
+          const char* order = c.kind != ColumnKind::kClustering ? "none" : c.order == SortOrder::kDesc ? "desc" : "asc";
+          RowBuilder b(t);
+          b.Text("keyspace_name", ks.name).Text("table_name", table->name).Text("column_name", c.name)
+              .Text("clustering_order", order).Set("column_name_bytes", Value::Bytes(c.name))
+              .Text("kind", KindName(c.kind)).Int("position", position).Text("type", c.type.ToCql());
+          cols.push_back(b.Take());
+        }
+        // Rows in key order (column_name).
+        std::sort(cols.begin(), cols.end(), [&](const SourceRow& a, const SourceRow& b) { return a.values[2] < b.values[2]; });
+        for (auto& r : cols) rows.push_back(std::move(r));
+      }
+    }
+  }
+  return rows;
+}
+
+}  // namespace tessera::cql

@@ -1,0 +1,45 @@
+// The system tables drivers read on connect and after schema changes
+// (shared reference cql-driver-requirements.md): system.local, system.peers,
+// system.peers_v2, system_schema.{keyspaces, tables, columns, types,
+// functions, aggregates, triggers, indexes, views} and
+// system_virtual_schema.{keyspaces, tables, columns}, with Cassandra 4.0's
+// columns and types, computed from the catalog on every read.
+//
+// system.local reports release_version 4.0.11, the Murmur3 partitioner, one
+// token (this node owns the ring), data center "datacenter1", rack "rack1",
+// and a schema_version uuid that changes with every DDL.
+//
+// Thread safety: thread-safe (reads the catalog, which is).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "cql/executor/select_statement.h"
+#include "db/database.h"
+
+namespace tessera::cql {
+
+struct NodeInfo {
+  std::string rpc_address = "127.0.0.1";  // the CQL listen address
+  int32_t rpc_port = 9042;
+  std::string cluster_name = "Tessera";
+  std::string host_id;  // 16 bytes; random when empty
+};
+
+class SystemTables : public VirtualTables {
+ public:
+  SystemTables(const Database* db, NodeInfo node);
+  std::shared_ptr<const TableSchema> Find(const std::string& keyspace, const std::string& table) const override;
+  Result<std::vector<SourceRow>> Rows(const TableSchema& table) const override;
+  // The schema version uuid (16 bytes) reported for the current catalog.
+  std::string SchemaVersion() const;
+
+ private:
+  const Database* db_;
+  NodeInfo node_;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<const TableSchema>> tables_;
+};
+
+}  // namespace tessera::cql

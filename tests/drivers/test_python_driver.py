@@ -1,0 +1,117 @@
+"""The DataStax Python driver (Debian python3-cassandra) against a real
+`tessera server`, with default settings: no protocol version pinned."""
+import time
+import uuid
+
+import pytest
+from cassandra import AlreadyExists, InvalidRequest
+from cassandra.protocol import SyntaxException
+from cassandra.cluster import Cluster, ExecutionProfile, EXEC_PROFILE_DEFAULT
+from cassandra.concurrent import execute_concurrent_with_args
+from cassandra.policies import TokenAwarePolicy, RoundRobinPolicy
+from cassandra.query import BatchStatement, SimpleStatement
+
+
+@pytest.fixture(scope="module")
+def cluster(server):
+    profile = ExecutionProfile(load_balancing_policy=TokenAwarePolicy(RoundRobinPolicy()))
+    c = Cluster(["127.0.0.1"], port=server.port, execution_profiles={EXEC_PROFILE_DEFAULT: profile},
+                connect_timeout=10, control_connection_timeout=10)
+    yield c
+    c.shutdown()
+
+
+@pytest.fixture(scope="module")
+def session(cluster):
+    s = cluster.connect()
+    s.execute("CREATE KEYSPACE IF NOT EXISTS drv WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+    s.set_keyspace("drv")
+    return s
+
+
+def test_connects_with_default_settings_and_negotiates_v4(cluster, session):
+    assert cluster.protocol_version == 4
+    row = session.execute("SELECT release_version, partitioner FROM system.local WHERE key='local'").one()
+    assert row.partitioner == "org.apache.cassandra.dht.Murmur3Partitioner"
+
+
+def test_schema_metadata_shows_tables_columns_and_clustering_order(cluster, session):
+    session.execute("CREATE TABLE IF NOT EXISTS events (host text, ts timestamp, seq int, path text, tags set<text>, "
+                    "PRIMARY KEY (host, ts, seq)) WITH CLUSTERING ORDER BY (ts DESC, seq ASC)")
+    cluster.refresh_schema_metadata()
+    t = cluster.metadata.keyspaces["drv"].tables["events"]
+    assert [c.name for c in t.partition_key] == ["host"]
+    assert [c.name for c in t.clustering_key] == ["ts", "seq"]
+    assert t.clustering_key[0].is_reversed and not t.clustering_key[1].is_reversed
+    assert t.columns["tags"].cql_type == "set<text>"
+    assert "CLUSTERING ORDER BY (ts DESC, seq ASC)" in t.export_as_string()
+
+
+def test_prepared_statements_route_by_token(cluster, session):
+    session.execute("CREATE TABLE IF NOT EXISTS kv (k int PRIMARY KEY, v text)")
+    insert = session.prepare("INSERT INTO kv (k, v) VALUES (?, ?)")
+    assert insert.routing_key_indexes == [0]
+    select = session.prepare("SELECT v FROM kv WHERE k = ?")
+    for k in range(50):
+        session.execute(insert, (k, "value-%d" % k))
+    bound = select.bind((7,))
+    assert bound.routing_key == (7).to_bytes(4, "big")
+    replicas = cluster.metadata.get_replicas("drv", bound.routing_key)
+    assert len(replicas) == 1
+    assert session.execute(bound).one().v == "value-7"
+
+
+def test_pages_through_100000_rows(session):
+    session.execute("CREATE TABLE IF NOT EXISTS big (p int, c int, v text, PRIMARY KEY (p, c))")
+    insert = session.prepare("INSERT INTO big (p, c, v) VALUES (?, ?, ?)")
+    args = [(i % 100, i, "x") for i in range(100000)]
+    results = execute_concurrent_with_args(session, insert, args, concurrency=64)
+    assert all(ok for ok, _ in results)
+    statement = SimpleStatement("SELECT p, c FROM big", fetch_size=5000)
+    result = session.execute(statement)
+    seen, pages = set(), 0
+    for row in result:
+        seen.add((row.p, row.c))
+    assert len(seen) == 100000
+    one = list(session.execute(SimpleStatement("SELECT c FROM big WHERE p = 3", fetch_size=77)))
+    assert [r.c for r in one] == sorted(i for i in range(100000) if i % 100 == 3)
+
+
+def test_batches_and_ttl_expiry(session):
+    session.execute("CREATE TABLE IF NOT EXISTS b (k int, c int, v text, PRIMARY KEY (k, c))")
+    insert = session.prepare("INSERT INTO b (k, c, v) VALUES (?, ?, ?)")
+    batch = BatchStatement()
+    for c in range(10):
+        batch.add(insert, (1, c, "in batch"))
+    batch.add(SimpleStatement("DELETE FROM b WHERE k = 1 AND c = 0"))
+    session.execute(batch)
+    assert len(list(session.execute("SELECT * FROM b WHERE k = 1"))) == 9
+    session.execute("INSERT INTO b (k, c, v) VALUES (2, 1, 'short') USING TTL 1")
+    assert session.execute("SELECT ttl(v) FROM b WHERE k = 2 AND c = 1").one()[0] in (0, 1)
+    time.sleep(2.1)
+    assert session.execute("SELECT * FROM b WHERE k = 2").one() is None
+
+
+def test_error_codes(session, server):
+    with pytest.raises(SyntaxException):  # 0x2000
+        session.execute("SELEKT * FROM kv")
+    with pytest.raises(InvalidRequest):  # 0x2200
+        session.execute("SELECT * FROM no_such_table")
+    with pytest.raises(InvalidRequest, match="ALLOW FILTERING"):
+        session.execute("SELECT * FROM kv WHERE v = 'x'")
+    with pytest.raises(AlreadyExists):  # 0x2400
+        session.execute("CREATE TABLE kv (k int PRIMARY KEY)")
+
+
+def test_unprepared_is_reprepared_after_a_restart(server, cluster, session):
+    select = session.prepare("SELECT v FROM kv WHERE k = ?")
+    server.restart()  # the prepared cache is gone: the server answers Unprepared (0x2500)
+    deadline = time.time() + 30
+    while True:
+        try:
+            assert session.execute(select, (7,)).one().v == "value-7"
+            break
+        except Exception:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.5)
