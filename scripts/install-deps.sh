@@ -23,6 +23,13 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
+# Node.js and npm run the Node driver tests; use the machine's if it has one.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  for p in nodejs npm; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+fi
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PACKAGES[@]} packages present"
   exit 0

@@ -1,0 +1,97 @@
+// The Node.js cassandra-driver (npm) against a real `tessera server`: starts
+// the binary on a free loopback port (TESSERA_BINARY), stops it by its pid.
+'use strict';
+const { test, before, after } = require('node:test');
+const assert = require('node:assert');
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const cassandra = require('cassandra-driver');
+
+let server, client, dir, port;
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
+  });
+}
+
+async function waitForPort(p, ms) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const ok = await new Promise((resolve) => {
+      const sock = net.connect(p, '127.0.0.1', () => { sock.end(); resolve(true); });
+      sock.on('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('tessera server did not start');
+}
+
+before(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera_node_'));
+  port = await freePort();
+  server = spawn(process.env.TESSERA_BINARY, ['server', '--data-dir', path.join(dir, 'data'), '--listen', `127.0.0.1:${port}`],
+                 { stdio: 'ignore' });
+  await waitForPort(port, 30000);
+  client = new cassandra.Client({ contactPoints: ['127.0.0.1'], protocolOptions: { port }, localDataCenter: 'datacenter1' });
+  await client.connect();
+});
+
+after(async () => {
+  if (client) await client.shutdown();
+  if (server) {
+    server.kill('SIGTERM');
+    await new Promise((resolve) => server.on('exit', resolve));
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('connects on protocol v4 and reads system.local', async () => {
+  assert.strictEqual(client.getState().getConnectedHosts().length, 1);
+  const rs = await client.execute("SELECT partitioner FROM system.local WHERE key='local'");
+  assert.strictEqual(rs.first().partitioner, 'org.apache.cassandra.dht.Murmur3Partitioner');
+});
+
+test('DDL, prepared writes and reads, metadata', async () => {
+  await client.execute("CREATE KEYSPACE IF NOT EXISTS nd WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+  await client.execute('CREATE TABLE IF NOT EXISTS nd.t (k int, c int, v text, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)');
+  for (let c = 0; c < 30; c++) {
+    await client.execute('INSERT INTO nd.t (k, c, v) VALUES (?, ?, ?)', [1, c, `v${c}`], { prepare: true });
+  }
+  const rs = await client.execute('SELECT c, v FROM nd.t WHERE k = ?', [1], { prepare: true });
+  assert.strictEqual(rs.rowLength, 30);
+  assert.strictEqual(rs.first().c, 29);  // DESC clustering order
+  const table = await client.metadata.getTable('nd', 't');
+  assert.deepStrictEqual(table.partitionKeys.map((c) => c.name), ['k']);
+  assert.deepStrictEqual(table.clusteringKeys.map((c) => c.name), ['c']);
+  assert.deepStrictEqual(table.clusteringOrder, ['DESC']);
+});
+
+test('pages with fetchSize and pageState', async () => {
+  const seen = [];
+  let pageState;
+  do {
+    const rs = await client.execute('SELECT c FROM nd.t WHERE k = 1', [], { prepare: true, fetchSize: 7, pageState });
+    rs.rows.forEach((r) => seen.push(r.c));
+    pageState = rs.pageState;
+  } while (pageState);
+  assert.strictEqual(seen.length, 30);
+  assert.deepStrictEqual(seen, [...Array(30).keys()].reverse());
+});
+
+test('batches and errors', async () => {
+  await client.batch([
+    { query: 'INSERT INTO nd.t (k, c, v) VALUES (?, ?, ?)', params: [2, 1, 'a'] },
+    { query: 'INSERT INTO nd.t (k, c, v) VALUES (?, ?, ?)', params: [2, 2, 'b'] },
+  ], { prepare: true });
+  const rs = await client.execute('SELECT count(*) FROM nd.t WHERE k = 2');
+  assert.strictEqual(rs.first().count.toNumber(), 2);
+  await assert.rejects(client.execute('SELEKT 1'), (e) => e.code === 0x2000);
+  await assert.rejects(client.execute('SELECT * FROM nd.missing'), (e) => e.code === 0x2200);
+  await assert.rejects(client.execute('CREATE TABLE nd.t (k int PRIMARY KEY)'), (e) => e.code === 0x2400);
+});
