@@ -155,5 +155,25 @@ TEST_F(SelectTest, AggregatesWritetimeTtlAndDistinct) {
   EXPECT_EQ(Run("SELECT k, c, owner FROM events WHERE k = 7"), V{"k=7 c=null owner=lonely"});
 }
 
+TEST_F(SelectTest, TimeAndIdentityFunctionsAsSelectors) {
+  Run("CREATE TABLE ks.times (k int PRIMARY KEY, ts timestamp, d date)");
+  Run("INSERT INTO times (k, ts, d) VALUES (1, '2011-02-03 04:05:00+0000', '2011-02-03')");
+  EXPECT_EQ(Run("SELECT toUnixTimestamp(ts) AS ms FROM times WHERE k = 1"), V{"ms=1296705900000"});
+  EXPECT_EQ(Run("SELECT toTimestamp(d) AS t FROM times WHERE k = 1"), V{"t=1296691200000"});
+  auto p = ParseStatement("SELECT now(), uuid(), currentTimestamp(), toTimestamp(now()) FROM times WHERE k = 1");
+  ASSERT_TRUE(p.ok());
+  BindContext bind;
+  bind.now_micros = tdb_->now_micros();
+  bind.rng = &rng_;
+  auto r = ExecuteSelect(tdb_->db(), nullptr, std::get<SelectStatement>(p->statement), SelectContext{bind, "ks", 0, std::nullopt});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->rows.size(), 1u);
+  EXPECT_EQ(r->columns[0].type.kind(), TypeKind::kTimeuuid);
+  EXPECT_EQ(static_cast<unsigned char>((*r->rows[0][0])[6]) >> 4, 1);  // a version-1 uuid
+  EXPECT_EQ(static_cast<unsigned char>((*r->rows[0][1])[6]) >> 4, 4);  // a version-4 uuid
+  EXPECT_EQ(Deserialize(r->columns[2].type, *r->rows[0][2])->as_int(), tdb_->now_micros() / 1000);
+  EXPECT_EQ(*r->rows[0][3], *r->rows[0][2]);
+}
+
 }  // namespace
 }  // namespace tessera::cql

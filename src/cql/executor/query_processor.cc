@@ -1,5 +1,7 @@
 #include "cql/executor/query_processor.h"
 
+#include <algorithm>
+
 #include "common/bytes.h"
 #include "cql/executor/error_mapping.h"
 #include "cql/executor/modification_statements.h"
@@ -114,8 +116,21 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
                                          " markers(?) in CQL but " + std::to_string(params.values.size()) +
                                          " bound variables"));
   }
+  // Values sent by name (QUERY flag 0x40): put them in marker order.
+  std::vector<WireValue> by_name;
+  if (!params.value_names.empty()) {
+    std::vector<ColumnSpec> markers;
+    std::vector<uint16_t> unused;
+    (void)DescribeBindMarkers(*db_, &system_tables_, parsed, conn.keyspace(), &markers, &unused);
+    for (int i = 0; i < parsed.bind_marker_count; ++i) {
+      std::string name = i < static_cast<int>(markers.size()) ? markers[static_cast<size_t>(i)].name : "";
+      auto it = std::find(params.value_names.begin(), params.value_names.end(), name);
+      if (it == params.value_names.end()) return Error(Status::InvalidArgument("No value has been provided for bind marker " + name));
+      by_name.push_back(params.values[static_cast<size_t>(it - params.value_names.begin())]);
+    }
+  }
   BindContext bind;
-  bind.values = &params.values;
+  bind.values = params.value_names.empty() ? &params.values : &by_name;
   bind.now_micros = db_->NowMicros();  // now(), TTL expiry; write timestamps come from WriteContext
   bind.rng = &rng_;
   const RawStatement& s = parsed.statement;

@@ -421,7 +421,7 @@ Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* vt, const Sel
     return result;
   }
   result.rows.reserve(rows.size());
-  for (const auto& r : rows) result.rows.push_back(sel.Project(r));
+  for (const auto& r : rows) result.rows.push_back(sel.Project(r, ctx.bind.now_micros, ctx.bind.rng));
   return result;
 }
 

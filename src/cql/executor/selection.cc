@@ -6,7 +6,9 @@
 #include "common/bytes.h"
 #include "keys/token.h"
 #include "types/serialization.h"
+#include "cql/executor/term_binder.h"
 #include "types/value_compare.h"
+#include <map>
 
 namespace tessera::cql {
 namespace {
@@ -118,6 +120,46 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
           plain = true;
           break;
         }
+        // Time and identity functions (CQL reference, "Scalar functions").
+        static const std::map<std::string, std::pair<Item::Kind, TypeKind>> kNoArg = {
+            {"now", {Item::Kind::kNow, TypeKind::kTimeuuid}}, {"currenttimeuuid", {Item::Kind::kNow, TypeKind::kTimeuuid}},
+            {"uuid", {Item::Kind::kUuid, TypeKind::kUuid}},
+            {"currenttimestamp", {Item::Kind::kCurrentTimestamp, TypeKind::kTimestamp}},
+            {"currentdate", {Item::Kind::kCurrentDate, TypeKind::kDate}},
+            {"currenttime", {Item::Kind::kCurrentTime, TypeKind::kTime}}};
+        static const std::map<std::string, std::pair<Item::Kind, TypeKind>> kConvert = {
+            {"totimestamp", {Item::Kind::kToTimestamp, TypeKind::kTimestamp}},
+            {"tounixtimestamp", {Item::Kind::kToUnixTimestamp, TypeKind::kBigint}},
+            {"todate", {Item::Kind::kToDate, TypeKind::kDate}}};
+        if (auto it = kNoArg.find(fn); it != kNoArg.end() && x.args.empty()) {
+          item.kind = it->second.first;
+          name = "system." + fn + "()";
+          type = CqlType::Scalar(it->second.second);
+          plain = true;
+          break;
+        }
+        if (auto it = kConvert.find(fn); it != kConvert.end() && x.args.size() == 1) {
+          const Selector& arg = x.args[0];
+          type = CqlType::Scalar(it->second.second);
+          plain = true;
+          if (arg.kind == Selector::Kind::kFunction && (Lower(arg.name) == "now" || Lower(arg.name) == "currenttimeuuid")) {
+            item.kind = it->second.first == Item::Kind::kToDate ? Item::Kind::kCurrentDate
+                      : it->second.first == Item::Kind::kToTimestamp ? Item::Kind::kCurrentTimestamp
+                      : Item::Kind::kToUnixTimestamp;
+            item.column = SIZE_MAX;  // of now()
+            name = "system." + fn + "(system.now())";
+            break;
+          }
+          if (arg.kind != Selector::Kind::kColumn) return Status::InvalidArgument("Unsupported argument to " + x.name);
+          TESSERA_ASSIGN_OR_RETURN(item.column, column_index(arg.name));
+          TypeKind k = t.columns[item.column].type.kind();
+          if (k != TypeKind::kTimeuuid && k != TypeKind::kTimestamp && k != TypeKind::kDate) {
+            return Status::InvalidArgument(fn + " takes a timeuuid, timestamp or date argument");
+          }
+          item.kind = it->second.first;
+          name = "system." + fn + "(" + arg.name + ")";
+          break;
+        }
         if (x.args.size() != 1 || x.args[0].kind != Selector::Kind::kColumn) {
           return Status::InvalidArgument("Unsupported selection function " + x.name);
         }
@@ -143,10 +185,10 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
       default:
         return Status::InvalidArgument("Unsupported selector (CAST and literals are not supported yet)");
     }
-    if (item.kind != Item::Kind::kColumn && item.kind != Item::Kind::kWritetime && item.kind != Item::Kind::kTtl &&
-        item.kind != Item::Kind::kToken) {
-      sel.aggregate_ = true;
-    }
+    bool is_aggregate = item.kind == Item::Kind::kCount || item.kind == Item::Kind::kCountColumn ||
+                        item.kind == Item::Kind::kMin || item.kind == Item::Kind::kMax ||
+                        item.kind == Item::Kind::kSum || item.kind == Item::Kind::kAvg;
+    if (is_aggregate) sel.aggregate_ = true;
     sel.items_.push_back(item);
     sel.columns_.push_back(spec(x.alias.empty() ? name : x.alias, type));
   }
@@ -156,10 +198,70 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
   return sel;
 }
 
-std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row) const {
+// Milliseconds since the epoch of a timestamp, date or timeuuid cell.
+std::optional<int64_t> MillisOf(TypeKind kind, const std::string& bytes) {
+  if (kind == TypeKind::kTimestamp && bytes.size() == 8) return static_cast<int64_t>(GetBigEndian64(bytes.data()));
+  if (kind == TypeKind::kDate && bytes.size() == 4) {
+    return (static_cast<int64_t>(GetBigEndian32(bytes.data())) - (int64_t{1} << 31)) * 86'400'000;
+  }
+  if (kind == TypeKind::kTimeuuid && bytes.size() == 16) {
+    return (static_cast<int64_t>(UuidTimestamp(bytes)) - 0x01B21DD213814000LL) / 10'000;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row, int64_t now_micros,
+                                                           std::mt19937_64* rng) const {
   std::vector<std::optional<std::string>> out;
   out.reserve(items_.size());
+  const int64_t now_ms = now_micros / 1000;
+  auto millis_bytes = [](int64_t ms) { std::string b; PutBigEndian64(&b, static_cast<uint64_t>(ms)); return b; };
+  auto date_bytes = [](int64_t ms) {
+    int64_t days = ms >= 0 ? ms / 86'400'000 : -((-ms + 86'399'999) / 86'400'000);
+    std::string b;
+    PutBigEndian32(&b, static_cast<uint32_t>(days + (int64_t{1} << 31)));
+    return b;
+  };
   for (const auto& item : items_) {
+    switch (item.kind) {
+      case Item::Kind::kNow:
+        out.push_back(rng ? std::optional<std::string>(MakeTimeUuid(now_micros, *rng)) : std::nullopt);
+        continue;
+      case Item::Kind::kUuid: {
+        if (!rng) { out.emplace_back(); continue; }
+        std::string u(16, '\0');
+        for (int i = 0; i < 16; i += 8) {
+          uint64_t r = (*rng)();
+          for (int k = 0; k < 8; ++k) u[static_cast<size_t>(i + k)] = static_cast<char>(r >> (8 * k));
+        }
+        u[6] = static_cast<char>((u[6] & 0x0F) | 0x40);
+        u[8] = static_cast<char>((u[8] & 0x3F) | 0x80);
+        out.push_back(u);
+        continue;
+      }
+      case Item::Kind::kCurrentTimestamp: out.push_back(millis_bytes(now_ms)); continue;
+      case Item::Kind::kCurrentDate: out.push_back(date_bytes(now_ms)); continue;
+      case Item::Kind::kCurrentTime: {
+        std::string b;
+        PutBigEndian64(&b, static_cast<uint64_t>(((now_ms % 86'400'000) + 86'400'000) % 86'400'000 * 1'000'000));
+        out.push_back(b);
+        continue;
+      }
+      case Item::Kind::kToTimestamp:
+      case Item::Kind::kToUnixTimestamp:
+      case Item::Kind::kToDate: {
+        std::optional<int64_t> ms = now_ms;
+        if (item.column != SIZE_MAX) {
+          const auto& cell = row.values[item.column];
+          ms = cell ? MillisOf(table_->columns[item.column].type.kind(), *cell) : std::nullopt;
+        }
+        if (!ms) out.emplace_back();
+        else out.push_back(item.kind == Item::Kind::kToDate ? date_bytes(*ms) : millis_bytes(*ms));
+        continue;
+      }
+      default:
+        break;
+    }
     switch (item.kind) {
       case Item::Kind::kColumn:
         out.push_back(row.values[item.column]);

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -27,14 +28,19 @@ class Selection {
 
   const std::vector<ColumnSpec>& columns() const { return columns_; }
   bool is_aggregate() const { return aggregate_; }
-  // The output cells of one row (non-aggregate selections).
-  std::vector<std::optional<std::string>> Project(const SourceRow& row) const;
+  // The output cells of one row (non-aggregate selections). `now_micros`
+  // and `rng` evaluate now(), uuid() and the current* functions.
+  std::vector<std::optional<std::string>> Project(const SourceRow& row, int64_t now_micros = 0,
+                                                  std::mt19937_64* rng = nullptr) const;
   // Folds all rows into the single aggregate row.
   std::vector<std::optional<std::string>> Aggregate(const std::vector<SourceRow>& rows) const;
 
  private:
   struct Item {
-    enum class Kind { kColumn, kWritetime, kTtl, kToken, kCount, kCountColumn, kMin, kMax, kSum, kAvg } kind;
+    enum class Kind {
+      kColumn, kWritetime, kTtl, kToken, kCount, kCountColumn, kMin, kMax, kSum, kAvg,
+      kNow, kUuid, kCurrentTimestamp, kCurrentDate, kCurrentTime, kToTimestamp, kToUnixTimestamp, kToDate,
+    } kind;
     size_t column = 0;
   };
   std::vector<Item> items_;
