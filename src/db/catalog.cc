@@ -53,6 +53,15 @@ Status Catalog::CreateKeyspace(const KeyspaceMetadata& ks) {
   return Status::OK();
 }
 
+Status Catalog::AlterKeyspace(const KeyspaceMetadata& ks) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!keyspaces_.count(ks.name)) return Status::NotFound("keyspace " + ks.name + " does not exist");
+  TESSERA_RETURN_IF_ERROR(engine_->MetaPut("keyspace/" + ks.name, KeyspaceToJson(ks)));
+  keyspaces_[ks.name] = ks;
+  ++version_;
+  return Status::OK();
+}
+
 Result<std::vector<std::shared_ptr<const TableSchema>>> Catalog::DropKeyspace(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!keyspaces_.count(name)) return Status::NotFound("keyspace " + name + " does not exist");

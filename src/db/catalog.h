@@ -37,6 +37,8 @@ class Catalog {
 
   // Errors: AlreadyExists, InvalidArgument (empty name), IOError.
   Status CreateKeyspace(const KeyspaceMetadata& ks);
+  // Replaces a keyspace's replication and durable_writes. Errors: NotFound, IOError.
+  Status AlterKeyspace(const KeyspaceMetadata& ks);
   // Returns the dropped keyspace's tables (for data removal).
   // Errors: NotFound, IOError.
   Result<std::vector<std::shared_ptr<const TableSchema>>> DropKeyspace(const std::string& name);

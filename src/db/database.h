@@ -71,6 +71,8 @@ class Database {
   // --- Schema ---
   Status CreateKeyspace(const KeyspaceMetadata& ks, bool if_not_exists = false);
   Status DropKeyspace(const std::string& name, bool if_exists = false);
+  // Errors: NotFound, IOError.
+  Status AlterKeyspace(const KeyspaceMetadata& ks) { return catalog_.AlterKeyspace(ks); }
   // Creates the table and its initial tablets; see Catalog::CreateTable.
   Result<std::shared_ptr<const TableSchema>> CreateTable(TableSchema table, bool if_not_exists = false);
   Result<std::shared_ptr<const TableSchema>> AlterTable(TableSchema table);

@@ -28,6 +28,7 @@ Run Exec(Database& db, const std::string& cql, const std::string& keyspace = "")
   auto& s = parsed->statement;
   if (auto* ck = std::get_if<CreateKeyspaceStatement>(&s)) r = ExecuteCreateKeyspace(db, *ck);
   else if (auto* ct = std::get_if<CreateTableStatement>(&s)) r = ExecuteCreateTable(db, *ct, keyspace);
+  else if (auto* ak = std::get_if<AlterKeyspaceStatement>(&s)) r = ExecuteAlterKeyspace(db, *ak);
   else if (auto* at = std::get_if<AlterTableStatement>(&s)) r = ExecuteAlterTable(db, *at, keyspace);
   else if (auto* d = std::get_if<DropStatement>(&s)) r = ExecuteDrop(db, *d, keyspace);
   else if (auto* tr = std::get_if<TruncateStatement>(&s)) {
@@ -126,6 +127,13 @@ TEST(SchemaStatementsTest, AlterDropAndTruncate) {
   EXPECT_EQ(Exec(db, "ALTER TABLE ks.t WITH distribution = 'range'").error, ErrorCode::kInvalid);
   EXPECT_FALSE(Exec(db, "TRUNCATE ks.t").error);
   EXPECT_EQ(Exec(db, "TRUNCATE ks.nope").error, ErrorCode::kInvalid);
+  auto alter = Exec(db, "ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}");
+  ASSERT_TRUE(alter.change) << alter.message;
+  EXPECT_EQ(db.catalog().GetKeyspace("ks")->replication.at("replication_factor"), "3");
+  ASSERT_TRUE(Exec(db, "ALTER KEYSPACE ks WITH durable_writes = false").change);
+  EXPECT_FALSE(db.catalog().GetKeyspace("ks")->durable_writes);
+  EXPECT_EQ(db.catalog().GetKeyspace("ks")->replication.at("replication_factor"), "3");
+  EXPECT_EQ(Exec(db, "ALTER KEYSPACE nope WITH durable_writes = true").error, ErrorCode::kInvalid);
   auto drop = Exec(db, "DROP KEYSPACE ks");
   ASSERT_TRUE(drop.change);
   EXPECT_EQ(drop.change->target, "KEYSPACE");

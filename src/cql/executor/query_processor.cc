@@ -193,9 +193,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     return Result(EncodeSetKeyspaceResult(use->keyspace));
   }
   if (const auto* x = std::get_if<CreateKeyspaceStatement>(&s)) return schema_result(ExecuteCreateKeyspace(*db_, *x));
-  if (const auto* x = std::get_if<AlterKeyspaceStatement>(&s)) {
-    return Error(Status::InvalidArgument("ALTER KEYSPACE is not supported yet (keyspace " + x->name + ")"));
-  }
+  if (const auto* x = std::get_if<AlterKeyspaceStatement>(&s)) return schema_result(ExecuteAlterKeyspace(*db_, *x));
   if (const auto* x = std::get_if<CreateTableStatement>(&s)) return schema_result(ExecuteCreateTable(*db_, *x, ks));
   if (const auto* x = std::get_if<AlterTableStatement>(&s)) return schema_result(ExecuteAlterTable(*db_, *x, ks));
   if (const auto* x = std::get_if<DropStatement>(&s)) return schema_result(ExecuteDrop(*db_, *x, ks));

@@ -189,6 +189,30 @@ Result<SchemaOutcome> ExecuteCreateKeyspace(Database& db, const CreateKeyspaceSt
   return SchemaOutcome{SchemaChange{"CREATED", "KEYSPACE", s.name, ""}};
 }
 
+Result<SchemaOutcome> ExecuteAlterKeyspace(Database& db, const AlterKeyspaceStatement& s) {
+  auto existing = db.catalog().GetKeyspace(s.name);
+  if (!existing.ok()) return Status::InvalidArgument("Keyspace " + s.name + " doesn't exist");
+  // Properties not given keep their values.
+  std::vector<Property> props = s.properties;
+  bool has_replication = false;
+  for (const auto& p : props) has_replication |= p.name == "replication";
+  KeyspaceMetadata ks = *existing;
+  if (has_replication) {
+    TESSERA_ASSIGN_OR_RETURN(ks, BuildKeyspace(s.name, props));
+    bool durable_given = false;
+    for (const auto& p : props) durable_given |= p.name == "durable_writes";
+    if (!durable_given) ks.durable_writes = existing->durable_writes;
+  } else {
+    for (const auto& p : props) {
+      if (p.name != "durable_writes") return Status::SyntaxError("Unknown property '" + p.name + "'");
+      if (p.value.kind != Term::Kind::kBoolean) return Status::InvalidArgument("durable_writes must be a boolean");
+      ks.durable_writes = p.value.text == "true";
+    }
+  }
+  TESSERA_RETURN_IF_ERROR(db.AlterKeyspace(ks));
+  return SchemaOutcome{SchemaChange{"UPDATED", "KEYSPACE", s.name, ""}};
+}
+
 Result<SchemaOutcome> ExecuteCreateTable(Database& db, const CreateTableStatement& s, const std::string& keyspace) {
   TESSERA_ASSIGN_OR_RETURN(TableSchema t, BuildTableSchema(s, keyspace));
   if (!db.catalog().GetKeyspace(t.keyspace).ok()) return Status::InvalidArgument("Keyspace " + t.keyspace + " doesn't exist");

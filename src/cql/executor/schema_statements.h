@@ -35,6 +35,7 @@ Result<TableSchema> BuildTableSchema(const CreateTableStatement& stmt, const std
 Result<KeyspaceMetadata> BuildKeyspace(const std::string& name, const std::vector<Property>& properties);
 
 Result<SchemaOutcome> ExecuteCreateKeyspace(Database& db, const CreateKeyspaceStatement& stmt);
+Result<SchemaOutcome> ExecuteAlterKeyspace(Database& db, const AlterKeyspaceStatement& stmt);
 Result<SchemaOutcome> ExecuteCreateTable(Database& db, const CreateTableStatement& stmt, const std::string& keyspace);
 Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement& stmt, const std::string& keyspace);
 Result<SchemaOutcome> ExecuteDrop(Database& db, const DropStatement& stmt, const std::string& keyspace);
