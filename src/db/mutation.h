@@ -22,8 +22,10 @@ namespace tessera {
 struct CellWrite {
   uint32_t column_id = 0;
   std::optional<std::string> value;  // nullopt: a cell tombstone (DELETE col / SET col = null)
-  // One element of a non-frozen collection: list -> 16-byte timeuuid path and
-  // element value; set -> element as path, empty value; map -> key as path.
+  // One element of a non-frozen collection: list -> 16-byte element id
+  // (8 bytes big-endian time ticks, so that element order is time order,
+  // then 8 distinguishing bytes) and element value; set -> element as path,
+  // empty value; map -> key as path.
   bool has_path = false;
   std::string path;
   // Deletes the whole collection (written before its new elements when a

@@ -34,7 +34,7 @@ Status ValidateCell(const TableSchema& t, const RowWrite& row, const CellWrite& 
   const auto& p = col->type.params();
   switch (col->type.kind()) {
     case TypeKind::kList:
-      TESSERA_RETURN_IF_ERROR(check(CqlType::Scalar(TypeKind::kTimeuuid), c.path));
+      if (c.path.size() != 16) return Status::InvalidArgument("column " + col->name + ": list element ids are 16 bytes");
       return c.value ? check(p[0], *c.value) : Status::OK();
     case TypeKind::kSet:
       return check(p[0], c.path);

@@ -124,6 +124,32 @@ TEST_F(ModificationTest, DeleteCellsRowsRangesAndPartitions) {
   EXPECT_TRUE(db().ReadSlice(t, {testing::Int(1)}, SliceRequest{})->partition.rows.empty());
 }
 
+TEST_F(ModificationTest, ListOperationsKeepOrderAndReadTheCurrentList) {
+  auto values = [&](int k, int c) {
+    std::vector<std::string> out;
+    auto row = Row(k, c);
+    if (!row) return out;
+    uint32_t id = (*db().GetTable("ks", "t"))->FindColumn("events")->id;
+    for (const auto& cell : row->cells) {
+      if (cell.column_id == id) out.push_back(cell.value);
+    }
+    return out;
+  };
+  using V = std::vector<std::string>;
+  ASSERT_TRUE(Write("UPDATE t SET events = ['b', 'c'] WHERE k = 1 AND c = 1").ok());
+  ASSERT_TRUE(Write("UPDATE t SET events = events + ['d'] WHERE k = 1 AND c = 1").ok());
+  ASSERT_TRUE(Write("UPDATE t SET events = ['a0', 'a'] + events WHERE k = 1 AND c = 1").ok());
+  ASSERT_TRUE(Write("UPDATE t SET events = ['first'] + events WHERE k = 1 AND c = 1").ok());
+  EXPECT_EQ(values(1, 1), (V{"first", "a0", "a", "b", "c", "d"}));
+  ASSERT_TRUE(Write("UPDATE t SET events[2] = 'A' WHERE k = 1 AND c = 1").ok());
+  ASSERT_TRUE(Write("DELETE events[0] FROM t WHERE k = 1 AND c = 1").ok());
+  ASSERT_TRUE(Write("UPDATE t SET events = events - ['c', 'nope'] WHERE k = 1 AND c = 1").ok());
+  EXPECT_EQ(values(1, 1), (V{"a0", "A", "b", "d"}));
+  EXPECT_EQ(Write("UPDATE t SET events[9] = 'x' WHERE k = 1 AND c = 1").message(), "List index 9 out of bound, list has size 4");
+  EXPECT_EQ(Write("UPDATE t SET v[0] = 'x' WHERE k = 1 AND c = 1").message(),
+            "Invalid operation (v[?] = ?) for non-frozen-collection column v");
+}
+
 TEST_F(ModificationTest, CassandrasErrors) {
   auto msg = [&](const std::string& cql) { return Write(cql).message(); };
   EXPECT_EQ(msg("INSERT INTO t (c, v) VALUES (1, 'x')"), "Some partition key parts are missing: k");

@@ -1,5 +1,7 @@
 #include "cql/executor/modification_statements.h"
 
+#include <algorithm>
+#include <atomic>
 #include <set>
 
 #include "common/bytes.h"
@@ -10,6 +12,39 @@ namespace tessera::cql {
 namespace {
 
 constexpr int64_t kMaxTtl = 630720000;  // 20 years, Cassandra's limit
+constexpr int64_t kGregorianOffset100ns = 0x01B21DD213814000LL;
+constexpr int64_t kPrependReference = kGregorianOffset100ns + 12623040000000000LL;  // 2010-01-01 in ticks
+
+// A list element id: big-endian 100-ns ticks, then 8 random bytes.
+std::string ListElementId(uint64_t ticks, std::mt19937_64& rng) {
+  std::string id;
+  PutBigEndian64(&id, ticks);
+  PutBigEndian64(&id, rng());
+  return id;
+}
+
+// Ticks for `n` appended elements: strictly increasing across the process.
+uint64_t AppendTicks(int64_t now_micros, size_t n) {
+  static std::atomic<int64_t> last{0};
+  int64_t want = now_micros * 10 + kGregorianOffset100ns, prev = last.load();
+  while (true) {
+    int64_t start = std::max(want, prev + 1);
+    if (last.compare_exchange_weak(prev, start + static_cast<int64_t>(n))) return static_cast<uint64_t>(start);
+  }
+}
+
+// Ticks for `n` prepended elements: below every appended id, and each
+// prepend below the previous one (mirrored around 2010-01-01, as Cassandra does).
+uint64_t PrependTicks(int64_t now_micros, size_t n) {
+  static std::atomic<int64_t> last{INT64_MAX};
+  int64_t now_ticks = now_micros * 10 + kGregorianOffset100ns;
+  int64_t want = kPrependReference - (now_ticks - kPrependReference) - static_cast<int64_t>(n);
+  int64_t prev = last.load();
+  while (true) {
+    int64_t start = std::min(want, prev - static_cast<int64_t>(n));
+    if (last.compare_exchange_weak(prev, start)) return static_cast<uint64_t>(start);
+  }
+}
 
 Status ApplyUsing(const Using& u, const WriteContext& ctx, Mutation* m) {
   m->timestamp_micros = ctx.default_timestamp.value_or(kNoTimestamp);
@@ -32,7 +67,8 @@ Status ApplyUsing(const Using& u, const WriteContext& ctx, Mutation* m) {
 }
 
 // Element cells of a non-frozen collection value.
-Status AddElements(const ColumnDef& col, const std::string& bytes, RowWrite* row, const BindContext& ctx) {
+Status AddElements(const ColumnDef& col, const std::string& bytes, RowWrite* row, const BindContext& ctx,
+                   bool prepend = false) {
   TESSERA_ASSIGN_OR_RETURN(Value v, Deserialize(col.type, bytes));
   const auto& p = col.type.params();
   auto ser = [](const CqlType& t, const Value& x) {
@@ -47,11 +83,34 @@ Status AddElements(const ColumnDef& col, const std::string& bytes, RowWrite* row
   } else if (col.type.kind() == TypeKind::kSet) {
     for (const auto& e : v.as_elements()) row->cells.push_back(CellWrite{col.id, std::string(), true, ser(p[0], e)});
   } else {  // list: time-ordered element ids keep insertion order
-    for (const auto& e : v.as_elements()) {
-      row->cells.push_back(CellWrite{col.id, ser(p[0], e), true, MakeTimeUuid(ctx.now_micros, *ctx.rng)});
-    }
+    const auto& items = v.as_elements();
+    uint64_t ticks = prepend ? PrependTicks(ctx.now_micros, items.size()) : AppendTicks(ctx.now_micros, items.size());
+    for (const auto& e : items) row->cells.push_back(CellWrite{col.id, ser(p[0], e), true, ListElementId(ticks++, *ctx.rng)});
   }
   return Status::OK();
+}
+
+// The current elements (id, value) of a list column of one row.
+Result<std::vector<std::pair<std::string, std::string>>> ReadList(Database& db, const std::shared_ptr<const TableSchema>& t,
+                                                                  const std::vector<std::string>& pk,
+                                                                  const std::vector<std::string>& ck, const ColumnDef& col) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (col.kind == ColumnKind::kStatic) {
+    SliceRequest req;
+    req.limit = 0;
+    TESSERA_ASSIGN_OR_RETURN(SliceResult r, db.ReadSlice(t, pk, req));
+    if (!r.partition.static_row) return out;
+    for (const auto& c : r.partition.static_row->cells) {
+      if (c.column_id == col.id) out.emplace_back(c.path, c.value);
+    }
+    return out;
+  }
+  TESSERA_ASSIGN_OR_RETURN(auto row, db.ReadRow(t, pk, ck));
+  if (!row) return out;
+  for (const auto& c : row->cells) {
+    if (c.column_id == col.id) out.emplace_back(c.path, c.value);
+  }
+  return out;
 }
 
 // col = value (INSERT or UPDATE SET).
@@ -65,6 +124,45 @@ Status AssignColumn(const ColumnDef& col, const BoundValue& b, RowWrite* row, co
   row->cells.push_back(CellWrite{col.id, std::nullopt, false, "", true});  // replaces the whole collection
   if (b.kind == BoundValue::Kind::kValue) TESSERA_RETURN_IF_ERROR(AddElements(col, b.bytes, row, ctx));
   return Status::OK();
+}
+
+// A list operation that needs the current list: l[i] = v, DELETE l[i], l = l - [..].
+struct ListOp {
+  enum class Kind { kSetIndex, kDeleteIndex, kRemoveValues } kind;
+  const ColumnDef* column;
+  int64_t index = 0;
+  std::optional<std::string> value;   // kSetIndex; nullopt deletes the element
+  std::vector<std::string> values;    // kRemoveValues, serialized elements
+};
+
+Status ApplyListOps(Database& db, const std::shared_ptr<const TableSchema>& t, const std::vector<std::string>& pk,
+                    const std::vector<std::string>& ck, const std::vector<ListOp>& ops, RowWrite* row,
+                    RowWrite* static_row) {
+  for (const auto& op : ops) {
+    TESSERA_ASSIGN_OR_RETURN(auto list, ReadList(db, t, pk, ck, *op.column));
+    RowWrite* target = op.column->kind == ColumnKind::kStatic ? static_row : row;
+    if (op.kind == ListOp::Kind::kRemoveValues) {
+      for (const auto& [id, value] : list) {
+        if (std::find(op.values.begin(), op.values.end(), value) != op.values.end()) {
+          target->cells.push_back(CellWrite{op.column->id, std::nullopt, true, id});
+        }
+      }
+      continue;
+    }
+    if (op.index < 0 || op.index >= static_cast<int64_t>(list.size())) {
+      return Status::InvalidArgument("List index " + std::to_string(op.index) + " out of bound, list has size " +
+                                     std::to_string(list.size()));
+    }
+    const std::string& id = list[static_cast<size_t>(op.index)].first;
+    target->cells.push_back(CellWrite{op.column->id, op.kind == ListOp::Kind::kSetIndex ? op.value : std::nullopt, true, id});
+  }
+  return Status::OK();
+}
+
+Result<int64_t> BindIndex(const Term& t, const ColumnDef& c, const BindContext& ctx) {
+  TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(t, CqlType::Scalar(TypeKind::kInt), "idx(" + c.name + ")", ctx));
+  if (b.kind != BoundValue::Kind::kValue) return Status::InvalidArgument("Invalid null value for list index of " + c.name);
+  return static_cast<int64_t>(static_cast<int32_t>(GetBigEndian32(b.bytes.data())));
 }
 
 const ColumnDef* WritableColumn(const TableSchema& t, const std::string& name, Status* error) {
@@ -147,7 +245,7 @@ Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatem
   return std::vector<Mutation>{std::move(m)};
 }
 
-Result<std::vector<Mutation>> BuildUpdate(const Database& db, const UpdateStatement& s, const WriteContext& ctx) {
+Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s, const WriteContext& ctx) {
   TESSERA_ASSIGN_OR_RETURN(auto t, ResolveTable(db, s.table, ctx.keyspace));
   if (s.if_exists || !s.conditions.empty()) return Status::InvalidArgument("Conditional updates (IF ...) are not supported yet");
   TESSERA_ASSIGN_OR_RETURN(WriteTarget target, AnalyzeWriteWhere(*t, s.where, WriteKind::kUpdate, ctx.bind));
@@ -155,6 +253,7 @@ Result<std::vector<Mutation>> BuildUpdate(const Database& db, const UpdateStatem
   TESSERA_RETURN_IF_ERROR(ApplyUsing(s.using_clause, ctx, &templ));
   RowWrite row, static_row;
   static_row.is_static = true;
+  std::vector<ListOp> list_ops;
   for (const auto& a : s.assignments) {
     Status err;
     const ColumnDef* c = WritableColumn(*t, a.column, &err);
@@ -180,7 +279,19 @@ Result<std::vector<Mutation>> BuildUpdate(const Database& db, const UpdateStatem
       }
       case Assignment::Op::kRemove: {
         if (!c->type.IsMultiCell()) return Status::InvalidArgument("Invalid operation (" + c->name + " = " + c->name + " - ?) for non collection column " + c->name);
-        if (c->type.kind() == TypeKind::kList) return Status::InvalidArgument("Removing list elements by value is not supported yet");
+        if (c->type.kind() == TypeKind::kList) {
+          TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(a.value, c->type, c->name, ctx.bind));
+          if (b.kind != BoundValue::Kind::kValue) break;
+          TESSERA_ASSIGN_OR_RETURN(Value v, Deserialize(c->type, b.bytes));
+          ListOp op{ListOp::Kind::kRemoveValues, c};
+          for (const auto& e : v.as_elements()) {
+            std::string bytes;
+            TESSERA_RETURN_IF_ERROR(Serialize(p[0], e, &bytes));
+            op.values.push_back(std::move(bytes));
+          }
+          list_ops.push_back(std::move(op));
+          break;
+        }
         // s - {e}: element tombstones; m - {k}: key tombstones (a set of keys).
         CqlType keys = CqlType::Set(p[0], true);
         TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(a.value, keys, c->name, ctx.bind));
@@ -194,8 +305,17 @@ Result<std::vector<Mutation>> BuildUpdate(const Database& db, const UpdateStatem
         break;
       }
       case Assignment::Op::kSetElement: {
+        if (c->type.kind() == TypeKind::kList && c->type.IsMultiCell()) {
+          TESSERA_ASSIGN_OR_RETURN(int64_t index, BindIndex(*a.key, *c, ctx.bind));
+          TESSERA_ASSIGN_OR_RETURN(BoundValue v, BindTerm(a.value, p[0], c->name, ctx.bind));
+          if (v.kind == BoundValue::Kind::kUnset) break;
+          ListOp op{ListOp::Kind::kSetIndex, c, index};
+          if (v.kind == BoundValue::Kind::kValue) op.value = v.bytes;
+          list_ops.push_back(std::move(op));
+          break;
+        }
         if (c->type.kind() != TypeKind::kMap || !c->type.IsMultiCell()) {
-          return Status::InvalidArgument("Setting elements by key or index is only supported on non-frozen maps yet (" + c->name + ")");
+          return Status::InvalidArgument("Invalid operation (" + c->name + "[?] = ?) for non-frozen-collection column " + c->name);
         }
         TESSERA_ASSIGN_OR_RETURN(BoundValue k, BindTerm(*a.key, p[0], c->name, ctx.bind));
         if (k.kind != BoundValue::Kind::kValue) return Status::InvalidArgument("Invalid null value for map key of " + c->name);
@@ -204,25 +324,49 @@ Result<std::vector<Mutation>> BuildUpdate(const Database& db, const UpdateStatem
         target_row->cells.push_back(CellWrite{c->id, v.kind == BoundValue::Kind::kValue ? std::optional<std::string>(v.bytes) : std::nullopt, true, k.bytes});
         break;
       }
-      case Assignment::Op::kPrepend:
-        return Status::InvalidArgument("Prepending to lists is not supported yet");
+      case Assignment::Op::kPrepend: {
+        if (c->type.kind() != TypeKind::kList || !c->type.IsMultiCell()) {
+          return Status::InvalidArgument("Invalid operation (" + c->name + " = ? + " + c->name + ") for non list column " + c->name);
+        }
+        TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(a.value, c->type, c->name, ctx.bind));
+        if (b.kind == BoundValue::Kind::kValue) TESSERA_RETURN_IF_ERROR(AddElements(*c, b.bytes, target_row, ctx.bind, /*prepend=*/true));
+        break;
+      }
       case Assignment::Op::kCounterAdd:
       case Assignment::Op::kCounterSubtract:
         return Status::InvalidArgument("Counter columns are not supported yet");
     }
   }
-  std::vector<RowWrite> rows;
-  if (!static_row.cells.empty()) rows.push_back(static_row);
-  std::vector<Mutation> out;
-  for (const auto& ck : target.clustering) {
-    RowWrite r = row;
-    r.clustering = ck;
-    if (!r.cells.empty()) rows.push_back(std::move(r));
+  if (list_ops.empty()) {
+    std::vector<RowWrite> rows;
+    if (!static_row.cells.empty()) rows.push_back(static_row);
+    for (const auto& ck : target.clustering) {
+      RowWrite r = row;
+      r.clustering = ck;
+      if (!r.cells.empty()) rows.push_back(std::move(r));
+    }
+    return PerPartition(t, target, templ, rows);
   }
-  return PerPartition(t, target, templ, rows);
+  // Operations on the current list: per row, after reading it.
+  std::vector<Mutation> out;
+  for (const auto& pk : target.partition_keys) {
+    Mutation m = templ;
+    m.table = t;
+    m.partition_key = pk;
+    RowWrite st = static_row;
+    for (const auto& ck : target.clustering) {
+      RowWrite r = row;
+      r.clustering = ck;
+      TESSERA_RETURN_IF_ERROR(ApplyListOps(db, t, pk, ck, list_ops, &r, &st));
+      if (!r.cells.empty()) m.rows.push_back(std::move(r));
+    }
+    if (!st.cells.empty()) m.rows.push_back(std::move(st));
+    out.push_back(std::move(m));
+  }
+  return out;
 }
 
-Result<std::vector<Mutation>> BuildDelete(const Database& db, const DeleteStatement& s, const WriteContext& ctx) {
+Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& s, const WriteContext& ctx) {
   TESSERA_ASSIGN_OR_RETURN(auto t, ResolveTable(db, s.table, ctx.keyspace));
   if (s.if_exists || !s.conditions.empty()) return Status::InvalidArgument("Conditional deletions (IF ...) are not supported yet");
   TESSERA_ASSIGN_OR_RETURN(WriteTarget target, AnalyzeWriteWhere(*t, s.where, WriteKind::kDelete, ctx.bind));
@@ -260,6 +404,7 @@ Result<std::vector<Mutation>> BuildDelete(const Database& db, const DeleteStatem
     } else {
       RowWrite row, static_row;
       static_row.is_static = true;
+      std::vector<ListOp> list_ops;
       for (const auto& target_col : s.columns) {
         Status err;
         const ColumnDef* c = WritableColumn(*t, target_col.column, &err);
@@ -268,9 +413,12 @@ Result<std::vector<Mutation>> BuildDelete(const Database& db, const DeleteStatem
           return Status::InvalidArgument("Invalid identifier " + c->name + " for deletion (should not be a PRIMARY KEY part)");
         }
         RowWrite* r = c->kind == ColumnKind::kStatic ? &static_row : &row;
-        if (target_col.key) {
+        if (target_col.key && c->type.kind() == TypeKind::kList && c->type.IsMultiCell()) {
+          TESSERA_ASSIGN_OR_RETURN(int64_t index, BindIndex(*target_col.key, *c, ctx.bind));
+          list_ops.push_back(ListOp{ListOp::Kind::kDeleteIndex, c, index});
+        } else if (target_col.key) {
           if (c->type.kind() != TypeKind::kMap || !c->type.IsMultiCell()) {
-            return Status::InvalidArgument("Deleting elements by key or index is only supported on non-frozen maps yet (" + c->name + ")");
+            return Status::InvalidArgument("Invalid deletion of an element of non-collection column " + c->name);
           }
           TESSERA_ASSIGN_OR_RETURN(BoundValue k, BindTerm(*target_col.key, c->type.params()[0], c->name, ctx.bind));
           if (k.kind != BoundValue::Kind::kValue) return Status::InvalidArgument("Invalid null map key for " + c->name);
@@ -281,14 +429,13 @@ Result<std::vector<Mutation>> BuildDelete(const Database& db, const DeleteStatem
           r->cells.push_back(CellWrite{c->id, std::nullopt});
         }
       }
-      if (!static_row.cells.empty()) m.rows.push_back(static_row);
-      if (!row.cells.empty()) {
-        for (const auto& ck : target.clustering) {
-          RowWrite rr = row;
-          rr.clustering = ck;
-          m.rows.push_back(std::move(rr));
-        }
+      for (const auto& ck : target.clustering) {
+        RowWrite rr = row;
+        rr.clustering = ck;
+        TESSERA_RETURN_IF_ERROR(ApplyListOps(db, t, pk, ck, list_ops, &rr, &static_row));
+        if (!rr.cells.empty()) m.rows.push_back(std::move(rr));
       }
+      if (!static_row.cells.empty()) m.rows.push_back(static_row);
     }
     out.push_back(std::move(m));
   }

@@ -9,8 +9,11 @@
 //  - DELETE of columns, of m[k], of rows, of clustering ranges and of whole
 //    partitions; USING TTL (seconds, 0 = none) and USING TIMESTAMP
 //    (microseconds) apply to the whole statement.
+//  - lists: l = l + [..] appends, l = [..] + l prepends, l[i] = v sets,
+//    DELETE l[i] deletes and l = l - [..] removes by value; the last three
+//    read the current list first, as in Cassandra.
 // Not yet supported (InvalidArgument saying so): conditional writes (IF ...),
-// INSERT JSON, list element by index, list prepend and removal, counters.
+// INSERT JSON, counters.
 //
 // Thread safety: pure functions over immutable schemas.
 #pragma once
@@ -39,7 +42,7 @@ struct WriteContext {
 };
 
 Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatement& stmt, const WriteContext& ctx);
-Result<std::vector<Mutation>> BuildUpdate(const Database& db, const UpdateStatement& stmt, const WriteContext& ctx);
-Result<std::vector<Mutation>> BuildDelete(const Database& db, const DeleteStatement& stmt, const WriteContext& ctx);
+Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& stmt, const WriteContext& ctx);
+Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& stmt, const WriteContext& ctx);
 
 }  // namespace tessera::cql
