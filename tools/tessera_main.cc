@@ -14,6 +14,10 @@ int main(int argc, char** argv) {
   cmd->add_option("--listen", server.listen, "address:port of the CQL listener (loopback by default)")
       ->capture_default_str();
   cmd->add_flag("--exit-after-start", server.exit_after_start, "open the database, report and exit");
+  // A config file sets the same options (TOML or INI, a [server] section with the long flag names:
+  // data-dir = "...", listen = "..."); flags given on the command line win.
+  app.set_config("--config", "", "read options from a TOML/INI file ([server] section, long flag names)");
+  cmd->fallthrough();  // `tessera server --config FILE` as well as `tessera --config FILE server`
 
   CLI11_PARSE(app, argc, argv);
   if (cmd->parsed()) return tessera::RunServer(server);

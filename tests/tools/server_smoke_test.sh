@@ -20,4 +20,8 @@ wait "$pid" || status=$?
 grep -q "shutdown complete" "$log" || { cat "$log"; exit 1; }
 [ "$status" -eq 0 ] || { echo "exit status $status"; exit 1; }
 "$bin" server --data-dir "$dir/data" --listen "127.0.0.1:$port" --exit-after-start | grep -q "0 tables" || { echo "restart failed"; exit 1; }
+# The same settings from a config file.
+printf '[server]\ndata-dir = "%s"\nlisten = "127.0.0.1:%s"\n' "$dir/data2" "$port" > "$dir/tessera.toml"
+"$bin" server --config "$dir/tessera.toml" --exit-after-start | grep -q "CQL on 127.0.0.1:$port" || { echo "config file ignored"; exit 1; }
+[ -d "$dir/data2" ] || { echo "config data-dir ignored"; exit 1; }
 echo "server smoke test passed"

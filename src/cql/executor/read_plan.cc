@@ -208,6 +208,23 @@ Result<ReadPlan> PlanRead(const TableSchema& t, const std::vector<Relation>& whe
     for (const Relation* r : multi_column) {
       bool aligned = r->columns.size() + i <= ck.size();
       for (size_t k = 0; aligned && k < r->columns.size(); ++k) aligned = r->columns[k] == ck[i + k]->name;
+      if (aligned && r->op == Relation::Op::kIn && plan.clustering_prefixes.size() == 1 && !r->in_marker) {
+        // (a, b) IN ((1, 2), (3, 4)): one full prefix per tuple.
+        std::vector<std::vector<std::string>> prefixes;
+        for (const Term& tuple : r->in_values) {
+          if (tuple.kind != Term::Kind::kTuple || tuple.elements.size() != r->columns.size()) {
+            return Status::InvalidArgument("Expected " + std::to_string(r->columns.size()) + " elements in value tuple");
+          }
+          std::vector<std::string> values = plan.clustering_prefixes[0];
+          for (size_t k = 0; k < r->columns.size(); ++k) {
+            TESSERA_ASSIGN_OR_RETURN(std::string v, BindOne(tuple.elements[k], *ck[i + k], ctx));
+            values.push_back(std::move(v));
+          }
+          prefixes.push_back(std::move(values));
+        }
+        plan.clustering_prefixes = std::move(prefixes);
+        continue;
+      }
       if (!aligned || r->value.kind != Term::Kind::kTuple || plan.clustering_prefixes.size() != 1 ||
           !(IsSlice(r->op) || r->op == Relation::Op::kEq)) {
         return Status::InvalidArgument("Unsupported multi-column relation on clustering columns");
