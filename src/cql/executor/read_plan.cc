@@ -24,22 +24,6 @@ bool IsSlice(Relation::Op op) {
   return op == Relation::Op::kLt || op == Relation::Op::kLe || op == Relation::Op::kGt || op == Relation::Op::kGe;
 }
 
-std::vector<std::vector<std::string>> Product(const std::vector<std::vector<std::string>>& columns) {
-  std::vector<std::vector<std::string>> out{{}};
-  for (const auto& values : columns) {
-    std::vector<std::vector<std::string>> next;
-    for (const auto& prefix : out) {
-      for (const auto& v : values) {
-        auto k = prefix;
-        k.push_back(v);
-        next.push_back(std::move(k));
-      }
-    }
-    out = std::move(next);
-  }
-  return out;
-}
-
 Result<std::string> BindOne(const Term& t, const ColumnDef& c, const BindContext& ctx) {
   TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(t, c.type, c.name, ctx));
   if (b.kind != BoundValue::Kind::kValue) return Status::InvalidArgument("Invalid null value in condition for column " + c.name);
@@ -127,7 +111,7 @@ Result<ReadPlan> PlanRead(const TableSchema& t, const std::vector<Relation>& whe
       values.push_back(std::move(v));
     }
     plan.kind = ReadPlan::Kind::kPartitions;
-    plan.partition_keys = Product(values);
+    plan.partition_keys = CartesianProduct(values);
     // Storage order (token, then key) and each partition once.
     std::vector<std::pair<std::string, std::vector<std::string>>> ordered;
     for (auto& key : plan.partition_keys) {
@@ -203,7 +187,7 @@ Result<ReadPlan> PlanRead(const TableSchema& t, const std::vector<Relation>& whe
       TESSERA_ASSIGN_OR_RETURN(auto v, EqualityValues(*eq[ck[i]->name], *ck[i], ctx));
       prefix_values.push_back(std::move(v));
     }
-    plan.clustering_prefixes = Product(prefix_values);
+    plan.clustering_prefixes = CartesianProduct(prefix_values);
     // A multi-column relation on the columns right after the prefix.
     for (const Relation* r : multi_column) {
       bool aligned = r->columns.size() + i <= ck.size();

@@ -7,8 +7,11 @@
 namespace tessera::cql {
 namespace {
 
-// Cartesian product of per-column value lists.
-std::vector<std::vector<std::string>> Product(const std::vector<std::vector<std::string>>& columns) {
+std::string Names(const std::vector<const ColumnDef*>& cols);
+
+}  // namespace
+
+std::vector<std::vector<std::string>> CartesianProduct(const std::vector<std::vector<std::string>>& columns) {
   std::vector<std::vector<std::string>> out{{}};
   for (const auto& values : columns) {
     std::vector<std::vector<std::string>> next;
@@ -23,6 +26,8 @@ std::vector<std::vector<std::string>> Product(const std::vector<std::vector<std:
   }
   return out;
 }
+
+namespace {
 
 std::string Names(const std::vector<const ColumnDef*>& cols) {
   std::string s;
@@ -94,7 +99,7 @@ Result<WriteTarget> AnalyzeWriteWhere(const TableSchema& t, const std::vector<Re
     pk_values.push_back(std::move(values));
   }
   if (!missing.empty()) return Status::InvalidArgument("Some partition key parts are missing: " + Names(missing));
-  out.partition_keys = Product(pk_values);
+  out.partition_keys = CartesianProduct(pk_values);
 
   std::vector<std::vector<std::string>> ck_values;
   auto clustering = t.Clustering();
@@ -106,7 +111,7 @@ Result<WriteTarget> AnalyzeWriteWhere(const TableSchema& t, const std::vector<Re
     ck_values.push_back(std::move(values));
   }
   out.full_clustering = i == clustering.size();
-  out.clustering = Product(ck_values);
+  out.clustering = CartesianProduct(ck_values);
   if (kind == WriteKind::kUpdate && !out.full_clustering) {
     std::vector<const ColumnDef*> rest(clustering.begin() + static_cast<long>(i), clustering.end());
     return Status::InvalidArgument("Some clustering keys are missing: " + Names(rest));

@@ -35,6 +35,10 @@ enum class WriteKind { kUpdate, kDelete };
 Result<WriteTarget> AnalyzeWriteWhere(const TableSchema& table, const std::vector<Relation>& where, WriteKind kind,
                                       const BindContext& ctx);
 
+// Every combination of one value per column, in order (IN on several key
+// columns multiplies into several keys).
+std::vector<std::vector<std::string>> CartesianProduct(const std::vector<std::vector<std::string>>& columns);
+
 // The values of `column = v` or `column IN (...)` / `IN ?`, serialized.
 Result<std::vector<std::string>> EqualityValues(const Relation& r, const ColumnDef& column, const BindContext& ctx);
 

@@ -8,15 +8,19 @@ bool AtTableWord(const ParserCore& p) { return p.AtKeyword("table") || p.AtKeywo
 
 }  // namespace
 
+Status ParserCore::ParseIfNotExists(bool* present) {
+  if (!AcceptKeyword("if")) return Status::OK();
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("not"));
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("exists"));
+  *present = true;
+  return Status::OK();
+}
+
 Status ParserCore::ParseCreate(RawStatement* out) {
   TESSERA_RETURN_IF_ERROR(ExpectKeyword("create"));
   if (AcceptKeyword("keyspace") || AcceptKeyword("schema")) {
     CreateKeyspaceStatement ks;
-    if (AcceptKeyword("if")) {
-      TESSERA_RETURN_IF_ERROR(ExpectKeyword("not"));
-      TESSERA_RETURN_IF_ERROR(ExpectKeyword("exists"));
-      ks.if_not_exists = true;
-    }
+    TESSERA_RETURN_IF_ERROR(ParseIfNotExists(&ks.if_not_exists));
     TESSERA_RETURN_IF_ERROR(Identifier(&ks.name, "a keyspace name"));
     TESSERA_RETURN_IF_ERROR(ExpectKeyword("with"));
     TESSERA_RETURN_IF_ERROR(ParseProperties(&ks.properties));
@@ -26,11 +30,7 @@ Status ParserCore::ParseCreate(RawStatement* out) {
   if (!AtTableWord(*this)) return Unexpected("KEYSPACE or TABLE");
   Next();
   CreateTableStatement t;
-  if (AcceptKeyword("if")) {
-    TESSERA_RETURN_IF_ERROR(ExpectKeyword("not"));
-    TESSERA_RETURN_IF_ERROR(ExpectKeyword("exists"));
-    t.if_not_exists = true;
-  }
+  TESSERA_RETURN_IF_ERROR(ParseIfNotExists(&t.if_not_exists));
   TESSERA_RETURN_IF_ERROR(QualifiedTableName(&t.table));
   TESSERA_RETURN_IF_ERROR(ExpectPunct("("));
   bool have_primary_key_clause = false;

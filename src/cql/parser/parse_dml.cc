@@ -82,11 +82,7 @@ Status ParserCore::ParseInsert(InsertStatement* out) {
     } while (AcceptPunct(","));
     TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
   }
-  if (AcceptKeyword("if")) {
-    TESSERA_RETURN_IF_ERROR(ExpectKeyword("not"));
-    TESSERA_RETURN_IF_ERROR(ExpectKeyword("exists"));
-    out->if_not_exists = true;
-  }
+  TESSERA_RETURN_IF_ERROR(ParseIfNotExists(&out->if_not_exists));
   return ParseUsing(&out->using_clause);
 }
 

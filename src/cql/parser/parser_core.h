@@ -38,6 +38,8 @@ class ParserCore {
   Status ParseUsing(Using* out);
   Status ParseProperties(std::vector<Property>* out);
   Status TypeText(std::string* out);
+  // IF NOT EXISTS (sets *present) or nothing.
+  Status ParseIfNotExists(bool* present);
 
   // --- statements ---
   Status ParseSelect(SelectStatement* out);                 // parse_dml.cc
