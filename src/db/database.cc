@@ -6,11 +6,13 @@
 #include "common/bytes.h"
 #include "db/mutation_builder.h"
 #include "keys/storage_key.h"
+#include "tablets/top_k.h"
 
 namespace tessera {
 namespace {
 
 constexpr size_t kMaxEvents = 1000;
+constexpr size_t kHotPartitionCapacity = 256;  // counters per table and direction
 constexpr size_t kMaxSampledPartitions = 4096;
 
 std::string TabletsKey(uint32_t table_id) {
@@ -20,6 +22,12 @@ std::string TabletsKey(uint32_t table_id) {
 }
 
 }  // namespace
+
+struct Database::PartitionLoad {
+  std::mutex mu;
+  TopK writes{kHotPartitionCapacity};
+  TopK reads{kHotPartitionCapacity};
+};
 
 Database::Database(std::unique_ptr<StorageEngine> engine)
     : engine_(std::move(engine)), local_replica_(std::make_shared<LocalReplica>(engine_.get())), catalog_(engine_.get()) {}
@@ -159,6 +167,7 @@ Status Database::ApplyBatch(const std::vector<Mutation>& mutations) {
     size_t bytes;
   };
   std::vector<Routed> routed;
+  std::vector<std::string> positions;
   for (const auto& m : mutations) {
     size_t before = ws.bytes();
     TESSERA_ASSIGN_OR_RETURN(BuiltMutation built, BuildWriteSet(m, now, &ws));
@@ -166,12 +175,14 @@ Status Database::ApplyBatch(const std::vector<Mutation>& mutations) {
     if (!map) return Status::NotFound("table " + m.table->keyspace + "." + m.table->name + " was dropped");
     const Tablet* tablet = &map->Find(built.partition_position);
     routed.push_back({std::move(map), tablet, built.row_writes, ws.bytes() - before});
+    positions.push_back(std::move(built.partition_position));
   }
   // One replica per node today: the whole batch is one atomic write.
   TESSERA_RETURN_IF_ERROR(routed.front().tablet->replica->Apply(ws));
-  for (const auto& r : routed) {
-    r.tablet->counters->writes += r.rows;
-    r.tablet->counters->bytes_written += r.bytes;
+  for (size_t i = 0; i < routed.size(); ++i) {
+    routed[i].tablet->counters->writes += routed[i].rows;
+    routed[i].tablet->counters->bytes_written += routed[i].bytes;
+    CountPartition(mutations[i].table->id, positions[i], /*write=*/true, routed[i].rows);
   }
   return Status::OK();
 }
@@ -185,16 +196,60 @@ ReadContext Database::MakeReadContext(const std::shared_ptr<const TableSchema>& 
   return ctx;
 }
 
+std::shared_ptr<Database::PartitionLoad> Database::LoadOf(uint32_t table_id) {
+  std::lock_guard<std::mutex> lock(load_mu_);
+  auto& p = load_[table_id];
+  if (!p) p = std::make_shared<PartitionLoad>();
+  return p;
+}
+
+void Database::CountPartition(uint32_t table_id, std::string_view position, bool write, uint64_t n) {
+  if (n == 0) return;
+  auto load = LoadOf(table_id);
+  std::lock_guard<std::mutex> lock(load->mu);
+  (write ? load->writes : load->reads).Add(position, n);
+}
+
+std::vector<HotPartition> Database::HotPartitions(const TableSchema& table, bool writes, size_t n, uint64_t* total) {
+  auto load = LoadOf(table.id);
+  std::vector<TopK::Entry> top;
+  {
+    std::lock_guard<std::mutex> lock(load->mu);
+    const TopK& sketch = writes ? load->writes : load->reads;
+    top = sketch.Top(n);
+    *total = sketch.total();
+  }
+  std::vector<HotPartition> out;
+  for (const auto& e : top) {
+    auto pk = DecodePartitionPosition(table, e.key);
+    if (pk.ok()) out.push_back(HotPartition{std::move(pk).value(), e.count, e.error});
+  }
+  return out;
+}
+
+namespace {
+
+std::string PositionOf(const TableSchema& t, const std::vector<std::string>& pk) {
+  std::string pos;
+  Token token;
+  std::vector<std::string_view> views(pk.begin(), pk.end());
+  return EncodePartitionPosition(t, views, &pos, &token).ok() ? pos : std::string();
+}
+
+}  // namespace
+
 Result<std::optional<RowResult>> Database::ReadRow(const std::shared_ptr<const TableSchema>& table,
                                                    const std::vector<std::string>& pk,
                                                    const std::vector<std::string>& ck) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
+  CountPartition(table->id, PositionOf(*table, pk), /*write=*/false, 1);
   return tessera::ReadRow(MakeReadContext(table), pk, ck);
 }
 
 Result<SliceResult> Database::ReadSlice(const std::shared_ptr<const TableSchema>& table,
                                         const std::vector<std::string>& pk, const SliceRequest& request) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
+  if (request.limit > 0) CountPartition(table->id, PositionOf(*table, pk), /*write=*/false, 1);
   return tessera::ReadSlice(MakeReadContext(table), pk, request);
 }
 

@@ -53,6 +53,13 @@ struct TabletStatus {
   uint64_t rows_estimate = 0;
 };
 
+// The busiest partitions of a table (Space-Saving sketches, tablets/top_k.h).
+struct HotPartition {
+  std::vector<std::string> partition_key;  // serialized components
+  uint64_t count = 0;                      // upper bound of operations
+  uint64_t error = 0;                      // count - error is a lower bound
+};
+
 struct TabletEvent {
   int64_t at_micros = 0;
   uint32_t table_id = 0;
@@ -106,6 +113,9 @@ class Database {
                                                     const std::string& reason = "manual");
   Result<TabletId> MergeTablets(const TableSchema& table, TabletId left, const std::string& reason = "manual");
   std::vector<TabletEvent> TabletEvents() const;
+  // The `n` partitions with the most row writes (or point and slice reads)
+  // since the table was opened, and the total the shares refer to.
+  std::vector<HotPartition> HotPartitions(const TableSchema& table, bool writes, size_t n, uint64_t* total);
 
   // --- Maintenance ---
   // Flushes and compacts the whole store to the last level: expires TTL
@@ -135,6 +145,11 @@ class Database {
   mutable std::mutex events_mu_;
   std::deque<TabletEvent> events_;
   std::atomic<int64_t> last_timestamp_{0};
+  struct PartitionLoad;  // per-table sketches
+  std::shared_ptr<PartitionLoad> LoadOf(uint32_t table_id);
+  void CountPartition(uint32_t table_id, std::string_view position, bool write, uint64_t n);
+  std::mutex load_mu_;
+  std::map<uint32_t, std::shared_ptr<PartitionLoad>> load_;
 };
 
 }  // namespace tessera

@@ -100,6 +100,14 @@ Result<DecodedKey> DecodeStorageKey(const TableSchema& table, std::string_view k
   return d;
 }
 
+Result<std::vector<std::string>> DecodePartitionPosition(const TableSchema& table, std::string_view position) {
+  DecodedKey d;
+  std::string_view in = position;
+  TESSERA_RETURN_IF_ERROR(DecodePartitionPart(table, &in, &d));
+  if (!in.empty()) return Status::Corruption("trailing bytes after the partition key");
+  return d.partition_key;
+}
+
 Result<size_t> PartitionPositionSize(const TableSchema& table, std::string_view key) {
   std::string_view in = key;
   if (in.size() < 4) return Status::Corruption("storage key shorter than a table id");

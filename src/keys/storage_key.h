@@ -61,6 +61,10 @@ struct DecodedKey {
 // Decodes a full storage key. Errors: Corruption on malformed input.
 Result<DecodedKey> DecodeStorageKey(const TableSchema& table, std::string_view key);
 
+// The partition-key components (serialized) of a partition position.
+// Errors: Corruption on malformed input.
+Result<std::vector<std::string>> DecodePartitionPosition(const TableSchema& table, std::string_view position);
+
 // Length of the partition-position prefix of `key` without decoding values.
 // Errors: Corruption on malformed input.
 Result<size_t> PartitionPositionSize(const TableSchema& table, std::string_view key);

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "common/bytes.h"
 #include "keys/murmur3.h"
 #include "types/serialization.h"
 
@@ -74,9 +75,38 @@ const char* KindName(ColumnKind k) {
   }
 }
 
+// A partition-key component as a CQL literal, for display.
+std::string Literal(const CqlType& type, const std::string& bytes) {
+  auto v = Deserialize(type, bytes);
+  if (!v.ok()) return "0x" + ToHex(bytes);
+  switch (type.kind()) {
+    case TypeKind::kText: case TypeKind::kAscii: {
+      std::string s = "'";
+      for (char c : bytes) s += c == '\'' ? std::string("''") : std::string(1, c);
+      return s + "'";
+    }
+    case TypeKind::kTinyint: case TypeKind::kSmallint: case TypeKind::kInt: case TypeKind::kBigint:
+    case TypeKind::kTimestamp: case TypeKind::kTime: case TypeKind::kCounter:
+      return std::to_string(v->as_int());
+    case TypeKind::kBoolean: return v->as_bool() ? "true" : "false";
+    case TypeKind::kUuid: case TypeKind::kTimeuuid: {
+      std::string h = ToHex(bytes);
+      return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
+    }
+    default: return "0x" + ToHex(bytes);
+  }
+}
+
+std::string PartitionLiteral(const TableSchema& t, const std::vector<std::string>& pk) {
+  auto cols = t.PartitionKey();
+  std::string s;
+  for (size_t i = 0; i < pk.size() && i < cols.size(); ++i) s += (i ? ", " : "") + Literal(cols[i]->type, pk[i]);
+  return pk.size() > 1 ? "(" + s + ")" : s;
+}
+
 }  // namespace
 
-SystemTables::SystemTables(const Database* db, NodeInfo node) : db_(db), node_(std::move(node)) {
+SystemTables::SystemTables(Database* db, NodeInfo node) : db_(db), node_(std::move(node)) {
   if (node_.host_id.size() != 16) {
     std::random_device rd;
     node_.host_id.clear();
@@ -140,6 +170,18 @@ SystemTables::SystemTables(const Database* db, NodeInfo node) : db_(db), node_(s
            {{"keyspace_name", "text", PK}, {"view_name", "text", CK}, {"base_table_id", "uuid", R},
             {"base_table_name", "text", R}, {"include_all_columns", "boolean", R}, {"where_clause", "text", R},
             {"id", "uuid", R}}));
+  add(Make("system", "tablets",
+           {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"tablet_id", "bigint", CK},
+            {"start_key", "text", R}, {"end_key", "text", R}, {"size_bytes", "bigint", R}, {"rows_estimate", "bigint", R},
+            {"reads", "bigint", R}, {"writes", "bigint", R}, {"bytes_read", "bigint", R}, {"bytes_written", "bigint", R},
+            {"reads_per_second", "double", R}, {"writes_per_second", "double", R}, {"state", "text", R}}));
+  add(Make("system", "tablet_events",
+           {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"seq", "int", CK}, {"at", "timestamp", R},
+            {"kind", "text", R}, {"from_tablets", "frozen<list<bigint>>", R}, {"to_tablets", "frozen<list<bigint>>", R},
+            {"reason", "text", R}}));
+  add(Make("system", "hot_partitions",
+           {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"kind", "text", CK}, {"rank", "int", CK},
+            {"partition_key", "text", R}, {"count", "bigint", R}, {"error", "bigint", R}, {"share", "double", R}}));
   add(Make("system_virtual_schema", "keyspaces", {{"keyspace_name", "text", PK}}));
   add(Make("system_virtual_schema", "tables",
            {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"comment", "text", R}}));
@@ -181,6 +223,9 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
         .Set("tokens", Value::List({Value::Bytes(std::to_string(INT64_MIN))}));
     rows.push_back(b.Take());
     return rows;
+  }
+  if (t.keyspace == "system" && (t.name == "tablets" || t.name == "tablet_events" || t.name == "hot_partitions")) {
+    return TabletRows(t);
   }
   if (t.keyspace != "system_schema") return rows;  // peers and virtual schema: empty on a single node
   if (t.name == "keyspaces") {
@@ -226,6 +271,59 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
         // Rows in key order (column_name).
         std::sort(cols.begin(), cols.end(), [&](const SourceRow& a, const SourceRow& b) { return a.values[2] < b.values[2]; });
         for (auto& r : cols) rows.push_back(std::move(r));
+      }
+    }
+  }
+  return rows;
+}
+
+Result<std::vector<SourceRow>> SystemTables::TabletRows(const TableSchema& t) const {
+  std::vector<SourceRow> rows;
+  const int64_t now = db_->NowMicros();
+  if (t.name == "tablet_events") {
+    std::map<uint32_t, int> seq;
+    for (const auto& e : db_->TabletEvents()) {
+      auto table = db_->catalog().GetTableById(e.table_id);
+      if (!table) continue;
+      std::vector<Value> from, to;
+      for (auto id : e.from) from.push_back(Value::Int(static_cast<int64_t>(id)));
+      for (auto id : e.to) to.push_back(Value::Int(static_cast<int64_t>(id)));
+      RowBuilder b(t);
+      b.Text("keyspace_name", table->keyspace).Text("table_name", table->name).Int("seq", seq[e.table_id]++)
+          .Int("at", e.at_micros / 1000).Text("kind", e.kind).Set("from_tablets", Value::List(from))
+          .Set("to_tablets", Value::List(to)).Text("reason", e.reason);
+      rows.push_back(b.Take());
+    }
+    return rows;
+  }
+  for (const auto& ks : db_->catalog().Keyspaces()) {
+    for (const auto& table : db_->catalog().Tables(ks.name)) {
+      if (t.name == "tablets") {
+        for (const auto& s : db_->Tablets(*table)) {
+          double age = std::max(1e-6, static_cast<double>(now - s.created_micros) / 1e6);
+          RowBuilder b(t);
+          b.Text("keyspace_name", ks.name).Text("table_name", table->name).Int("tablet_id", static_cast<int64_t>(s.id))
+              .Text("start_key", ToHex(s.start)).Text("end_key", ToHex(s.end))
+              .Int("size_bytes", static_cast<int64_t>(s.size_bytes)).Int("rows_estimate", static_cast<int64_t>(s.rows_estimate))
+              .Int("reads", static_cast<int64_t>(s.reads)).Int("writes", static_cast<int64_t>(s.writes))
+              .Int("bytes_read", static_cast<int64_t>(s.bytes_read)).Int("bytes_written", static_cast<int64_t>(s.bytes_written))
+              .Set("reads_per_second", Value::Double(static_cast<double>(s.reads) / age))
+              .Set("writes_per_second", Value::Double(static_cast<double>(s.writes) / age)).Text("state", "active");
+          rows.push_back(b.Take());
+        }
+        continue;
+      }
+      for (bool writes : {false, true}) {
+        uint64_t total = 0;
+        int rank = 1;
+        for (const auto& h : db_->HotPartitions(*table, writes, 10, &total)) {
+          RowBuilder b(t);
+          b.Text("keyspace_name", ks.name).Text("table_name", table->name).Text("kind", writes ? "writes" : "reads")
+              .Int("rank", rank++).Text("partition_key", PartitionLiteral(*table, h.partition_key))
+              .Int("count", static_cast<int64_t>(h.count)).Int("error", static_cast<int64_t>(h.error))
+              .Set("share", Value::Double(total ? static_cast<double>(h.count) / static_cast<double>(total) : 0.0));
+          rows.push_back(b.Take());
+        }
       }
     }
   }

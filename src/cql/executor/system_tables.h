@@ -5,6 +5,15 @@
 // system_virtual_schema.{keyspaces, tables, columns}, with Cassandra 4.0's
 // columns and types, computed from the catalog on every read.
 //
+// Tessera's own virtual tables (the tablet layer made visible):
+//  - system.tablets: per tablet its key range (hex storage-key bounds), size
+//    and row estimates, reads and writes (rows) and bytes since it was
+//    created, the average rates over its lifetime, and its state;
+//  - system.tablet_events: splits and merges with their reason and time;
+//  - system.hot_partitions: per table the busiest partitions by row writes
+//    and by reads (Space-Saving top-K: count is an upper bound, count - error
+//    a lower bound), with their share of all operations.
+//
 // system.local reports release_version 4.0.11, the Murmur3 partitioner, one
 // token (this node owns the ring), data center "datacenter1", rack "rack1",
 // and a schema_version uuid that changes with every DDL.
@@ -30,14 +39,15 @@ struct NodeInfo {
 
 class SystemTables : public VirtualTables {
  public:
-  SystemTables(const Database* db, NodeInfo node);
+  SystemTables(Database* db, NodeInfo node);
   std::shared_ptr<const TableSchema> Find(const std::string& keyspace, const std::string& table) const override;
   Result<std::vector<SourceRow>> Rows(const TableSchema& table) const override;
   // The schema version uuid (16 bytes) reported for the current catalog.
   std::string SchemaVersion() const;
 
  private:
-  const Database* db_;
+  Result<std::vector<SourceRow>> TabletRows(const TableSchema& table) const;
+  Database* db_;
   NodeInfo node_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const TableSchema>> tables_;
 };
