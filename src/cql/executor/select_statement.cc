@@ -241,6 +241,19 @@ class Executor {
       std::optional<RowResult> static_row = StaticRow(pk);
       bool any_row = state_.rows_in_partition > 0 || state_.prefix > 0 || !state_.cursor.empty();
       for (; state_.prefix < prefixes.size(); ++state_.prefix) {
+        // A full clustering key (or none in the table): one row, one lookup.
+        if (!plan_.lower && !plan_.upper && prefixes[state_.prefix].size() == t_->Clustering().size() &&
+            state_.cursor.empty()) {
+          uint64_t want = std::min(Wanted(), limits_.per_partition - std::min(limits_.per_partition, state_.rows_in_partition));
+          if (want == 0) break;
+          TESSERA_ASSIGN_OR_RETURN(auto row, db_.ReadRow(t_, pk, prefixes[state_.prefix]));
+          if (row) {
+            any_row = true;
+            Emit(MakeRow(*t_, pk, &*row, static_row ? &*static_row : nullptr, now_));
+          }
+          if (Wanted() == 0) return Pause(next, 0, /*advance_prefix=*/true, prefixes.size());
+          continue;
+        }
         for (;;) {
           uint64_t want = std::min(Wanted(), limits_.per_partition - std::min(limits_.per_partition, state_.rows_in_partition));
           if (want == 0) break;
