@@ -180,8 +180,7 @@ Status Database::ApplyBatch(const std::vector<Mutation>& mutations) {
   // One replica per node today: the whole batch is one atomic write.
   TESSERA_RETURN_IF_ERROR(routed.front().tablet->replica->Apply(ws));
   for (size_t i = 0; i < routed.size(); ++i) {
-    routed[i].tablet->counters->writes += routed[i].rows;
-    routed[i].tablet->counters->bytes_written += routed[i].bytes;
+    routed[i].tablet->counters->CountWrite(now, routed[i].rows, routed[i].bytes);
     CountPartition(mutations[i].table->id, positions[i], /*write=*/true, routed[i].rows);
   }
   return Status::OK();
@@ -277,6 +276,11 @@ std::vector<TabletStatus> Database::Tablets(const TableSchema& table) {
     s.writes = t.counters->writes;
     s.bytes_read = t.counters->bytes_read;
     s.bytes_written = t.counters->bytes_written;
+    const int64_t now = NowMicros();
+    s.reads_per_second = t.counters->read_rate.Rate(now);
+    s.writes_per_second = t.counters->write_rate.Rate(now);
+    s.read_bytes_per_second = t.counters->read_bytes_rate.Rate(now);
+    s.write_bytes_per_second = t.counters->write_bytes_rate.Rate(now);
     s.size_bytes = t.replica->ApproximateSize(t.start, t.end);
     s.rows_estimate = avg > 0 ? static_cast<uint64_t>(static_cast<double>(s.size_bytes) / avg) : 0;
     out.push_back(std::move(s));

@@ -51,6 +51,8 @@ struct TabletStatus {
   uint64_t reads = 0, writes = 0, bytes_read = 0, bytes_written = 0;
   uint64_t size_bytes = 0;
   uint64_t rows_estimate = 0;
+  // Over the last LoadWindow::kSeconds seconds.
+  double reads_per_second = 0, writes_per_second = 0, read_bytes_per_second = 0, write_bytes_per_second = 0;
 };
 
 // The busiest partitions of a table (Space-Saving sketches, tablets/top_k.h).

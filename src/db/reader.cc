@@ -179,7 +179,7 @@ Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vect
   tablet.counters->bytes_read += key.size() + value.size() + (found[0].ok() ? values[0].size() : 0);
   TESSERA_ASSIGN_OR_RETURN(auto row, Materialize(t, std::string_view(key).substr(ck_start), false, value, header,
                                                  Seconds(ctx.now_micros)));
-  if (row) tablet.counters->reads++;
+  if (row) tablet.counters->CountRead(ctx.now_micros, 1, 0);
   return row;
 }
 
@@ -220,7 +220,7 @@ Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::str
     TESSERA_ASSIGN_OR_RETURN(auto row, Materialize(t, it->key().substr(ck_offset), false, it->value(), header, now));
     if (!row) continue;
     out.partition.rows.push_back(std::move(*row));
-    counters->reads++;
+    counters->CountRead(ctx.now_micros, 1, 0);
     if (out.partition.rows.size() == req.limit) {
       out.next_cursor = EncodeCursor(out.partition.rows.size(), it->key());
       break;
@@ -288,7 +288,7 @@ class RangeScanner {
                                                      it->value(), header_, now_));
       if (row) {
         current_.rows.push_back(std::move(*row));
-        tablet.counters->reads++;
+        tablet.counters->CountRead(ctx_.now_micros, 1, 0);
         ++rows_in_partition_;
         Count(key);
       }

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "tablets/load_window.h"
 #include "tablets/replica.h"
 #include "types/schema.h"
 
@@ -36,6 +37,21 @@ struct TabletCounters {
   std::atomic<uint64_t> writes{0};         // row-level writes (rows, deletions)
   std::atomic<uint64_t> bytes_read{0};     // stored bytes read
   std::atomic<uint64_t> bytes_written{0};  // stored bytes written (keys + values)
+  // The same over the last LoadWindow::kSeconds seconds (rows and bytes per second).
+  LoadWindow read_rate, write_rate, read_bytes_rate, write_bytes_rate;
+
+  void CountRead(int64_t now_micros, uint64_t rows, uint64_t bytes) {
+    reads += rows;
+    bytes_read += bytes;
+    read_rate.Add(now_micros, rows);
+    read_bytes_rate.Add(now_micros, bytes);
+  }
+  void CountWrite(int64_t now_micros, uint64_t rows, uint64_t bytes) {
+    writes += rows;
+    bytes_written += bytes;
+    write_rate.Add(now_micros, rows);
+    write_bytes_rate.Add(now_micros, bytes);
+  }
 };
 
 struct Tablet {

@@ -279,7 +279,6 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
 
 Result<std::vector<SourceRow>> SystemTables::TabletRows(const TableSchema& t) const {
   std::vector<SourceRow> rows;
-  const int64_t now = db_->NowMicros();
   if (t.name == "tablet_events") {
     std::map<uint32_t, int> seq;
     for (const auto& e : db_->TabletEvents()) {
@@ -300,15 +299,14 @@ Result<std::vector<SourceRow>> SystemTables::TabletRows(const TableSchema& t) co
     for (const auto& table : db_->catalog().Tables(ks.name)) {
       if (t.name == "tablets") {
         for (const auto& s : db_->Tablets(*table)) {
-          double age = std::max(1e-6, static_cast<double>(now - s.created_micros) / 1e6);
           RowBuilder b(t);
           b.Text("keyspace_name", ks.name).Text("table_name", table->name).Int("tablet_id", static_cast<int64_t>(s.id))
               .Text("start_key", ToHex(s.start)).Text("end_key", ToHex(s.end))
               .Int("size_bytes", static_cast<int64_t>(s.size_bytes)).Int("rows_estimate", static_cast<int64_t>(s.rows_estimate))
               .Int("reads", static_cast<int64_t>(s.reads)).Int("writes", static_cast<int64_t>(s.writes))
               .Int("bytes_read", static_cast<int64_t>(s.bytes_read)).Int("bytes_written", static_cast<int64_t>(s.bytes_written))
-              .Set("reads_per_second", Value::Double(static_cast<double>(s.reads) / age))
-              .Set("writes_per_second", Value::Double(static_cast<double>(s.writes) / age)).Text("state", "active");
+              .Set("reads_per_second", Value::Double(s.reads_per_second))
+              .Set("writes_per_second", Value::Double(s.writes_per_second)).Text("state", "active");
           rows.push_back(b.Take());
         }
         continue;

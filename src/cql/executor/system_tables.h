@@ -8,7 +8,7 @@
 // Tessera's own virtual tables (the tablet layer made visible):
 //  - system.tablets: per tablet its key range (hex storage-key bounds), size
 //    and row estimates, reads and writes (rows) and bytes since it was
-//    created, the average rates over its lifetime, and its state;
+//    created, rows read and written per second over the last 10 s, and its state;
 //  - system.tablet_events: splits and merges with their reason and time;
 //  - system.hot_partitions: per table the busiest partitions by row writes
 //    and by reads (Space-Saving top-K: count is an upper bound, count - error

@@ -1,0 +1,35 @@
+// LoadWindow: events per second over a sliding window of whole seconds, in
+// one-second buckets — the load signal for load-based splits and for the
+// rates system.tablets shows.
+//
+// Lock-free: a bucket is claimed for a new second with a compare-and-swap
+// and counted with atomic adds. A few events may be lost when two threads
+// roll the same bucket over at once; the rate is an estimate, not a ledger.
+//
+// Thread safety: Add and Rate are thread-safe.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+namespace tessera {
+
+class LoadWindow {
+ public:
+  static constexpr int kSeconds = 10;
+
+  // Counts `n` events at `now_micros`.
+  void Add(int64_t now_micros, uint64_t n);
+  // Events per second over the last kSeconds whole seconds before now.
+  double Rate(int64_t now_micros) const;
+
+ private:
+  struct Bucket {
+    std::atomic<int64_t> second{INT64_MIN};
+    std::atomic<uint64_t> count{0};
+  };
+  std::array<Bucket, kSeconds + 1> buckets_;  // + the current, partial second
+};
+
+}  // namespace tessera
