@@ -46,12 +46,22 @@ Status LoadHeader(Replica* replica, const std::string& position, PartitionHeader
 
 // Turns a stored row into a result, or nullopt when nothing of it is live.
 // `ck` is the encoded clustering part of the key.
+// `tombstones` (optional) counts what the read had to skip: a deleted row
+// and every cell tombstone, collection deletion or expired cell it visits.
 Result<std::optional<RowResult>> Materialize(const TableSchema& t, std::string_view ck, bool is_static,
-                                             std::string_view value, const PartitionHeader& header, uint32_t now) {
+                                             std::string_view value, const PartitionHeader& header, uint32_t now,
+                                             uint64_t* tombstones = nullptr) {
   RowFragment f;
   TESSERA_RETURN_IF_ERROR(DecodeRowFragment(value, &f));
+  if (tombstones) {
+    for (const auto& c : f.cells) *tombstones += !c.IsLive(now);
+  }
+  bool had_data = !f.IsEmpty();
   ApplyDeletion(header.DeletionFor(ck, is_static), &f);
-  if (!f.IsLive(now)) return std::optional<RowResult>();
+  if (!f.IsLive(now)) {
+    if (tombstones && had_data) *tombstones += 1;
+    return std::optional<RowResult>();
+  }
   RowResult r;
   r.is_static = is_static;
   if (f.liveness.IsLive(now)) r.marker = f.liveness;
@@ -217,7 +227,8 @@ Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::str
   for (; it->Valid(); req.reversed ? it->Prev() : it->Next()) {
     if (!resume_key.empty() && it->key() == resume_key) continue;
     counters->bytes_read += it->key().size() + it->value().size();
-    TESSERA_ASSIGN_OR_RETURN(auto row, Materialize(t, it->key().substr(ck_offset), false, it->value(), header, now));
+    TESSERA_ASSIGN_OR_RETURN(auto row, Materialize(t, it->key().substr(ck_offset), false, it->value(), header, now,
+                                                   &out.tombstones_scanned));
     if (!row) continue;
     out.partition.rows.push_back(std::move(*row));
     counters->CountRead(ctx.now_micros, 1, 0);
@@ -285,7 +296,7 @@ class RangeScanner {
       }
       tablet.counters->bytes_read += key.size() + it->value().size();
       TESSERA_ASSIGN_OR_RETURN(auto row, Materialize(t_, key.substr(current_position_.size() + 1), false,
-                                                     it->value(), header_, now_));
+                                                     it->value(), header_, now_, &out_->tombstones_scanned));
       if (row) {
         current_.rows.push_back(std::move(*row));
         tablet.counters->CountRead(ctx_.now_micros, 1, 0);

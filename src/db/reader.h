@@ -58,6 +58,7 @@ struct SliceRequest {
 struct SliceResult {
   PartitionResult partition;
   std::string next_cursor;     // empty: no more rows
+  uint64_t tombstones_scanned = 0;  // deleted rows, cell tombstones and expired cells visited
 };
 
 // A range of storage keys [begin, end) covering whole partitions.
@@ -86,6 +87,7 @@ struct RangeResult {
   std::vector<PartitionResult> partitions;
   std::string next_cursor;  // empty: no more rows
   size_t rows = 0;
+  uint64_t tombstones_scanned = 0;  // as in SliceResult
 };
 
 // What a read needs from the database: the schema, a way to get the current

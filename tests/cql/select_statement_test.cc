@@ -193,6 +193,35 @@ TEST_F(SelectTest, PagingStaysCorrectWhileWritesGoOn) {
   for (int64_t c : seen) EXPECT_GE(c, 0);  // rows written behind the cursor are not returned
 }
 
+TEST_F(SelectTest, TombstoneGuardrailsWarnThenFail) {
+  WriteContext w;
+  w.keyspace = "ks";
+  w.bind.values = &values_;
+  w.bind.now_micros = tdb_->now_micros();
+  w.bind.rng = &rng_;
+  for (int c = 0; c < 8; ++c) {  // 8 row tombstones in partition 2
+    auto p = ParseStatement("DELETE FROM events WHERE k = 2 AND c = " + std::to_string(c));
+    auto m = BuildDelete(tdb_->db(), std::get<DeleteStatement>(p->statement), w);
+    ASSERT_TRUE(m.ok());
+    ASSERT_TRUE(tdb_->db().ApplyBatch(*m).ok());
+  }
+  auto p = ParseStatement("SELECT c FROM events WHERE k = 2");
+  SelectContext ctx{w.bind, "ks", 0, std::nullopt};
+  ctx.guardrails.tombstone_warn = 5;
+  ctx.guardrails.tombstone_fail = 100;
+  auto r = ExecuteSelect(tdb_->db(), nullptr, std::get<SelectStatement>(p->statement), ctx);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->rows.size(), 2u);
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_NE(r->warnings[0].find("Read 2 live rows and 8 tombstone cells"), std::string::npos) << r->warnings[0];
+  ctx.guardrails.tombstone_fail = 7;
+  auto failed = ExecuteSelect(tdb_->db(), nullptr, std::get<SelectStatement>(p->statement), ctx);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().message().rfind(kTombstoneOverwhelming, 0), 0u);
+  ctx.guardrails.tombstone_warn = 1000;
+  EXPECT_TRUE(ExecuteSelect(tdb_->db(), nullptr, std::get<SelectStatement>(p->statement), SelectContext{w.bind, "ks", 0, std::nullopt})->warnings.empty());
+}
+
 TEST_F(SelectTest, TimeAndIdentityFunctionsAsSelectors) {
   Run("CREATE TABLE ks.times (k int PRIMARY KEY, ts timestamp, d date)");
   Run("INSERT INTO times (k, ts, d) VALUES (1, '2011-02-03 04:05:00+0000', '2011-02-03')");

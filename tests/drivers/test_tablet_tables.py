@@ -47,3 +47,17 @@ def test_a_hammered_partition_tops_hot_partitions(session):
 def test_tablet_events_table_is_queryable(session):
     rows = list(session.execute("SELECT * FROM system.tablet_events"))
     assert all(r.kind in ("split", "merge") for r in rows)
+
+
+def test_tombstone_heavy_reads_warn_the_client(session):
+    session.execute("CREATE TABLE IF NOT EXISTS load.queue (q text, seq int, v text, PRIMARY KEY (q, seq))")
+    insert = session.prepare("INSERT INTO load.queue (q, seq, v) VALUES (?, ?, ?)")
+    delete = session.prepare("DELETE FROM load.queue WHERE q = ? AND seq = ?")
+    for i in range(1200):  # the queue anti-pattern: write, consume, delete
+        session.execute(insert, ("jobs", i, "x"))
+        session.execute(delete, ("jobs", i))
+    session.execute(insert, ("jobs", 5000, "live"))
+    result = session.execute("SELECT * FROM load.queue WHERE q = 'jobs'")
+    assert [r.seq for r in result] == [5000]
+    warnings = result.response_future.warnings or []
+    assert any("1200 tombstone cells" in w for w in warnings), warnings

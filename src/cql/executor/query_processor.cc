@@ -10,6 +10,8 @@
 #include "cql/parser/parser.h"
 #include "keys/murmur3.h"
 
+#include <spdlog/spdlog.h>
+
 namespace tessera::cql {
 namespace {
 
@@ -150,8 +152,18 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
   if (const auto* sel = std::get_if<SelectStatement>(&s)) {
     SelectContext ctx{bind, ks, params.page_size.value_or(0), params.paging_state};
     auto rs = ExecuteSelect(*db_, &system_tables_, *sel, ctx);
-    if (!rs.ok()) return Error(rs.status());
-    return Result(EncodeRows(*rs, params.skip_metadata));
+    if (!rs.ok()) {
+      if (rs.status().message().rfind(kTombstoneOverwhelming, 0) == 0) {
+        ErrorResponse e{ErrorCode::kReadFailure, rs.status().message()};
+        e.consistency = params.consistency;
+        e.alive_or_blockfor = 1;
+        e.failures = 1;
+        return Reply{Opcode::kError, EncodeError(e), {}};
+      }
+      return Error(rs.status());
+    }
+    for (const auto& w : rs->warnings) spdlog::warn("{}", w);
+    return Reply{Opcode::kResult, EncodeRows(*rs, params.skip_metadata), rs->warnings};
   }
   if (const auto* ins = std::get_if<InsertStatement>(&s)) return apply(BuildInsert(*db_, *ins, write));
   if (const auto* up = std::get_if<UpdateStatement>(&s)) return apply(BuildUpdate(*db_, *up, write));

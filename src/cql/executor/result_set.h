@@ -22,6 +22,7 @@ struct ResultSet {
   std::vector<ColumnSpec> columns;
   std::vector<std::vector<std::optional<std::string>>> rows;
   std::optional<std::string> paging_state;
+  std::vector<std::string> warnings;  // sent to the client with the response (Warning flag)
 };
 
 struct SourceRow {

@@ -268,6 +268,7 @@ class Executor {
           req.limit = want;
           req.cursor = state_.cursor;
           TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_.ReadSlice(t_, pk, req));
+          tombstones_ += slice.tombstones_scanned;
           for (const auto& row : slice.partition.rows) {
             any_row = true;
             Emit(MakeRow(*t_, pk, &row, static_row ? &*static_row : nullptr, now_));
@@ -297,6 +298,7 @@ class Executor {
       if (want == 0) return Pause(next, 1);
       RangeRequest req{plan_.range, want, limits_.per_partition, state_.cursor};
       TESSERA_ASSIGN_OR_RETURN(RangeResult page, db_.ScanRange(t_, req));
+      tombstones_ += page.tombstones_scanned;
       for (const auto& p : page.partitions) {
         std::optional<RowResult> static_row = p.static_row;
         if (!static_row) static_row = StaticRow(p.partition_key);
@@ -324,6 +326,11 @@ class Executor {
     return Status::OK();
   }
 
+ public:
+  uint64_t tombstones() const { return tombstones_; }
+
+ private:
+  uint64_t tombstones_ = 0;
   Database& db_;
   std::shared_ptr<const TableSchema> t_;
   const ReadPlan& plan_;
@@ -427,6 +434,18 @@ Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* vt, const Sel
     }
     Executor exec(db, table, plan, limits, reversed, sel.is_aggregate(), ctx.bind);
     TESSERA_RETURN_IF_ERROR(exec.Run(state, &rows, &result.paging_state));
+    const uint64_t tombstones = exec.tombstones();
+    if (tombstones > ctx.guardrails.tombstone_fail) {
+      return Status::Busy(std::string(kTombstoneOverwhelming) + ": read " + std::to_string(tombstones) +
+                          " tombstones in " + table->keyspace + "." + table->name + " (tombstone_fail_threshold " +
+                          std::to_string(ctx.guardrails.tombstone_fail) + ")");
+    }
+    if (tombstones > ctx.guardrails.tombstone_warn) {
+      result.warnings.push_back("Read " + std::to_string(rows.size()) + " live rows and " + std::to_string(tombstones) +
+                                " tombstone cells for query on " + table->keyspace + "." + table->name +
+                                " (see tombstone_warn_threshold " + std::to_string(ctx.guardrails.tombstone_warn) +
+                                "); prefer TTL to deletes and bounded range deletions");
+    }
   }
   if (sel.is_aggregate()) {
     result.rows.push_back(sel.Aggregate(rows));

@@ -39,12 +39,24 @@ class VirtualTables {
   virtual Result<std::vector<SourceRow>> Rows(const TableSchema& table) const = 0;
 };
 
+// Read guardrails (the seeds' advice: about 1,000 tombstones per read at most;
+// Cassandra fails reads at 100,000).
+struct ReadGuardrails {
+  uint64_t tombstone_warn = 1000;     // a client warning (and a log line) above this
+  uint64_t tombstone_fail = 100000;   // the read fails (ReadFailure) above this
+};
+
 struct SelectContext {
   BindContext bind;
   std::string keyspace;                     // current keyspace
   int32_t page_size = 0;                    // rows; <= 0: no paging
   std::optional<std::string> paging_state;  // from the previous page
+  ReadGuardrails guardrails;
 };
+
+// A read that scanned more tombstones than tombstone_fail fails with this
+// message (mapped to ReadFailure 0x1300 by the caller).
+inline constexpr const char* kTombstoneOverwhelming = "Scanned over the tombstone failure threshold";
 
 // Errors: InvalidArgument (unknown table or column, unsupported or
 // filtering-requiring query without ALLOW FILTERING, bad paging state),
