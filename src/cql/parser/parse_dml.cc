@@ -88,6 +88,18 @@ Status ParserCore::ParseInsert(InsertStatement* out) {
 
 Status ParserCore::ParseConditions(std::vector<Relation>* out) { return ParseRelations(out); }
 
+// WHERE relations, then optionally IF EXISTS or IF conditions (UPDATE and DELETE).
+Status ParserCore::ParseWhereAndConditions(std::vector<Relation>* where, bool* if_exists,
+                                           std::vector<Relation>* conditions) {
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("where"));
+  TESSERA_RETURN_IF_ERROR(ParseRelations(where));
+  if (AcceptKeyword("if")) {
+    if (AcceptKeyword("exists")) *if_exists = true;
+    else TESSERA_RETURN_IF_ERROR(ParseConditions(conditions));
+  }
+  return Status::OK();
+}
+
 Status ParserCore::ParseUpdate(UpdateStatement* out) {
   TESSERA_RETURN_IF_ERROR(ExpectKeyword("update"));
   TESSERA_RETURN_IF_ERROR(QualifiedTableName(&out->table));
@@ -132,13 +144,7 @@ Status ParserCore::ParseUpdate(UpdateStatement* out) {
     }
     out->assignments.push_back(std::move(a));
   } while (AcceptPunct(","));
-  TESSERA_RETURN_IF_ERROR(ExpectKeyword("where"));
-  TESSERA_RETURN_IF_ERROR(ParseRelations(&out->where));
-  if (AcceptKeyword("if")) {
-    if (AcceptKeyword("exists")) out->if_exists = true;
-    else TESSERA_RETURN_IF_ERROR(ParseConditions(&out->conditions));
-  }
-  return Status::OK();
+  return ParseWhereAndConditions(&out->where, &out->if_exists, &out->conditions);
 }
 
 Status ParserCore::ParseDelete(DeleteStatement* out) {
@@ -160,13 +166,7 @@ Status ParserCore::ParseDelete(DeleteStatement* out) {
   TESSERA_RETURN_IF_ERROR(QualifiedTableName(&out->table));
   TESSERA_RETURN_IF_ERROR(ParseUsing(&out->using_clause));
   if (out->using_clause.ttl) return Status::SyntaxError("DELETE does not take USING TTL");
-  TESSERA_RETURN_IF_ERROR(ExpectKeyword("where"));
-  TESSERA_RETURN_IF_ERROR(ParseRelations(&out->where));
-  if (AcceptKeyword("if")) {
-    if (AcceptKeyword("exists")) out->if_exists = true;
-    else TESSERA_RETURN_IF_ERROR(ParseConditions(&out->conditions));
-  }
-  return Status::OK();
+  return ParseWhereAndConditions(&out->where, &out->if_exists, &out->conditions);
 }
 
 Status ParserCore::ParseBatch(BatchStatement* out) {

@@ -57,6 +57,7 @@ class ParserCore {
   Status ParseCollectionLiteral(Term* out);
   Status ParseBindMarker(Term* out);
   Status ParseConditions(std::vector<Relation>* out);
+  Status ParseWhereAndConditions(std::vector<Relation>* where, bool* if_exists, std::vector<Relation>* conditions);
   friend class ParserFriend;
 
   // Bounds the recursion of nested terms, selectors and types so that
