@@ -2,6 +2,7 @@
 real `tessera server`: system.tablets, system.hot_partitions and
 system.tablet_events."""
 import pytest
+from cassandra import InvalidRequest
 from cassandra.cluster import Cluster
 
 
@@ -61,3 +62,15 @@ def test_tombstone_heavy_reads_warn_the_client(session):
     assert [r.seq for r in result] == [5000]
     warnings = result.response_future.warnings or []
     assert any("1200 tombstone cells" in w for w in warnings), warnings
+
+
+def test_size_guardrails_warn_and_refuse(session):
+    session.execute("CREATE TABLE IF NOT EXISTS load.blobs (k text PRIMARY KEY, v blob)")
+    insert = session.prepare("INSERT INTO load.blobs (k, v) VALUES (?, ?)")
+    big_key = session.execute(insert, ("k" * 2000, b"x"))
+    assert any("Primary key column k of load.blobs is 2 KB" in w for w in big_key.response_future.warnings or [])
+    big_cell = session.execute(insert, ("cell", b"x" * (3 << 20)))
+    assert any("Cell v of load.blobs is 3072 KB" in w for w in big_cell.response_future.warnings or [])
+    with pytest.raises(InvalidRequest, match="Key length of 70000"):
+        session.execute(insert, ("k" * 70000, b"x"))
+    assert session.execute("SELECT k FROM load.blobs WHERE k = %s", ("k" * 70000,)).one() is None

@@ -7,6 +7,7 @@
 #include "cql/executor/modification_statements.h"
 #include "cql/executor/schema_statements.h"
 #include "cql/executor/select_statement.h"
+#include "cql/executor/write_guardrails.h"
 #include "cql/parser/parser.h"
 #include "keys/murmur3.h"
 
@@ -145,8 +146,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
   };
   auto apply = [&](const ::tessera::Result<std::vector<Mutation>>& m) -> Reply {
     if (!m.ok()) return Error(m.status());
-    Status st = db_->ApplyBatch(*m);
-    return st.ok() ? Result(EncodeVoidResult()) : Error(st);
+    return ApplyWrites(*m);
   };
   WriteContext write{bind, ks, params.default_timestamp};
   if (const auto* sel = std::get_if<SelectStatement>(&s)) {
@@ -194,8 +194,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
       if (!m.ok()) return Error(m.status());
       all.insert(all.end(), m->begin(), m->end());
     }
-    Status st = db_->ApplyBatch(all);
-    return st.ok() ? Result(EncodeVoidResult()) : Error(st);
+    return ApplyWrites(all);
   }
   if (const auto* use = std::get_if<UseStatement>(&s)) {
     if (!db_->catalog().GetKeyspace(use->keyspace).ok()) {
@@ -249,8 +248,17 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
     if (!m.ok()) return Error(m.status());
     all.insert(all.end(), m->begin(), m->end());
   }
-  Status st = db_->ApplyBatch(all);
-  return st.ok() ? Result(EncodeVoidResult()) : Error(st);
+  return ApplyWrites(all);
+}
+
+Reply QueryProcessor::ApplyWrites(const std::vector<Mutation>& mutations) {
+  std::vector<std::string> warnings;
+  Status checked = CheckWriteGuardrails(mutations, WriteGuardrails{}, &warnings);
+  if (!checked.ok()) return Error(checked);
+  Status st = db_->ApplyBatch(mutations);
+  if (!st.ok()) return Error(st);
+  for (const auto& w : warnings) spdlog::warn("{}", w);
+  return Reply{Opcode::kResult, EncodeVoidResult(), std::move(warnings)};
 }
 
 }  // namespace tessera::cql

@@ -47,6 +47,8 @@ class QueryProcessor : public RequestProcessor {
   Reply Execute(ConnectionState& conn, const std::string& id, const QueryParameters& params);
   Reply Batch(ConnectionState& conn, const BatchRequest& batch);
   Reply Run(ConnectionState& conn, const ParsedStatement& parsed, const QueryParameters& params);
+  // Checks the write guardrails (write_guardrails.h), applies, and replies with their warnings.
+  Reply ApplyWrites(const std::vector<Mutation>& mutations);
   Reply Error(const Status& status, const RawStatement* statement = nullptr) const;
 
   Database* db_;
