@@ -186,12 +186,15 @@ Status Database::ApplyBatch(const std::vector<Mutation>& mutations) {
   return Status::OK();
 }
 
-ReadContext Database::MakeReadContext(const std::shared_ptr<const TableSchema>& table) const {
+ReadContext Database::MakeReadContext(const std::shared_ptr<const TableSchema>& table) {
   ReadContext ctx;
   ctx.table = table;
   const uint32_t id = table->id;
   ctx.tablets = [this, id] { return TabletsOf(id); };
   ctx.now_micros = NowMicros();
+  ctx.count_partition_read = [this, id](std::string_view position) {
+    CountPartition(id, position, /*write=*/false, 1);
+  };
   return ctx;
 }
 
@@ -226,29 +229,17 @@ std::vector<HotPartition> Database::HotPartitions(const TableSchema& table, bool
   return out;
 }
 
-namespace {
-
-std::string PositionOf(const TableSchema& t, const std::vector<std::string>& pk) {
-  std::string pos;
-  Token token;
-  std::vector<std::string_view> views(pk.begin(), pk.end());
-  return EncodePartitionPosition(t, views, &pos, &token).ok() ? pos : std::string();
-}
-
-}  // namespace
 
 Result<std::optional<RowResult>> Database::ReadRow(const std::shared_ptr<const TableSchema>& table,
                                                    const std::vector<std::string>& pk,
                                                    const std::vector<std::string>& ck) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
-  CountPartition(table->id, PositionOf(*table, pk), /*write=*/false, 1);
   return tessera::ReadRow(MakeReadContext(table), pk, ck);
 }
 
 Result<SliceResult> Database::ReadSlice(const std::shared_ptr<const TableSchema>& table,
                                         const std::vector<std::string>& pk, const SliceRequest& request) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
-  if (request.limit > 0) CountPartition(table->id, PositionOf(*table, pk), /*write=*/false, 1);
   return tessera::ReadSlice(MakeReadContext(table), pk, request);
 }
 

@@ -132,7 +132,7 @@ class Database {
   Status LoadTablets();
   std::shared_ptr<const TabletMap> TabletsOf(uint32_t table_id) const;
   Status PublishTablets(TabletMap map);  // persists, then swaps the snapshot
-  ReadContext MakeReadContext(const std::shared_ptr<const TableSchema>& table) const;
+  ReadContext MakeReadContext(const std::shared_ptr<const TableSchema>& table);
   int64_t NextTimestamp();
   Result<std::string> MiddleOf(const TableSchema& table, const Tablet& tablet);
   void RecordEvent(TabletEvent e);

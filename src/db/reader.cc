@@ -170,6 +170,7 @@ Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vect
   std::string key = position + static_cast<char>(KeyKind::kRow);
   size_t ck_start = key.size();
   TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(t, Views(ck), &key));
+  if (ctx.count_partition_read) ctx.count_partition_read(position);
   auto map = ctx.tablets();
   const Tablet& tablet = map->Find(position);
   // The partition header (deletions) and the row, in one batched lookup.
@@ -216,6 +217,7 @@ Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::str
                              ReadStatic(t, tablet.replica.get(), position, header, now, counters));
   }
   if (lo >= hi || req.limit == 0) return out;
+  if (ctx.count_partition_read) ctx.count_partition_read(position);
 
   auto it = tablet.replica->NewIterator(lo, hi);
   if (!req.reversed) {

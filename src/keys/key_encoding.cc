@@ -141,13 +141,11 @@ void EncodeVarintMagnitude(std::string_view b, std::string* out) {
     out->push_back(static_cast<char>(kZero));
     return;
   }
-  size_t start = out->size();
   out->push_back(static_cast<char>(negative ? kNegative : kPositive));
   size_t body = out->size();
   PutFixed(out, mag.size(), 4);
   out->append(mag);
   if (negative) Invert(out, body);
-  (void)start;
 }
 
 void EncodeDecimal(std::string_view b, std::string* out) {

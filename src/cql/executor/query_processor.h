@@ -10,7 +10,10 @@
 //    (0x2500) carrying the id as sent, so drivers re-prepare.
 //  - BATCH: INSERT / UPDATE / DELETE statements (text or prepared) applied
 //    as one atomic write (logged and unlogged alike on one node).
-// Schema changes are reported through `on_schema_change` (SCHEMA_CHANGE events).
+// Writes pass the write guardrails first (write_guardrails.h) and reads the
+// tombstone guardrail (select_statement.h); their warnings ride on the reply
+// (protocol Warning flag) and are logged. Schema changes are reported through
+// `on_schema_change` (SCHEMA_CHANGE events).
 //
 // Thread safety: Process is thread-safe.
 #pragma once

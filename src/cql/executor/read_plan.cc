@@ -102,7 +102,6 @@ Result<ReadPlan> PlanRead(const TableSchema& t, const std::vector<Relation>& whe
   auto pk = t.PartitionKey();
   size_t pk_eq = std::count_if(pk.begin(), pk.end(), [&](const ColumnDef* c) { return eq.count(c->name) > 0; });
   bool full_pk = pk_eq == pk.size();
-  bool range_table_scan = false;
   if (full_pk) {
     if (!token_relations.empty()) return Status::InvalidArgument("Token restrictions cannot be combined with partition key equality");
     std::vector<std::vector<std::string>> values;
@@ -164,7 +163,6 @@ Result<ReadPlan> PlanRead(const TableSchema& t, const std::vector<Relation>& whe
         }
       }
       TESSERA_ASSIGN_OR_RETURN(plan.range, PartitionKeyRange(t, start ? &*start : nullptr, start_inc, end ? &*end : nullptr, end_inc));
-      range_table_scan = true;
       slices.erase(pk[0]->name);
     }
     if (pk_eq > 0 || !slices.empty() || !multi_column.empty()) needs_filtering = true;
@@ -176,7 +174,6 @@ Result<ReadPlan> PlanRead(const TableSchema& t, const std::vector<Relation>& whe
       }
     }
   }
-  (void)range_table_scan;
 
   // --- clustering ---
   auto ck = t.Clustering();

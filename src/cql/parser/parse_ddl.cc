@@ -33,12 +33,10 @@ Status ParserCore::ParseCreate(RawStatement* out) {
   TESSERA_RETURN_IF_ERROR(ParseIfNotExists(&t.if_not_exists));
   TESSERA_RETURN_IF_ERROR(QualifiedTableName(&t.table));
   TESSERA_RETURN_IF_ERROR(ExpectPunct("("));
-  bool have_primary_key_clause = false;
   do {
     if (AtKeyword("primary") && AtKeyword("key", 1)) {
       Next();
       Next();
-      have_primary_key_clause = true;
       TESSERA_RETURN_IF_ERROR(ExpectPunct("("));
       if (AcceptPunct("(")) {  // ((a, b), c)
         do {
@@ -74,7 +72,6 @@ Status ParserCore::ParseCreate(RawStatement* out) {
     t.columns.push_back(std::move(col));
   } while (AcceptPunct(","));
   TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
-  (void)have_primary_key_clause;
   if (AcceptKeyword("with")) {
     do {
       if (AtKeyword("clustering") && AtKeyword("order", 1)) {

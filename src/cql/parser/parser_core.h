@@ -58,7 +58,6 @@ class ParserCore {
   Status ParseBindMarker(Term* out);
   Status ParseConditions(std::vector<Relation>* out);
   Status ParseWhereAndConditions(std::vector<Relation>* where, bool* if_exists, std::vector<Relation>* conditions);
-  friend class ParserFriend;
 
   // Bounds the recursion of nested terms, selectors and types so that
   // hostile input is a syntax error, not a stack overflow.
