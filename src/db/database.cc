@@ -1,12 +1,14 @@
 #include "db/database.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 
 #include "common/bytes.h"
 #include "db/mutation_builder.h"
 #include "keys/storage_key.h"
 #include "tablets/top_k.h"
+#include "types/value_literal.h"
 
 namespace tessera {
 namespace {
@@ -27,12 +29,40 @@ struct Database::PartitionLoad {
   std::mutex mu;
   TopK writes{kHotPartitionCapacity};
   TopK reads{kHotPartitionCapacity};
+  TopK write_bytes{kHotPartitionCapacity};  // feeds the large-partition tracker
 };
 
-Database::Database(std::unique_ptr<StorageEngine> engine)
-    : engine_(std::move(engine)), local_replica_(std::make_shared<LocalReplica>(engine_.get())), catalog_(engine_.get()) {}
+namespace {
 
-Database::~Database() = default;
+int64_t SteadyMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Records the duration of a read into the table's histogram when it goes out of scope.
+class ReadTimer {
+ public:
+  explicit ReadTimer(std::shared_ptr<TableMetrics> m) : metrics_(std::move(m)), start_(SteadyMicros()) {}
+  ~ReadTimer() { metrics_->read_latency.Record(SteadyMicros() - start_); }
+
+ private:
+  std::shared_ptr<TableMetrics> metrics_;
+  int64_t start_;
+};
+
+}  // namespace
+
+Database::Database(std::unique_ptr<StorageEngine> engine, const DatabaseOptions& options)
+    : engine_(std::move(engine)),
+      local_replica_(std::make_shared<LocalReplica>(engine_.get())),
+      catalog_(engine_.get()),
+      guardrails_(options.guardrails),
+      balancer_options_(options.balancer),
+      large_partitions_(options.guardrails) {}
+
+Database::~Database() {
+  if (balancer_) balancer_->Stop();
+}
 
 Result<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options) {
   std::error_code ec;
@@ -44,9 +74,13 @@ Result<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options)
   so.block_cache_bytes = options.block_cache_bytes;
   so.clock_micros = options.clock_micros;
   TESSERA_ASSIGN_OR_RETURN(auto engine, StorageEngine::Open(so));
-  std::unique_ptr<Database> db(new Database(std::move(engine)));
+  std::unique_ptr<Database> db(new Database(std::move(engine), options));
   TESSERA_RETURN_IF_ERROR(db->catalog_.Load());
   TESSERA_RETURN_IF_ERROR(db->LoadTablets());
+  if (options.balancer.enabled) {
+    db->balancer_ = std::make_unique<TabletBalancer>(db.get(), options.balancer);
+    db->balancer_->Start();
+  }
   return db;
 }
 
@@ -100,6 +134,7 @@ Status Database::DropKeyspace(const std::string& name, bool if_exists) {
   for (const auto& t : *dropped) {
     TESSERA_RETURN_IF_ERROR(RemoveTableData(*t));
     TESSERA_RETURN_IF_ERROR(engine_->MetaDelete(TabletsKey(t->id)));
+    large_partitions_.ForgetTable(t->id);
     std::lock_guard<std::mutex> lock(tablets_mu_);
     tablet_maps_.erase(t->id);
   }
@@ -128,6 +163,7 @@ Status Database::DropTable(const std::string& keyspace, const std::string& name,
   if (!dropped.ok()) return dropped.status().IsNotFound() && if_exists ? Status::OK() : dropped.status();
   TESSERA_RETURN_IF_ERROR(RemoveTableData(**dropped));
   TESSERA_RETURN_IF_ERROR(engine_->MetaDelete(TabletsKey((*dropped)->id)));
+  large_partitions_.ForgetTable((*dropped)->id);
   std::lock_guard<std::mutex> lock(tablets_mu_);
   tablet_maps_.erase((*dropped)->id);
   return Status::OK();
@@ -135,6 +171,7 @@ Status Database::DropTable(const std::string& keyspace, const std::string& name,
 
 Status Database::TruncateTable(const std::string& keyspace, const std::string& name) {
   TESSERA_ASSIGN_OR_RETURN(auto table, catalog_.GetTable(keyspace, name));
+  large_partitions_.ForgetTable(table->id);
   return RemoveTableData(*table);
 }
 
@@ -156,8 +193,9 @@ int64_t Database::NextTimestamp() {
 
 Status Database::Apply(const Mutation& m) { return ApplyBatch({m}); }
 
-Status Database::ApplyBatch(const std::vector<Mutation>& mutations) {
+Status Database::ApplyBatch(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings) {
   if (mutations.empty()) return Status::OK();
+  const int64_t started = SteadyMicros();
   const int64_t now = NextTimestamp();
   WriteSet ws;
   struct Routed {
@@ -175,15 +213,60 @@ Status Database::ApplyBatch(const std::vector<Mutation>& mutations) {
     if (!map) return Status::NotFound("table " + m.table->keyspace + "." + m.table->name + " was dropped");
     const Tablet* tablet = &map->Find(built.partition_position);
     routed.push_back({std::move(map), tablet, built.row_writes, ws.bytes() - before});
+    TESSERA_RETURN_IF_ERROR(CheckPartitionGuardrail(*m.table, built.partition_position, warnings));
     positions.push_back(std::move(built.partition_position));
   }
   // One replica per node today: the whole batch is one atomic write.
   TESSERA_RETURN_IF_ERROR(routed.front().tablet->replica->Apply(ws));
   for (size_t i = 0; i < routed.size(); ++i) {
     routed[i].tablet->counters->CountWrite(now, routed[i].rows, routed[i].bytes);
-    CountPartition(mutations[i].table->id, positions[i], /*write=*/true, routed[i].rows);
+    routed[i].tablet->counters->sample.Add(now, positions[i], std::max<uint64_t>(1, routed[i].rows), /*write=*/true);
+    CountWrittenPartition(mutations[i].table->id, positions[i], routed[i].rows, routed[i].bytes);
+  }
+  const int64_t elapsed = SteadyMicros() - started;
+  uint32_t last_table = 0;
+  for (const auto& m : mutations) {
+    if (m.table->id == last_table) continue;
+    last_table = m.table->id;
+    MetricsOf(last_table)->write_latency.Record(elapsed);
   }
   return Status::OK();
+}
+
+Status Database::CheckPartitionGuardrail(const TableSchema& table, const std::string& position,
+                                         std::vector<std::string>* warnings) {
+  auto large = large_partitions_.Find(table.id, position);
+  if (!large) return Status::OK();
+  const Guardrails& g = guardrails_;
+  std::string pk = "?";
+  if (auto decoded = DecodePartitionPosition(table, position); decoded.ok()) pk = PartitionKeyLiteral(table, *decoded);
+  const std::string what = "Partition " + table.keyspace + "." + table.name + " " + pk + " has " +
+                           std::to_string(large->rows) + " rows and " + std::to_string(large->bytes) + " bytes";
+  if ((g.partition_rows_fail > 0 && large->rows >= g.partition_rows_fail) ||
+      (g.partition_bytes_fail > 0 && large->bytes >= g.partition_bytes_fail)) {
+    return Status::InvalidArgument(what + ", at the partition fail threshold (" +
+                                   std::to_string(g.partition_rows_fail) + " rows / " +
+                                   std::to_string(g.partition_bytes_fail) + " bytes); write refused");
+  }
+  const bool over_rows = g.partition_rows_warn > 0 && large->rows > g.partition_rows_warn;
+  const bool over_bytes = g.partition_bytes_warn > 0 && large->bytes > g.partition_bytes_warn;
+  if (warnings && (over_rows || over_bytes)) {
+    warnings->push_back(what + ", above the partition warn threshold (" + std::to_string(g.partition_rows_warn) +
+                        " rows / " + std::to_string(g.partition_bytes_warn) +
+                        " bytes); consider a time bucket in the partition key");
+  }
+  return Status::OK();
+}
+
+void Database::CountWrittenPartition(uint32_t table_id, std::string_view position, uint64_t rows, uint64_t bytes) {
+  auto load = LoadOf(table_id);
+  uint64_t rows_estimate = 0, bytes_estimate = 0;
+  {
+    std::lock_guard<std::mutex> lock(load->mu);
+    rows_estimate = load->writes.Add(position, std::max<uint64_t>(rows, 1));
+    bytes_estimate = load->write_bytes.Add(position, bytes);
+  }
+  large_partitions_.NoteWrite(table_id, position, rows_estimate, bytes_estimate);
 }
 
 ReadContext Database::MakeReadContext(const std::shared_ptr<const TableSchema>& table) {
@@ -234,17 +317,20 @@ Result<std::optional<RowResult>> Database::ReadRow(const std::shared_ptr<const T
                                                    const std::vector<std::string>& pk,
                                                    const std::vector<std::string>& ck) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
+  ReadTimer timer(MetricsOf(table->id));
   return tessera::ReadRow(MakeReadContext(table), pk, ck);
 }
 
 Result<SliceResult> Database::ReadSlice(const std::shared_ptr<const TableSchema>& table,
                                         const std::vector<std::string>& pk, const SliceRequest& request) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
+  ReadTimer timer(MetricsOf(table->id));
   return tessera::ReadSlice(MakeReadContext(table), pk, request);
 }
 
 Result<RangeResult> Database::ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
+  ReadTimer timer(MetricsOf(table->id));
   return tessera::ScanRange(MakeReadContext(table), request);
 }
 
@@ -257,26 +343,112 @@ std::vector<TabletStatus> Database::Tablets(const TableSchema& table) {
   uint64_t keys = engine_->IntProperty("rocksdb.estimate-num-keys");
   uint64_t total = engine_->ApproximateSize(std::string(), std::string(8, '\xff'));
   double avg = keys > 0 && total > 0 ? static_cast<double>(total) / static_cast<double>(keys) : 0.0;
+  std::map<TabletId, std::string> holds;
+  for (const auto& h : TabletHolds()) {
+    if (h.table_id == table.id) holds[h.tablet] = "hold: " + h.condition;
+  }
+  const int64_t now = NowMicros();
   for (const auto& t : map->tablets()) {
     TabletStatus s;
     s.id = t.id;
     s.start = t.start;
     s.end = t.end;
     s.created_micros = t.created_micros;
-    s.reads = t.counters->reads;
-    s.writes = t.counters->writes;
-    s.bytes_read = t.counters->bytes_read;
-    s.bytes_written = t.counters->bytes_written;
-    const int64_t now = NowMicros();
-    s.reads_per_second = t.counters->read_rate.Rate(now);
-    s.writes_per_second = t.counters->write_rate.Rate(now);
-    s.read_bytes_per_second = t.counters->read_bytes_rate.Rate(now);
-    s.write_bytes_per_second = t.counters->write_bytes_rate.Rate(now);
+    const TabletCounters& c = *t.counters;
+    s.reads = c.reads;
+    s.writes = c.writes;
+    s.bytes_read = c.bytes_read;
+    s.bytes_written = c.bytes_written;
+    s.reads_per_second = c.read_rate.Rate(now, t.created_micros);
+    s.writes_per_second = c.write_rate.Rate(now, t.created_micros);
+    s.read_bytes_per_second = c.read_bytes_rate.Rate(now, t.created_micros);
+    s.write_bytes_per_second = c.write_bytes_rate.Rate(now, t.created_micros);
     s.size_bytes = t.replica->ApproximateSize(t.start, t.end);
     s.rows_estimate = avg > 0 ? static_cast<uint64_t>(static_cast<double>(s.size_bytes) / avg) : 0;
+    if (auto h = holds.find(t.id); h != holds.end()) {
+      s.state = h->second;
+    } else if (s.reads_per_second + s.writes_per_second > balancer_options_.split_rows_per_second ||
+               s.read_bytes_per_second + s.write_bytes_per_second > balancer_options_.split_bytes_per_second) {
+      s.state = "hot";
+    }
     out.push_back(std::move(s));
   }
   return out;
+}
+
+TableLoad Database::TabletLoads(const TableSchema& table) {
+  TableLoad load;
+  load.table_id = table.id;
+  load.hash = table.distribution == Distribution::kHash;
+  load.min_tablets = load.hash ? table.options.initial_tablets : 1;
+  auto map = TabletsOf(table.id);
+  if (!map) return load;
+  const int64_t now = NowMicros();
+  for (const auto& t : map->tablets()) {
+    const TabletCounters& c = *t.counters;
+    TabletLoad l;
+    l.id = t.id;
+    l.start = t.start;
+    l.end = t.end;
+    l.age_micros = now - t.created_micros;
+    l.size_bytes = t.replica->ApproximateSize(t.start, t.end);
+    l.writes_per_second = c.write_rate.Rate(now, t.created_micros);
+    l.rows_per_second = c.read_rate.Rate(now, t.created_micros) + l.writes_per_second;
+    l.bytes_per_second =
+        c.read_bytes_rate.Rate(now, t.created_micros) + c.write_bytes_rate.Rate(now, t.created_micros);
+    l.sample = c.sample.Take(now);
+    load.tablets.push_back(std::move(l));
+  }
+  return load;
+}
+
+std::vector<TabletHold> Database::TabletHolds() const {
+  return balancer_ ? balancer_->Holds() : std::vector<TabletHold>{};
+}
+
+Result<LargePartition> Database::MeasurePartition(const TableSchema& table, const std::string& position) {
+  constexpr uint64_t kMaxVisited = 10'000'000;
+  LargePartition m;
+  m.table_id = table.id;
+  m.position = position;
+  m.measured_micros = NowMicros();
+  std::string end;
+  if (!PrefixSuccessor(position, &end)) return Status::InvalidArgument("empty partition position");
+  auto map = TabletsOf(table.id);
+  if (!map) return Status::NotFound("table " + table.name + " was dropped");
+  const Tablet& tablet = map->Find(position);
+  auto it = tablet.replica->NewIterator(position, end);
+  for (it->Seek(position); it->Valid() && m.rows < kMaxVisited; it->Next()) {
+    m.bytes += it->key().size() + it->value().size();
+    if (it->key().size() > position.size() && static_cast<KeyKind>(it->key()[position.size()]) == KeyKind::kRow) {
+      ++m.rows;
+    }
+  }
+  TESSERA_RETURN_IF_ERROR(it->status());
+  return m;
+}
+
+void Database::RecordTombstoneRead(const TableSchema& table, uint64_t tombstones, uint64_t live_rows) {
+  std::lock_guard<std::mutex> lock(reports_mu_);
+  TombstoneReport& r = tombstone_reports_[table.id];
+  ++r.reads;
+  if (tombstones >= r.max_tombstones) {
+    r.max_tombstones = tombstones;
+    r.live_rows_at_max = live_rows;
+  }
+  r.last_micros = NowMicros();
+}
+
+std::map<uint32_t, TombstoneReport> Database::TombstoneReports() const {
+  std::lock_guard<std::mutex> lock(reports_mu_);
+  return tombstone_reports_;
+}
+
+std::shared_ptr<TableMetrics> Database::MetricsOf(uint32_t table_id) {
+  std::lock_guard<std::mutex> lock(reports_mu_);
+  auto& m = metrics_[table_id];
+  if (!m) m = std::make_shared<TableMetrics>();
+  return m;
 }
 
 Result<std::string> Database::MiddleOf(const TableSchema& table, const Tablet& tablet) {
@@ -333,7 +505,7 @@ Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& t
   TabletMap next = *current;
   TESSERA_ASSIGN_OR_RETURN(auto ids, next.Split(id, split, NowMicros()));
   TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));
-  RecordEvent({NowMicros(), table.id, "split", {id}, {ids.first, ids.second}, reason});
+  RecordTabletEvent({NowMicros(), table.id, "split", {id}, {ids.first, ids.second}, reason});
   return ids;
 }
 
@@ -347,11 +519,13 @@ Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left,
   TabletId right = (pos != ts.end() && std::next(pos) != ts.end()) ? std::next(pos)->id : 0;
   TESSERA_ASSIGN_OR_RETURN(TabletId merged, next.Merge(left, NowMicros()));
   TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));
-  RecordEvent({NowMicros(), table.id, "merge", {left, right}, {merged}, reason});
+  RecordTabletEvent({NowMicros(), table.id, "merge", {left, right}, {merged}, reason});
   return merged;
 }
 
-void Database::RecordEvent(TabletEvent e) {
+void Database::RecordTabletEvent(TabletEvent e) {
+  if (e.kind == "split") ++MetricsOf(e.table_id)->splits;
+  if (e.kind == "merge") ++MetricsOf(e.table_id)->merges;
   std::lock_guard<std::mutex> lock(events_mu_);
   events_.push_back(std::move(e));
   if (events_.size() > kMaxEvents) events_.pop_front();

@@ -25,20 +25,29 @@
 #include <string>
 #include <vector>
 
+#include "common/latency_histogram.h"
 #include "common/status.h"
 #include "db/catalog.h"
+#include "db/guardrails.h"
+#include "db/large_partitions.h"
+#include "db/tablet_balancer.h"
 #include "db/mutation.h"
 #include "db/reader.h"
 #include "storage/storage_engine.h"
+#include "tablets/balancer_policy.h"
 #include "tablets/tablet_map.h"
 
 namespace tessera {
+
 
 struct DatabaseOptions {
   std::string data_dir;                      // created if missing
   bool sync_writes = false;                  // see StorageEngine durability
   size_t block_cache_bytes = 256u << 20;
   std::function<int64_t()> clock_micros;     // default: system clock (tests inject one)
+  // Automatic split and merge (db/tablet_balancer.h); off unless enabled.
+  BalancerOptions balancer;
+  Guardrails guardrails;
 };
 
 // A tablet as shown to users: metadata, counters since it was created, and
@@ -52,7 +61,28 @@ struct TabletStatus {
   uint64_t size_bytes = 0;
   uint64_t rows_estimate = 0;
   // Over the last LoadWindow::kSeconds seconds.
+  // Rates divide by the tablet's age while it is younger than the window.
   double reads_per_second = 0, writes_per_second = 0, read_bytes_per_second = 0, write_bytes_per_second = 0;
+  // "normal", "hot" (load above the split threshold) or "hold: <condition>"
+  // (hot, and the balancer declines to split it; see TabletHold).
+  std::string state = "normal";
+};
+
+// Per-table request metrics (Prometheus, server/metrics_text.h). Latencies
+// are measured inside the database: routing, storage and reconciliation, not
+// the network.
+struct TableMetrics {
+  LatencyHistogram read_latency;   // ReadRow, ReadSlice, ScanRange calls
+  LatencyHistogram write_latency;  // ApplyBatch calls touching the table
+  std::atomic<uint64_t> splits{0}, merges{0};
+};
+
+// Reads of a table that visited more tombstones than the warn threshold.
+struct TombstoneReport {
+  uint64_t reads = 0;            // such reads since the table was opened
+  uint64_t max_tombstones = 0;   // the most one read visited
+  uint64_t live_rows_at_max = 0; // rows that read returned
+  int64_t last_micros = 0;
 };
 
 // The busiest partitions of a table (Space-Saving sketches, tablets/top_k.h).
@@ -94,8 +124,12 @@ class Database {
   // --- Data ---
   // Errors: InvalidArgument (see BuildWriteSet), NotFound (table dropped), IOError.
   Status Apply(const Mutation& mutation);
-  // All mutations in one atomic write (a logged batch).
-  Status ApplyBatch(const std::vector<Mutation>& mutations);
+  // All mutations in one atomic write (a logged batch). Appends a warning to
+  // `warnings` (when given) for each written partition measured above a
+  // partition warn threshold. Errors as Apply, and InvalidArgument when a
+  // written partition is measured at or above a fail threshold (nothing is
+  // written).
+  Status ApplyBatch(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings = nullptr);
   Result<std::optional<RowResult>> ReadRow(const std::shared_ptr<const TableSchema>& table,
                                            const std::vector<std::string>& partition_key,
                                            const std::vector<std::string>& clustering);
@@ -105,6 +139,13 @@ class Database {
 
   // --- Tablets ---
   std::vector<TabletStatus> Tablets(const TableSchema& table);
+  // The balancer policy's view of a table: bounds, ages, sizes, rates and key samples.
+  TableLoad TabletLoads(const TableSchema& table);
+  // Hot tablets the balancer declines to split (empty when it is off).
+  std::vector<TabletHold> TabletHolds() const;
+  // nullptr unless DatabaseOptions::balancer.enabled.
+  TabletBalancer* balancer() { return balancer_.get(); }
+  const BalancerOptions& balancer_options() const { return balancer_options_; }
   // Splits a tablet at `split_position` (a partition position or token
   // prefix, see keys/storage_key.h), or, when absent, at its middle: the
   // middle token for hash tables, the median partition for range tables.
@@ -118,6 +159,20 @@ class Database {
   // The `n` partitions with the most row writes (or point and slice reads)
   // since the table was opened, and the total the shares refer to.
   std::vector<HotPartition> HotPartitions(const TableSchema& table, bool writes, size_t n, uint64_t* total);
+  void RecordTabletEvent(TabletEvent e);
+
+  // --- Detection ---
+  const Guardrails& guardrails() const { return guardrails_; }
+  LargePartitionTracker& large_partitions() { return large_partitions_; }
+  // Counts the rows and stored bytes of the partition at `position` (at
+  // most 10 million rows are visited). Errors: IOError, Corruption.
+  Result<LargePartition> MeasurePartition(const TableSchema& table, const std::string& position);
+  // Called by the CQL layer for a read that visited more than
+  // guardrails().tombstone_warn tombstones.
+  void RecordTombstoneRead(const TableSchema& table, uint64_t tombstones, uint64_t live_rows);
+  std::map<uint32_t, TombstoneReport> TombstoneReports() const;
+  // Never null for a table id; created on first use.
+  std::shared_ptr<TableMetrics> MetricsOf(uint32_t table_id);
 
   // --- Maintenance ---
   // Flushes and compacts the whole store to the last level: expires TTL
@@ -128,14 +183,13 @@ class Database {
   StorageEngine* engine() { return engine_.get(); }
 
  private:
-  explicit Database(std::unique_ptr<StorageEngine> engine);
+  Database(std::unique_ptr<StorageEngine> engine, const DatabaseOptions& options);
   Status LoadTablets();
   std::shared_ptr<const TabletMap> TabletsOf(uint32_t table_id) const;
   Status PublishTablets(TabletMap map);  // persists, then swaps the snapshot
   ReadContext MakeReadContext(const std::shared_ptr<const TableSchema>& table);
   int64_t NextTimestamp();
   Result<std::string> MiddleOf(const TableSchema& table, const Tablet& tablet);
-  void RecordEvent(TabletEvent e);
   Status RemoveTableData(const TableSchema& table);
 
   std::unique_ptr<StorageEngine> engine_;
@@ -150,8 +204,20 @@ class Database {
   struct PartitionLoad;  // per-table sketches
   std::shared_ptr<PartitionLoad> LoadOf(uint32_t table_id);
   void CountPartition(uint32_t table_id, std::string_view position, bool write, uint64_t n);
+  void CountWrittenPartition(uint32_t table_id, std::string_view position, uint64_t rows, uint64_t bytes);
+  // A warning (or, at a fail threshold, InvalidArgument) for a write to a
+  // partition measured above the partition guardrail.
+  Status CheckPartitionGuardrail(const TableSchema& table, const std::string& position,
+                                 std::vector<std::string>* warnings);
   std::mutex load_mu_;
   std::map<uint32_t, std::shared_ptr<PartitionLoad>> load_;
+  const Guardrails guardrails_;
+  const BalancerOptions balancer_options_;
+  LargePartitionTracker large_partitions_;
+  mutable std::mutex reports_mu_;
+  std::map<uint32_t, TombstoneReport> tombstone_reports_;
+  std::map<uint32_t, std::shared_ptr<TableMetrics>> metrics_;
+  std::unique_ptr<TabletBalancer> balancer_;  // last: stopped first
 };
 
 }  // namespace tessera

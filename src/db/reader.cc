@@ -187,10 +187,11 @@ Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vect
   if (found[1].IsNotFound()) return std::optional<RowResult>();
   TESSERA_RETURN_IF_ERROR(found[1]);
   const std::string& value = values[1];
-  tablet.counters->bytes_read += key.size() + value.size() + (found[0].ok() ? values[0].size() : 0);
+  tablet.counters->CountReadBytes(ctx.now_micros, key.size() + value.size() + (found[0].ok() ? values[0].size() : 0));
   TESSERA_ASSIGN_OR_RETURN(auto row, Materialize(t, std::string_view(key).substr(ck_start), false, value, header,
                                                  Seconds(ctx.now_micros)));
   if (row) tablet.counters->CountRead(ctx.now_micros, 1, 0);
+  tablet.counters->sample.Add(ctx.now_micros, position, 1, /*write=*/false);
   return row;
 }
 
@@ -228,7 +229,7 @@ Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::str
   const size_t ck_offset = position.size() + 1;
   for (; it->Valid(); req.reversed ? it->Prev() : it->Next()) {
     if (!resume_key.empty() && it->key() == resume_key) continue;
-    counters->bytes_read += it->key().size() + it->value().size();
+    counters->CountReadBytes(ctx.now_micros, it->key().size() + it->value().size());
     TESSERA_ASSIGN_OR_RETURN(auto row, Materialize(t, it->key().substr(ck_offset), false, it->value(), header, now,
                                                    &out.tombstones_scanned));
     if (!row) continue;
@@ -240,6 +241,7 @@ Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::str
     }
   }
   TESSERA_RETURN_IF_ERROR(it->status());
+  counters->sample.Add(ctx.now_micros, position, std::max<uint64_t>(1, out.partition.rows.size()), /*write=*/false);
   return out;
 }
 
@@ -296,7 +298,7 @@ class RangeScanner {
         it->Seek(next);
         continue;
       }
-      tablet.counters->bytes_read += key.size() + it->value().size();
+      tablet.counters->CountReadBytes(ctx_.now_micros, key.size() + it->value().size());
       TESSERA_ASSIGN_OR_RETURN(auto row, Materialize(t_, key.substr(current_position_.size() + 1), false,
                                                      it->value(), header_, now_, &out_->tombstones_scanned));
       if (row) {
@@ -316,6 +318,7 @@ class RangeScanner {
     current_ = PartitionResult{};
     TESSERA_RETURN_IF_ERROR(DecodePartitionKey(t_, key, &current_));
     TESSERA_RETURN_IF_ERROR(LoadHeader(tablet.replica.get(), current_position_, &header_, tablet.counters.get()));
+    tablet.counters->sample.Add(ctx_.now_micros, current_position_, 1, /*write=*/false);
     bool resumed = !resumed_position_.empty() && current_position_ == resumed_position_;
     if (!resumed) {
       rows_in_partition_ = 0;

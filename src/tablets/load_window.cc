@@ -13,6 +13,12 @@ void LoadWindow::Add(int64_t now_micros, uint64_t n) {
   b.count.fetch_add(n, std::memory_order_relaxed);
 }
 
+double LoadWindow::Rate(int64_t now_micros, int64_t since_micros) const {
+  const int64_t whole = now_micros / 1'000'000 - since_micros / 1'000'000;
+  const int64_t seconds = whole < 1 ? 1 : (whole > kSeconds ? kSeconds : whole);
+  return Rate(now_micros) * kSeconds / static_cast<double>(seconds);
+}
+
 double LoadWindow::Rate(int64_t now_micros) const {
   const int64_t second = now_micros / 1'000'000;
   uint64_t total = 0;

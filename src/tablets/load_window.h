@@ -23,6 +23,10 @@ class LoadWindow {
   void Add(int64_t now_micros, uint64_t n);
   // Events per second over the last kSeconds whole seconds before now.
   double Rate(int64_t now_micros) const;
+  // The same for a counter that started at `since_micros`: divides by the
+  // whole seconds since then while that is under kSeconds (at least 1), so a
+  // young tablet's rate is not diluted by seconds before it existed.
+  double Rate(int64_t now_micros, int64_t since_micros) const;
 
  private:
   struct Bucket {

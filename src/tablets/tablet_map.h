@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "tablets/key_sample.h"
 #include "tablets/load_window.h"
 #include "tablets/replica.h"
 #include "types/schema.h"
@@ -40,10 +41,16 @@ struct TabletCounters {
   // The same over the last LoadWindow::kSeconds seconds (rows and bytes per second).
   LoadWindow read_rate, write_rate, read_bytes_rate, write_bytes_rate;
 
+  // Recently accessed partitions (split-key choice, tail detection).
+  KeySample sample;
+
   void CountRead(int64_t now_micros, uint64_t rows, uint64_t bytes) {
     reads += rows;
-    bytes_read += bytes;
+    CountReadBytes(now_micros, bytes);
     read_rate.Add(now_micros, rows);
+  }
+  void CountReadBytes(int64_t now_micros, uint64_t bytes) {
+    bytes_read += bytes;
     read_bytes_rate.Add(now_micros, bytes);
   }
   void CountWrite(int64_t now_micros, uint64_t rows, uint64_t bytes) {

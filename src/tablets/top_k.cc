@@ -4,7 +4,7 @@
 
 namespace tessera {
 
-void TopK::Add(std::string_view key_view, uint64_t weight) {
+uint64_t TopK::Add(std::string_view key_view, uint64_t weight) {
   total_ += weight;
   std::string key(key_view);
   auto it = counters_.find(key);
@@ -12,12 +12,12 @@ void TopK::Add(std::string_view key_view, uint64_t weight) {
     by_count_.erase({it->second.count, key});
     it->second.count += weight;
     by_count_.insert({it->second.count, key});
-    return;
+    return it->second.count;
   }
   if (counters_.size() < capacity_) {
     counters_[key] = Counter{weight, 0};
     by_count_.insert({weight, key});
-    return;
+    return weight;
   }
   // Replace the smallest counter; the newcomer inherits its count as error.
   auto smallest = by_count_.begin();
@@ -26,6 +26,7 @@ void TopK::Add(std::string_view key_view, uint64_t weight) {
   by_count_.erase(smallest);
   counters_[key] = Counter{min_count + weight, min_count};
   by_count_.insert({min_count + weight, key});
+  return min_count + weight;
 }
 
 std::vector<TopK::Entry> TopK::Top(size_t n) const {

@@ -32,8 +32,9 @@ class TopK {
   // REQUIRES: capacity >= 1.
   explicit TopK(size_t capacity) : capacity_(capacity) {}
 
-  // Counts `weight` occurrences of `key`.
-  void Add(std::string_view key, uint64_t weight = 1);
+  // Counts `weight` occurrences of `key`; returns its count afterwards (an
+  // upper bound of its true count).
+  uint64_t Add(std::string_view key, uint64_t weight = 1);
   // The tracked keys, highest count first (at most `n`).
   std::vector<Entry> Top(size_t n) const;
   uint64_t total() const { return total_; }

@@ -153,15 +153,18 @@ TEST(TabletSplitMergeTest, HashTabletsSplitAtTheMiddleTokenAndCountLoad) {
   EXPECT_EQ(writes, 2000u);
   EXPECT_EQ(reads, 500u);
   EXPECT_GT(size, 100'000u);
-  // Rates over the last 10 s: 2,000 writes and 500 reads happened in one second of the test clock.
+  // 2,000 writes and 500 reads happened in one second of the test clock; the
+  // tablets are one second old, so the rates divide by one second, not ten.
   db.AdvanceSeconds(1);
   double write_rate = 0, read_rate = 0;
   for (const auto& s : db->Tablets(*t)) {
     write_rate += s.writes_per_second;
     read_rate += s.reads_per_second;
   }
-  EXPECT_DOUBLE_EQ(write_rate, 200.0);
-  EXPECT_DOUBLE_EQ(read_rate, 50.0);
+  EXPECT_DOUBLE_EQ(write_rate, 2000.0);
+  EXPECT_DOUBLE_EQ(read_rate, 500.0);
+  db.AdvanceSeconds(20);  // older than the window: the ten-second average
+  for (const auto& s : db->Tablets(*t)) EXPECT_DOUBLE_EQ(s.writes_per_second, 0.0);
   auto ids = db->SplitTablet(*t, before[1].id);  // [0, 2^63) -> split at token 2^62
   ASSERT_TRUE(ids.ok());
   auto after = db->Tablets(*t);

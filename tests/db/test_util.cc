@@ -17,6 +17,14 @@ TestDatabase::TestDatabase(const std::string& name, bool remove_existing)
   Reopen();
 }
 
+TestDatabase::TestDatabase(const std::string& name, Configure configure)
+    : clock_(std::make_shared<std::atomic<int64_t>>(int64_t{1'700'000'000} * 1'000'000)),
+      configure_(std::move(configure.fn)) {
+  dir_ = (std::filesystem::temp_directory_path() / ("tessera_" + name + "_" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(dir_);
+  Reopen();
+}
+
 TestDatabase::~TestDatabase() {
   db_.reset();
   std::filesystem::remove_all(dir_);
@@ -29,6 +37,7 @@ void TestDatabase::Reopen() {
   o.block_cache_bytes = 32u << 20;
   auto clock = clock_;
   o.clock_micros = [clock] { return clock->load(); };
+  if (configure_) configure_(&o);
   auto db = Database::Open(o);
   if (!db.ok()) ADD_FAILURE() << db.status().ToString();
   else db_ = std::move(db).value();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,11 @@ namespace tessera::testing {
 class TestDatabase {
  public:
   explicit TestDatabase(const std::string& name, bool remove_existing = true);
+  // With options (guardrails, balancer) set by `configure` on every open.
+  struct Configure {
+    std::function<void(DatabaseOptions*)> fn;
+  };
+  TestDatabase(const std::string& name, Configure configure);
   ~TestDatabase();
   Database* operator->() { return db_.get(); }
   Database& db() { return *db_; }
@@ -29,6 +35,7 @@ class TestDatabase {
  private:
   std::string dir_;
   std::shared_ptr<std::atomic<int64_t>> clock_;
+  std::function<void(DatabaseOptions*)> configure_;
   std::unique_ptr<Database> db_;
 };
 

@@ -435,6 +435,7 @@ Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* vt, const Sel
     Executor exec(db, table, plan, limits, reversed, sel.is_aggregate(), ctx.bind);
     TESSERA_RETURN_IF_ERROR(exec.Run(state, &rows, &result.paging_state));
     const uint64_t tombstones = exec.tombstones();
+    if (tombstones > ctx.guardrails.tombstone_warn) db.RecordTombstoneRead(*table, tombstones, rows.size());
     if (tombstones > ctx.guardrails.tombstone_fail) {
       return Status::Busy(std::string(kTombstoneOverwhelming) + ": read " + std::to_string(tombstones) +
                           " tombstones in " + table->keyspace + "." + table->name + " (tombstone_fail_threshold " +

@@ -5,8 +5,10 @@
 #include <random>
 
 #include "common/bytes.h"
+#include "cql/executor/virtual_row_builder.h"
 #include "keys/murmur3.h"
 #include "types/serialization.h"
+#include "types/value_literal.h"
 
 namespace tessera::cql {
 namespace {
@@ -28,31 +30,6 @@ std::shared_ptr<const TableSchema> Make(const char* ks, const char* name, std::i
   return t;
 }
 
-// A row builder: values by column name.
-class RowBuilder {
- public:
-  explicit RowBuilder(const TableSchema& t) : t_(t) {
-    row_.values.resize(t.columns.size());
-    row_.writetime.resize(t.columns.size());
-    row_.ttl.resize(t.columns.size());
-  }
-  RowBuilder& Set(const char* column, const Value& v) {
-    const ColumnDef* c = t_.FindColumn(column);
-    if (c && !v.is_null()) {
-      std::string bytes;
-      if (Serialize(c->type, v, &bytes).ok()) row_.values[static_cast<size_t>(c - t_.columns.data())] = bytes;
-    }
-    return *this;
-  }
-  RowBuilder& Text(const char* column, const std::string& s) { return Set(column, Value::Bytes(s)); }
-  RowBuilder& Int(const char* column, int64_t v) { return Set(column, Value::Int(v)); }
-  SourceRow Take() { return std::move(row_); }
-
- private:
-  const TableSchema& t_;
-  SourceRow row_;
-};
-
 Value TextMap(const std::map<std::string, std::string>& m) {
   std::vector<std::pair<Value, Value>> entries;
   for (const auto& [k, v] : m) entries.emplace_back(Value::Bytes(k), Value::Bytes(v));
@@ -73,35 +50,6 @@ const char* KindName(ColumnKind k) {
     case ColumnKind::kStatic: return "static";
     default: return "regular";
   }
-}
-
-// A partition-key component as a CQL literal, for display.
-std::string Literal(const CqlType& type, const std::string& bytes) {
-  auto v = Deserialize(type, bytes);
-  if (!v.ok()) return "0x" + ToHex(bytes);
-  switch (type.kind()) {
-    case TypeKind::kText: case TypeKind::kAscii: {
-      std::string s = "'";
-      for (char c : bytes) s += c == '\'' ? std::string("''") : std::string(1, c);
-      return s + "'";
-    }
-    case TypeKind::kTinyint: case TypeKind::kSmallint: case TypeKind::kInt: case TypeKind::kBigint:
-    case TypeKind::kTimestamp: case TypeKind::kTime: case TypeKind::kCounter:
-      return std::to_string(v->as_int());
-    case TypeKind::kBoolean: return v->as_bool() ? "true" : "false";
-    case TypeKind::kUuid: case TypeKind::kTimeuuid: {
-      std::string h = ToHex(bytes);
-      return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
-    }
-    default: return "0x" + ToHex(bytes);
-  }
-}
-
-std::string PartitionLiteral(const TableSchema& t, const std::vector<std::string>& pk) {
-  auto cols = t.PartitionKey();
-  std::string s;
-  for (size_t i = 0; i < pk.size() && i < cols.size(); ++i) s += (i ? ", " : "") + Literal(cols[i]->type, pk[i]);
-  return pk.size() > 1 ? "(" + s + ")" : s;
 }
 
 }  // namespace
@@ -182,6 +130,12 @@ SystemTables::SystemTables(Database* db, NodeInfo node) : db_(db), node_(std::mo
   add(Make("system", "hot_partitions",
            {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"kind", "text", CK}, {"rank", "int", CK},
             {"partition_key", "text", R}, {"count", "bigint", R}, {"error", "bigint", R}, {"share", "double", R}}));
+  add(Make("system", "large_partitions",
+           {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"partition_key", "text", CK},
+            {"rows", "bigint", R}, {"size_bytes", "bigint", R}, {"measured_at", "timestamp", R}, {"state", "text", R}}));
+  add(Make("system", "key_advice",
+           {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"kind", "text", CK}, {"subject", "text", CK},
+            {"score", "double", R}, {"evidence", "text", R}, {"advice", "text", R}}));
   add(Make("system_virtual_schema", "keyspaces", {{"keyspace_name", "text", PK}}));
   add(Make("system_virtual_schema", "tables",
            {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"comment", "text", R}}));
@@ -224,7 +178,8 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
     rows.push_back(b.Take());
     return rows;
   }
-  if (t.keyspace == "system" && (t.name == "tablets" || t.name == "tablet_events" || t.name == "hot_partitions")) {
+  if (t.keyspace == "system" && (t.name == "tablets" || t.name == "tablet_events" || t.name == "hot_partitions" ||
+                                 t.name == "large_partitions" || t.name == "key_advice")) {
     return TabletRows(t);
   }
   if (t.keyspace != "system_schema") return rows;  // peers and virtual schema: empty on a single node
@@ -271,57 +226,6 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
         // Rows in key order (column_name).
         std::sort(cols.begin(), cols.end(), [&](const SourceRow& a, const SourceRow& b) { return a.values[2] < b.values[2]; });
         for (auto& r : cols) rows.push_back(std::move(r));
-      }
-    }
-  }
-  return rows;
-}
-
-Result<std::vector<SourceRow>> SystemTables::TabletRows(const TableSchema& t) const {
-  std::vector<SourceRow> rows;
-  if (t.name == "tablet_events") {
-    std::map<uint32_t, int> seq;
-    for (const auto& e : db_->TabletEvents()) {
-      auto table = db_->catalog().GetTableById(e.table_id);
-      if (!table) continue;
-      std::vector<Value> from, to;
-      for (auto id : e.from) from.push_back(Value::Int(static_cast<int64_t>(id)));
-      for (auto id : e.to) to.push_back(Value::Int(static_cast<int64_t>(id)));
-      RowBuilder b(t);
-      b.Text("keyspace_name", table->keyspace).Text("table_name", table->name).Int("seq", seq[e.table_id]++)
-          .Int("at", e.at_micros / 1000).Text("kind", e.kind).Set("from_tablets", Value::List(from))
-          .Set("to_tablets", Value::List(to)).Text("reason", e.reason);
-      rows.push_back(b.Take());
-    }
-    return rows;
-  }
-  for (const auto& ks : db_->catalog().Keyspaces()) {
-    for (const auto& table : db_->catalog().Tables(ks.name)) {
-      if (t.name == "tablets") {
-        for (const auto& s : db_->Tablets(*table)) {
-          RowBuilder b(t);
-          b.Text("keyspace_name", ks.name).Text("table_name", table->name).Int("tablet_id", static_cast<int64_t>(s.id))
-              .Text("start_key", ToHex(s.start)).Text("end_key", ToHex(s.end))
-              .Int("size_bytes", static_cast<int64_t>(s.size_bytes)).Int("rows_estimate", static_cast<int64_t>(s.rows_estimate))
-              .Int("reads", static_cast<int64_t>(s.reads)).Int("writes", static_cast<int64_t>(s.writes))
-              .Int("bytes_read", static_cast<int64_t>(s.bytes_read)).Int("bytes_written", static_cast<int64_t>(s.bytes_written))
-              .Set("reads_per_second", Value::Double(s.reads_per_second))
-              .Set("writes_per_second", Value::Double(s.writes_per_second)).Text("state", "active");
-          rows.push_back(b.Take());
-        }
-        continue;
-      }
-      for (bool writes : {false, true}) {
-        uint64_t total = 0;
-        int rank = 1;
-        for (const auto& h : db_->HotPartitions(*table, writes, 10, &total)) {
-          RowBuilder b(t);
-          b.Text("keyspace_name", ks.name).Text("table_name", table->name).Text("kind", writes ? "writes" : "reads")
-              .Int("rank", rank++).Text("partition_key", PartitionLiteral(*table, h.partition_key))
-              .Int("count", static_cast<int64_t>(h.count)).Int("error", static_cast<int64_t>(h.error))
-              .Set("share", Value::Double(total ? static_cast<double>(h.count) / static_cast<double>(total) : 0.0));
-          rows.push_back(b.Take());
-        }
       }
     }
   }

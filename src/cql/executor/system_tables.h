@@ -46,7 +46,9 @@ class SystemTables : public VirtualTables {
   std::string SchemaVersion() const;
 
  private:
-  Result<std::vector<SourceRow>> TabletRows(const TableSchema& table) const;
+  Result<std::vector<SourceRow>> TabletRows(const TableSchema& table) const;  // tablet_tables.cc
+  Result<std::vector<SourceRow>> LargePartitionRows(const TableSchema& table) const;
+  Result<std::vector<SourceRow>> KeyAdviceRows(const TableSchema& table) const;
   Database* db_;
   NodeInfo node_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const TableSchema>> tables_;

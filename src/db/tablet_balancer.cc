@@ -1,0 +1,135 @@
+#include "db/tablet_balancer.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "db/database.h"
+
+namespace tessera {
+
+TabletBalancer::TabletBalancer(Database* db, BalancerOptions options) : db_(db), options_(std::move(options)) {}
+
+TabletBalancer::~TabletBalancer() { Stop(); }
+
+void TabletBalancer::Start() {
+  std::lock_guard<std::mutex> lock(stop_mu_);
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void TabletBalancer::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(stop_mu_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void TabletBalancer::Loop() {
+  std::unique_lock<std::mutex> lock(stop_mu_);
+  while (!stopping_) {
+    stop_cv_.wait_for(lock, std::chrono::microseconds(options_.interval_micros), [this] { return stopping_; });
+    if (stopping_) break;
+    lock.unlock();
+    RunOnce();
+    lock.lock();
+  }
+}
+
+std::vector<TabletHold> TabletBalancer::Holds() const {
+  std::lock_guard<std::mutex> lock(holds_mu_);
+  std::vector<TabletHold> out;
+  for (const auto& [key, hold] : holds_) out.push_back(hold);
+  return out;
+}
+
+void TabletBalancer::RunOnce() {
+  std::lock_guard<std::mutex> round(round_mu_);
+  std::set<uint32_t> live;
+  for (const auto& table : db_->catalog().AllTables()) {
+    live.insert(table->id);
+    RunTable(table->id);
+  }
+  std::erase_if(hot_since_, [&](const auto& e) { return !live.count(e.first); });
+  std::lock_guard<std::mutex> lock(holds_mu_);
+  std::erase_if(holds_, [&](const auto& e) { return !live.count(e.first.first); });
+  MeasureLargePartitions();
+}
+
+void TabletBalancer::RunTable(uint32_t table_id) {
+  auto table = db_->catalog().GetTableById(table_id);
+  if (!table) return;
+  const TableLoad load = db_->TabletLoads(*table);
+  const int64_t now = db_->NowMicros();
+  auto decisions = PlanTable(load, options_, now, &hot_since_[table_id]);
+
+  std::map<std::pair<uint32_t, TabletId>, TabletHold> holds;
+  auto hold = [&](TabletId tablet, std::string condition, std::string reason) {
+    TabletHold h{table_id, tablet, std::move(condition), std::move(reason), now};
+    std::lock_guard<std::mutex> lock(holds_mu_);
+    auto prev = holds_.find({table_id, tablet});
+    if (prev != holds_.end() && prev->second.condition == h.condition) {
+      h.since_micros = prev->second.since_micros;  // the same hold goes on: no new event
+    } else {
+      spdlog::info("tablets: {}.{} tablet {}: {}", table->keyspace, table->name, tablet, h.reason);
+      db_->RecordTabletEvent({now, table_id, "hold", {tablet}, {}, h.condition + ": " + h.reason});
+    }
+    holds[{table_id, tablet}] = std::move(h);
+  };
+  for (const auto& d : decisions) {
+    switch (d.kind) {
+      case BalancerDecision::Kind::kHold:
+        hold(d.tablet, d.condition, d.reason);
+        break;
+      case BalancerDecision::Kind::kSplit: {
+        if (!d.split_position && unsplittable_.count({table_id, d.tablet})) {
+          hold(d.tablet, "large_partition", "size split declined: the tablet holds a single partition");
+          break;
+        }
+        auto split = db_->SplitTablet(*table, d.tablet, d.split_position, d.reason);
+        if (split.ok()) {
+          spdlog::info("tablets: {}.{} split tablet {} into {} and {}: {}", table->keyspace, table->name, d.tablet,
+                       split->first, split->second, d.reason);
+        } else if (split.status().IsInvalidArgument() && !d.split_position) {
+          unsplittable_.insert({table_id, d.tablet});
+        } else {
+          spdlog::warn("tablets: split of {}.{} tablet {} failed: {}", table->keyspace, table->name, d.tablet,
+                       split.status().ToString());
+        }
+        break;
+      }
+      case BalancerDecision::Kind::kMerge: {
+        auto merged = db_->MergeTablets(*table, d.tablet, d.reason);
+        if (merged.ok()) {
+          spdlog::info("tablets: {}.{} merged tablet {} and its neighbour into {}: {}", table->keyspace, table->name,
+                       d.tablet, *merged, d.reason);
+        } else {
+          spdlog::warn("tablets: merge in {}.{} failed: {}", table->keyspace, table->name, merged.status().ToString());
+        }
+        break;
+      }
+    }
+  }
+  std::lock_guard<std::mutex> lock(holds_mu_);
+  std::erase_if(holds_, [&](const auto& e) { return e.first.first == table_id; });
+  holds_.merge(holds);
+}
+
+void TabletBalancer::MeasureLargePartitions() {
+  for (auto& [table_id, position] : db_->large_partitions().TakePending()) {
+    auto table = db_->catalog().GetTableById(table_id);
+    if (!table) continue;
+    auto measured = db_->MeasurePartition(*table, position);
+    if (!measured.ok()) {
+      spdlog::warn("tablets: measuring a partition of {}.{} failed: {}", table->keyspace, table->name,
+                   measured.status().ToString());
+      continue;
+    }
+    db_->large_partitions().Record(*measured);
+  }
+}
+
+}  // namespace tessera

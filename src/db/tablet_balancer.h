@@ -1,0 +1,72 @@
+// TabletBalancer: the background thread that makes tablets manage
+// themselves. Every BalancerOptions::interval_micros it
+//  1. gathers each table's tablet loads (Database::TabletLoads) and asks the
+//     policy (tablets/balancer_policy.h) what to do;
+//  2. carries out at most one split or merge per table through
+//     Database::SplitTablet / MergeTablets (online: reads, writes and paging
+//     cursors go on), recording the policy's reason in system.tablet_events;
+//  3. keeps the hot tablets it declines to split ("holds") with their
+//     condition, recording each once as a "hold" event;
+//  4. measures the partitions the large-partition tracker queued.
+//
+// Thread safety: RunOnce may be called from any thread (tests call it with
+// the thread off); Holds is thread-safe. Stop joins the thread.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "tablets/balancer_policy.h"
+
+namespace tessera {
+
+class Database;
+
+// A hot tablet the balancer leaves alone, and why.
+struct TabletHold {
+  uint32_t table_id = 0;
+  TabletId tablet = 0;
+  std::string condition;  // single_partition, skewed_partition, append_tail, large_partition
+  std::string reason;
+  int64_t since_micros = 0;
+};
+
+class TabletBalancer {
+ public:
+  // REQUIRES: db outlives the balancer.
+  TabletBalancer(Database* db, BalancerOptions options);
+  ~TabletBalancer();
+
+  void Start();  // starts the thread; no-op when running
+  void Stop();   // wakes and joins the thread
+  // One round over every table, now.
+  void RunOnce();
+  std::vector<TabletHold> Holds() const;
+  const BalancerOptions& options() const { return options_; }
+
+ private:
+  void Loop();
+  void RunTable(uint32_t table_id);
+  void MeasureLargePartitions();
+
+  Database* db_;
+  const BalancerOptions options_;
+  std::mutex round_mu_;  // one round at a time
+  std::map<uint32_t, HotSince> hot_since_;
+  std::set<std::pair<uint32_t, TabletId>> unsplittable_;  // size splits that found a single partition
+  mutable std::mutex holds_mu_;
+  std::map<std::pair<uint32_t, TabletId>, TabletHold> holds_;
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace tessera

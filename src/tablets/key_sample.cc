@@ -1,0 +1,70 @@
+#include "tablets/key_sample.h"
+
+#include <algorithm>
+#include <map>
+
+#include "tablets/load_window.h"
+
+namespace tessera {
+namespace {
+
+constexpr int64_t kGenerationMicros = int64_t{LoadWindow::kSeconds} * 1'000'000;
+
+}  // namespace
+
+void KeySample::Rotate(int64_t now) {
+  if (current_.start_micros == 0) current_.start_micros = now;
+  if (now - current_.start_micros < kGenerationMicros) return;
+  if (now - current_.start_micros >= 2 * kGenerationMicros) {
+    previous_ = Generation{};
+  } else {
+    previous_ = std::move(current_);
+  }
+  current_ = Generation{};
+  current_.start_micros = now;
+}
+
+void KeySample::Add(int64_t now, std::string_view position, uint64_t weight, bool write) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Rotate(now);
+  Generation& g = current_;
+  if (write) {
+    ++g.writes;
+    if (greatest_written_.empty() || position > greatest_written_) {
+      ++g.advances;
+      greatest_written_.assign(position);
+    } else if (position == greatest_written_) {
+      ++g.repeats;
+    }
+  }
+  ++g.seen;
+  if (g.reservoir.size() < kCapacity) {
+    g.reservoir.emplace_back(std::string(position), weight);
+    return;
+  }
+  rng_ ^= rng_ << 13;
+  rng_ ^= rng_ >> 7;
+  rng_ ^= rng_ << 17;
+  const uint64_t slot = rng_ % g.seen;
+  if (slot < kCapacity) g.reservoir[slot] = {std::string(position), weight};
+}
+
+KeySample::Snapshot KeySample::Take(int64_t now) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Snapshot out;
+  std::map<std::string, double> merged;
+  for (const Generation* g : {&previous_, &current_}) {
+    // Generations older than two windows are stale (Rotate has not run since).
+    if (g->start_micros == 0 || now - g->start_micros >= 2 * kGenerationMicros) continue;
+    out.writes += g->writes;
+    out.advances += g->advances;
+    out.repeats += g->repeats;
+    if (g->reservoir.empty()) continue;
+    const double scale = static_cast<double>(g->seen) / static_cast<double>(g->reservoir.size());
+    for (const auto& [key, weight] : g->reservoir) merged[key] += scale * static_cast<double>(weight);
+  }
+  out.keys.assign(merged.begin(), merged.end());
+  return out;
+}
+
+}  // namespace tessera

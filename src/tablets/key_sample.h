@@ -1,0 +1,61 @@
+// KeySample: which partitions of one tablet were accessed recently, and
+// whether its writes only ever go past the last key written — the inputs of
+// a load-based split (where to cut) and of tail-hotspot detection (whether
+// any cut would help).
+//
+// Sampling: reservoir sampling (Vitter's Algorithm R) of accesses, each
+// carrying its weight in rows, over two generations of LoadWindow::kSeconds
+// each, so the sample follows the recent load and forgets the old. Memory:
+// at most 2 * kCapacity partition positions.
+//
+// Append tracking: a write whose partition position is greater than every
+// earlier write's (in this generation or the previous one) *advances* the
+// tail; one equal to the greatest *repeats* it. An append-only workload
+// (a monotonic leading key) advances or repeats on nearly every write.
+//
+// Thread safety: Add and Take are thread-safe (one mutex per tablet).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tessera {
+
+class KeySample {
+ public:
+  static constexpr size_t kCapacity = 64;
+
+  struct Snapshot {
+    // Sampled partition positions with their summed weights (rows), sorted by
+    // position, equal positions merged. Weights of the two generations are
+    // scaled so that each stands for the accesses it saw.
+    std::vector<std::pair<std::string, double>> keys;
+    uint64_t writes = 0;    // writes seen in both generations
+    uint64_t advances = 0;  // writes past every earlier write
+    uint64_t repeats = 0;   // writes to the greatest partition written so far
+  };
+
+  // Counts an access of `weight` rows to the partition at `position`.
+  void Add(int64_t now_micros, std::string_view position, uint64_t weight, bool write);
+  Snapshot Take(int64_t now_micros) const;
+
+ private:
+  struct Generation {
+    int64_t start_micros = 0;
+    uint64_t seen = 0;  // accesses offered to the reservoir
+    std::vector<std::pair<std::string, uint64_t>> reservoir;
+    uint64_t writes = 0, advances = 0, repeats = 0;
+  };
+  void Rotate(int64_t now_micros);
+
+  mutable std::mutex mu_;
+  Generation current_, previous_;
+  std::string greatest_written_;
+  uint64_t rng_ = 0x9E3779B97F4A7C15ull;  // xorshift state
+};
+
+}  // namespace tessera
