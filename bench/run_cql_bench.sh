@@ -9,7 +9,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/build.sh" release >/dev/null
 work=$(mktemp -d)
 port=$((20000 + RANDOM % 20000))
-"$root/build/release/tools/tessera" server --data-dir "$work/data" --listen "127.0.0.1:$port" >"$work/server.log" 2>&1 &
+"$root/build/release/tools/tessera" server --data-dir "$work/data" --listen "127.0.0.1:$port" --admin-listen off >"$work/server.log" 2>&1 &
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do grep -q "serving until" "$work/server.log" && break; sleep 0.1; done

@@ -7,9 +7,24 @@
 
 #include "cql/executor/query_processor.h"
 #include "db/database.h"
+#include "server/admin_http.h"
 #include "server/cql_server.h"
 
 namespace tessera {
+namespace {
+
+bool SplitAddress(const std::string& text, std::string* address, uint16_t* port) {
+  auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon + 1 == text.size()) return false;
+  char* end = nullptr;
+  const long p = std::strtol(text.c_str() + colon + 1, &end, 10);
+  if (*end != '\0' || p < 0 || p > 65535) return false;
+  *address = text.substr(0, colon);
+  *port = static_cast<uint16_t>(p);
+  return true;
+}
+
+}  // namespace
 
 int RunServer(const ServerConfig& config) {
   sigset_t signals;
@@ -20,6 +35,8 @@ int RunServer(const ServerConfig& config) {
 
   DatabaseOptions options;
   options.data_dir = config.data_dir;
+  options.balancer = config.balancer;
+  options.guardrails = config.guardrails;
   auto db = Database::Open(options);
   if (!db.ok()) {
     spdlog::error("cannot open {}: {}", config.data_dir, db.status().ToString());
@@ -28,14 +45,25 @@ int RunServer(const ServerConfig& config) {
   size_t tablets = 0;
   const auto tables = (*db)->catalog().AllTables();
   for (const auto& t : tables) tablets += (*db)->Tablets(*t).size();
-  auto colon = config.listen.rfind(':');
-  if (colon == std::string::npos) {
+  server::CqlServerOptions listen_options;
+  if (!SplitAddress(config.listen, &listen_options.address, &listen_options.port)) {
     spdlog::error("--listen takes address:port, got {}", config.listen);
     return 2;
   }
-  server::CqlServerOptions listen_options;
-  listen_options.address = config.listen.substr(0, colon);
-  listen_options.port = static_cast<uint16_t>(std::stoi(config.listen.substr(colon + 1)));
+  server::AdminHttpServer admin(db->get());
+  if (config.admin_listen != "off") {
+    std::string address;
+    uint16_t port = 0;
+    if (!SplitAddress(config.admin_listen, &address, &port)) {
+      spdlog::error("--admin-listen takes address:port or off, got {}", config.admin_listen);
+      return 2;
+    }
+    if (Status s = admin.Start(address, port); !s.ok()) {
+      spdlog::error("{}", s.ToString());
+      return 1;
+    }
+    spdlog::info("admin HTTP on {}:{} (/metrics, /tablets/split, /tablets/merge)", address, admin.port());
+  }
   cql::NodeInfo node;
   node.rpc_address = listen_options.address;
   node.rpc_port = listen_options.port;
@@ -54,6 +82,7 @@ int RunServer(const ServerConfig& config) {
                listener->port());
   if (config.exit_after_start) {
     listener->Stop();
+    admin.Stop();
     return 0;
   }
   spdlog::info("serving until SIGINT or SIGTERM (Ctrl-C)");
@@ -61,6 +90,7 @@ int RunServer(const ServerConfig& config) {
   sigwait(&signals, &sig);
   spdlog::info("received signal {}, shutting down", sig);
   listener->Stop();
+  admin.Stop();
   db->reset();
   spdlog::info("shutdown complete");
   return 0;

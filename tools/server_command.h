@@ -1,16 +1,28 @@
-// `tessera server`: opens the embedded single-node database, serves CQL
-// (native protocol v4) on the listen address until SIGINT or SIGTERM, then
-// stops the listener and closes the database cleanly.
+// `tessera server`: opens the embedded single-node database with its tablet
+// balancer, serves CQL (native protocol v4) on the listen address and the
+// admin HTTP port (metrics, manual split and merge) until SIGINT or SIGTERM,
+// then stops the listeners and closes the database cleanly.
 #pragma once
 
 #include <string>
+
+#include "db/database.h"
 
 namespace tessera {
 
 struct ServerConfig {
   std::string data_dir = "./data";
-  std::string listen = "127.0.0.1:9042";  // address:port of the CQL listener
+  std::string listen = "127.0.0.1:9042";        // address:port of the CQL listener
+  std::string admin_listen = "127.0.0.1:9180";  // address:port of the admin HTTP port; "off" disables it
   bool exit_after_start = false;  // open, report, close: used by tests
+  // Tablet balancer (enabled by default in the server) and guardrails; the
+  // defaults are documented in tablets/balancer_policy.h and db/guardrails.h.
+  BalancerOptions balancer = [] {
+    BalancerOptions o;
+    o.enabled = true;
+    return o;
+  }();
+  Guardrails guardrails;
 };
 
 // Returns the process exit code (0 on clean shutdown).

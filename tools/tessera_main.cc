@@ -4,6 +4,45 @@
 
 #include "tools/server_command.h"
 
+namespace {
+
+// Balancer thresholds and guardrails, as flags (and config-file keys).
+void AddTabletOptions(CLI::App* cmd, tessera::ServerConfig* c) {
+  auto& b = c->balancer;
+  auto micros = [](int64_t* target) {
+    return [target](double seconds) { *target = static_cast<int64_t>(seconds * 1e6); };
+  };
+  cmd->add_option("--tablet-balancer", b.enabled, "split and merge tablets automatically")->capture_default_str();
+  cmd->add_option_function<double>("--tablet-balance-interval-seconds", micros(&b.interval_micros),
+                                   "seconds between balancer rounds (default 1)");
+  cmd->add_option("--tablet-split-size-bytes", b.split_size_bytes, "split a tablet above this size")
+      ->capture_default_str();
+  cmd->add_option("--tablet-split-rows-per-second", b.split_rows_per_second,
+                  "split a tablet whose rows read + written per second stay above this")->capture_default_str();
+  cmd->add_option("--tablet-split-bytes-per-second", b.split_bytes_per_second,
+                  "split a tablet whose bytes read + written per second stay above this")->capture_default_str();
+  cmd->add_option_function<double>("--tablet-split-sustain-seconds", micros(&b.split_sustain_micros),
+                                   "how long the load must stay above the threshold (default 10)");
+  cmd->add_option_function<double>("--tablet-merge-min-age-seconds", micros(&b.merge_min_age_micros),
+                                   "tablets younger than this are not merged (default 60)");
+  cmd->add_option("--tablet-max-per-table", b.max_tablets_per_table, "no splits beyond this many tablets")
+      ->capture_default_str();
+  auto& g = c->guardrails;
+  cmd->add_option("--guardrail-key-warn-bytes", g.key_warn_bytes)->capture_default_str();
+  cmd->add_option("--guardrail-key-fail-bytes", g.key_fail_bytes)->capture_default_str();
+  cmd->add_option("--guardrail-cell-warn-bytes", g.cell_warn_bytes)->capture_default_str();
+  cmd->add_option("--guardrail-cell-fail-bytes", g.cell_fail_bytes)->capture_default_str();
+  cmd->add_option("--guardrail-row-warn-bytes", g.row_warn_bytes)->capture_default_str();
+  cmd->add_option("--guardrail-partition-rows-warn", g.partition_rows_warn)->capture_default_str();
+  cmd->add_option("--guardrail-partition-rows-fail", g.partition_rows_fail)->capture_default_str();
+  cmd->add_option("--guardrail-partition-bytes-warn", g.partition_bytes_warn)->capture_default_str();
+  cmd->add_option("--guardrail-partition-bytes-fail", g.partition_bytes_fail, "0: no limit")->capture_default_str();
+  cmd->add_option("--guardrail-tombstone-warn", g.tombstone_warn)->capture_default_str();
+  cmd->add_option("--guardrail-tombstone-fail", g.tombstone_fail)->capture_default_str();
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"Tessera: a wide-column database that keeps data and load evenly spread"};
   app.require_subcommand(1);
@@ -13,7 +52,10 @@ int main(int argc, char** argv) {
   cmd->add_option("--data-dir", server.data_dir, "data directory (created if missing)")->capture_default_str();
   cmd->add_option("--listen", server.listen, "address:port of the CQL listener (loopback by default)")
       ->capture_default_str();
+  cmd->add_option("--admin-listen", server.admin_listen, "address:port of the admin HTTP port (metrics), or off")
+      ->capture_default_str();
   cmd->add_flag("--exit-after-start", server.exit_after_start, "open the database, report and exit");
+  AddTabletOptions(cmd, &server);
   // A config file sets the same options (TOML or INI, a [server] section with the long flag names:
   // data-dir = "...", listen = "..."); flags given on the command line win.
   app.set_config("--config", "", "read options from a TOML/INI file ([server] section, long flag names)");

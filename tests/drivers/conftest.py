@@ -7,6 +7,8 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -18,16 +20,20 @@ def free_port():
 
 
 class TesseraServer:
-    def __init__(self, binary):
+    def __init__(self, binary, extra_args=()):
         self.binary = binary
         self.dir = tempfile.mkdtemp(prefix="tessera_drivers_")
         self.port = free_port()
+        self.admin_port = free_port()
+        self.extra_args = list(extra_args)
         self.proc = None
 
     def start(self):
         self.log = open(os.path.join(self.dir, "server.log"), "ab")
         self.proc = subprocess.Popen([self.binary, "server", "--data-dir", os.path.join(self.dir, "data"),
-                                      "--listen", "127.0.0.1:%d" % self.port], stdout=self.log, stderr=self.log)
+                                      "--listen", "127.0.0.1:%d" % self.port,
+                                      "--admin-listen", "127.0.0.1:%d" % self.admin_port] + self.extra_args,
+                                     stdout=self.log, stderr=self.log)
         deadline = time.time() + 30
         while time.time() < deadline:
             try:
@@ -36,6 +42,15 @@ class TesseraServer:
             except OSError:
                 time.sleep(0.1)
         raise RuntimeError("tessera server did not start")
+
+    def admin(self, method, path):
+        """An admin HTTP request; returns (status, body text)."""
+        req = urllib.request.Request("http://127.0.0.1:%d%s" % (self.admin_port, path), method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
 
     def stop(self):
         if self.proc and self.proc.poll() is None:
@@ -61,3 +76,22 @@ def server():
     yield s
     s.stop()
     shutil.rmtree(s.dir, ignore_errors=True)
+
+
+@pytest.fixture
+def make_server():
+    """Starts servers with extra flags (balancer thresholds, guardrails); stops them after the test."""
+    binary = os.environ.get("TESSERA_BINARY")
+    assert binary, "TESSERA_BINARY must point at the tessera executable"
+    started = []
+
+    def make(*extra_args):
+        s = TesseraServer(binary, extra_args)
+        s.start()
+        started.append(s)
+        return s
+
+    yield make
+    for s in started:
+        s.stop()
+        shutil.rmtree(s.dir, ignore_errors=True)

@@ -7,21 +7,24 @@ dir=$(mktemp -d)
 log="$dir/server.log"
 trap 'kill -9 "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
 port=$((20000 + RANDOM % 20000))
-"$bin" server --data-dir "$dir/data" --listen "127.0.0.1:$port" >"$log" 2>&1 &
+admin_port=$((port + 1))
+"$bin" server --data-dir "$dir/data" --listen "127.0.0.1:$port" --admin-listen "127.0.0.1:$admin_port" >"$log" 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do
   grep -q "serving until" "$log" && break
   sleep 0.1
 done
 grep -q "tessera server ready" "$log" || { cat "$log"; exit 1; }
+# The admin port answers with Prometheus metrics.
+curl -fsS "http://127.0.0.1:$admin_port/metrics" | grep -q "^# TYPE" || { echo "no metrics on the admin port"; exit 1; }
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?
 grep -q "shutdown complete" "$log" || { cat "$log"; exit 1; }
 [ "$status" -eq 0 ] || { echo "exit status $status"; exit 1; }
-"$bin" server --data-dir "$dir/data" --listen "127.0.0.1:$port" --exit-after-start | grep -q "0 tables" || { echo "restart failed"; exit 1; }
+"$bin" server --data-dir "$dir/data" --listen "127.0.0.1:$port" --admin-listen off --exit-after-start | grep -q "0 tables" || { echo "restart failed"; exit 1; }
 # The same settings from a config file.
-printf '[server]\ndata-dir = "%s"\nlisten = "127.0.0.1:%s"\n' "$dir/data2" "$port" > "$dir/tessera.toml"
+printf '[server]\ndata-dir = "%s"\nlisten = "127.0.0.1:%s"\nadmin-listen = "off"\ntablet-split-rows-per-second = 123\n' "$dir/data2" "$port" > "$dir/tessera.toml"
 "$bin" server --config "$dir/tessera.toml" --exit-after-start | grep -q "CQL on 127.0.0.1:$port" || { echo "config file ignored"; exit 1; }
 [ -d "$dir/data2" ] || { echo "config data-dir ignored"; exit 1; }
 echo "server smoke test passed"

@@ -35,7 +35,7 @@ async function waitForPort(p, ms) {
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera_node_'));
   port = await freePort();
-  server = spawn(process.env.TESSERA_BINARY, ['server', '--data-dir', path.join(dir, 'data'), '--listen', `127.0.0.1:${port}`],
+  server = spawn(process.env.TESSERA_BINARY, ['server', '--data-dir', path.join(dir, 'data'), '--listen', `127.0.0.1:${port}`, '--admin-listen', '127.0.0.1:0'],
                  { stdio: 'ignore' });
   await waitForPort(port, 30000);
   client = new cassandra.Client({ contactPoints: ['127.0.0.1'], protocolOptions: { port }, localDataCenter: 'datacenter1' });

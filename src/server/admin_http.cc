@@ -1,0 +1,98 @@
+#include "server/admin_http.h"
+
+#include <httplib.h>
+
+#include <thread>
+
+#include "db/database.h"
+#include "server/metrics_text.h"
+
+namespace tessera::server {
+namespace {
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+void Reply(httplib::Response& res, int status, const std::string& json) {
+  res.status = status;
+  res.set_content(json + "\n", "application/json");
+}
+
+void ReplyError(httplib::Response& res, const Status& s) {
+  Reply(res, s.IsNotFound() ? 404 : 400, "{\"error\": " + JsonString(s.ToString()) + "}");
+}
+
+// The table and tablet a split or merge request names.
+Status Target(Database& db, const httplib::Request& req, std::shared_ptr<const TableSchema>* table, TabletId* id) {
+  for (const char* p : {"keyspace", "table", "tablet"}) {
+    if (!req.has_param(p)) return Status::InvalidArgument(std::string("missing parameter ") + p);
+  }
+  TESSERA_ASSIGN_OR_RETURN(*table, db.GetTable(req.get_param_value("keyspace"), req.get_param_value("table")));
+  const std::string text = req.get_param_value("tablet");
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0') return Status::InvalidArgument("tablet must be a tablet id, got " + text);
+  *id = v;
+  return Status::OK();
+}
+
+}  // namespace
+
+struct AdminHttpServer::Impl {
+  httplib::Server http;
+  std::thread thread;
+};
+
+AdminHttpServer::AdminHttpServer(Database* db) : impl_(std::make_unique<Impl>()) {
+  auto& http = impl_->http;
+  http.Get("/health", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+  http.Get("/metrics", [db](const httplib::Request&, httplib::Response& res) {
+    res.set_content(RenderMetrics(*db), "text/plain; version=0.0.4");
+  });
+  http.Post("/tablets/split", [db](const httplib::Request& req, httplib::Response& res) {
+    std::shared_ptr<const TableSchema> table;
+    TabletId id = 0;
+    if (Status s = Target(*db, req, &table, &id); !s.ok()) return ReplyError(res, s);
+    auto ids = db->SplitTablet(*table, id, std::nullopt, "manual (admin API)");
+    if (!ids.ok()) return ReplyError(res, ids.status());
+    Reply(res, 200, "{\"split\": " + std::to_string(id) + ", \"into\": [" + std::to_string(ids->first) + ", " +
+                        std::to_string(ids->second) + "]}");
+  });
+  http.Post("/tablets/merge", [db](const httplib::Request& req, httplib::Response& res) {
+    std::shared_ptr<const TableSchema> table;
+    TabletId id = 0;
+    if (Status s = Target(*db, req, &table, &id); !s.ok()) return ReplyError(res, s);
+    auto merged = db->MergeTablets(*table, id, "manual (admin API)");
+    if (!merged.ok()) return ReplyError(res, merged.status());
+    Reply(res, 200, "{\"merged\": " + std::to_string(id) + ", \"into\": " + std::to_string(*merged) + "}");
+  });
+}
+
+AdminHttpServer::~AdminHttpServer() { Stop(); }
+
+Status AdminHttpServer::Start(const std::string& address, uint16_t port) {
+  auto& http = impl_->http;
+  int bound = port == 0 ? http.bind_to_any_port(address) : (http.bind_to_port(address, port) ? port : -1);
+  if (bound <= 0) return Status::IOError("admin HTTP: cannot bind " + address + ":" + std::to_string(port));
+  port_ = static_cast<uint16_t>(bound);
+  impl_->thread = std::thread([this] { impl_->http.listen_after_bind(); });
+  return Status::OK();
+}
+
+void AdminHttpServer::Stop() {
+  if (!impl_->thread.joinable()) return;
+  impl_->http.stop();
+  impl_->thread.join();
+}
+
+}  // namespace tessera::server

@@ -1,0 +1,47 @@
+// AdminHttpServer: the operator's HTTP port (cpp-httplib), loopback by
+// default.
+//
+//   GET  /metrics         Prometheus text format 0.0.4 (metrics_text.h)
+//   GET  /health          "ok"
+//   POST /tablets/split?keyspace=K&table=T&tablet=ID   split at the middle
+//   POST /tablets/merge?keyspace=K&table=T&tablet=ID   merge with the right neighbour
+// Split and merge answer 200 with a JSON object naming the new tablets,
+// 400 on a missing or bad parameter or a refused split (one partition),
+// 404 for an unknown table or tablet. They go through Database::SplitTablet
+// and MergeTablets, so they are online like the balancer's own.
+//
+// Threads: cpp-httplib's thread pool, started by Start, joined by Stop.
+// Thread safety: Start/Stop from one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+
+namespace tessera {
+class Database;
+}
+
+namespace tessera::server {
+
+class AdminHttpServer {
+ public:
+  // REQUIRES: db outlives the server.
+  explicit AdminHttpServer(Database* db);
+  ~AdminHttpServer();  // Stop()
+
+  // Binds address:port (port 0: any free port) and serves in the background.
+  // Errors: IOError when the address cannot be bound.
+  Status Start(const std::string& address, uint16_t port);
+  void Stop();
+  uint16_t port() const { return port_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  uint16_t port_ = 0;
+};
+
+}  // namespace tessera::server

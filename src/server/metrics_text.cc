@@ -1,0 +1,116 @@
+#include "server/metrics_text.h"
+
+#include <cstdio>
+#include <map>
+
+#include "db/database.h"
+
+namespace tessera::server {
+namespace {
+
+std::string Escape(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// Collects samples per metric so that each metric's HELP and TYPE come once.
+class Exposition {
+ public:
+  void Add(const std::string& name, const char* type, const char* help, const std::string& labels, double value) {
+    Metric& m = metrics_[name];
+    m.type = type;
+    m.help = help;
+    m.lines += name + (labels.empty() ? "" : "{" + labels + "}") + " " + Number(value) + "\n";
+  }
+  void Histogram(const std::string& name, const char* help, const std::string& labels, const LatencyHistogram& h) {
+    Metric& m = metrics_[name];
+    m.type = "histogram";
+    m.help = help;
+    uint64_t cumulative = 0;
+    for (size_t i = 0; i <= LatencyHistogram::kBoundsMicros.size(); ++i) {
+      cumulative += h.Count(i);
+      std::string le = i < LatencyHistogram::kBoundsMicros.size()
+                           ? Number(static_cast<double>(LatencyHistogram::kBoundsMicros[i]) / 1e6)
+                           : "+Inf";
+      m.lines += name + "_bucket{" + labels + ",le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
+    }
+    m.lines += name + "_sum{" + labels + "} " + Number(static_cast<double>(h.SumMicros()) / 1e6) + "\n";
+    m.lines += name + "_count{" + labels + "} " + std::to_string(cumulative) + "\n";
+  }
+  std::string Text() const {
+    std::string out;
+    for (const auto& [name, m] : metrics_) {
+      out += "# HELP " + name + " " + m.help + "\n# TYPE " + name + " " + m.type + "\n" + m.lines;
+    }
+    return out;
+  }
+
+ private:
+  struct Metric {
+    std::string type, help, lines;
+  };
+  std::map<std::string, Metric> metrics_;
+};
+
+}  // namespace
+
+std::string RenderMetrics(Database& db) {
+  Exposition x;
+  std::map<uint32_t, size_t> large;
+  for (const auto& m : db.large_partitions().All()) ++large[m.table_id];
+  const auto tables = db.catalog().AllTables();
+  x.Add("tessera_tables", "gauge", "Tables in the catalog.", "", static_cast<double>(tables.size()));
+  for (const auto& table : tables) {
+    const std::string tl = "keyspace=\"" + Escape(table->keyspace) + "\",table=\"" + Escape(table->name) + "\"";
+    const auto tablets = db.Tablets(*table);
+    x.Add("tessera_table_tablets", "gauge", "Tablets of the table.", tl, static_cast<double>(tablets.size()));
+    x.Add("tessera_table_large_partitions", "gauge", "Partitions at or above half a partition warn threshold.", tl,
+          static_cast<double>(large[table->id]));
+    auto metrics = db.MetricsOf(table->id);
+    x.Add("tessera_table_splits_total", "counter", "Tablet splits since the server started.", tl,
+          static_cast<double>(metrics->splits.load()));
+    x.Add("tessera_table_merges_total", "counter", "Tablet merges since the server started.", tl,
+          static_cast<double>(metrics->merges.load()));
+    x.Histogram("tessera_table_read_latency_seconds", "Database read latency (point, slice and range reads).", tl,
+                metrics->read_latency);
+    x.Histogram("tessera_table_write_latency_seconds", "Database write latency (one batch of mutations).", tl,
+                metrics->write_latency);
+    for (const auto& s : tablets) {
+      const std::string l = tl + ",tablet=\"" + std::to_string(s.id) + "\"";
+      x.Add("tessera_tablet_reads_total", "counter", "Rows returned by reads of the tablet.", l,
+            static_cast<double>(s.reads));
+      x.Add("tessera_tablet_writes_total", "counter", "Row writes to the tablet.", l, static_cast<double>(s.writes));
+      x.Add("tessera_tablet_read_bytes_total", "counter", "Stored bytes read from the tablet.", l,
+            static_cast<double>(s.bytes_read));
+      x.Add("tessera_tablet_written_bytes_total", "counter", "Stored bytes written to the tablet.", l,
+            static_cast<double>(s.bytes_written));
+      x.Add("tessera_tablet_size_bytes", "gauge", "Approximate stored size of the tablet.", l,
+            static_cast<double>(s.size_bytes));
+      x.Add("tessera_tablet_rows_estimate", "gauge", "Estimated stored rows of the tablet.", l,
+            static_cast<double>(s.rows_estimate));
+      x.Add("tessera_tablet_reads_per_second", "gauge", "Rows read per second over the last 10 s.", l,
+            s.reads_per_second);
+      x.Add("tessera_tablet_writes_per_second", "gauge", "Rows written per second over the last 10 s.", l,
+            s.writes_per_second);
+      x.Add("tessera_tablet_hot", "gauge", "1 when the tablet's load is above the split threshold.", l,
+            s.state == "normal" ? 0 : 1);
+    }
+  }
+  return x.Text();
+}
+
+}  // namespace tessera::server
