@@ -1,5 +1,7 @@
 #include "db/large_partitions.h"
 
+#include <algorithm>
+
 namespace tessera {
 
 bool LargePartitionTracker::Approaching(uint64_t rows, uint64_t bytes) const {
@@ -14,7 +16,11 @@ void LargePartitionTracker::NoteWrite(uint32_t table_id, std::string_view positi
   auto it = next_check_.find(key);
   if (it != next_check_.end() && rows < it->second.first && bytes < it->second.second) return;
   if (it == next_check_.end() && next_check_.size() >= kMaxTracked) return;
-  next_check_[key] = {rows + guardrails_.partition_rows_warn / 10 + 1, bytes + guardrails_.partition_bytes_warn / 10 + 1};
+  // Measure again after another tenth of the threshold, or of the partition
+  // itself once it is far past it, so that a huge partition is not counted
+  // over and over.
+  next_check_[key] = {rows + std::max(guardrails_.partition_rows_warn, rows) / 10 + 1,
+                      bytes + std::max(guardrails_.partition_bytes_warn, bytes) / 10 + 1};
   pending_.push_back(std::move(key));
 }
 

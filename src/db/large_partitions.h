@@ -5,11 +5,12 @@
 // Writes feed it the partition's write-count and written-bytes estimates
 // (upper bounds from the Space-Saving sketches). Once an estimate reaches
 // half of a warn threshold, the partition is queued for measuring; the
-// balancer thread measures it (rows and bytes actually stored) and records
-// the result. A partition is measured again each time its estimate grows by
-// another tenth of the threshold. Measured partitions at or above half a warn
-// threshold are kept (system.large_partitions, key_advice); writes to those
-// above a warn threshold carry a client warning.
+// balancer thread (db/tablet_balancer.h) measures it (rows and bytes actually
+// stored) and records the result. A partition is measured again each time
+// its estimate grows by another tenth of the threshold (or of itself, once
+// past the threshold). Measured partitions at or above half a warn threshold
+// are kept (system.large_partitions, key_advice); writes to those above a
+// warn threshold carry a client warning.
 //
 // Memory: at most kMaxTracked partitions. Thread safety: all methods are
 // thread-safe.

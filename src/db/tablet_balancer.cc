@@ -54,8 +54,11 @@ void TabletBalancer::RunOnce() {
     RunTable(table->id);
   }
   std::erase_if(hot_since_, [&](const auto& e) { return !live.count(e.first); });
-  std::lock_guard<std::mutex> lock(holds_mu_);
-  std::erase_if(holds_, [&](const auto& e) { return !live.count(e.first.first); });
+  std::erase_if(unsplittable_, [&](const auto& e) { return !live.count(e.first); });
+  {
+    std::lock_guard<std::mutex> lock(holds_mu_);
+    std::erase_if(holds_, [&](const auto& e) { return !live.count(e.first.first); });
+  }
   MeasureLargePartitions();
 }
 
@@ -69,11 +72,14 @@ void TabletBalancer::RunTable(uint32_t table_id) {
   std::map<std::pair<uint32_t, TabletId>, TabletHold> holds;
   auto hold = [&](TabletId tablet, std::string condition, std::string reason) {
     TabletHold h{table_id, tablet, std::move(condition), std::move(reason), now};
-    std::lock_guard<std::mutex> lock(holds_mu_);
-    auto prev = holds_.find({table_id, tablet});
-    if (prev != holds_.end() && prev->second.condition == h.condition) {
-      h.since_micros = prev->second.since_micros;  // the same hold goes on: no new event
-    } else {
+    bool goes_on = false;
+    {
+      std::lock_guard<std::mutex> lock(holds_mu_);
+      auto prev = holds_.find({table_id, tablet});
+      goes_on = prev != holds_.end() && prev->second.condition == h.condition;
+      if (goes_on) h.since_micros = prev->second.since_micros;
+    }
+    if (!goes_on) {  // a new hold: one event, not one per round
       spdlog::info("tablets: {}.{} tablet {}: {}", table->keyspace, table->name, tablet, h.reason);
       db_->RecordTabletEvent({now, table_id, "hold", {tablet}, {}, h.condition + ": " + h.reason});
     }

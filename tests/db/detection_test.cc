@@ -42,7 +42,8 @@ TEST(DetectionTest, APartitionPastTheWarnThresholdWarnsWritersAndIsListed) {
   warnings.clear();
   ASSERT_TRUE(db->ApplyBatch({InsertRow(t, {Int(8)}, {Int(1)}, {{"v", "x"}})}, &warnings).ok());
   EXPECT_TRUE(warnings.empty());  // other partitions are fine
-  const KeyAdvice* a = FindAdvice(ComputeKeyAdvice(db.db()), "partition_near_limit");
+  const auto advice = ComputeKeyAdvice(db.db());
+  const KeyAdvice* a = FindAdvice(advice, "partition_near_limit");
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->subject, "7");
   EXPECT_NE(a->advice.find("time bucket"), std::string::npos);
@@ -98,7 +99,8 @@ TEST(DetectionTest, AHammeredPartitionIsHeldNotSplitAndGetsBuckets) {
   size_t hold_events = 0;
   for (const auto& e : db->TabletEvents()) hold_events += e.kind == "hold";
   EXPECT_EQ(hold_events, 1u);  // recorded once, not every round
-  const KeyAdvice* a = FindAdvice(ComputeKeyAdvice(db.db()), "hot_partition");
+  const auto advice = ComputeKeyAdvice(db.db());
+  const KeyAdvice* a = FindAdvice(advice, "hot_partition");
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->subject, "42");
   EXPECT_NE(a->advice.find("16 buckets"), std::string::npos) << a->advice;
