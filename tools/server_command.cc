@@ -5,10 +5,7 @@
 #include <csignal>
 #include <memory>
 
-#include "cql/executor/query_processor.h"
-#include "db/database.h"
-#include "server/admin_http.h"
-#include "server/cql_server.h"
+#include "server/node.h"
 
 namespace tessera {
 namespace {
@@ -33,65 +30,46 @@ int RunServer(const ServerConfig& config) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // delivered to sigwait below, not as interrupts
 
-  DatabaseOptions options;
-  options.data_dir = config.data_dir;
-  options.balancer = config.balancer;
-  options.guardrails = config.guardrails;
-  auto db = Database::Open(options);
-  if (!db.ok()) {
-    spdlog::error("cannot open {}: {}", config.data_dir, db.status().ToString());
-    return 1;
-  }
-  size_t tablets = 0;
-  const auto tables = (*db)->catalog().AllTables();
-  for (const auto& t : tables) tablets += (*db)->Tablets(*t).size();
-  server::CqlServerOptions listen_options;
-  if (!SplitAddress(config.listen, &listen_options.address, &listen_options.port)) {
+  server::NodeOptions options;
+  options.database.data_dir = config.data_dir;
+  options.database.balancer = config.balancer;
+  options.database.guardrails = config.guardrails;
+  if (!SplitAddress(config.listen, &options.cql_address, &options.cql_port)) {
     spdlog::error("--listen takes address:port, got {}", config.listen);
     return 2;
   }
-  server::AdminHttpServer admin(db->get());
-  if (config.admin_listen != "off") {
-    std::string address;
+  if (config.admin_listen == "off") {
+    options.admin_port = -1;
+  } else {
     uint16_t port = 0;
-    if (!SplitAddress(config.admin_listen, &address, &port)) {
+    if (!SplitAddress(config.admin_listen, &options.admin_address, &port)) {
       spdlog::error("--admin-listen takes address:port or off, got {}", config.admin_listen);
       return 2;
     }
-    if (Status s = admin.Start(address, port); !s.ok()) {
-      spdlog::error("{}", s.ToString());
-      return 1;
-    }
-    spdlog::info("admin HTTP on {}:{} (/metrics, /tablets/split, /tablets/merge)", address, admin.port());
+    options.admin_port = port;
   }
-  cql::NodeInfo node;
-  node.rpc_address = listen_options.address;
-  node.rpc_port = listen_options.port;
-  std::unique_ptr<server::CqlServer> listener;
-  cql::QueryProcessor processor(db->get(), node, [&listener](const cql::SchemaChange& change) {
-    if (listener) listener->BroadcastSchemaChange(change);
-  });
-  listener = std::make_unique<server::CqlServer>(listen_options, &processor);
-  Status started = listener->Start();
-  if (!started.ok()) {
-    spdlog::error("{}", started.ToString());
+  auto node = server::Node::Start(options);
+  if (!node.ok()) {
+    spdlog::error("cannot start on {}: {}", config.data_dir, node.status().ToString());
     return 1;
   }
-  spdlog::info("tessera server ready: data directory {}, {} keyspaces, {} tables, {} tablets; CQL on {}:{}",
-               config.data_dir, (*db)->catalog().Keyspaces().size(), tables.size(), tablets, listen_options.address,
-               listener->port());
-  if (config.exit_after_start) {
-    listener->Stop();
-    admin.Stop();
-    return 0;
+  Database& db = (*node)->db();
+  size_t tablets = 0;
+  const auto tables = db.catalog().AllTables();
+  for (const auto& t : tables) tablets += db.Tablets(*t).size();
+  if ((*node)->admin_port() != 0) {
+    spdlog::info("admin HTTP on {}:{} (/metrics, /tablets/split, /tablets/merge)", options.admin_address,
+                 (*node)->admin_port());
   }
+  spdlog::info("tessera server ready: data directory {}, {} keyspaces, {} tables, {} tablets; CQL on {}:{}",
+               config.data_dir, db.catalog().Keyspaces().size(), tables.size(), tablets, options.cql_address,
+               (*node)->cql_port());
+  if (config.exit_after_start) return 0;
   spdlog::info("serving until SIGINT or SIGTERM (Ctrl-C)");
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("received signal {}, shutting down", sig);
-  listener->Stop();
-  admin.Stop();
-  db->reset();
+  (*node)->Stop();
   spdlog::info("shutdown complete");
   return 0;
 }

@@ -1,0 +1,47 @@
+// Node: one whole single-node Tessera in-process — the Database (with its
+// balancer), the CQL request processor, the CQL listener and the admin HTTP
+// port — started and stopped as one. `tessera server` and `tessera demo` run
+// one; tests run CQL against one through a real socket (ScyllaDB's
+// cql_test_env, over the wire).
+//
+// Thread safety: Start and Stop from one thread; the accessors from any.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "db/database.h"
+
+namespace tessera::server {
+
+struct NodeOptions {
+  DatabaseOptions database;                 // data_dir, balancer, guardrails
+  std::string cql_address = "127.0.0.1";
+  uint16_t cql_port = 9042;                 // 0: any free port
+  std::string admin_address = "127.0.0.1";
+  int admin_port = 9180;                    // 0: any free port; < 0: no admin port
+};
+
+class Node {
+ public:
+  // Opens the database and starts both listeners. Errors: those of
+  // Database::Open, IOError when an address cannot be bound.
+  static Result<std::unique_ptr<Node>> Start(const NodeOptions& options);
+  ~Node();  // Stop()
+
+  // Stops the listeners (closing connections), then closes the database. Idempotent.
+  void Stop();
+  uint16_t cql_port() const;
+  uint16_t admin_port() const;  // 0 without an admin port
+  Database& db() { return *db_; }
+
+ private:
+  Node() = default;
+  struct Listeners;
+  std::unique_ptr<Database> db_;
+  std::unique_ptr<Listeners> listeners_;
+};
+
+}  // namespace tessera::server

@@ -1,0 +1,130 @@
+// Tessera's client against a whole in-process node over loopback, and the
+// client-side codecs against the server-side ones.
+#include "client/cql_connection.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cql/protocol/request_encoding.h"
+#include "server/node.h"
+#include "types/serialization.h"
+
+namespace tessera::client {
+namespace {
+
+class NodeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("tessera_client_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    server::NodeOptions o;
+    o.database.data_dir = dir_.string();
+    o.cql_port = 0;
+    o.admin_port = -1;
+    auto node = server::Node::Start(o);
+    ASSERT_TRUE(node.ok()) << node.status().ToString();
+    node_ = std::move(node).value();
+    ClientOptions c;
+    c.port = node_->cql_port();
+    auto conn = CqlConnection::Connect(c);
+    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+    conn_ = std::move(conn).value();
+  }
+  void TearDown() override {
+    conn_.reset();
+    node_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path dir_;
+  std::unique_ptr<server::Node> node_;
+  std::unique_ptr<CqlConnection> conn_;
+};
+
+std::string IntBytes(int32_t v) {
+  std::string out;
+  EXPECT_TRUE(Serialize(CqlType::Scalar(TypeKind::kInt), Value::Int(v), &out).ok());
+  return out;
+}
+
+TEST(RequestEncodingTest, RoundTripsThroughTheServersDecoder) {
+  cql::QueryParameters p;
+  p.consistency = cql::Consistency::kLocalQuorum;
+  p.values = {cql::WireValue::Of("abc"), cql::WireValue{}, cql::WireValue{cql::WireValue::Kind::kUnset, ""}};
+  p.page_size = 100;
+  p.paging_state = "state";
+  p.default_timestamp = 42;
+  auto encoded = cql::EncodeRequest(cql::ExecuteRequest{"id1", p});
+  auto decoded = cql::DecodeRequest(static_cast<uint8_t>(encoded.opcode), encoded.body);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  const auto& e = std::get<cql::ExecuteRequest>(*decoded);
+  EXPECT_EQ(e.id, "id1");
+  EXPECT_EQ(e.params.consistency, cql::Consistency::kLocalQuorum);
+  EXPECT_EQ(e.params.values, p.values);
+  EXPECT_EQ(e.params.page_size, 100);
+  EXPECT_EQ(e.params.paging_state, "state");
+  EXPECT_EQ(e.params.default_timestamp, 42);
+}
+
+TEST_F(NodeTest, PipelinedPreparedWritesAndPagedReads) {
+  ASSERT_TRUE(conn_->Query("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").ok());
+  ASSERT_TRUE(conn_->Query("CREATE TABLE ks.t (p int, c int, v text, PRIMARY KEY (p, c))").ok());
+  auto insert = conn_->Prepare("INSERT INTO ks.t (p, c, v) VALUES (?, ?, ?)");
+  ASSERT_TRUE(insert.ok()) << insert.status().ToString();
+  EXPECT_EQ(insert->partition_key_indexes, std::vector<uint16_t>{0});
+  ASSERT_EQ(insert->bind_columns.size(), 3u);
+  EXPECT_EQ(insert->bind_columns[2].type.kind(), TypeKind::kText);
+  // 500 inserts with up to 64 in flight on one connection.
+  int sent = 0, answered = 0;
+  while (answered < 500) {
+    while (sent < 500 && conn_->in_flight() < 64) {
+      cql::QueryParameters p;
+      p.values = {cql::WireValue::Of(IntBytes(sent % 5)), cql::WireValue::Of(IntBytes(sent)),
+                  cql::WireValue::Of("v" + std::to_string(sent))};
+      ASSERT_TRUE(conn_->Send(cql::ExecuteRequest{insert->id, p}).ok());
+      ++sent;
+    }
+    auto r = conn_->Receive();
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_FALSE(r->decoded.is_error()) << r->decoded.error_message;
+    ++answered;
+  }
+  EXPECT_EQ(conn_->in_flight(), 0u);
+  // Page through all 500 rows, 64 at a time.
+  size_t rows = 0, pages = 0;
+  std::optional<std::string> state;
+  do {
+    cql::QueryParameters p;
+    p.page_size = 64;
+    p.paging_state = state;
+    auto page = conn_->Query("SELECT p, c, v FROM ks.t", p);
+    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    ASSERT_EQ(page->rows.columns.size(), 3u);
+    EXPECT_EQ(page->rows.columns[0].name, "p");
+    rows += page->rows.rows.size();
+    state = page->rows.paging_state;
+    ++pages;
+  } while (state && pages < 100);
+  EXPECT_EQ(rows, 500u);
+  EXPECT_EQ(pages, 8u);
+}
+
+TEST_F(NodeTest, ServerErrorsCarryTheirCodeAndWarningsArrive) {
+  auto bad = conn_->Query("SELEC * FROM x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.status().IsSyntaxError());
+  EXPECT_NE(bad.status().ToString().find("Error 0x2000 (Syntax error): line 1:1 no viable alternative"), std::string::npos)
+      << bad.status().ToString();
+  auto missing = conn_->Query("SELECT * FROM nope.nope");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().ToString().find("0x2200"), std::string::npos);
+  ASSERT_TRUE(conn_->Query("CREATE KEYSPACE w WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").ok());
+  ASSERT_TRUE(conn_->Query("CREATE TABLE w.t (k blob PRIMARY KEY)").ok());
+  auto warned = conn_->Query("INSERT INTO w.t (k) VALUES (0x" + std::string(4000, 'a') + ")");
+  ASSERT_TRUE(warned.ok());
+  ASSERT_EQ(warned->warnings.size(), 1u);
+  EXPECT_NE(warned->warnings[0].find("Primary key column k"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera::client
