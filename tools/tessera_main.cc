@@ -2,6 +2,7 @@
 // demo, shell, loader and benchmark tools.
 #include <CLI/CLI.hpp>
 
+#include "tools/load_command.h"
 #include "tools/server_command.h"
 
 namespace {
@@ -61,7 +62,10 @@ int main(int argc, char** argv) {
   app.set_config("--config", "", "read options from a TOML/INI file ([server] section, long flag names)");
   cmd->fallthrough();  // `tessera server --config FILE` as well as `tessera --config FILE server`
 
+  int exit_code = 0;
+  tessera::AddLoadCommand(app, &exit_code);
+
   CLI11_PARSE(app, argc, argv);
   if (cmd->parsed()) return tessera::RunServer(server);
-  return 0;
+  return exit_code;
 }
