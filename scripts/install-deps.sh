@@ -9,7 +9,7 @@ PACKAGES=(
   librocksdb-dev rocksdb-tools
   liblz4-dev libsnappy-dev libasio-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev
+  nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev libedit-dev
   python3-cassandra python3-pytest
 )
 

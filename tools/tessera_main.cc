@@ -4,6 +4,7 @@
 
 #include "tools/load_command.h"
 #include "tools/server_command.h"
+#include "tools/shell_command.h"
 
 namespace {
 
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
 
   int exit_code = 0;
   tessera::AddLoadCommand(app, &exit_code);
+  tessera::AddShellCommand(app, &exit_code);
 
   CLI11_PARSE(app, argc, argv);
   if (cmd->parsed()) return tessera::RunServer(server);

@@ -204,7 +204,12 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
               .Set("compaction", TextMap(compaction))
               .Set("compression", TextMap({{"chunk_length_in_kb", "16"}, {"class", "org.apache.cassandra.io.compress.LZ4Compressor"}}))
               .Set("crc_check_chance", Value::Double(1.0)).Set("cdc", Value::Boolean(false))
-              .Set("extensions", Value::Map({})).Int("max_index_interval", 2048).Int("min_index_interval", 128)
+              // Tessera's own table options, where a driver keeps what it does not interpret.
+              .Set("extensions", Value::Map({{Value::Bytes("tessera.distribution"),
+                                              Value::Bytes(table->distribution == Distribution::kRange ? "range" : "hash")},
+                                             {Value::Bytes("tessera.initial_tablets"),
+                                              Value::Bytes(std::to_string(table->options.initial_tablets))}}))
+              .Int("max_index_interval", 2048).Int("min_index_interval", 128)
               .Int("memtable_flush_period_in_ms", 0).Text("speculative_retry", "99p").Text("read_repair", "BLOCKING")
               .Text("additional_write_policy", "99p");
           rows.push_back(b.Take());
