@@ -2,6 +2,7 @@
 // demo, shell, loader and benchmark tools.
 #include <CLI/CLI.hpp>
 
+#include "tools/demo_command.h"
 #include "tools/load_command.h"
 #include "tools/server_command.h"
 #include "tools/shell_command.h"
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   tessera::AddLoadCommand(app, &exit_code);
   tessera::AddShellCommand(app, &exit_code);
+  tessera::AddDemoCommand(app, &exit_code);
 
   CLI11_PARSE(app, argc, argv);
   if (cmd->parsed()) return tessera::RunServer(server);

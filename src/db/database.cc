@@ -392,6 +392,7 @@ TableLoad Database::TabletLoads(const TableSchema& table) {
     l.end = t.end;
     l.age_micros = now - t.created_micros;
     l.size_bytes = t.replica->ApproximateSize(t.start, t.end);
+    l.bytes_written = c.bytes_written;
     l.writes_per_second = c.write_rate.Rate(now, t.created_micros);
     l.rows_per_second = c.read_rate.Rate(now, t.created_micros) + l.writes_per_second;
     l.bytes_per_second =
@@ -404,6 +405,19 @@ TableLoad Database::TabletLoads(const TableSchema& table) {
 
 std::vector<TabletHold> Database::TabletHolds() const {
   return balancer_ ? balancer_->Holds() : std::vector<TabletHold>{};
+}
+
+Result<uint64_t> Database::MeasureTabletBytes(const TableSchema& table, TabletId id, uint64_t limit) {
+  auto map = TabletsOf(table.id);
+  const Tablet* tablet = map ? map->FindById(id) : nullptr;
+  if (!tablet) return Status::NotFound("no tablet " + std::to_string(id) + " in " + table.name);
+  uint64_t bytes = 0;
+  auto it = tablet->replica->NewIterator(tablet->start, tablet->end);
+  for (it->Seek(tablet->start); it->Valid() && bytes <= limit; it->Next()) {
+    bytes += it->key().size() + it->value().size();
+  }
+  TESSERA_RETURN_IF_ERROR(it->status());
+  return bytes;
 }
 
 Result<LargePartition> Database::MeasurePartition(const TableSchema& table, const std::string& position) {

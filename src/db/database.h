@@ -164,6 +164,11 @@ class Database {
   // --- Detection ---
   const Guardrails& guardrails() const { return guardrails_; }
   LargePartitionTracker& large_partitions() { return large_partitions_; }
+  // The stored key and value bytes of tablet `id`, counted by iterating and
+  // stopping once above `limit`. RocksDB's size estimate for memtables is
+  // coarse for small ranges (before RocksDB 9.8), so size splits are checked
+  // with this. Errors: NotFound (no such tablet), IOError.
+  Result<uint64_t> MeasureTabletBytes(const TableSchema& table, TabletId id, uint64_t limit);
   // Counts the rows and stored bytes of the partition at `position` (at
   // most 10 million rows are visited). Errors: IOError, Corruption.
   Result<LargePartition> MeasurePartition(const TableSchema& table, const std::string& position);

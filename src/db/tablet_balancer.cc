@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "db/database.h"
@@ -65,7 +66,8 @@ void TabletBalancer::RunOnce() {
 void TabletBalancer::RunTable(uint32_t table_id) {
   auto table = db_->catalog().GetTableById(table_id);
   if (!table) return;
-  const TableLoad load = db_->TabletLoads(*table);
+  TableLoad load = db_->TabletLoads(*table);
+  VerifySizes(*table, &load);
   const int64_t now = db_->NowMicros();
   auto decisions = PlanTable(load, options_, now, &hot_since_[table_id]);
 
@@ -92,7 +94,7 @@ void TabletBalancer::RunTable(uint32_t table_id) {
         break;
       case BalancerDecision::Kind::kSplit: {
         if (!d.split_position && unsplittable_.count({table_id, d.tablet})) {
-          hold(d.tablet, "large_partition", "size split declined: the tablet holds a single partition");
+          hold(d.tablet, "single_partition", "size split declined: the tablet's only partition cannot be split");
           break;
         }
         auto split = db_->SplitTablet(*table, d.tablet, d.split_position, d.reason);
@@ -122,6 +124,27 @@ void TabletBalancer::RunTable(uint32_t table_id) {
   std::lock_guard<std::mutex> lock(holds_mu_);
   std::erase_if(holds_, [&](const auto& e) { return e.first.first == table_id; });
   holds_.merge(holds);
+}
+
+void TabletBalancer::VerifySizes(const TableSchema& table, TableLoad* load) {
+  const uint64_t threshold = options_.split_size_bytes;
+  for (auto& t : load->tablets) {
+    if (t.size_bytes <= threshold) continue;
+    const auto key = std::make_pair(table.id, t.id);
+    auto it = counted_.find(key);
+    if (it != counted_.end() && t.bytes_written < it->second.bytes_written + threshold / 10) {
+      t.size_bytes = it->second.bytes + (t.bytes_written - it->second.bytes_written);
+      continue;
+    }
+    auto bytes = db_->MeasureTabletBytes(table, t.id, threshold);
+    if (!bytes.ok()) continue;
+    counted_[key] = Counted{*bytes, t.bytes_written};
+    t.size_bytes = *bytes;
+  }
+  std::erase_if(counted_, [&](const auto& e) {
+    if (e.first.first != table.id) return false;
+    return std::none_of(load->tablets.begin(), load->tablets.end(), [&](const TabletLoad& t) { return t.id == e.first.second; });
+  });
 }
 
 void TabletBalancer::MeasureLargePartitions() {

@@ -8,6 +8,10 @@
 //  3. keeps the hot tablets it declines to split ("holds") with their
 //     condition, recording each once as a "hold" event;
 //  4. measures the partitions the large-partition tracker queued.
+// Before a size split it counts the tablet's bytes (Database::MeasureTabletBytes,
+// stopping past the threshold), since RocksDB's memtable estimate can be
+// far off for small ranges; it counts again only after another tenth of the
+// threshold has been written to the tablet.
 //
 // Thread safety: RunOnce may be called from any thread (tests call it with
 // the thread off); Holds is thread-safe. Stop joins the thread.
@@ -33,7 +37,7 @@ class Database;
 struct TabletHold {
   uint32_t table_id = 0;
   TabletId tablet = 0;
-  std::string condition;  // single_partition, skewed_partition, append_tail, large_partition
+  std::string condition;  // single_partition, skewed_partition, append_tail
   std::string reason;
   int64_t since_micros = 0;
 };
@@ -54,6 +58,8 @@ class TabletBalancer {
  private:
   void Loop();
   void RunTable(uint32_t table_id);
+  // Replaces size estimates above the split threshold by counted sizes.
+  void VerifySizes(const TableSchema& table, TableLoad* load);
   void MeasureLargePartitions();
 
   Database* db_;
@@ -61,6 +67,11 @@ class TabletBalancer {
   std::mutex round_mu_;  // one round at a time
   std::map<uint32_t, HotSince> hot_since_;
   std::set<std::pair<uint32_t, TabletId>> unsplittable_;  // size splits that found a single partition
+  struct Counted {
+    uint64_t bytes = 0;          // counted size
+    uint64_t bytes_written = 0;  // the tablet's write counter when counted
+  };
+  std::map<std::pair<uint32_t, TabletId>, Counted> counted_;
   mutable std::mutex holds_mu_;
   std::map<std::pair<uint32_t, TabletId>, TabletHold> holds_;
   std::mutex stop_mu_;

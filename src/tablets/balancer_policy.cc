@@ -138,7 +138,8 @@ double TailShare(const KeySample::Snapshot& s) {
 
 bool IsAppendTail(const TabletLoad& t, const BalancerOptions& o) {
   const auto& s = t.sample;
-  return s.writes >= o.min_sampled_writes && s.advances >= 2 && s.keys.size() >= 2 && TailShare(s) >= o.append_share;
+  return s.writes >= o.min_sampled_writes && s.advances >= 2 && s.keys.size() >= 2 && TailShare(s) >= o.append_share &&
+         static_cast<double>(s.advances) >= o.min_advance_share * static_cast<double>(s.writes);
 }
 
 std::vector<BalancerDecision> PlanTable(const TableLoad& table, const BalancerOptions& o, int64_t now,

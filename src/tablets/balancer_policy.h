@@ -53,6 +53,7 @@ struct BalancerOptions {
   size_t max_tablets_per_table = 1024;
   double max_side_share = 0.8;                     // a cut leaving more on one side does not help
   double append_share = 0.9;                       // advancing or repeating writes: an append-only tail
+  double min_advance_share = 0.01;                 // ... of which this many advance (else: one partition at a time)
   uint64_t min_sampled_writes = 20;                // before judging a tail
 };
 
@@ -61,7 +62,8 @@ struct TabletLoad {
   TabletId id = 0;
   std::string start, end;
   int64_t age_micros = 0;
-  uint64_t size_bytes = 0;
+  uint64_t size_bytes = 0;       // estimate (the balancer verifies it before a size split)
+  uint64_t bytes_written = 0;    // since the tablet was created
   double rows_per_second = 0;    // reads + writes
   double writes_per_second = 0;
   double bytes_per_second = 0;   // read + written
@@ -99,7 +101,9 @@ bool IsHot(const TabletLoad& tablet, const BalancerOptions& options);
 // written before (0 when nothing was written).
 double TailShare(const KeySample::Snapshot& sample);
 // Whether the tablet's writes form an append-only tail: enough sampled
-// writes, at least two distinct partitions, and TailShare >= append_share.
+// writes, at least two distinct partitions, TailShare >= append_share, and
+// at least min_advance_share of the writes advancing the tail (a load that
+// fills one partition at a time repeats, and is a hot partition instead).
 bool IsAppendTail(const TabletLoad& tablet, const BalancerOptions& options);
 
 }  // namespace tessera

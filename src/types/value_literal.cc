@@ -2,6 +2,7 @@
 
 #include "common/bytes.h"
 #include "types/serialization.h"
+#include "types/value_format.h"
 
 namespace tessera {
 
@@ -15,8 +16,10 @@ std::string ValueLiteral(const CqlType& type, const std::string& bytes) {
       return s + "'";
     }
     case TypeKind::kTinyint: case TypeKind::kSmallint: case TypeKind::kInt: case TypeKind::kBigint:
-    case TypeKind::kTimestamp: case TypeKind::kTime: case TypeKind::kCounter:
+    case TypeKind::kCounter:
       return std::to_string(v->as_int());
+    case TypeKind::kTimestamp: case TypeKind::kDate: case TypeKind::kTime:
+      return "'" + FormatValue(type, bytes) + "'";
     case TypeKind::kBoolean: return v->as_bool() ? "true" : "false";
     case TypeKind::kUuid: case TypeKind::kTimeuuid: {
       std::string h = ToHex(bytes);

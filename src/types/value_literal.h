@@ -13,7 +13,8 @@
 namespace tessera {
 
 // `bytes` (a v4-serialized value of `type`) as a CQL literal: text quoted with
-// '' escapes, integers and timestamps as numbers, UUIDs in 8-4-4-4-12 form,
+// '' escapes, integers as numbers, timestamps, dates and times as quoted
+// strings ('1995-08-01 12:00:00.000000+0000'), UUIDs in 8-4-4-4-12 form,
 // anything else (or a value that does not deserialize) as 0x hex.
 std::string ValueLiteral(const CqlType& type, const std::string& bytes);
 // A whole partition key: one literal, or a parenthesised list of them.

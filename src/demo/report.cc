@@ -1,0 +1,213 @@
+#include "demo/report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace tessera::demo {
+namespace {
+
+std::string Percent(double share) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.1f%%", share * 100);
+  return buf;
+}
+
+std::string Html(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// White (no writes) to deep red (the table's busiest interval).
+std::string HeatColour(double x) {
+  x = std::clamp(x, 0.0, 1.0);
+  const int g = static_cast<int>(245 - 200 * x), b = static_cast<int>(240 - 215 * x);
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", 255 - static_cast<int>(40 * x), g, b);
+  return buf;
+}
+
+// Columns: samples over time; each column split into its tablets in key
+// order (top: the start of the key space); colour: writes per second.
+std::string Heatmap(const TableReport& t) {
+  const double width = 760, height = 220, left = 60, top = 10;
+  std::ostringstream svg;
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + width + 20 << "\" height=\"" << top + height + 40
+      << "\" role=\"img\" aria-label=\"write heatmap of " << Html(t.name) << "\">";
+  const auto& s = t.timeline;
+  double peak = 0;
+  for (size_t i = 1; i < s.size(); ++i) {
+    const double dt = std::max(1e-3, s[i].seconds - s[i - 1].seconds);
+    for (const auto& tab : s[i].tablets) peak = std::max(peak, static_cast<double>(tab.interval_writes) / dt);
+  }
+  const double span = s.size() > 1 ? s.back().seconds - s.front().seconds : 1;
+  for (size_t i = 1; i < s.size(); ++i) {
+    const double dt = std::max(1e-3, s[i].seconds - s[i - 1].seconds);
+    const double x = left + width * (s[i - 1].seconds - s.front().seconds) / std::max(span, 1e-3);
+    const double w = std::max(1.0, width * dt / std::max(span, 1e-3));
+    const double h = height / static_cast<double>(std::max<size_t>(1, s[i].tablets.size()));
+    for (size_t k = 0; k < s[i].tablets.size(); ++k) {
+      const double rate = static_cast<double>(s[i].tablets[k].interval_writes) / dt;
+      svg << "<rect x=\"" << x << "\" y=\"" << top + h * static_cast<double>(k) << "\" width=\"" << w
+          << "\" height=\"" << h << "\" fill=\"" << HeatColour(peak > 0 ? rate / peak : 0)
+          << "\" stroke=\"#ddd\" stroke-width=\"0.3\"><title>t=" << s[i].seconds << "s tablet "
+          << s[i].tablets[k].id << ": " << static_cast<int64_t>(rate) << " writes/s</title></rect>";
+    }
+  }
+  svg << "<text x=\"" << left << "\" y=\"" << top + height + 16 << "\" font-size=\"11\">0 s</text>";
+  svg << "<text x=\"" << left + width - 40 << "\" y=\"" << top + height + 16 << "\" font-size=\"11\">"
+      << static_cast<int>(span + 0.5) << " s</text>";
+  svg << "<text x=\"" << left + width / 2 - 30 << "\" y=\"" << top + height + 32
+      << "\" font-size=\"11\">time (load)</text>";
+  svg << "<text x=\"4\" y=\"" << top + 12 << "\" font-size=\"11\">key start</text>";
+  svg << "<text x=\"4\" y=\"" << top + height << "\" font-size=\"11\">key end</text>";
+  svg << "<text x=\"" << left + width - 150 << "\" y=\"" << top + height + 32 << "\" font-size=\"11\">peak "
+      << static_cast<int64_t>(peak) << " writes/s</text></svg>";
+  return svg.str();
+}
+
+}  // namespace
+
+std::string RenderText(const DemoReport& r) {
+  std::ostringstream out;
+  out << "\n== Tessera demo report ==\n\n";
+  for (const auto& t : r.tables) {
+    out << t.name << "  (" << t.design << ")\n";
+    out << "  loaded " << t.loaded << " of " << t.file_rows << " rows from " << t.source_file << " in " << t.load_seconds
+        << " s; " << t.rejected << " rejected; SELECT count(*) = " << t.counted << "\n";
+    out << "  tablets: " << t.tablets << " now (up to " << t.distribution.max_tablets << " during the load); "
+        << "writes on the last tablet: " << Percent(t.distribution.last_tablet_share)
+        << "; busiest tablet per interval: " << Percent(t.distribution.busiest_tablet_share) << "\n\n";
+  }
+  for (const auto& q : r.queries) {
+    out << "-- " << q.title << " (" << q.millis << " ms, " << q.rows.size() << " rows)\n   " << q.cql << "\n";
+    for (size_t i = 0; i < q.rows.size() && i < 5; ++i) {
+      out << "   ";
+      for (size_t c = 0; c < q.rows[i].size(); ++c) out << (c ? " | " : "") << q.rows[i][c];
+      out << "\n";
+    }
+  }
+  out << "\nHot partitions (top by writes):\n";
+  for (const auto& h : r.hot_partitions) out << "  " << h.table << " " << h.subject << ": " << h.detail << "\n";
+  out << "\nTablet events (holds: splits the balancer declined):\n";
+  for (const auto& e : r.tablet_events) {
+    if (e.kind == "hold") out << "  " << e.table << " " << e.kind << ": " << e.detail << "\n";
+  }
+  size_t splits = 0;
+  for (const auto& e : r.tablet_events) splits += e.kind == "split";
+  out << "  (" << splits << " splits in all)\n\nKey advice:\n";
+  for (const auto& a : r.key_advice) {
+    out << "  " << a.keyspace << "." << a.table << " [" << a.kind << "] " << a.subject << "\n    " << a.evidence
+        << "\n    -> " << a.advice << "\n";
+  }
+  return out.str();
+}
+
+std::string RenderJson(const DemoReport& r) {
+  nlohmann::json j;
+  for (const auto& t : r.tables) {
+    nlohmann::json tl = nlohmann::json::array();
+    for (const auto& s : t.timeline) {
+      nlohmann::json tabs = nlohmann::json::array();
+      for (const auto& x : s.tablets) tabs.push_back({{"tablet", x.id}, {"writes", x.interval_writes}});
+      tl.push_back({{"seconds", s.seconds}, {"tablets", tabs}});
+    }
+    j["tables"].push_back({{"name", t.name}, {"design", t.design}, {"create", t.create_cql},
+                           {"source_file", t.source_file}, {"file_rows", t.file_rows}, {"loaded", t.loaded},
+                           {"rejected", t.rejected}, {"counted", t.counted}, {"load_seconds", t.load_seconds},
+                           {"tablets", t.tablets}, {"max_tablets", t.distribution.max_tablets},
+                           {"writes_sampled", t.distribution.writes},
+                           {"last_tablet_write_share", t.distribution.last_tablet_share},
+                           {"busiest_tablet_write_share", t.distribution.busiest_tablet_share}, {"timeline", tl}});
+  }
+  for (const auto& q : r.queries) {
+    j["queries"].push_back({{"title", q.title}, {"cql", q.cql}, {"columns", q.columns}, {"rows", q.rows},
+                            {"millis", q.millis}});
+  }
+  for (const auto& h : r.hot_partitions) {
+    j["hot_partitions"].push_back({{"table", h.table}, {"kind", h.kind}, {"partition_key", h.subject}, {"detail", h.detail}});
+  }
+  for (const auto& e : r.tablet_events) {
+    j["tablet_events"].push_back({{"table", e.table}, {"kind", e.kind}, {"detail", e.detail}});
+  }
+  for (const auto& a : r.key_advice) {
+    j["key_advice"].push_back({{"table", a.keyspace + "." + a.table}, {"kind", a.kind}, {"subject", a.subject},
+                               {"score", a.score}, {"evidence", a.evidence}, {"advice", a.advice}});
+  }
+  j["balancer"] = r.balancer;
+  return j.dump(2);
+}
+
+std::string RenderHtml(const DemoReport& r) {
+  std::ostringstream h;
+  h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Tessera demo report</title>"
+       "<style>body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}"
+       "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;"
+       "text-align:left;vertical-align:top}th{background:#f3f3f3}code{background:#f6f6f6;padding:1px 3px}"
+       ".num{text-align:right}h2{margin-top:32px}.advice{color:#064}</style></head><body>\n";
+  h << "<h1>Tessera demo: key design and the spread of load</h1>\n<p>Real data loaded through the CQL front door "
+       "(<code>tessera load</code>): the NASA-HTTP access log of 1995-08-01 in two key designs, and the Numenta "
+       "Anomaly Benchmark metric series. Balancer: "
+    << Html(r.balancer) << ".</p>\n";
+  h << "<h2>Tables</h2><table><tr><th>table</th><th>design</th><th class=\"num\">file rows</th><th class=\"num\">"
+       "loaded</th><th class=\"num\">rejected</th><th class=\"num\">count(*)</th><th class=\"num\">tablets</th>"
+       "<th class=\"num\">writes on last tablet</th><th class=\"num\">busiest tablet</th></tr>\n";
+  for (const auto& t : r.tables) {
+    h << "<tr><td><code>" << Html(t.name) << "</code></td><td>" << Html(t.design) << "</td><td class=\"num\">"
+      << t.file_rows << "</td><td class=\"num\">" << t.loaded << "</td><td class=\"num\">" << t.rejected
+      << "</td><td class=\"num\">" << t.counted << "</td><td class=\"num\">" << t.tablets << "</td><td class=\"num\">"
+      << Percent(t.distribution.last_tablet_share) << "</td><td class=\"num\">"
+      << Percent(t.distribution.busiest_tablet_share) << "</td></tr>\n";
+  }
+  h << "</table>\n";
+  for (const auto& t : r.tables) {
+    h << "<h2>Load over key space and time: <code>" << Html(t.name) << "</code></h2>\n<p><code>"
+      << Html(t.create_cql) << "</code></p>\n"
+      << Heatmap(t) << "\n";
+  }
+  h << "<h2>Key advice</h2><table><tr><th>table</th><th>condition</th><th>subject</th><th>evidence</th>"
+       "<th>advice</th></tr>\n";
+  for (const auto& a : r.key_advice) {
+    h << "<tr><td><code>" << Html(a.keyspace + "." + a.table) << "</code></td><td>" << Html(a.kind) << "</td><td>"
+      << Html(a.subject) << "</td><td>" << Html(a.evidence) << "</td><td class=\"advice\">" << Html(a.advice)
+      << "</td></tr>\n";
+  }
+  h << "</table>\n<h2>Hot partitions</h2><table><tr><th>table</th><th>by</th><th>partition</th><th>detail</th></tr>\n";
+  for (const auto& x : r.hot_partitions) {
+    h << "<tr><td><code>" << Html(x.table) << "</code></td><td>" << Html(x.kind) << "</td><td>" << Html(x.subject)
+      << "</td><td>" << Html(x.detail) << "</td></tr>\n";
+  }
+  h << "</table>\n<h2>Tablet events</h2><table><tr><th>table</th><th>event</th><th>reason</th></tr>\n";
+  for (const auto& e : r.tablet_events) {
+    h << "<tr><td><code>" << Html(e.table) << "</code></td><td>" << Html(e.kind) << "</td><td>" << Html(e.detail)
+      << "</td></tr>\n";
+  }
+  h << "</table>\n<h2>The seeds' queries</h2>\n";
+  for (const auto& q : r.queries) {
+    h << "<h3>" << Html(q.title) << " <small>(" << q.millis << " ms)</small></h3><p><code>" << Html(q.cql)
+      << "</code></p><table><tr>";
+    for (const auto& c : q.columns) h << "<th>" << Html(c) << "</th>";
+    h << "</tr>\n";
+    for (size_t i = 0; i < q.rows.size() && i < 10; ++i) {
+      h << "<tr>";
+      for (const auto& cell : q.rows[i]) h << "<td>" << Html(cell) << "</td>";
+      h << "</tr>\n";
+    }
+    h << "</table>\n";
+  }
+  h << "</body></html>\n";
+  return h.str();
+}
+
+}  // namespace tessera::demo
