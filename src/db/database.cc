@@ -392,6 +392,7 @@ TableLoad Database::TabletLoads(const TableSchema& table) {
     l.end = t.end;
     l.age_micros = now - t.created_micros;
     l.size_bytes = t.replica->ApproximateSize(t.start, t.end);
+    l.flushed_bytes = t.replica->ApproximateSize(t.start, t.end, /*include_memtables=*/false);
     l.bytes_written = c.bytes_written;
     l.writes_per_second = c.write_rate.Rate(now, t.created_micros);
     l.rows_per_second = c.read_rate.Rate(now, t.created_micros) + l.writes_per_second;

@@ -98,6 +98,13 @@ void TabletBalancer::RunTable(uint32_t table_id) {
           break;
         }
         auto split = db_->SplitTablet(*table, d.tablet, d.split_position, d.reason);
+        if (split.ok() && !d.split_position) {
+          // Each half of a median split holds about half of the counted bytes.
+          auto parent = counted_.find({table_id, d.tablet});
+          const uint64_t half = parent == counted_.end() ? 0 : parent->second.bytes / 2;
+          counted_[{table_id, split->first}] = Counted{half, 0};
+          counted_[{table_id, split->second}] = Counted{half, 0};
+        }
         if (split.ok()) {
           spdlog::info("tablets: {}.{} split tablet {} into {} and {}: {}", table->keyspace, table->name, d.tablet,
                        split->first, split->second, d.reason);
@@ -129,11 +136,19 @@ void TabletBalancer::RunTable(uint32_t table_id) {
 void TabletBalancer::VerifySizes(const TableSchema& table, TableLoad* load) {
   const uint64_t threshold = options_.split_size_bytes;
   for (auto& t : load->tablets) {
-    if (t.size_bytes <= threshold) continue;
     const auto key = std::make_pair(table.id, t.id);
     auto it = counted_.find(key);
-    if (it != counted_.end() && t.bytes_written < it->second.bytes_written + threshold / 10) {
-      t.size_bytes = it->second.bytes + (t.bytes_written - it->second.bytes_written);
+    const uint64_t known = it == counted_.end() ? 0 : it->second.bytes;
+    const uint64_t written_since = t.bytes_written - (it == counted_.end() ? 0 : it->second.bytes_written);
+    // Possibly above the threshold: by RocksDB's estimate, or by what is
+    // known flushed or counted plus what was written since.
+    const bool maybe_large = t.size_bytes > threshold || std::max(t.flushed_bytes, known) + written_since > threshold;
+    if (!maybe_large) {
+      t.size_bytes = std::min<uint64_t>(t.size_bytes, threshold);
+      continue;
+    }
+    if (it != counted_.end() && written_since < threshold / 10) {
+      t.size_bytes = known + written_since;
       continue;
     }
     auto bytes = db_->MeasureTabletBytes(table, t.id, threshold);

@@ -8,10 +8,13 @@
 //  3. keeps the hot tablets it declines to split ("holds") with their
 //     condition, recording each once as a "hold" event;
 //  4. measures the partitions the large-partition tracker queued.
-// Before a size split it counts the tablet's bytes (Database::MeasureTabletBytes,
-// stopping past the threshold), since RocksDB's memtable estimate can be
-// far off for small ranges; it counts again only after another tenth of the
-// threshold has been written to the tablet.
+// Tablet sizes: RocksDB's estimate is good for flushed data but its memtable
+// part can be far off either way for small ranges, so whenever a tablet may
+// be above the split threshold — by the estimate, or by its flushed or last
+// counted bytes plus what was written to it since — the balancer counts its
+// bytes (Database::MeasureTabletBytes, stopping past the threshold), and
+// counts again only after another tenth of the threshold was written. The
+// halves of a median split start from half the counted bytes.
 //
 // Thread safety: RunOnce may be called from any thread (tests call it with
 // the thread off); Holds is thread-safe. Stop joins the thread.

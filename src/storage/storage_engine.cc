@@ -157,11 +157,11 @@ std::unique_ptr<KvIterator> StorageEngine::NewIterator(std::string lower, std::s
   return std::make_unique<RocksIterator>(impl_->db.get(), impl_->data, std::move(lower), std::move(upper));
 }
 
-uint64_t StorageEngine::ApproximateSize(std::string_view begin, std::string_view end) {
+uint64_t StorageEngine::ApproximateSize(std::string_view begin, std::string_view end, bool include_memtables) {
   rocksdb::Range range(ToSlice(begin), ToSlice(end));
   uint64_t size = 0;
   rocksdb::SizeApproximationOptions opts;
-  opts.include_memtables = true;
+  opts.include_memtables = include_memtables;
   opts.include_files = true;
   impl_->db->GetApproximateSizes(opts, impl_->data, &range, 1, &size).PermitUncheckedError();
   return size;

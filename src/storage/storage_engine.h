@@ -97,8 +97,8 @@ class StorageEngine {
   // Iterates keys in [lower, upper); an empty `upper` means no upper bound.
   std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper);
 
-  // Approximate on-disk plus memtable bytes of [begin, end).
-  uint64_t ApproximateSize(std::string_view begin, std::string_view end);
+  // Approximate on-disk (plus, with `include_memtables`, memtable) bytes of [begin, end).
+  uint64_t ApproximateSize(std::string_view begin, std::string_view end, bool include_memtables = true);
   // Flushes memtables and compacts [begin, end) (empty = whole key space)
   // down to the last level.
   Status Compact(std::string_view begin = {}, std::string_view end = {});

@@ -15,8 +15,8 @@ std::unique_ptr<KvIterator> LocalReplica::NewIterator(std::string lower, std::st
   return engine_->NewIterator(std::move(lower), std::move(upper));
 }
 
-uint64_t LocalReplica::ApproximateSize(std::string_view begin, std::string_view end) {
-  return engine_->ApproximateSize(begin, end);
+uint64_t LocalReplica::ApproximateSize(std::string_view begin, std::string_view end, bool include_memtables) {
+  return engine_->ApproximateSize(begin, end, include_memtables);
 }
 
 }  // namespace tessera

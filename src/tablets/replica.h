@@ -29,8 +29,10 @@ class Replica {
                         std::vector<Status>* statuses) = 0;
   // Iterates [lower, upper) on a snapshot taken now.
   virtual std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper) = 0;
-  // Approximate bytes stored in [begin, end).
-  virtual uint64_t ApproximateSize(std::string_view begin, std::string_view end) = 0;
+  // Approximate bytes stored in [begin, end); with `include_memtables`
+  // false, only what has been flushed (RocksDB's memtable estimate is coarse
+  // for small ranges before RocksDB 9.8).
+  virtual uint64_t ApproximateSize(std::string_view begin, std::string_view end, bool include_memtables = true) = 0;
 };
 
 // The single-node replica: the local StorageEngine.
@@ -43,7 +45,7 @@ class LocalReplica : public Replica {
   void MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
                 std::vector<Status>* statuses) override;
   std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper) override;
-  uint64_t ApproximateSize(std::string_view begin, std::string_view end) override;
+  uint64_t ApproximateSize(std::string_view begin, std::string_view end, bool include_memtables = true) override;
 
  private:
   StorageEngine* engine_;
