@@ -59,8 +59,8 @@ def test_timestamp_first_writes_pile_on_the_last_tablet_and_the_fix_spreads_them
     advice = [a for a in report["key_advice"] if a["kind"] == "monotonic_leading_key"]
     assert [a["table"] for a in advice] == ["demo.access_by_time"], advice
     assert advice[0]["subject"] == "ts" and "ts order" in advice[0]["evidence"]
-    holds = [e for e in report["tablet_events"] if e["table"] == "demo.access_by_time" and e["kind"] == "hold"]
-    assert any(h["detail"].startswith("append_tail") for h in holds), holds
+    # Whether the tail tablet is also held (hot above 2,500 rows/s for 2 s) depends on how fast this
+    # machine loads; tests/drivers/test_self_managing_tablets.py shows the hold with fixed thresholds.
 
 
 def test_the_seeds_queries_answer_from_the_data(demo):
