@@ -2,6 +2,7 @@
 // demo, shell, loader and benchmark tools.
 #include <CLI/CLI.hpp>
 
+#include "tools/bench_command.h"
 #include "tools/demo_command.h"
 #include "tools/load_command.h"
 #include "tools/server_command.h"
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
   tessera::AddLoadCommand(app, &exit_code);
   tessera::AddShellCommand(app, &exit_code);
   tessera::AddDemoCommand(app, &exit_code);
+  tessera::AddBenchCommand(app, &exit_code);
 
   CLI11_PARSE(app, argc, argv);
   if (cmd->parsed()) return tessera::RunServer(server);

@@ -115,3 +115,21 @@ def test_unprepared_is_reprepared_after_a_restart(server, cluster, session):
             if time.time() > deadline:
                 raise
             time.sleep(0.5)
+
+
+def test_token_of_a_bind_marker_pages_through_token_order(session):
+    # YCSB's scan: SELECT ... WHERE token(y_id) >= token(?) LIMIT ?
+    session.execute("CREATE TABLE IF NOT EXISTS ring (k int PRIMARY KEY, v text)")
+    insert = session.prepare("INSERT INTO ring (k, v) VALUES (?, ?)")
+    for k in range(100):
+        session.execute(insert, (k, "v%d" % k))
+    scan = session.prepare("SELECT k, token(k) FROM ring WHERE token(k) >= token(?) LIMIT ?")
+    # The bind variables (the driver calls them column_metadata): the marker inside token() is k itself.
+    assert [(c.name, c.type.typename) for c in scan.column_metadata] == [("k", "int"), ("[limit]", "int")]
+    rows = list(session.execute(scan, (42, 5)))
+    assert rows[0].k == 42
+    tokens = [r[1] for r in rows]
+    assert tokens == sorted(tokens) and len(rows) == 5
+    everything = sorted((r[1], r.k) for r in session.execute("SELECT k, token(k) FROM ring"))
+    start = [k for _, k in everything].index(42)
+    assert [r.k for r in rows] == [k for _, k in everything[start:start + 5]]

@@ -34,7 +34,13 @@ class Describer {
   Status Relations(const std::vector<Relation>& where) {
     for (const auto& r : where) {
       if (r.lhs == Relation::Lhs::kToken) {
-        Mark(r.value, "partition key token", CqlType::Scalar(TypeKind::kBigint));
+        const bool call = r.value.kind == Term::Kind::kFunctionCall && r.value.elements.size() == t_.PartitionKey().size();
+        if (call) {  // token(?, ...): each marker is its partition key column
+          const auto pk = t_.PartitionKey();
+          for (size_t i = 0; i < pk.size(); ++i) Mark(r.value.elements[i], pk[i]->name, pk[i]->type);
+        } else {
+          Mark(r.value, "partition key token", CqlType::Scalar(TypeKind::kBigint));
+        }
         continue;
       }
       std::vector<const ColumnDef*> cols;

@@ -62,8 +62,33 @@ Result<Filter> MakeFilter(const TableSchema& t, const ColumnDef& c, const Relati
   return f;
 }
 
-Result<PartitionToken> BindToken(const Term& t, const BindContext& ctx) {
-  TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(t, CqlType::Scalar(TypeKind::kBigint), "partition key token", ctx));
+bool IsTokenCall(const Term& t) {
+  if (t.kind != Term::Kind::kFunctionCall) return false;
+  std::string name = t.function_name;
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name == "token" || name == "system.token";
+}
+
+// A token bound: a bigint, or token(<partition key values>) as YCSB's
+// Cassandra binding writes it (token(y_id) >= token(?)).
+Result<PartitionToken> BindToken(const TableSchema& t, const Term& term, const BindContext& ctx) {
+  if (IsTokenCall(term)) {
+    const auto pk = t.PartitionKey();
+    if (term.elements.size() != pk.size()) {
+      return Status::InvalidArgument("Invalid number of arguments in call to function token: " +
+                                     std::to_string(pk.size()) + " required but " +
+                                     std::to_string(term.elements.size()) + " provided");
+    }
+    std::vector<std::string> values;
+    for (size_t i = 0; i < pk.size(); ++i) {
+      TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(term.elements[i], pk[i]->type, pk[i]->name, ctx));
+      if (b.kind != BoundValue::Kind::kValue) return Status::InvalidArgument("Invalid null value for " + pk[i]->name);
+      values.push_back(std::move(b.bytes));
+    }
+    std::vector<std::string_view> views(values.begin(), values.end());
+    return TokenOfPartitionKey(views);
+  }
+  TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(term, CqlType::Scalar(TypeKind::kBigint), "partition key token", ctx));
   if (b.kind != BoundValue::Kind::kValue) return Status::InvalidArgument("Invalid null token");
   return static_cast<PartitionToken>(GetBigEndian64(b.bytes.data()));
 }
@@ -134,7 +159,7 @@ Result<ReadPlan> PlanRead(const TableSchema& t, const std::vector<Relation>& whe
       for (size_t i = 0; i < pk.size(); ++i) {
         if (r->columns[i] != pk[i]->name) return Status::InvalidArgument("The token function arguments must be the partition key columns, in order");
       }
-      TESSERA_ASSIGN_OR_RETURN(PartitionToken v, BindToken(r->value, ctx));
+      TESSERA_ASSIGN_OR_RETURN(PartitionToken v, BindToken(t, r->value, ctx));
       switch (r->op) {
         case Relation::Op::kGt: if (v >= lo) { lo = v; lo_inc = false; } break;
         case Relation::Op::kGe: if (v > lo) { lo = v; lo_inc = true; } break;

@@ -1,0 +1,220 @@
+#include "workload/runner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+namespace tessera::workload {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t Micros(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
+struct Pending {
+  Op op;
+  int64_t due_micros = 0;
+  bool second_step = false;
+};
+
+// One connection's loop. `next` hands out operations (false: no more).
+struct Worker {
+  const Workload* workload;
+  const RunOptions* options;
+  std::vector<cql::DecodedPrepared> prepared;
+  std::map<std::string, OpStats> stats;
+  std::string first_error;
+
+  Status Run(client::CqlConnection& conn, const std::function<bool(Op*)>& next, Clock::time_point deadline,
+             double rate_per_connection) {
+    std::map<int16_t, Pending> inflight;
+    const auto start = Clock::now();
+    int64_t scheduled = 0;
+    bool more = true;
+    for (;;) {
+      while (more && inflight.size() < static_cast<size_t>(options->inflight)) {
+        int64_t due = Micros(Clock::now());
+        if (rate_per_connection > 0) {
+          const auto at = start + std::chrono::microseconds(static_cast<int64_t>(scheduled * 1e6 / rate_per_connection));
+          if (at > Clock::now()) {
+            if (!inflight.empty()) break;  // wait for a response (or the schedule) first
+            std::this_thread::sleep_until(at);
+          }
+          due = Micros(at);
+        }
+        if (Clock::now() >= deadline) {
+          more = false;
+          break;
+        }
+        Op op;
+        if (!next(&op)) {
+          more = false;
+          break;
+        }
+        ++scheduled;
+        TESSERA_RETURN_IF_ERROR(Send(conn, Pending{std::move(op), due, false}, &inflight));
+      }
+      if (inflight.empty()) {
+        if (!more) return Status::OK();
+        continue;
+      }
+      TESSERA_ASSIGN_OR_RETURN(auto r, conn.Receive());
+      auto it = inflight.find(r.stream);
+      if (it == inflight.end()) continue;
+      Pending p = std::move(it->second);
+      inflight.erase(it);
+      OpStats& s = stats[OpName(p.op.kind)];
+      if (r.decoded.is_error()) {
+        ++s.errors;
+        if (first_error.empty()) first_error = client::ServerErrorStatus(r.decoded).ToString();
+        continue;
+      }
+      if (p.op.kind == OpKind::kReadModifyWrite && !p.second_step) {
+        p.second_step = true;
+        TESSERA_RETURN_IF_ERROR(Send(conn, std::move(p), &inflight));
+        continue;
+      }
+      s.latency.Record(Micros(Clock::now()) - p.due_micros);
+    }
+  }
+
+  Status Send(client::CqlConnection& conn, Pending p, std::map<int16_t, Pending>* inflight) {
+    cql::QueryParameters params;
+    const size_t statement = p.second_step ? p.op.then_statement : p.op.statement;
+    params.values = p.second_step ? p.op.then_values : p.op.values;
+    params.skip_metadata = true;
+    TESSERA_ASSIGN_OR_RETURN(int16_t stream, conn.Send(cql::ExecuteRequest{prepared[statement].id, std::move(params)}));
+    inflight->emplace(stream, std::move(p));
+    return Status::OK();
+  }
+};
+
+Result<RunResult> Execute(const Workload& w, const RunOptions& o, const std::string& phase,
+                          const std::function<std::function<bool(Op*)>(int worker)>& source) {
+  std::vector<std::unique_ptr<client::CqlConnection>> conns;
+  std::vector<Worker> workers(static_cast<size_t>(std::max(1, o.connections)));
+  for (auto& worker : workers) {
+    TESSERA_ASSIGN_OR_RETURN(auto c, client::CqlConnection::Connect(o.client));
+    worker.workload = &w;
+    worker.options = &o;
+    for (const auto& cql : w.statements()) {
+      TESSERA_ASSIGN_OR_RETURN(auto p, c->Prepare(cql));
+      worker.prepared.push_back(std::move(p));
+    }
+    conns.push_back(std::move(c));
+  }
+  const auto start = Clock::now();
+  const auto deadline = o.operations > 0 || phase == "load"
+                            ? Clock::time_point::max()
+                            : start + std::chrono::microseconds(static_cast<int64_t>(o.seconds * 1e6));
+  const double rate = o.target_ops_per_second > 0 ? o.target_ops_per_second / static_cast<double>(workers.size()) : 0;
+  std::vector<std::thread> threads;
+  std::vector<Status> statuses(workers.size());
+  for (size_t i = 0; i < workers.size(); ++i) {
+    threads.emplace_back([&, i] { statuses[i] = workers[i].Run(*conns[i], source(static_cast<int>(i)), deadline, rate); });
+  }
+  for (auto& t : threads) t.join();
+  RunResult r;
+  r.phase = phase;
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (size_t i = 0; i < workers.size(); ++i) {
+    TESSERA_RETURN_IF_ERROR(statuses[i]);
+    for (auto& [name, s] : workers[i].stats) {
+      r.by_op[name].latency.Merge(s.latency);
+      r.by_op[name].errors += s.errors;
+      r.all.Merge(s.latency);
+      r.errors += s.errors;
+    }
+    if (r.first_error.empty()) r.first_error = workers[i].first_error;
+  }
+  r.operations = r.all.count();
+  return r;
+}
+
+}  // namespace
+
+Result<RunResult> LoadPhase(const Workload& w, const RunOptions& o) {
+  TESSERA_ASSIGN_OR_RETURN(auto conn, client::CqlConnection::Connect(o.client));
+  for (const auto& ddl : w.ddl()) TESSERA_RETURN_IF_ERROR(conn->Query(ddl).status());
+  conn.reset();
+  std::atomic<int64_t> next{0};
+  const int64_t total = w.options().record_count;
+  return Execute(w, o, "load", [&](int worker) {
+    auto rng = std::make_shared<std::mt19937_64>(0x10AD + static_cast<uint64_t>(worker));
+    return std::function<bool(Op*)>([&, rng](Op* op) {
+      const int64_t n = next.fetch_add(1);
+      if (n >= total) return false;
+      *op = w.LoadOp(n, *rng);
+      return true;
+    });
+  });
+}
+
+Result<RunResult> RunPhase(const Workload& w, const RunOptions& o) {
+  TESSERA_ASSIGN_OR_RETURN(auto conn, client::CqlConnection::Connect(o.client));
+  for (const auto& ddl : w.ddl()) TESSERA_RETURN_IF_ERROR(conn->Query(ddl).status());
+  conn.reset();
+  InsertCounter inserts(w.options().record_count);
+  std::atomic<int64_t> issued{0};
+  return Execute(w, o, "run", [&](int worker) {
+    auto chooser = std::make_shared<Chooser>(w.NewChooser(0xBE7C + static_cast<uint64_t>(worker), &inserts));
+    return std::function<bool(Op*)>([&, chooser](Op* op) {
+      if (o.operations > 0 && issued.fetch_add(1) >= o.operations) return false;
+      *op = w.NextOp(*chooser);
+      return true;
+    });
+  });
+}
+
+std::string FormatText(const RunResult& r) {
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "[%s] %llu operations in %.2f s: %.0f ops/s, %llu errors\n", r.phase.c_str(),
+                static_cast<unsigned long long>(r.operations), r.seconds, r.ops_per_second(),
+                static_cast<unsigned long long>(r.errors));
+  out += line;
+  out += "  op                    count     ops/s   mean_us    p50_us    p95_us    p99_us  p99.9_us    max_us\n";
+  for (const auto& [name, s] : r.by_op) {
+    const auto& l = s.latency;
+    std::snprintf(line, sizeof line, "  %-18s %9llu %9.0f %9.0f %9lld %9lld %9lld %9lld %9lld\n", name.c_str(),
+                  static_cast<unsigned long long>(l.count()), r.seconds > 0 ? l.count() / r.seconds : 0.0, l.mean(),
+                  static_cast<long long>(l.Percentile(50)), static_cast<long long>(l.Percentile(95)),
+                  static_cast<long long>(l.Percentile(99)), static_cast<long long>(l.Percentile(99.9)),
+                  static_cast<long long>(l.max()));
+    out += line;
+  }
+  if (!r.first_error.empty()) out += "  first error: " + r.first_error + "\n";
+  return out;
+}
+
+std::string FormatJson(const std::vector<RunResult>& results, const std::string& description, const RunOptions& o) {
+  nlohmann::json j;
+  j["workload"] = description;
+  j["connections"] = o.connections;
+  j["inflight"] = o.inflight;
+  j["target_ops_per_second"] = o.target_ops_per_second;
+  for (const auto& r : results) {
+    nlohmann::json phase = {{"phase", r.phase},        {"seconds", r.seconds}, {"operations", r.operations},
+                            {"ops_per_second", r.ops_per_second()}, {"errors", r.errors}};
+    auto stats = [](const LatencyRecorder& l) {
+      return nlohmann::json{{"count", l.count()},           {"mean_us", l.mean()},
+                            {"p50_us", l.Percentile(50)},   {"p95_us", l.Percentile(95)},
+                            {"p99_us", l.Percentile(99)},   {"p999_us", l.Percentile(99.9)},
+                            {"max_us", l.max()}};
+    };
+    phase["all"] = stats(r.all);
+    for (const auto& [name, s] : r.by_op) {
+      phase["operations_by_type"][name] = stats(s.latency);
+      phase["operations_by_type"][name]["errors"] = s.errors;
+    }
+    j["phases"].push_back(phase);
+  }
+  return j.dump(2);
+}
+
+}  // namespace tessera::workload

@@ -1,0 +1,59 @@
+// Runner: executes a Workload over CQL — `connections` connections, each
+// keeping up to `inflight` prepared requests outstanding — and measures
+// throughput and latency per operation type (LatencyRecorder).
+//
+// Latency is measured from the moment a request was due: with a target
+// rate, requests are scheduled at fixed intervals per connection and a late
+// send counts its delay (no coordinated omission, as YCSB's "intended"
+// latencies); without one, from the send. A read-modify-write is its read
+// and its update, back to back, timed as one operation.
+//
+// Thread safety: Run is reentrant; it starts and joins its own threads.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "client/cql_connection.h"
+#include "workload/latency_recorder.h"
+#include "workload/workload.h"
+
+namespace tessera::workload {
+
+struct RunOptions {
+  client::ClientOptions client;
+  int connections = 4;
+  int inflight = 16;
+  int64_t operations = 0;     // 0: run for `seconds`
+  double seconds = 10;
+  double target_ops_per_second = 0;  // 0: as fast as possible (closed loop)
+};
+
+struct OpStats {
+  LatencyRecorder latency;
+  uint64_t errors = 0;
+};
+
+struct RunResult {
+  std::string phase;  // "load" or "run"
+  double seconds = 0;
+  uint64_t operations = 0, errors = 0;
+  std::map<std::string, OpStats> by_op;  // OpName -> stats
+  LatencyRecorder all;
+  std::string first_error;
+  double ops_per_second() const { return seconds > 0 ? static_cast<double>(operations) / seconds : 0; }
+};
+
+// Creates the schema and inserts records [0, record_count). Errors: setup
+// failures (connect, DDL, prepare); per-request errors are counted.
+Result<RunResult> LoadPhase(const Workload& workload, const RunOptions& options);
+// Runs the workload's operation mix.
+Result<RunResult> RunPhase(const Workload& workload, const RunOptions& options);
+
+std::string FormatText(const RunResult& r);
+std::string FormatJson(const std::vector<RunResult>& results, const std::string& description,
+                       const RunOptions& options);
+
+}  // namespace tessera::workload
