@@ -14,6 +14,11 @@ PACKAGES=(
   chromium
 )
 
+# `install-deps.sh --bench`: also the peers bench/compare measures against.
+if [ "${1:-}" = "--bench" ]; then
+  PACKAGES+=(postgresql-15 redis-server redis-tools linux-perf valgrind)
+fi
+
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
