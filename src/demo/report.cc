@@ -115,7 +115,9 @@ std::string RenderText(const DemoReport& r) {
 }
 
 std::string RenderJson(const DemoReport& r) {
-  nlohmann::json j;
+  nlohmann::json j = {{"tables", nlohmann::json::array()},         {"queries", nlohmann::json::array()},
+                      {"hot_partitions", nlohmann::json::array()}, {"tablet_events", nlohmann::json::array()},
+                      {"key_advice", nlohmann::json::array()}};
   for (const auto& t : r.tables) {
     nlohmann::json tl = nlohmann::json::array();
     for (const auto& s : t.timeline) {

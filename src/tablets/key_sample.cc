@@ -49,6 +49,28 @@ void KeySample::Add(int64_t now, std::string_view position, uint64_t weight, boo
   if (slot < kCapacity) g.reservoir[slot] = {std::string(position), weight};
 }
 
+void KeySample::InheritFrom(const KeySample& parent, std::string_view start, std::string_view end) {
+  std::scoped_lock lock(mu_, parent.mu_);
+  const bool tail = !parent.greatest_written_.empty() && start <= parent.greatest_written_ &&
+                    parent.greatest_written_ < end;
+  auto copy = [&](const Generation& from, Generation* to) {
+    to->start_micros = from.start_micros;
+    for (const auto& [key, weight] : from.reservoir) {
+      if (start <= key && key < end) to->reservoir.emplace_back(key, weight);
+    }
+    // Keep each kept sample standing for as many accesses as before.
+    to->seen = from.reservoir.empty() ? 0 : from.seen * to->reservoir.size() / from.reservoir.size();
+    if (tail) {
+      to->writes = from.writes;
+      to->advances = from.advances;
+      to->repeats = from.repeats;
+    }
+  };
+  copy(parent.current_, &current_);
+  copy(parent.previous_, &previous_);
+  if (tail) greatest_written_ = parent.greatest_written_;
+}
+
 KeySample::Snapshot KeySample::Take(int64_t now) const {
   std::lock_guard<std::mutex> lock(mu_);
   Snapshot out;

@@ -42,6 +42,11 @@ class KeySample {
 
   // Counts an access of `weight` rows to the partition at `position`.
   void Add(int64_t now_micros, std::string_view position, uint64_t weight, bool write);
+  // Starts a split half from its parent: the sampled keys in [start, end),
+  // and the write, advance and repeat counts when the parent's greatest
+  // written key falls in the range (that half carries the tail).
+  // REQUIRES: this sample is new; `parent` is another sample.
+  void InheritFrom(const KeySample& parent, std::string_view start, std::string_view end);
   Snapshot Take(int64_t now_micros) const;
 
  private:

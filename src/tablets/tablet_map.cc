@@ -61,6 +61,10 @@ Result<std::pair<TabletId, TabletId>> TabletMap::Split(TabletId id, std::string 
   right.end = it->end;
   left.created_micros = right.created_micros = now;
   left.replica = right.replica = it->replica;
+  // The halves keep what the parent's sample saw of their ranges, so that a
+  // tail (or a skew) is still recognised right after the split.
+  left.counters->sample.InheritFrom(it->counters->sample, left.start, left.end);
+  right.counters->sample.InheritFrom(it->counters->sample, right.start, right.end);
   const std::pair<TabletId, TabletId> ids{left.id, right.id};
   *it = std::move(left);
   tablets_.insert(std::next(it), std::move(right));  // invalidates `it`

@@ -82,5 +82,22 @@ TEST(KeySampleTest, ForgetsAccessesOlderThanTwoWindows) {
   EXPECT_EQ(snap.advances, 2u);
 }
 
+TEST(KeySampleTest, SplitHalvesInheritTheirKeysAndTheTail) {
+  KeySample parent;
+  for (int i = 0; i < 200; ++i) parent.Add(10 * kSecond, Key(i), 1, true);
+  KeySample left, right;
+  left.InheritFrom(parent, Key(0), Key(100));
+  right.InheritFrom(parent, Key(100), Key(1000));
+  auto l = left.Take(10 * kSecond), r = right.Take(10 * kSecond);
+  for (const auto& [k, w] : l.keys) EXPECT_LT(k, Key(100));
+  for (const auto& [k, w] : r.keys) EXPECT_GE(k, Key(100));
+  EXPECT_EQ(l.keys.size() + r.keys.size(), parent.Take(10 * kSecond).keys.size());
+  EXPECT_EQ(r.writes, 200u);  // the right half holds the greatest key: it carries the tail
+  EXPECT_EQ(r.advances, 200u);
+  EXPECT_EQ(l.writes, 0u);
+  right.Add(11 * kSecond, Key(150), 1, true);  // below the inherited greatest key: no advance
+  EXPECT_EQ(right.Take(11 * kSecond).advances, 200u);
+}
+
 }  // namespace
 }  // namespace tessera
