@@ -142,13 +142,21 @@ Result<int16_t> CqlConnection::Send(const cql::Request& request) {
   while (busy_[static_cast<size_t>(next_stream_)]) next_stream_ = static_cast<int16_t>((next_stream_ + 1) & 0x7FFF);
   const int16_t stream = next_stream_;
   next_stream_ = static_cast<int16_t>((next_stream_ + 1) & 0x7FFF);
-  TESSERA_RETURN_IF_ERROR(WriteAll(cql::EncodeRequestFrame(stream, cql::EncodeRequest(request))));
+  out_ += cql::EncodeRequestFrame(stream, cql::EncodeRequest(request));
   busy_[static_cast<size_t>(stream)] = true;
   ++in_flight_;
   return stream;
 }
 
+Status CqlConnection::Flush() {
+  if (out_.empty()) return Status::OK();
+  Status s = WriteAll(out_);
+  out_.clear();
+  return s;
+}
+
 Result<CqlConnection::Response> CqlConnection::Receive() {
+  TESSERA_RETURN_IF_ERROR(Flush());
   std::string header;
   TESSERA_RETURN_IF_ERROR(ReadExactly(9, &header));
   cql::FrameHeader h;

@@ -47,10 +47,13 @@ class CqlConnection {
     int16_t stream = 0;
     cql::DecodedResponse decoded;
   };
-  // Sends `request` on a free stream; returns the stream. Errors: IOError,
+  // Queues `request` on a free stream; returns the stream. Queued requests
+  // go out together (one write) on Flush() or the next Receive(). Errors:
   // Busy when all 32,768 streams are in flight.
   Result<int16_t> Send(const cql::Request& request);
-  // The next response. Errors: IOError (closed, time-out), Corruption.
+  Status Flush();
+  // Flushes, then returns the next response. Errors: IOError (closed,
+  // time-out), Corruption.
   Result<Response> Receive();
   size_t in_flight() const { return in_flight_; }
 
@@ -67,6 +70,7 @@ class CqlConnection {
 
   int fd_ = -1;
   ClientOptions options_;
+  std::string out_;  // requests not yet written
   std::vector<bool> busy_ = std::vector<bool>(32768, false);
   int16_t next_stream_ = 0;
   size_t in_flight_ = 0;

@@ -43,7 +43,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
                             asio::bind_executor(strand_, [self = shared_from_this()](std::error_code ec, size_t n) {
                               if (ec) return self->CloseNow();
                               self->in_.append(self->read_buf_.data(), n);
+                              // Replies to every request of this read go out together, in one write.
+                              self->batching_ = true;
                               self->ProcessBuffer();
+                              self->batching_ = false;
+                              if (!self->writing_ && !self->write_queue_.empty()) {
+                                self->DoWrite();
+                              } else if (self->closing_ && !self->writing_) {
+                                self->CloseNow();
+                              }
                               if (!self->closing_) self->DoRead();
                             }));
   }
@@ -122,7 +130,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     Send(0, stream, Opcode::kError, cql::EncodeError(e), {});
     closing_ = true;
     in_.clear();
-    if (!writing_) CloseNow();
+    if (!writing_ && !batching_) CloseNow();
   }
 
   void Send(uint8_t flags, int16_t stream, Opcode opcode, const std::string& body,
@@ -147,14 +155,22 @@ class Connection : public std::enable_shared_from_this<Connection> {
     cql::EncodeResponseHeader(flags, stream, opcode, static_cast<uint32_t>(payload.size()), &frame);
     frame += payload;
     write_queue_.push_back(std::move(frame));
-    if (!writing_) DoWrite();
+    if (!writing_ && !batching_) DoWrite();
   }
 
+  // Writes every queued frame with one gathered write (writev).
   void DoWrite() {
     writing_ = true;
-    asio::async_write(socket_, asio::buffer(write_queue_.front()),
+    sending_.clear();
+    std::vector<asio::const_buffer> buffers;
+    while (!write_queue_.empty()) {
+      sending_.push_back(std::move(write_queue_.front()));
+      write_queue_.pop_front();
+    }
+    for (const auto& f : sending_) buffers.push_back(asio::buffer(f));
+    asio::async_write(socket_, buffers,
                       asio::bind_executor(strand_, [self = shared_from_this()](std::error_code ec, size_t) {
-                        self->write_queue_.pop_front();
+                        self->sending_.clear();
                         if (ec) return self->CloseNow();
                         if (!self->write_queue_.empty()) return self->DoWrite();
                         self->writing_ = false;
@@ -176,7 +192,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::array<char, 64 * 1024> read_buf_{};
   std::string in_;
   std::deque<std::string> write_queue_;
+  std::vector<std::string> sending_;  // the frames of the write in progress
   bool writing_ = false;
+  bool batching_ = false;  // replying to the requests of one read
   bool closing_ = false;
   bool started_ = false;
   cql::Compression compression_ = cql::Compression::kNone;
