@@ -34,6 +34,7 @@ int RunServer(const ServerConfig& config) {
   options.database.data_dir = config.data_dir;
   options.database.balancer = config.balancer;
   options.database.guardrails = config.guardrails;
+  options.database.block_cache_bytes = config.block_cache_bytes;
   if (!SplitAddress(config.listen, &options.cql_address, &options.cql_port)) {
     spdlog::error("--listen takes address:port, got {}", config.listen);
     return 2;

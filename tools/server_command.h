@@ -15,6 +15,7 @@ struct ServerConfig {
   std::string listen = "127.0.0.1:9042";        // address:port of the CQL listener
   std::string admin_listen = "127.0.0.1:9180";  // address:port of the admin HTTP port; "off" disables it
   bool exit_after_start = false;  // open, report, close: used by tests
+  size_t block_cache_bytes = 256u << 20;        // RocksDB block cache (data, index and filter blocks)
   // Tablet balancer (enabled by default in the server) and guardrails; the
   // defaults are documented in tablets/balancer_policy.h and db/guardrails.h.
   BalancerOptions balancer = [] {

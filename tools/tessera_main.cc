@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   cmd->add_option("--admin-listen", server.admin_listen, "address:port of the admin HTTP port (metrics), or off")
       ->capture_default_str();
   cmd->add_flag("--exit-after-start", server.exit_after_start, "open the database, report and exit");
+  cmd->add_option("--block-cache-bytes", server.block_cache_bytes, "RocksDB block cache size")->capture_default_str();
   AddTabletOptions(cmd, &server);
   // A config file sets the same options (TOML or INI, a [server] section with the long flag names:
   // data-dir = "...", listen = "..."); flags given on the command line win.
