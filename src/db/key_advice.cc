@@ -58,7 +58,7 @@ void MonotonicKey(Database& db, const TableSchema& t, std::vector<KeyAdvice>* ou
     KeyAdvice a{t.keyspace, t.name, "monotonic_leading_key", col, last_share, "", ""};
     a.evidence = Percent(TailShare(tablet.sample)) + " of " + std::to_string(tablet.sample.writes) +
                  " recent writes to tablet " + std::to_string(tablet.id) + (last ? " (the last tablet)" : "") +
-                 " went to or past its greatest key: inserts arrive in " + col +
+                 " went past, or close behind, its greatest key: inserts arrive in " + col +
                  " order (a tail hotspot). The last tablet takes " + Percent(last_share) + " of the table's " +
                  Fixed(total_writes) + " writes/s, and a split would only move the hot spot to the new last tablet.";
     auto pk = t.PartitionKey();

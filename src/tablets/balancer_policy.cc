@@ -80,7 +80,7 @@ std::optional<BalancerDecision> Hold(const TabletLoad& t, bool hash, const Balan
   if (IsAppendTail(t, o)) {
     d.condition = "append_tail";
     d.reason = "split declined: " + Percent(TailShare(t.sample)) + " of " + std::to_string(t.sample.writes) +
-               " recent writes went to or past the tablet's greatest key (an append-only tail); a split would only "
+               " recent writes went past, or close behind, the tablet's greatest key (an append-only tail); a split would only "
                "move the hot spot to the new last tablet. Load " + LoadText(t);
     return d;
   }
@@ -133,7 +133,7 @@ bool IsHot(const TabletLoad& t, const BalancerOptions& o) {
 
 double TailShare(const KeySample::Snapshot& s) {
   if (s.writes == 0) return 0;
-  return static_cast<double>(s.advances + s.repeats) / static_cast<double>(s.writes);
+  return static_cast<double>(s.advances + s.near_tail) / static_cast<double>(s.writes);
 }
 
 bool IsAppendTail(const TabletLoad& t, const BalancerOptions& o) {

@@ -98,8 +98,8 @@ std::vector<BalancerDecision> PlanTable(const TableLoad& table, const BalancerOp
 // Whether the load of a tablet is above the split threshold.
 bool IsHot(const TabletLoad& tablet, const BalancerOptions& options);
 
-// The share of sampled writes that went to or past the greatest partition
-// written before (0 when nothing was written).
+// The share of sampled writes that advanced the tail or landed near it
+// (KeySample::Snapshot::near_tail; 0 when nothing was written).
 double TailShare(const KeySample::Snapshot& sample);
 // Whether the tablet's writes form an append-only tail: enough sampled
 // writes, at least two distinct partitions, TailShare >= append_share, and

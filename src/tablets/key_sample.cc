@@ -30,11 +30,19 @@ void KeySample::Add(int64_t now, std::string_view position, uint64_t weight, boo
   Generation& g = current_;
   if (write) {
     ++g.writes;
+    // The tail as it was about kTailLag writes ago (everything counts before then).
+    const bool near = tail_snapshots_.empty() || position >= tail_snapshots_.front();
     if (greatest_written_.empty() || position > greatest_written_) {
       ++g.advances;
       greatest_written_.assign(position);
-    } else if (position == greatest_written_) {
-      ++g.repeats;
+    } else if (near) {
+      ++g.near_tail;
+    }
+    constexpr uint32_t kEvery = 16;
+    if (++writes_since_snapshot_ == kEvery) {
+      writes_since_snapshot_ = 0;
+      tail_snapshots_.push_back(greatest_written_);
+      if (tail_snapshots_.size() > kTailLag / kEvery) tail_snapshots_.pop_front();
     }
   }
   ++g.seen;
@@ -63,12 +71,15 @@ void KeySample::InheritFrom(const KeySample& parent, std::string_view start, std
     if (tail) {
       to->writes = from.writes;
       to->advances = from.advances;
-      to->repeats = from.repeats;
+      to->near_tail = from.near_tail;
     }
   };
   copy(parent.current_, &current_);
   copy(parent.previous_, &previous_);
-  if (tail) greatest_written_ = parent.greatest_written_;
+  if (tail) {
+    greatest_written_ = parent.greatest_written_;
+    tail_snapshots_ = parent.tail_snapshots_;
+  }
 }
 
 KeySample::Snapshot KeySample::Take(int64_t now) const {
@@ -80,7 +91,7 @@ KeySample::Snapshot KeySample::Take(int64_t now) const {
     if (g->start_micros == 0 || now - g->start_micros >= 2 * kGenerationMicros) continue;
     out.writes += g->writes;
     out.advances += g->advances;
-    out.repeats += g->repeats;
+    out.near_tail += g->near_tail;
     if (g->reservoir.empty()) continue;
     const double scale = static_cast<double>(g->seen) / static_cast<double>(g->reservoir.size());
     for (const auto& [key, weight] : g->reservoir) merged[key] += scale * static_cast<double>(weight);

@@ -10,14 +10,18 @@
 // median within about 3% of the true one (one standard error).
 //
 // Append tracking: a write whose partition position is greater than every
-// earlier write's (in this generation or the previous one) *advances* the
-// tail; one equal to the greatest *repeats* it. An append-only workload
-// (a monotonic leading key) advances or repeats on nearly every write.
+// earlier write's *advances* the tail; one that does not, but is at or past
+// the greatest position written about kTailLag writes earlier, is *near the
+// tail* (a repeat of the tail partition, or a late arrival among concurrent
+// requests: a loader with 128 requests in flight reorders neighbours). An
+// append-only workload (a monotonic leading key) advances or lands near the
+// tail on nearly every write; random keys seldom do.
 //
 // Thread safety: Add and Take are thread-safe (one mutex per tablet).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -29,6 +33,7 @@ namespace tessera {
 class KeySample {
  public:
   static constexpr size_t kCapacity = 256;
+  static constexpr size_t kTailLag = 512;  // writes; kept as 32 snapshots, one per 16 writes
 
   struct Snapshot {
     // Sampled partition positions with their summed weights (rows), sorted by
@@ -37,7 +42,7 @@ class KeySample {
     std::vector<std::pair<std::string, double>> keys;
     uint64_t writes = 0;    // writes seen in both generations
     uint64_t advances = 0;  // writes past every earlier write
-    uint64_t repeats = 0;   // writes to the greatest partition written so far
+    uint64_t near_tail = 0;  // writes at or past the greatest position of ~kTailLag writes before
   };
 
   // Counts an access of `weight` rows to the partition at `position`.
@@ -54,13 +59,15 @@ class KeySample {
     int64_t start_micros = 0;
     uint64_t seen = 0;  // accesses offered to the reservoir
     std::vector<std::pair<std::string, uint64_t>> reservoir;
-    uint64_t writes = 0, advances = 0, repeats = 0;
+    uint64_t writes = 0, advances = 0, near_tail = 0;
   };
   void Rotate(int64_t now_micros);
 
   mutable std::mutex mu_;
   Generation current_, previous_;
   std::string greatest_written_;
+  std::deque<std::string> tail_snapshots_;  // greatest_written_ every 16 writes, oldest first
+  uint32_t writes_since_snapshot_ = 0;
   uint64_t rng_ = 0x9E3779B97F4A7C15ull;  // xorshift state
 };
 

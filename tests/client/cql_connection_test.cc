@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "cql/protocol/request_encoding.h"
-#include "server/node.h"
+#include "tests/server/test_node.h"
 #include "types/serialization.h"
 
 namespace tessera::client {
@@ -16,28 +16,14 @@ namespace {
 class NodeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("tessera_client_" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir_);
-    server::NodeOptions o;
-    o.database.data_dir = dir_.string();
-    o.cql_port = 0;
-    o.admin_port = -1;
-    auto node = server::Node::Start(o);
-    ASSERT_TRUE(node.ok()) << node.status().ToString();
-    node_ = std::move(node).value();
     ClientOptions c;
-    c.port = node_->cql_port();
+    c.port = node_.port();
     auto conn = CqlConnection::Connect(c);
     ASSERT_TRUE(conn.ok()) << conn.status().ToString();
     conn_ = std::move(conn).value();
   }
-  void TearDown() override {
-    conn_.reset();
-    node_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-  std::filesystem::path dir_;
-  std::unique_ptr<server::Node> node_;
+  void TearDown() override { conn_.reset(); }
+  testing::TestNode node_{"client"};
   std::unique_ptr<CqlConnection> conn_;
 };
 

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "common/bytes.h"
-#include "server/node.h"
+#include "tests/server/test_node.h"
 #include "types/serialization.h"
 
 namespace tessera::loader {
@@ -18,34 +18,22 @@ namespace {
 class LoaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("tessera_loader_" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    server::NodeOptions o;
-    o.database.data_dir = (dir_ / "data").string();
-    o.cql_port = 0;
-    o.admin_port = -1;
-    node_ = std::move(server::Node::Start(o)).value();
     client::ClientOptions c;
-    c.port = node_->cql_port();
+    c.port = node_.port();
     conn_ = std::move(client::CqlConnection::Connect(c)).value();
     ASSERT_TRUE(conn_->Query("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").ok());
     ASSERT_TRUE(conn_->Query("CREATE TABLE ks.events (id int, at timestamp, name text, score double, ok boolean, "
                              "PRIMARY KEY (id, at))").ok());
   }
-  void TearDown() override {
-    conn_.reset();
-    node_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { conn_.reset(); }
   std::string Write(const std::string& name, const std::string& text) {
-    auto path = (dir_ / name).string();
+    auto path = (node_.dir() / name).string();
     std::ofstream(path) << text;
     return path;
   }
   LoadOptions Options(const std::string& path) {
     LoadOptions o;
-    o.client.port = node_->cql_port();
+    o.client.port = node_.port();
     o.keyspace = "ks";
     o.table = "events";
     o.path = path;
@@ -65,8 +53,7 @@ class LoaderTest : public ::testing::Test {
     for (std::string l; std::getline(in, l);) lines.push_back(l);
     return lines;
   }
-  std::filesystem::path dir_;
-  std::unique_ptr<server::Node> node_;
+  testing::TestNode node_{"loader"};
   std::unique_ptr<client::CqlConnection> conn_;
 };
 

@@ -104,12 +104,12 @@ TEST(BalancerPolicyTest, HoldsAnAppendOnlyTailInsteadOfChasingIt) {
     EXPECT_EQ(d[0].condition, "append_tail");
     EXPECT_NE(d[0].reason.find("new last tablet"), std::string::npos);
   }
-  // Filling one partition at a time (series after series) repeats the tail
+  // Filling one partition at a time (series after series) near_tail the tail
   // but seldom advances it: that is not an append-only key.
   table.tablets[0].sample.advances = 5;
-  table.tablets[0].sample.repeats = 3990;
+  table.tablets[0].sample.near_tail = 3990;
   EXPECT_FALSE(IsAppendTail(table.tablets[0], Options()));
-  table.tablets[0].sample.repeats = 0;
+  table.tablets[0].sample.near_tail = 0;
   // The same keys written in random order are not a tail: the tablet splits.
   table.tablets[0].sample.advances = 12;
   auto d = PlanTable(table, Options(), 100 * kSecond, &hot);

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <map>
 
-#include "server/node.h"
+#include "tests/server/test_node.h"
 #include "workload/generators.h"
 #include "workload/latency_recorder.h"
 #include "workload/runner.h"
@@ -87,23 +87,11 @@ TEST(WorkloadTest, PresetsFollowYcsb) {
 class RunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("tessera_workload_" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir_);
-    server::NodeOptions o;
-    o.database.data_dir = dir_.string();
-    o.cql_port = 0;
-    o.admin_port = -1;
-    node_ = std::move(server::Node::Start(o)).value();
-    run_.client.port = node_->cql_port();
+    run_.client.port = node_.port();
     run_.connections = 2;
     run_.inflight = 4;
   }
-  void TearDown() override {
-    node_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-  std::filesystem::path dir_;
-  std::unique_ptr<server::Node> node_;
+  testing::TestNode node_{"workload"};
   RunOptions run_;
 };
 
