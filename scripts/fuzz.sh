@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs a libFuzzer target with clang (ASan + UBSan).
-# Usage: scripts/fuzz.sh TARGET [SECONDS]   TARGET: key_decoder | frame_decoder | cql_parser
+# Usage: scripts/fuzz.sh TARGET [SECONDS]
+#   TARGET: key_decoder | frame_decoder | cql_parser | response_decoder
 # The corpus lives in build/fuzz/<target>_corpus; the last line printed is
 # libFuzzer's summary with the number of executions.
 set -euo pipefail
@@ -21,6 +22,10 @@ case "$target" in
              src/cql/protocol/frame.cc src/cql/protocol/wire.cc src/cql/protocol/compression.cc
              src/cql/protocol/requests.cc)
     libs=(-llz4 -lsnappy) ;;
+  response_decoder)
+    sources=(src/common/status.cc src/common/bytes.cc src/types/cql_type.cc
+             src/cql/protocol/wire.cc src/cql/protocol/responses.cc src/cql/protocol/response_decoding.cc)
+    libs=() ;;
   cql_parser)
     sources=(src/common/status.cc src/cql/parser/lexer.cc src/cql/parser/parser.cc src/cql/parser/parse_terms.cc
              src/cql/parser/parse_dml.cc src/cql/parser/parse_ddl.cc)

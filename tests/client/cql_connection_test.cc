@@ -52,6 +52,26 @@ TEST(RequestEncodingTest, RoundTripsThroughTheServersDecoder) {
   EXPECT_EQ(e.params.default_timestamp, 42);
 }
 
+// Found by fuzz/response_decoder_fuzzer.cc: counts the body cannot hold
+// were allocated before any byte was read.
+TEST(ResponseDecodingTest, CountsLargerThanTheBodyAreMalformedNotAllocated) {
+  auto rows = [](int32_t columns, int32_t count) {
+    cql::WireWriter w;
+    w.Int(2);                  // Rows
+    w.Int(0x0004);             // No_metadata
+    w.Int(columns);
+    w.Int(count);
+    return w.Take();
+  };
+  for (auto [columns, count] : {std::pair{1 << 30, 1}, std::pair{1, 1 << 30}, std::pair{0, 1 << 30}}) {
+    auto r = cql::DecodeResponse(static_cast<uint8_t>(cql::Opcode::kResult), 0, rows(columns, count));
+    EXPECT_EQ(r.status().code(), Status::Code::kCorruption) << columns << " x " << count;
+  }
+  auto empty = cql::DecodeResponse(static_cast<uint8_t>(cql::Opcode::kResult), 0, rows(3, 0));
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->rows.rows.empty());
+}
+
 TEST_F(NodeTest, PipelinedPreparedWritesAndPagedReads) {
   ASSERT_TRUE(conn_->Query("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").ok());
   ASSERT_TRUE(conn_->Query("CREATE TABLE ks.t (p int, c int, v text, PRIMARY KEY (p, c))").ok());

@@ -78,6 +78,11 @@ Status DecodeRows(WireReader* r, DecodedRows* rows) {
   int32_t columns = 0, count = 0;
   TESSERA_RETURN_IF_ERROR(DecodeRowsMetadata(r, rows, &columns));
   if (!r->Int(&count) || count < 0) return Malformed("row count", *r);
+  // Every cell takes at least its 4-byte length: a count the body cannot
+  // hold is malformed, before anything is allocated for it. Rows without
+  // columns take no bytes at all, and no server sends them.
+  const uint64_t cells = static_cast<uint64_t>(count) * static_cast<uint64_t>(columns);
+  if (cells > r->remaining() / 4 || (columns == 0 && count > 0)) return Malformed("row count", *r);
   for (int32_t i = 0; i < count; ++i) {
     std::vector<std::optional<std::string>> row(static_cast<size_t>(columns));
     for (auto& cell : row) {

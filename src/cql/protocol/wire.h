@@ -44,6 +44,7 @@ class WireReader {
   bool StringMap(std::map<std::string, std::string>* v);
   bool BytesMap(std::map<std::string, std::optional<std::string>>* v);
   size_t position() const { return pos_; }
+  size_t remaining() const { return body_.size() - pos_; }
   bool AtEnd() const { return pos_ == body_.size(); }
 
  private:
