@@ -1,5 +1,4 @@
-// The `tessera` command line: subcommands for the server and, later, the
-// demo, shell, loader and benchmark tools.
+// The `tessera` command line: server, load, shell, demo and bench.
 #include <CLI/CLI.hpp>
 
 #include "tools/bench_command.h"

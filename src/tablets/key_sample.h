@@ -6,7 +6,7 @@
 // Sampling: reservoir sampling (Vitter's Algorithm R) of accesses, each
 // carrying its weight in rows, over two generations of LoadWindow::kSeconds
 // each, so the sample follows the recent load and forgets the old. Memory:
-// at most 2 * kCapacity partition positions. 256 samples put the load
+// at most 2 * kCapacity + kTailLag / 16 partition positions. 256 samples put the load
 // median within about 3% of the true one (one standard error).
 //
 // Append tracking: a write whose partition position is greater than every

@@ -16,7 +16,7 @@
 // pair point-read / write (1 KB rows, composite key (p, c)).
 //
 // Thread safety: a Workload is shared read-only; each worker thread has its
-// own OpChooser.
+// own Chooser.
 #pragma once
 
 #include <cstdint>

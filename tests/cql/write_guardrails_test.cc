@@ -27,7 +27,7 @@ Mutation Write(std::string key, std::string ck, size_t value_bytes) {
 }
 
 TEST(WriteGuardrailsTest, WarnsAtTheSeedsThresholdsAndFailsAtCassandrasLimits) {
-  WriteGuardrails g;
+  Guardrails g;
   std::vector<std::string> warnings;
   EXPECT_TRUE(CheckWriteGuardrails({Write("k", "c", 100)}, g, &warnings).ok());
   EXPECT_TRUE(warnings.empty());

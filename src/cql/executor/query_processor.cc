@@ -150,8 +150,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
   };
   WriteContext write{bind, ks, params.default_timestamp};
   if (const auto* sel = std::get_if<SelectStatement>(&s)) {
-    SelectContext ctx{bind, ks, params.page_size.value_or(0), params.paging_state,
-                      ReadGuardrails{db_->guardrails().tombstone_warn, db_->guardrails().tombstone_fail}};
+    SelectContext ctx{bind, ks, params.page_size.value_or(0), params.paging_state, db_->guardrails()};
     auto rs = ExecuteSelect(*db_, &system_tables_, *sel, ctx);
     if (!rs.ok()) {
       if (rs.status().message().rfind(kTombstoneOverwhelming, 0) == 0) {
@@ -254,10 +253,7 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
 
 Reply QueryProcessor::ApplyWrites(const std::vector<Mutation>& mutations) {
   std::vector<std::string> warnings;
-  const Guardrails& g = db_->guardrails();
-  const WriteGuardrails limits{g.key_warn_bytes, g.key_fail_bytes, g.cell_warn_bytes, g.cell_fail_bytes,
-                               g.row_warn_bytes};
-  Status checked = CheckWriteGuardrails(mutations, limits, &warnings);
+  Status checked = CheckWriteGuardrails(mutations, db_->guardrails(), &warnings);
   if (!checked.ok()) return Error(checked);
   Status st = db_->ApplyBatch(mutations, &warnings);
   if (!st.ok()) return Error(st);

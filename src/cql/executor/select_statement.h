@@ -39,19 +39,14 @@ class VirtualTables {
   virtual Result<std::vector<SourceRow>> Rows(const TableSchema& table) const = 0;
 };
 
-// Read guardrails (the seeds' advice: about 1,000 tombstones per read at most;
-// Cassandra fails reads at 100,000).
-struct ReadGuardrails {
-  uint64_t tombstone_warn = 1000;     // a client warning (and a log line) above this
-  uint64_t tombstone_fail = 100000;   // the read fails (ReadFailure) above this
-};
-
 struct SelectContext {
   BindContext bind;
   std::string keyspace;                     // current keyspace
   int32_t page_size = 0;                    // rows; <= 0: no paging
   std::optional<std::string> paging_state;  // from the previous page
-  ReadGuardrails guardrails;
+  // Read guardrails: tombstone_warn (a client warning and a log line above
+  // it) and tombstone_fail (ReadFailure above it); db/guardrails.h.
+  Guardrails guardrails;
 };
 
 // A read that scanned more tombstones than tombstone_fail fails with this

@@ -7,19 +7,19 @@ std::string Kb(size_t bytes) { return std::to_string((bytes + 1023) / 1024) + " 
 
 }  // namespace
 
-Status CheckWriteGuardrails(const std::vector<Mutation>& mutations, const WriteGuardrails& g,
+Status CheckWriteGuardrails(const std::vector<Mutation>& mutations, const Guardrails& g,
                             std::vector<std::string>* warnings) {
   for (const auto& m : mutations) {
     const TableSchema& t = *m.table;
     const std::string where = t.keyspace + "." + t.name;
     auto key_component = [&](const ColumnDef* col, const std::string& bytes) -> Status {
-      if (bytes.size() > g.key_fail) {
+      if (bytes.size() > g.key_fail_bytes) {
         return Status::InvalidArgument("Key length of " + std::to_string(bytes.size()) + " is longer than maximum of " +
-                                       std::to_string(g.key_fail) + " (column " + col->name + " of " + where + ")");
+                                       std::to_string(g.key_fail_bytes) + " (column " + col->name + " of " + where + ")");
       }
-      if (bytes.size() > g.key_warn) {
+      if (bytes.size() > g.key_warn_bytes) {
         warnings->push_back("Primary key column " + col->name + " of " + where + " is " + Kb(bytes.size()) +
-                            " (guardrail " + Kb(g.key_warn) + "): large keys slow every read and index");
+                            " (guardrail " + Kb(g.key_warn_bytes) + "): large keys slow every read and index");
       }
       return Status::OK();
     };
@@ -34,17 +34,17 @@ Status CheckWriteGuardrails(const std::vector<Mutation>& mutations, const WriteG
         row_bytes += size;
         const ColumnDef* col = t.FindColumnById(c.column_id);
         const std::string name = col ? col->name : std::to_string(c.column_id);
-        if (size > g.cell_fail) {
+        if (size > g.cell_fail_bytes) {
           return Status::InvalidArgument("Cell " + name + " of " + where + " is " + Kb(size) + ", over the maximum of " +
-                                         Kb(g.cell_fail));
+                                         Kb(g.cell_fail_bytes));
         }
-        if (size > g.cell_warn) {
-          warnings->push_back("Cell " + name + " of " + where + " is " + Kb(size) + " (guardrail " + Kb(g.cell_warn) +
+        if (size > g.cell_warn_bytes) {
+          warnings->push_back("Cell " + name + " of " + where + " is " + Kb(size) + " (guardrail " + Kb(g.cell_warn_bytes) +
                               "): store large values outside the table or split them");
         }
       }
-      if (row_bytes > g.row_warn) {
-        warnings->push_back("A row of " + where + " written with " + Kb(row_bytes) + " (guardrail " + Kb(g.row_warn) +
+      if (row_bytes > g.row_warn_bytes) {
+        warnings->push_back("A row of " + where + " written with " + Kb(row_bytes) + " (guardrail " + Kb(g.row_warn_bytes) +
                             "): keep rows small (about 10 KB on average)");
       }
     }

@@ -14,19 +14,15 @@
 #include <vector>
 
 #include "common/status.h"
+#include "db/guardrails.h"
 #include "db/mutation.h"
 
 namespace tessera::cql {
 
-struct WriteGuardrails {
-  size_t key_warn = 1024, key_fail = 65535;
-  size_t cell_warn = 2u << 20, cell_fail = 16u << 20;
-  size_t row_warn = 64u << 10;
-};
-
-// Appends warnings for `mutations`. Errors: InvalidArgument when a hard
-// limit is exceeded (nothing is written then).
-Status CheckWriteGuardrails(const std::vector<Mutation>& mutations, const WriteGuardrails& limits,
+// Appends warnings for `mutations` under the key, cell and row thresholds of
+// `limits` (bytes). Errors: InvalidArgument when a hard limit is exceeded
+// (nothing is written then).
+Status CheckWriteGuardrails(const std::vector<Mutation>& mutations, const Guardrails& limits,
                             std::vector<std::string>* warnings);
 
 }  // namespace tessera::cql
