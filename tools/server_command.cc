@@ -35,6 +35,11 @@ int RunServer(const ServerConfig& config) {
   options.database.balancer = config.balancer;
   options.database.guardrails = config.guardrails;
   options.database.block_cache_bytes = config.block_cache_bytes;
+  options.keyviz = config.keyviz;
+  if (options.keyviz.column_micros < 100'000 || options.keyviz.max_columns < 1 || options.keyviz.max_rows < 1) {
+    spdlog::error("--keyviz-column-seconds takes at least 0.1, --keyviz-columns and --keyviz-max-rows at least 1");
+    return 2;
+  }
   if (!SplitAddress(config.listen, &options.cql_address, &options.cql_port)) {
     spdlog::error("--listen takes address:port, got {}", config.listen);
     return 2;
@@ -59,8 +64,8 @@ int RunServer(const ServerConfig& config) {
   const auto tables = db.catalog().AllTables();
   for (const auto& t : tables) tablets += db.Tablets(*t).size();
   if ((*node)->admin_port() != 0) {
-    spdlog::info("admin HTTP on {}:{} (/metrics, /tablets/split, /tablets/merge)", options.admin_address,
-                 (*node)->admin_port());
+    spdlog::info("admin HTTP on {}:{} (/metrics, /tablets/split, /tablets/merge, /keyvisualizer)",
+                 options.admin_address, (*node)->admin_port());
   }
   spdlog::info("tessera server ready: data directory {}, {} keyspaces, {} tables, {} tablets; CQL on {}:{}",
                config.data_dir, db.catalog().Keyspaces().size(), tables.size(), tablets, options.cql_address,

@@ -1,12 +1,13 @@
 // `tessera server`: opens the embedded single-node database with its tablet
 // balancer, serves CQL (native protocol v4) on the listen address and the
-// admin HTTP port (metrics, manual split and merge) until SIGINT or SIGTERM,
+// admin HTTP port (metrics, manual split and merge, the Key Visualizer) until SIGINT or SIGTERM,
 // then stops the listeners and closes the database cleanly.
 #pragma once
 
 #include <string>
 
 #include "db/database.h"
+#include "keyviz/history.h"
 
 namespace tessera {
 
@@ -24,6 +25,7 @@ struct ServerConfig {
     return o;
   }();
   Guardrails guardrails;
+  keyviz::KeyVizOptions keyviz;  // the Key Visualizer's columns (keyviz/history.h)
 };
 
 // Returns the process exit code (0 on clean shutdown).

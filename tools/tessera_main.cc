@@ -42,6 +42,13 @@ void AddTabletOptions(CLI::App* cmd, tessera::ServerConfig* c) {
   cmd->add_option("--guardrail-partition-bytes-fail", g.partition_bytes_fail, "0: no limit")->capture_default_str();
   cmd->add_option("--guardrail-tombstone-warn", g.tombstone_warn)->capture_default_str();
   cmd->add_option("--guardrail-tombstone-fail", g.tombstone_fail)->capture_default_str();
+  auto& k = c->keyviz;
+  cmd->add_option_function<double>("--keyviz-column-seconds", micros(&k.column_micros),
+                                   "Key Visualizer: seconds per time column (default 60)");
+  cmd->add_option("--keyviz-columns", k.max_columns, "Key Visualizer: columns kept (the oldest go first)")
+      ->capture_default_str();
+  cmd->add_option("--keyviz-max-rows", k.max_rows, "Key Visualizer: key rows per column, over all tables")
+      ->capture_default_str();
 }
 
 }  // namespace

@@ -520,7 +520,9 @@ Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& t
   TabletMap next = *current;
   TESSERA_ASSIGN_OR_RETURN(auto ids, next.Split(id, split, NowMicros()));
   TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));
-  RecordTabletEvent({NowMicros(), table.id, "split", {id}, {ids.first, ids.second}, reason});
+  const int64_t now = NowMicros();
+  RetireTablet(table.id, *tablet, now);
+  RecordTabletEvent({now, table.id, "split", {id}, {ids.first, ids.second}, reason});
   return ids;
 }
 
@@ -534,7 +536,11 @@ Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left,
   TabletId right = (pos != ts.end() && std::next(pos) != ts.end()) ? std::next(pos)->id : 0;
   TESSERA_ASSIGN_OR_RETURN(TabletId merged, next.Merge(left, NowMicros()));
   TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));
-  RecordTabletEvent({NowMicros(), table.id, "merge", {left, right}, {merged}, reason});
+  const int64_t now = NowMicros();
+  for (const TabletId id : {left, right}) {
+    if (const Tablet* t = current->FindById(id)) RetireTablet(table.id, *t, now);
+  }
+  RecordTabletEvent({now, table.id, "merge", {left, right}, {merged}, reason});
   return merged;
 }
 
@@ -544,6 +550,24 @@ void Database::RecordTabletEvent(TabletEvent e) {
   std::lock_guard<std::mutex> lock(events_mu_);
   events_.push_back(std::move(e));
   if (events_.size() > kMaxEvents) events_.pop_front();
+}
+
+void Database::RetireTablet(uint32_t table_id, const Tablet& t, int64_t at_micros) {
+  const TabletCounters& c = *t.counters;
+  RetiredTablet r{0, table_id, t.id, t.start, t.end, at_micros, c.reads, c.writes, c.bytes_read, c.bytes_written};
+  std::lock_guard<std::mutex> lock(events_mu_);
+  r.sequence = ++retired_sequence_;
+  retired_.push_back(std::move(r));
+  if (retired_.size() > kMaxRetiredTablets) retired_.pop_front();
+}
+
+std::vector<RetiredTablet> Database::RetiredTablets(uint64_t after_sequence) const {
+  std::lock_guard<std::mutex> lock(events_mu_);
+  std::vector<RetiredTablet> out;
+  for (const auto& r : retired_) {
+    if (r.sequence > after_sequence) out.push_back(r);
+  }
+  return out;
 }
 
 std::vector<TabletEvent> Database::TabletEvents() const {

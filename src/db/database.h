@@ -100,6 +100,19 @@ struct TabletEvent {
   std::string reason;
 };
 
+// A tablet split or merged away, with its counters when it was replaced.
+// Writes in flight on the old tablet-map snapshot may still land on it
+// afterwards and are not included. The Key Visualizer passes what a tablet took
+// since its last sample on to its successors (keyviz/history.h).
+struct RetiredTablet {
+  uint64_t sequence = 0;   // 1, 2, ... in the order tablets were replaced
+  uint32_t table_id = 0;
+  TabletId id = 0;
+  std::string start, end;  // storage-key bounds [start, end)
+  int64_t at_micros = 0;   // when it was replaced
+  uint64_t reads = 0, writes = 0, bytes_read = 0, bytes_written = 0;
+};
+
 class Database {
  public:
   // Opens (or creates) the database in options.data_dir and loads the catalog
@@ -156,6 +169,12 @@ class Database {
                                                     const std::string& reason = "manual");
   Result<TabletId> MergeTablets(const TableSchema& table, TabletId left, const std::string& reason = "manual");
   std::vector<TabletEvent> TabletEvents() const;
+  // Tablets replaced after the one numbered `after_sequence`, oldest first;
+  // the last kMaxRetiredTablets are kept. A tablet is recorded here after the
+  // map without it is published, so a caller that asks before it lists the
+  // tablets never sees a tablet both listed and retired.
+  static constexpr size_t kMaxRetiredTablets = 4096;
+  std::vector<RetiredTablet> RetiredTablets(uint64_t after_sequence) const;
   // The `n` partitions with the most row writes (or point and slice reads)
   // since the table was opened, and the total the shares refer to.
   std::vector<HotPartition> HotPartitions(const TableSchema& table, bool writes, size_t n, uint64_t* total);
@@ -205,6 +224,9 @@ class Database {
   std::mutex admin_mu_;            // serialises split, merge, create and drop
   mutable std::mutex events_mu_;
   std::deque<TabletEvent> events_;
+  std::deque<RetiredTablet> retired_;  // guarded by events_mu_
+  uint64_t retired_sequence_ = 0;      // guarded by events_mu_
+  void RetireTablet(uint32_t table_id, const Tablet& tablet, int64_t at_micros);
   std::atomic<int64_t> last_timestamp_{0};
   struct PartitionLoad;  // per-table sketches
   std::shared_ptr<PartitionLoad> LoadOf(uint32_t table_id);

@@ -82,6 +82,7 @@ std::string Heatmap(const TableReport& t) {
 std::string RenderText(const DemoReport& r) {
   std::ostringstream out;
   out << "\n== Tessera demo report ==\n\n";
+  if (!r.keyviz_url.empty()) out << "Live Key Visualizer: " << r.keyviz_url << "\n\n";
   for (const auto& t : r.tables) {
     out << t.name << "  (" << t.design << ")\n";
     out << "  loaded " << t.loaded << " of " << t.file_rows << " rows from " << t.source_file << " in " << t.load_seconds
@@ -148,6 +149,7 @@ std::string RenderJson(const DemoReport& r) {
                                {"score", a.score}, {"evidence", a.evidence}, {"advice", a.advice}});
   }
   j["balancer"] = r.balancer;
+  j["keyviz_url"] = r.keyviz_url;
   return j.dump(2);
 }
 
@@ -162,6 +164,10 @@ std::string RenderHtml(const DemoReport& r) {
        "(<code>tessera load</code>): the NASA-HTTP access log of 1995-08-01 in two key designs, and the Numenta "
        "Anomaly Benchmark metric series. Balancer: "
     << Html(r.balancer) << ".</p>\n";
+  if (!r.keyviz_url.empty()) {
+    h << "<p>Live: <a id=\"keyviz\" href=\"" << Html(r.keyviz_url) << "\">the Key Visualizer</a> shows load over key "
+         "space and time for every table, with the pattern named and the fix proposed, while the node runs.</p>\n";
+  }
   h << "<h2>Tables</h2><table><tr><th>table</th><th>design</th><th class=\"num\">file rows</th><th class=\"num\">"
        "loaded</th><th class=\"num\">rejected</th><th class=\"num\">count(*)</th><th class=\"num\">tablets</th>"
        "<th class=\"num\">writes on last tablet</th><th class=\"num\">busiest tablet</th></tr>\n";

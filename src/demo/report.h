@@ -48,6 +48,7 @@ struct DemoReport {
   std::vector<DetectionRow> tablet_events;   // kind: split / merge / hold
   std::vector<KeyAdvice> key_advice;
   std::string balancer;                      // the thresholds the demo ran with
+  std::string keyviz_url;                    // the live Key Visualizer; empty without an admin port
 };
 
 std::string RenderText(const DemoReport& r);

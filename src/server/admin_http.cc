@@ -5,6 +5,8 @@
 #include <thread>
 
 #include "db/database.h"
+#include "keyviz/keyviz_page.h"
+#include "keyviz/sampler.h"
 #include "server/metrics_text.h"
 
 namespace tessera::server {
@@ -53,8 +55,26 @@ struct AdminHttpServer::Impl {
   std::thread thread;
 };
 
-AdminHttpServer::AdminHttpServer(Database* db) : impl_(std::make_unique<Impl>()) {
+AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz) : impl_(std::make_unique<Impl>()) {
   auto& http = impl_->http;
+  http.Get("/keyvisualizer", [keyviz](const httplib::Request&, httplib::Response& res) {
+    if (!keyviz) return Reply(res, 404, "{\"error\": \"this server runs no Key Visualizer\"}");
+    res.set_content(keyviz::KeyVizPageHtml(), "text/html; charset=utf-8");
+  });
+  http.Get("/keyvisualizer/data.json", [keyviz](const httplib::Request& req, httplib::Response& res) {
+    if (!keyviz) return Reply(res, 404, "{\"error\": \"this server runs no Key Visualizer\"}");
+    size_t columns = 0;
+    if (req.has_param("columns")) {
+      const std::string text = req.get_param_value("columns");
+      char* end = nullptr;
+      columns = std::strtoull(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0') {
+        return ReplyError(res, Status::InvalidArgument("columns must be a number, got " + text));
+      }
+    }
+    res.set_header("Cache-Control", "no-store");
+    res.set_content(keyviz->Json(req.get_param_value("table"), columns), "application/json");
+  });
   http.Get("/health", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
   http.Get("/metrics", [db](const httplib::Request&, httplib::Response& res) {
     res.set_content(RenderMetrics(*db), "text/plain; version=0.0.4");

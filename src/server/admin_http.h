@@ -5,9 +5,13 @@
 //   GET  /health          "ok"
 //   POST /tablets/split?keyspace=K&table=T&tablet=ID   split at the middle
 //   POST /tablets/merge?keyspace=K&table=T&tablet=ID   merge with the right neighbour
+//   GET  /keyvisualizer   the Key Visualizer page (keyviz/keyviz_page.h)
+//   GET  /keyvisualizer/data.json[?table=KS.T][&columns=N]   its data
+//                         (keyviz/keyviz_json.h); N: the newest N columns
 // Split and merge answer 200 with a JSON object naming the new tablets,
 // 400 on a missing or bad parameter or a refused split (one partition),
-// 404 for an unknown table or tablet. They go through Database::SplitTablet
+// 404 for an unknown table or tablet. The Key Visualizer routes answer 404
+// when the server has no sampler, 400 for a bad `columns`. They go through Database::SplitTablet
 // and MergeTablets, so they are online like the balancer's own.
 //
 // Threads: cpp-httplib's thread pool, started by Start, joined by Stop.
@@ -22,14 +26,17 @@
 
 namespace tessera {
 class Database;
+namespace keyviz {
+class KeyVizSampler;
+}
 }
 
 namespace tessera::server {
 
 class AdminHttpServer {
  public:
-  // REQUIRES: db outlives the server.
-  explicit AdminHttpServer(Database* db);
+  // REQUIRES: db and keyviz (may be null: no Key Visualizer) outlive the server.
+  explicit AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz = nullptr);
   ~AdminHttpServer();  // Stop()
 
   // Binds address:port (port 0: any free port) and serves in the background.

@@ -1,6 +1,7 @@
 #include "server/node.h"
 
 #include "cql/executor/query_processor.h"
+#include "keyviz/sampler.h"
 #include "server/admin_http.h"
 #include "server/cql_server.h"
 
@@ -9,6 +10,7 @@ namespace tessera::server {
 struct Node::Listeners {
   std::unique_ptr<cql::QueryProcessor> processor;
   std::unique_ptr<CqlServer> cql;
+  std::unique_ptr<keyviz::KeyVizSampler> keyviz;
   std::unique_ptr<AdminHttpServer> admin;
 };
 
@@ -18,7 +20,9 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
   node->listeners_ = std::make_unique<Listeners>();
   Listeners& l = *node->listeners_;
   if (options.admin_port >= 0) {
-    l.admin = std::make_unique<AdminHttpServer>(node->db_.get());
+    l.keyviz = std::make_unique<keyviz::KeyVizSampler>(node->db_.get(), options.keyviz, options.cql_address);
+    l.keyviz->Start();
+    l.admin = std::make_unique<AdminHttpServer>(node->db_.get(), l.keyviz.get());
     TESSERA_RETURN_IF_ERROR(l.admin->Start(options.admin_address, static_cast<uint16_t>(options.admin_port)));
   }
   CqlServerOptions cql_options;
@@ -42,6 +46,7 @@ void Node::Stop() {
   if (listeners_) {
     if (listeners_->cql) listeners_->cql->Stop();
     if (listeners_->admin) listeners_->admin->Stop();
+    if (listeners_->keyviz) listeners_->keyviz->Stop();
     listeners_.reset();
   }
   db_.reset();

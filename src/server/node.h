@@ -1,6 +1,6 @@
 // Node: one whole single-node Tessera in-process — the Database (with its
 // balancer), the CQL request processor, the CQL listener and the admin HTTP
-// port — started and stopped as one. `tessera server` and `tessera demo` run
+// port with the Key Visualizer's sampler — started and stopped as one. `tessera server` and `tessera demo` run
 // one; tests run CQL against one through a real socket (ScyllaDB's
 // cql_test_env, over the wire).
 //
@@ -13,6 +13,7 @@
 
 #include "common/status.h"
 #include "db/database.h"
+#include "keyviz/history.h"
 
 namespace tessera::server {
 
@@ -22,6 +23,8 @@ struct NodeOptions {
   uint16_t cql_port = 9042;                 // 0: any free port
   std::string admin_address = "127.0.0.1";
   int admin_port = 9180;                    // 0: any free port; < 0: no admin port
+  // The Key Visualizer's sampler runs with the admin port, which serves it.
+  keyviz::KeyVizOptions keyviz;
 };
 
 class Node {

@@ -10,6 +10,7 @@
 
 #include "common/bytes.h"
 #include "shell/result_printer.h"
+#include "types/schema.h"
 #include "shell/statement_splitter.h"
 #include "types/serialization.h"
 #include "types/value_format.h"
@@ -38,14 +39,7 @@ std::string Identifier(std::string s) {
   return s;
 }
 
-std::string QuoteIfNeeded(const std::string& name) {
-  bool plain = !name.empty() && std::islower(static_cast<unsigned char>(name[0]));
-  for (char c : name) plain = plain && (std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_');
-  if (plain) return name;
-  std::string out = "\"";
-  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
+std::string QuoteIfNeeded(const std::string& name) { return QuoteIdentifier(name); }
 
 std::optional<cql::Consistency> ParseConsistency(const std::string& name) {
   static const std::map<std::string, cql::Consistency> kLevels = {

@@ -1,6 +1,7 @@
 #include "types/schema.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace tessera {
@@ -66,6 +67,17 @@ Result<Distribution> ParseDistribution(std::string_view name) {
   if (name == "hash") return Distribution::kHash;
   if (name == "range") return Distribution::kRange;
   return Status::InvalidArgument("unknown distribution '" + std::string(name) + "' (expected hash or range)");
+}
+
+std::string QuoteIdentifier(const std::string& name) {
+  bool plain = !name.empty() && std::islower(static_cast<unsigned char>(name[0]));
+  for (char c : name) {
+    plain = plain && (std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_');
+  }
+  if (plain) return name;
+  std::string out = "\"";
+  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
 }
 
 }  // namespace tessera

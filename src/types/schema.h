@@ -82,6 +82,9 @@ struct KeyspaceMetadata {
 };
 
 const char* ToString(Distribution d);
+// `name` as a CQL identifier: as is when it is a lowercase unquoted
+// identifier, else double-quoted with quotes doubled (CQL 3 §identifiers).
+std::string QuoteIdentifier(const std::string& name);
 Result<Distribution> ParseDistribution(std::string_view name);  // "hash" | "range"
 
 }  // namespace tessera

@@ -13,6 +13,7 @@ thresholds (flags on the command line, as an operator would set them).
 5. splits and merges under concurrent writes and paged reads lose, duplicate
    and reorder nothing, checked row by row.
 """
+import json
 import random
 import threading
 import time
@@ -199,7 +200,8 @@ def test_monotonic_timestamp_first_inserts_are_a_tail_hotspot_not_split(make_ser
 
 
 def test_a_hammered_partition_is_top_hot_not_split_and_gets_buckets(make_server):
-    server = make_server("--tablet-split-rows-per-second", "200", "--tablet-split-sustain-seconds", "2")
+    server = make_server("--tablet-split-rows-per-second", "200", "--tablet-split-sustain-seconds", "2",
+                         "--keyviz-column-seconds", "0.5")
     cluster, session = connect(server)
     try:
         session.execute("CREATE TABLE t4.feed (user text, seq int, v text, PRIMARY KEY (user, seq))")
@@ -225,6 +227,16 @@ def test_a_hammered_partition_is_top_hot_not_split_and_gets_buckets(make_server)
         assert a.subject == "'celebrity'"
         assert "16 buckets" in a.advice and "Expected spread" in a.advice, a.advice
         print("hold after %d writes: %s" % (seq, hold.reason))
+        # The Key Visualizer names the picture a horizontal band on that partition, with the fix as DDL.
+        status, body = server.admin("GET", "/keyvisualizer/data.json?table=t4.feed")
+        assert status == 200, body
+        feed = json.loads(body)["tables"][0]
+        band = next(p for p in feed["patterns"] if p["metric"] == "writes")
+        assert band["kind"] == "hot_band" and band["shape"] == "horizontal band", band
+        assert band["title"] == "Horizontal band: hot partition 'celebrity'" and band["share"] > 0.8, band
+        assert "PRIMARY KEY ((user, bucket), seq)" in band["ddl"], band["ddl"]
+        assert any(e["kind"] == "hold" for e in feed["events"])
+        print("key visualizer: %s, %s" % (band["title"], band["evidence"]))
     finally:
         cluster.shutdown()
 
