@@ -115,6 +115,41 @@ TEST_F(NodeTest, PipelinedPreparedWritesAndPagedReads) {
   EXPECT_EQ(pages, 8u);
 }
 
+// Issue 12: a statement prepared on a table that was dropped and re-created
+// with other types must not bind the old types' values into the new columns.
+// The server answers Unprepared (0x2500) and the client prepares again.
+TEST_F(NodeTest, AStatementPreparedOnADroppedTableIsUnpreparedAfterTheTableIsRecreated) {
+  ASSERT_TRUE(conn_->Query("CREATE KEYSPACE d WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").ok());
+  ASSERT_TRUE(conn_->Query("CREATE TABLE d.t (k int PRIMARY KEY, v int)").ok());
+  auto insert = conn_->Prepare("INSERT INTO d.t (k, v) VALUES (?, ?)");
+  ASSERT_TRUE(insert.ok());
+  cql::QueryParameters p;
+  p.values = {cql::WireValue::Of(IntBytes(1)), cql::WireValue::Of(IntBytes(2))};
+  auto ok = conn_->Call(cql::ExecuteRequest{insert->id, p});
+  ASSERT_TRUE(ok.ok() && !ok->is_error());
+  ASSERT_TRUE(conn_->Query("DROP TABLE d.t").ok());
+  ASSERT_TRUE(conn_->Query("CREATE TABLE d.t (k text PRIMARY KEY, v text)").ok());
+  auto stale = conn_->Call(cql::ExecuteRequest{insert->id, p});
+  ASSERT_TRUE(stale.ok());
+  ASSERT_TRUE(stale->is_error());
+  EXPECT_EQ(stale->error_code, 0x2500) << stale->error_message;
+  auto rows = conn_->Query("SELECT * FROM d.t");
+  ASSERT_TRUE(rows.ok());
+  EXPECT_TRUE(rows->rows.rows.empty());  // nothing was written with the old types
+  // Prepared again, the statement carries the new types.
+  auto again = conn_->Prepare("INSERT INTO d.t (k, v) VALUES (?, ?)");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->bind_columns[0].type.kind(), TypeKind::kText);
+  // A statement on an unchanged table stays prepared.
+  ASSERT_TRUE(conn_->Query("CREATE TABLE d.u (k int PRIMARY KEY)").ok());
+  auto read = conn_->Prepare("SELECT k FROM d.u WHERE k = ?");
+  ASSERT_TRUE(read.ok());
+  cql::QueryParameters q;
+  q.values = {cql::WireValue::Of(IntBytes(1))};
+  auto r = conn_->Call(cql::ExecuteRequest{read->id, q});
+  ASSERT_TRUE(r.ok() && !r->is_error()) << (r.ok() ? r->error_message : r.status().ToString());
+}
+
 TEST_F(NodeTest, ServerErrorsCarryTheirCodeAndWarningsArrive) {
   auto bad = conn_->Query("SELEC * FROM x");
   ASSERT_FALSE(bad.ok());

@@ -75,6 +75,13 @@ TEST(LiteralsTest, TimestampsDatesTimesAndDurations) {
   EXPECT_FALSE(Convert("'yesterday'", "timestamp").ok());
   EXPECT_EQ(Int("'1970-01-01'", "date"), int64_t{1} << 31);
   EXPECT_EQ(Int("'1970-01-02'", "date"), (int64_t{1} << 31) + 1);
+  // Days past the end of their month are no dates (issue 12); leap days are.
+  for (const char* bad : {"'2020-02-30'", "'2019-02-29'", "'1900-02-29'", "'2021-04-31'", "'2021-13-01'"}) {
+    EXPECT_FALSE(Convert(bad, "date").ok()) << bad;
+    EXPECT_FALSE(Convert(std::string(bad).insert(11, " 10:00:00"), "timestamp").ok()) << bad;
+  }
+  EXPECT_EQ(Int("'2020-02-29'", "date"), Int("'2020-03-01'", "date") - 1);
+  EXPECT_EQ(Int("'2000-02-29'", "date"), Int("'2000-03-01'", "date") - 1);
   EXPECT_EQ(Int("'08:12:54.123456789'", "time"), ((8 * 60 + 12) * 60 + 54) * 1'000'000'000LL + 123456789);
   EXPECT_FALSE(Convert("'25:00:00'", "time").ok());
   Duration a = Convert("1h30m", "duration")->as_duration();

@@ -150,6 +150,29 @@ TEST_F(ModificationTest, ListOperationsKeepOrderAndReadTheCurrentList) {
             "Invalid operation (v[?] = ?) for non-frozen-collection column v");
 }
 
+// Issue 12's crash: an empty IN on a clustering column that is not the last
+// one read element 0 of an empty list. It matches no row: nothing is deleted.
+TEST_F(ModificationTest, AnEmptyInOnAClusteringColumnDeletesNothing) {
+  Ddl("CREATE TABLE ks.wide (a int, b int, c int, v int, PRIMARY KEY ((a), b, c))");
+  ASSERT_TRUE(Write("INSERT INTO ks.wide (a, b, c, v) VALUES (1, 2, 3, 4)").ok());
+  ASSERT_TRUE(Write("INSERT INTO ks.t (k, c, v) VALUES (1, 1, 'x')").ok());
+  EXPECT_TRUE(Write("DELETE FROM ks.wide WHERE a = 1 AND b IN ()").ok());
+  EXPECT_TRUE(Write("DELETE v FROM ks.wide WHERE a = 1 AND b IN () AND c = 3").ok());
+  // Columns over a clustering range are refused before the IN is looked at, as Cassandra refuses them.
+  EXPECT_TRUE(Write("DELETE v FROM ks.wide WHERE a = 1 AND b IN ()").IsInvalidArgument());
+  EXPECT_TRUE(Write("DELETE FROM ks.wide WHERE a = 1 AND b IN () AND c = 3").ok());
+  EXPECT_TRUE(Write("DELETE FROM ks.wide WHERE a IN () AND b = 2").ok());
+  EXPECT_TRUE(Write("DELETE FROM ks.t WHERE k = 1 AND c IN ()").ok());
+  const WireValue empty_list = WireValue::Of(std::string("\0\0\0\0", 4));  // a list of no elements (v4 §6)
+  EXPECT_TRUE(Write("DELETE FROM ks.wide WHERE a = 1 AND b IN ?", {empty_list}).ok());
+  EXPECT_TRUE(Write("UPDATE ks.wide SET v = 5 WHERE a = 1 AND b IN () AND c = 3").ok());
+  auto wide = *db().GetTable("ks", "wide");
+  auto r = db().ReadRow(wide, {testing::Int(1)}, {testing::Int(2), testing::Int(3)});
+  ASSERT_TRUE(r.ok() && r->has_value());
+  EXPECT_EQ(testing::CellText(*wide, **r, "v"), testing::Int(4));
+  EXPECT_TRUE(Row(1, 1).has_value());
+}
+
 TEST_F(ModificationTest, CassandrasErrors) {
   auto msg = [&](const std::string& cql) { return Write(cql).message(); };
   EXPECT_EQ(msg("INSERT INTO t (c, v) VALUES (1, 'x')"), "Some partition key parts are missing: k");

@@ -62,6 +62,13 @@ bool Digits(std::string_view s, size_t* i, int n, int64_t* v) {
   return true;
 }
 
+// Days in month m (1..12) of year y, proleptic Gregorian.
+int64_t DaysInMonth(int64_t y, int64_t m) {
+  static constexpr int64_t kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return m == 2 && leap ? 29 : kDays[m - 1];
+}
+
 bool ParseDate(std::string_view s, size_t* i, int64_t* days) {
   int64_t y, m, d;
   bool neg = *i < s.size() && s[*i] == '-';
@@ -74,7 +81,7 @@ bool ParseDate(std::string_view s, size_t* i, int64_t* days) {
   ++*i;
   if (!Digits(s, i, 2, &m) || *i >= s.size() || s[*i] != '-') return false;
   ++*i;
-  if (!Digits(s, i, 2, &d) || m < 1 || m > 12 || d < 1 || d > 31) return false;
+  if (!Digits(s, i, 2, &d) || m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, m)) return false;  // '2020-02-30' is no date
   *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
   return true;
 }

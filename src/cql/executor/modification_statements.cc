@@ -383,6 +383,10 @@ Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& s
     if (!only_static) return Status::InvalidArgument("Range deletions are not supported for specific columns");
   }
   std::vector<Mutation> out;
+  // An empty IN on a clustering column (b IN (), or b IN ? bound to an empty
+  // list) leaves no clustering prefix: it matches no row, so nothing is
+  // deleted, as in Cassandra. Every branch below needs a prefix.
+  if (target.clustering.empty()) return out;
   for (const auto& pk : target.partition_keys) {
     Mutation m = templ;
     m.table = t;

@@ -1,6 +1,8 @@
 #include "cql/executor/query_processor.h"
 
 #include <algorithm>
+#include <type_traits>
+#include <variant>
 
 #include "common/bytes.h"
 #include "cql/executor/error_mapping.h"
@@ -58,6 +60,46 @@ Reply QueryProcessor::Error(const Status& status, const RawStatement* statement)
   return Reply{Opcode::kError, EncodeError(e), {}};
 }
 
+namespace {
+
+// The uuid of the stored table a DML statement names; empty for other
+// statements and for tables that do not resolve (system tables among them).
+std::string TableUuidOf(const Database& db, const ParsedStatement& parsed, const std::string& keyspace) {
+  const QualifiedName* name = std::visit(
+      [](const auto& s) -> const QualifiedName* {
+        using S = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<S, SelectStatement> || std::is_same_v<S, InsertStatement> ||
+                      std::is_same_v<S, UpdateStatement> || std::is_same_v<S, DeleteStatement>) {
+          return &s.table;
+        }
+        return nullptr;
+      },
+      parsed.statement);
+  if (!name) return "";
+  auto table = ResolveTable(db, *name, keyspace);
+  return table.ok() ? (*table)->uuid : "";
+}
+
+}  // namespace
+
+std::shared_ptr<const QueryProcessor::Prepared> QueryProcessor::FindPrepared(const std::string& id,
+                                                                             const std::string& connection_keyspace) {
+  std::shared_ptr<const Prepared> p;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = prepared_.find(id);
+    if (it == prepared_.end()) return nullptr;
+    p = it->second;
+  }
+  if (p->table_uuid.empty()) return p;
+  const std::string& ks = p->keyspace.empty() ? connection_keyspace : p->keyspace;
+  if (TableUuidOf(*db_, p->parsed, ks) == p->table_uuid) return p;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = prepared_.find(id);
+  if (it != prepared_.end() && it->second == p) prepared_.erase(it);
+  return nullptr;
+}
+
 Reply QueryProcessor::Query(ConnectionState& conn, const std::string& text, const QueryParameters& params) {
   auto parsed = ParseStatement(text);
   if (!parsed.ok()) return Error(parsed.status());
@@ -84,20 +126,17 @@ Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text) {
     result_columns = *cols;
   }
   std::string id = PreparedId(conn.keyspace(), text);
+  std::string uuid = TableUuidOf(*db_, *parsed, conn.keyspace());
   {
     std::lock_guard<std::mutex> lock(mu_);
-    prepared_[id] = std::make_shared<const Prepared>(Prepared{text, conn.keyspace(), std::move(parsed).value()});
+    prepared_[id] = std::make_shared<const Prepared>(
+        Prepared{text, conn.keyspace(), std::move(parsed).value(), std::move(uuid)});
   }
   return Result(EncodePreparedResult(id, markers, pk_indexes, result_columns));
 }
 
 Reply QueryProcessor::Execute(ConnectionState& conn, const std::string& id, const QueryParameters& params) {
-  std::shared_ptr<const Prepared> p;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = prepared_.find(id);
-    if (it != prepared_.end()) p = it->second;
-  }
+  std::shared_ptr<const Prepared> p = FindPrepared(id, conn.keyspace());
   if (!p) {
     ErrorResponse e{ErrorCode::kUnprepared, "Prepared query with ID " + ToHex(id) + " not found (either the query was not "
                     "prepared on this host (maybe the host has been restarted?) or you have prepared too many queries "
@@ -222,15 +261,14 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
     ParsedStatement parsed;
     std::string keyspace = conn.keyspace();
     if (entry.prepared) {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = prepared_.find(entry.query_or_id);
-      if (it == prepared_.end()) {
+      auto p = FindPrepared(entry.query_or_id, conn.keyspace());
+      if (!p) {
         ErrorResponse e{ErrorCode::kUnprepared, "Prepared query not found"};
         e.unprepared_id = entry.query_or_id;
         return Reply{Opcode::kError, EncodeError(e), {}};
       }
-      parsed = it->second->parsed;
-      if (!it->second->keyspace.empty()) keyspace = it->second->keyspace;
+      parsed = p->parsed;
+      if (!p->keyspace.empty()) keyspace = p->keyspace;
     } else {
       auto p = ParseStatement(entry.query_or_id);
       if (!p.ok()) return Error(p.status());

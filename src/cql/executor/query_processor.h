@@ -44,7 +44,15 @@ class QueryProcessor : public RequestProcessor {
     std::string query;
     std::string keyspace;
     ParsedStatement parsed;
+    // The uuid of the table a SELECT / INSERT / UPDATE / DELETE names, at
+    // PREPARE; empty for other statements. A table dropped and re-created
+    // under the name has another uuid: the statement is evicted and EXECUTE
+    // answers Unprepared, so the driver prepares it again against the new
+    // columns (as Cassandra evicts a dropped table's prepared statements).
+    std::string table_uuid;
   };
+  // Finds a prepared statement that still fits the schema; else evicts it and returns null.
+  std::shared_ptr<const Prepared> FindPrepared(const std::string& id, const std::string& connection_keyspace);
   Reply Query(ConnectionState& conn, const std::string& text, const QueryParameters& params);
   Reply Prepare(ConnectionState& conn, const std::string& text);
   Reply Execute(ConnectionState& conn, const std::string& id, const QueryParameters& params);
