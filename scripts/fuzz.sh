@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds and runs a libFuzzer target with clang (ASan + UBSan).
 # Usage: scripts/fuzz.sh TARGET [SECONDS]
-#   TARGET: key_decoder | frame_decoder | cql_parser | response_decoder
+#   TARGET: key_decoder | frame_decoder | cql_parser | response_decoder | executor
+# The small decoder targets compile from their few sources; `executor` needs
+# most of the tree and is built by CMake with clang (TESSERA_FUZZ=ON) in
+# build/fuzz-cmake, incrementally; its corpus is seeded from the test suite.
 # The corpus lives in build/fuzz/<target>_corpus; the last line printed is
 # libFuzzer's summary with the number of executions.
 set -euo pipefail
@@ -30,11 +33,23 @@ case "$target" in
     sources=(src/common/status.cc src/cql/parser/lexer.cc src/cql/parser/parser.cc src/cql/parser/parse_terms.cc
              src/cql/parser/parse_dml.cc src/cql/parser/parse_ddl.cc)
     libs=() ;;
+  executor) ;;
   *) echo "fuzz.sh: unknown target $target" >&2; exit 2 ;;
 esac
 cd "$root"
-clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Isrc -I. "fuzz/${target}_fuzzer.cc" "${sources[@]}" ${libs[@]+"${libs[@]}"} -o "$out/${target}_fuzzer"
+if [ "$target" = executor ]; then
+  cmake -S "$root" -B "$out-cmake" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None \
+    -DCMAKE_CXX_FLAGS="-O1 -g" -DTESSERA_FUZZ=ON >/dev/null
+  cmake --build "$out-cmake" --target executor_fuzzer -j2 >"$out/executor_build.log" 2>&1 \
+    || { tail -30 "$out/executor_build.log" >&2; exit 1; }
+  cp "$out-cmake/fuzz/executor_fuzzer" "$out/executor_fuzzer"
+  if [ -z "$(ls -A "$out/executor_corpus")" ]; then
+    python3 "$root/fuzz/seed_executor_corpus.py" "$root" "$out/executor_corpus"
+  fi
+else
+  clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    -Isrc -I. "fuzz/${target}_fuzzer.cc" "${sources[@]}" ${libs[@]+"${libs[@]}"} -o "$out/${target}_fuzzer"
+fi
 log="$out/${target}.log"
 status=0
 "$out/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \

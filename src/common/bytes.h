@@ -25,6 +25,16 @@ uint64_t GetBigEndian(std::string_view bytes);
 // Unsigned LEB128 (7 bits per byte, low group first). At most 10 bytes.
 void PutVarint64(std::string* out, uint64_t v);
 
+// The offset of the first byte of `s` that does not start a well-formed
+// UTF-8 sequence (overlong forms, surrogates and code points past U+10FFFF
+// are ill-formed, RFC 3629), or std::string_view::npos when all of it is
+// UTF-8.
+size_t FirstInvalidUtf8(std::string_view s);
+inline bool IsValidUtf8(std::string_view s) { return FirstInvalidUtf8(s) == std::string_view::npos; }
+// The longest prefix of `s` of at most `max_bytes` bytes that does not end
+// inside a UTF-8 sequence.
+std::string_view Utf8Prefix(std::string_view s, size_t max_bytes);
+
 // Lowercase hex of `bytes`; FromHex returns false on odd length or a non-hex digit.
 std::string ToHex(std::string_view bytes);
 bool FromHex(std::string_view hex, std::string* out);

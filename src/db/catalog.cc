@@ -1,5 +1,7 @@
 #include "db/catalog.h"
 
+#include "common/bytes.h"
+
 #include <random>
 
 #include "types/schema_json.h"
@@ -43,8 +45,20 @@ Status Catalog::Load() {
   return Status::OK();
 }
 
+namespace {
+
+// Keyspaces are stored as JSON text (FROZEN ON DISK), which is UTF-8.
+Status CheckUtf8(const KeyspaceMetadata& ks) {
+  bool ok = IsValidUtf8(ks.name);
+  for (const auto& [k, v] : ks.replication) ok = ok && IsValidUtf8(k) && IsValidUtf8(v);
+  return ok ? Status::OK() : Status::InvalidArgument("keyspace names and options must be valid UTF-8");
+}
+
+}  // namespace
+
 Status Catalog::CreateKeyspace(const KeyspaceMetadata& ks) {
   if (ks.name.empty()) return Status::InvalidArgument("keyspace name must not be empty");
+  TESSERA_RETURN_IF_ERROR(CheckUtf8(ks));
   std::lock_guard<std::mutex> lock(mu_);
   if (keyspaces_.count(ks.name)) return Status::AlreadyExists("keyspace " + ks.name + " already exists");
   TESSERA_RETURN_IF_ERROR(engine_->MetaPut("keyspace/" + ks.name, KeyspaceToJson(ks)));
@@ -54,6 +68,7 @@ Status Catalog::CreateKeyspace(const KeyspaceMetadata& ks) {
 }
 
 Status Catalog::AlterKeyspace(const KeyspaceMetadata& ks) {
+  TESSERA_RETURN_IF_ERROR(CheckUtf8(ks));
   std::lock_guard<std::mutex> lock(mu_);
   if (!keyspaces_.count(ks.name)) return Status::NotFound("keyspace " + ks.name + " does not exist");
   TESSERA_RETURN_IF_ERROR(engine_->MetaPut("keyspace/" + ks.name, KeyspaceToJson(ks)));

@@ -1,5 +1,7 @@
 #include "keyviz/history.h"
 
+#include "common/bytes.h"
+
 #include <algorithm>
 #include <cassert>
 
@@ -91,7 +93,7 @@ void KeyVizHistory::AddSample(int64_t now_micros, const std::vector<TableCounter
       row.latency_micros = latency;
       Copy(s.start, row.key.data(), kKeyBytes, &row.key_size);
       row.key_truncated = s.start.size() > kKeyBytes;
-      Copy(s.label, row.label.data(), kLabelBytes, &row.label_size);
+      Copy(Utf8Prefix(s.label, kLabelBytes), row.label.data(), kLabelBytes, &row.label_size);  // whole characters
       column.rows.push_back(row);
     }
   }

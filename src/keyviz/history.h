@@ -132,6 +132,8 @@ class KeyVizHistory {
 
   // Heap and object bytes held: columns, rows and the previous counters.
   size_t MemoryBytes() const;
+  // MemoryBound for the tablets whose counters are kept now.
+  size_t MemoryBoundNow() const { return MemoryBound(options_, previous_tablets_.size()); }
   // The most MemoryBytes() can be while at most `live_tablets` tablets exist.
   static size_t MemoryBound(const KeyVizOptions& options, size_t live_tablets);
 

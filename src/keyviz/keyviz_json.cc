@@ -78,8 +78,13 @@ std::pair<int, double> Headline(const json& pattern) {
   return {rank, pattern["operations"].get<double>()};
 }
 
-json RowJson(const KeyVizRow& r, const std::string& node) {
-  return {{"key", ToHex(r.Key())}, {"key_truncated", r.key_truncated}, {"label", std::string(r.Label())},
+// `next`: the next row of the same table in the column, whose start is this row's end; null for the last.
+json RowJson(const KeyVizRow& r, const KeyVizRow* next, const std::string& node) {
+  return {{"key", ToHex(r.Key())},
+          {"end", next ? ToHex(next->Key()) : ""},
+          {"end_label", next ? std::string(next->Label()) : "(table end)"},
+          {"key_truncated", r.key_truncated},
+          {"label", std::string(r.Label())},
           {"tablet", r.tablet},    {"tablets", r.tablets},             {"node", node},
           {"writes", r.writes},    {"reads", r.reads},                 {"bytes", r.bytes},
           {"latency_us", r.latency_micros}};
@@ -95,22 +100,24 @@ std::string RenderKeyVizJson(Database& db, const KeyVizHistory& history, const J
               {"max_columns", history.options().max_columns},
               {"max_rows", history.options().max_rows},
               {"memory_bytes", history.MemoryBytes()},
+              {"memory_bound_bytes", history.MemoryBoundNow()},
               {"metrics", {"writes", "reads", "bytes", "latency_us"}},
               {"tables", json::array()}};
-  size_t live_tablets = 0;
   const auto advice = ComputeKeyAdvice(db);
   const auto events = db.TabletEvents();
   const int64_t since = history.size() > first ? history.column(first).start_micros : db.NowMicros();
   for (const auto& t : db.catalog().AllTables()) {
-    live_tablets += db.Tablets(*t).size();
     const std::string name = t->keyspace + "." + t->name;
     if (!o.table.empty() && o.table != name) continue;
     json columns = json::array();
     for (size_t c = first; c < history.size(); ++c) {
       const KeyVizColumn& col = history.column(c);
       json rows = json::array();
-      for (const auto& r : col.rows) {
-        if (r.table_id == t->id) rows.push_back(RowJson(r, o.node));
+      for (size_t i = 0; i < col.rows.size(); ++i) {
+        const KeyVizRow& r = col.rows[i];
+        if (r.table_id != t->id || (r.reads == 0 && r.writes == 0 && r.bytes == 0)) continue;  // idle: not sent
+        const bool last = i + 1 == col.rows.size() || col.rows[i + 1].table_id != r.table_id;
+        rows.push_back(RowJson(r, last ? nullptr : &col.rows[i + 1], o.node));
       }
       if (rows.empty()) continue;
       columns.push_back({{"start_micros", col.start_micros}, {"end_micros", col.end_micros},
@@ -133,8 +140,8 @@ std::string RenderKeyVizJson(Database& db, const KeyVizHistory& history, const J
                              {"patterns", std::move(patterns)},
                              {"events", std::move(table_events)}});
   }
-  out["memory_bound_bytes"] = KeyVizHistory::MemoryBound(history.options(), live_tablets);
-  return out.dump();
+  out["memory_bound_bytes"] = history.MemoryBoundNow();
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);  // a blob key's label is hex, but never throw
 }
 
 }  // namespace tessera::keyviz

@@ -7,7 +7,8 @@
 //    "tables": [{
 //      "id": 5, "name": "ks.t", "distribution": "range",
 //      "columns": [{"start_micros": N, "end_micros": N, "tables_left_out": 0,
-//                   "rows": [{"key": "<hex of the start bound>", "label": "'a'",
+//                   "rows": [{"key": "<hex of the start bound>", "end": "<hex>",
+//                             "label": "'a'", "end_label": "'m'",
 //                             "tablet": 12, "tablets": 1, "node": "127.0.0.1",
 //                             "writes": 1.5, "reads": 0, "bytes": 80,
 //                             "latency_us": 120}]}],
@@ -22,8 +23,9 @@
 //
 // Values are per second over the column; latency_us is the table's mean
 // per database call (keyviz/history.h). Keys are hex, so they compare
-// as the storage keys do. A row's key range ends where the next row of its
-// column starts (the last row: the table's end). Events are the database's
+// as the storage keys do. A row covers [key, end); an empty end is the
+// table's end. Rows without reads, writes or bytes are left out, so the JSON
+// grows with activity, not with idle time. Events are the database's
 // split, merge and hold events (a bounded list, db/database.h) from the first
 // column on.
 //

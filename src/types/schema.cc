@@ -1,5 +1,7 @@
 #include "types/schema.h"
 
+#include "common/bytes.h"
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -39,6 +41,11 @@ Status TableSchema::Validate() const {
     return Status::InvalidArgument("table " + keyspace + "." + name + ": " + what);
   };
   if (name.empty() || keyspace.empty()) return Status::InvalidArgument("table and keyspace names must not be empty");
+  // Names and options are stored as JSON text (FROZEN ON DISK), which is UTF-8.
+  bool utf8 = IsValidUtf8(keyspace) && IsValidUtf8(name) && IsValidUtf8(options.comment);
+  for (const auto& [k, v] : options.extra) utf8 = utf8 && IsValidUtf8(k) && IsValidUtf8(v);
+  for (const auto& c : columns) utf8 = utf8 && IsValidUtf8(c.name);
+  if (!utf8) return Status::InvalidArgument("names and options must be valid UTF-8");
   if (PartitionKey().empty()) return err("a partition key is required");
   std::set<std::string> names;
   std::set<uint32_t> ids;

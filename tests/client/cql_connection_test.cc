@@ -150,6 +150,31 @@ TEST_F(NodeTest, AStatementPreparedOnADroppedTableIsUnpreparedAfterTheTableIsRec
   ASSERT_TRUE(r.ok() && !r->is_error()) << (r.ok() ? r->error_message : r.status().ToString());
 }
 
+// Found by the executor fuzzer: a table option whose string is not UTF-8
+// was kept in the schema, and storing the schema as JSON threw, which took
+// the whole server down. CQL text must be UTF-8: a SyntaxError at the byte,
+// and the connection and the server go on.
+TEST_F(NodeTest, TextThatIsNotUtf8IsASyntaxErrorAndTheServerGoesOn) {
+  ASSERT_TRUE(conn_->Query("CREATE KEYSPACE u WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").ok());
+  for (const std::string& cql : {std::string("CREATE TABLE u.r (k int PRIMARY KEY, v text) WITH listribution = 'r\xfb\xff\xff\xff'"),
+                                std::string("CREATE TABLE u.r (k int PRIMARY KEY) WITH comment = '\xc3'"),
+                                std::string("CREATE TABLE u.\"\xff\" (k int PRIMARY KEY)"),
+                                std::string("INSERT INTO u.r (k) VALUES (1) -- \xed\xa0\x80")}) {
+    auto r = conn_->Query(cql);
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.status().IsSyntaxError()) << r.status().ToString();
+    EXPECT_NE(r.status().ToString().find("invalid UTF-8"), std::string::npos) << r.status().ToString();
+  }
+  auto bad = conn_->Query("CREATE TABLE u.r (k int PRIMARY KEY, v text) WITH listribution = 'r\xfb'");
+  EXPECT_NE(bad.status().ToString().find("line 1:68 invalid UTF-8 (byte 0xFB)"), std::string::npos)
+      << bad.status().ToString();
+  ASSERT_TRUE(conn_->Query("CREATE TABLE u.r (k int PRIMARY KEY, v text) WITH comment = 'caf\xc3\xa9'").ok());
+  auto rows = conn_->Query("SELECT comment FROM system_schema.tables WHERE keyspace_name = 'u' AND table_name = 'r'");
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->rows.rows.size(), 1u);
+  EXPECT_EQ(*rows->rows.rows[0][0], "caf\xc3\xa9");
+}
+
 TEST_F(NodeTest, ServerErrorsCarryTheirCodeAndWarningsArrive) {
   auto bad = conn_->Query("SELEC * FROM x");
   ASSERT_FALSE(bad.ok());

@@ -115,7 +115,7 @@ def test_the_page_renders_while_the_demo_loads_and_names_the_patterns(demo):
     by_time, by_host = tables["demo.access_by_time"], tables["demo.access_by_host"]
     tail = next(p for p in by_time["patterns"] if p["metric"] == "writes")
     assert tail["kind"] == "monotonic_tail" and tail["shape"] == "diagonal", tail
-    assert tail["share"] > 0.9 and "on ts" in tail["title"], tail
+    assert tail["share"] >= 0.8 and "on ts" in tail["title"], tail  # kTailShare; a split just before a sample shares its parent's last writes evenly
     assert "PRIMARY KEY ((bucket, ts), seq)" in tail["ddl"] and tail["ddl"].startswith("CREATE TABLE demo."), tail
     assert by_time["pattern"]["kind"] == "monotonic_tail"  # the headline names the problem, not the reads after it
     # Splits between samples lose nothing: a replaced tablet's last writes go to its successors.
@@ -123,10 +123,15 @@ def test_the_page_renders_while_the_demo_loads_and_names_the_patterns(demo):
         assert writes_in(t) >= 0.99 * 30969, (t["name"], writes_in(t))
     spread = next(p for p in by_host["patterns"] if p["metric"] == "writes")
     assert spread["kind"] == "even" and spread["ddl"] == "", spread
-    # Rows are tablets in key order, labelled with partition keys, never mixing tables.
-    last = by_time["columns"][-1]["rows"]
-    assert [r["key"] for r in last] == sorted(r["key"] for r in last)
-    assert any(r["label"].startswith("'1995-08-01") for r in last), last[:3]
+    # Rows are tablets in key order, each ending at or before the next one's start, labelled with
+    # partition keys; rows without load are not sent.
+    for column in by_time["columns"]:
+        rows = column["rows"]
+        assert rows and [r["key"] for r in rows] == sorted(r["key"] for r in rows)
+        for a, b in zip(rows, rows[1:]):
+            assert a["end"] and a["end"] <= b["key"], (a, b)
+        assert all(r["writes"] > 0 or r["reads"] > 0 or r["bytes"] > 0 for r in rows)
+    assert any(r["label"].startswith("'1995-08-01") for c in by_time["columns"] for r in c["rows"])
     assert {e["kind"] for e in by_time["events"]} >= {"split"}
     print("patterns: %s" % {n: (t["pattern"]["kind"], round(t["pattern"]["share"], 2)) for n, t in tables.items()})
 

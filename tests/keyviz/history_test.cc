@@ -1,5 +1,7 @@
 #include "keyviz/history.h"
 
+#include "common/bytes.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -103,6 +105,15 @@ TEST(KeyVizHistoryTest, KeysAndLabelsAreKeptUpToTheirFixedSize) {
   EXPECT_EQ(r.Key(), long_key.substr(0, kKeyBytes));
   EXPECT_TRUE(r.key_truncated);
   EXPECT_EQ(r.Label().size(), kLabelBytes);
+  // A label is cut between characters, never inside one (it is sent as JSON, which is UTF-8).
+  TabletCounterSample accented = Tablet(2, "k", 0);
+  accented.label = "'";
+  for (int i = 0; i < 30; ++i) accented.label += "\xc3\xa9";  // é, 2 bytes
+  h.AddSample(3, {{1, 0, 0, 0, {accented}}});
+  h.AddSample(4, {{1, 0, 0, 0, {accented}}});
+  const std::string_view label = h.column(h.size() - 1).rows[0].Label();
+  EXPECT_EQ(label.size(), kLabelBytes - 1);  // 1 + 19 x 2 bytes
+  EXPECT_TRUE(IsValidUtf8(label));
 }
 
 TEST(KeyVizHistoryTest, ColdRunsCoalesceWhileHotRowsKeepTheirOwnAndNoRowSpansTwoTables) {

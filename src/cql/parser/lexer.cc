@@ -1,6 +1,9 @@
 #include "cql/parser/lexer.h"
 
 #include <cctype>
+#include <cstdio>
+
+#include "common/bytes.h"
 
 namespace tessera::cql {
 namespace {
@@ -21,6 +24,14 @@ class Lexer {
   explicit Lexer(std::string_view s) : s_(s) {}
 
   Result<std::vector<Token>> Run() {
+    // CQL text is UTF-8 (native protocol v4 §3 [long string]). Names, strings and options end up in
+    // the schema and in JSON, so a byte that is not UTF-8 is refused here, where its position is known.
+    if (const size_t bad = FirstInvalidUtf8(s_); bad != std::string_view::npos) {
+      Advance(bad);
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(s_[bad]));
+      return Error(pos_, std::string("invalid UTF-8 (byte ") + hex + ")");
+    }
     std::vector<Token> out;
     for (;;) {
       TESSERA_RETURN_IF_ERROR(SkipSpaceAndComments());
