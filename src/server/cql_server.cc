@@ -37,23 +37,38 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool closed() const { return closed_.load(); }
 
  private:
+  // Waits until the socket is readable, then reads what is there into a
+  // buffer of the serving thread: an idle connection holds no read buffer
+  // (10,000 idle connections once held 64 KiB each, 675 MB resident).
   void DoRead() {
     if (closed_) return;
-    socket_.async_read_some(asio::buffer(read_buf_),
-                            asio::bind_executor(strand_, [self = shared_from_this()](std::error_code ec, size_t n) {
-                              if (ec) return self->CloseNow();
-                              self->in_.append(self->read_buf_.data(), n);
-                              // Replies to every request of this read go out together, in one write.
-                              self->batching_ = true;
-                              self->ProcessBuffer();
-                              self->batching_ = false;
-                              if (!self->writing_ && !self->write_queue_.empty()) {
-                                self->DoWrite();
-                              } else if (self->closing_ && !self->writing_) {
-                                self->CloseNow();
-                              }
-                              if (!self->closing_) self->DoRead();
-                            }));
+    socket_.async_wait(asio::ip::tcp::socket::wait_read,
+                       asio::bind_executor(strand_, [self = shared_from_this()](std::error_code ec) {
+                         if (ec) return self->CloseNow();
+                         self->ReadAvailable();
+                       }));
+  }
+
+  void ReadAvailable() {
+    thread_local std::array<char, 64 * 1024> buffer;
+    std::error_code ec;
+    socket_.non_blocking(true, ec);
+    const size_t n = ec ? 0 : socket_.read_some(asio::buffer(buffer), ec);
+    if (ec == asio::error::would_block || ec == asio::error::try_again) return DoRead();
+    if (ec) return CloseNow();
+    in_.append(buffer.data(), n);
+    // Replies to every request of this read go out together, in one write.
+    batching_ = true;
+    ProcessBuffer();
+    batching_ = false;
+    // A large request is done with: give its memory back rather than keep it per connection.
+    if (in_.empty() && in_.capacity() > buffer.size()) std::string().swap(in_);
+    if (!writing_ && !write_queue_.empty()) {
+      DoWrite();
+    } else if (closing_ && !writing_) {
+      CloseNow();
+    }
+    if (!closing_) DoRead();
   }
 
   void ProcessBuffer() {
@@ -189,7 +204,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::strand<asio::any_io_executor> strand_;
   cql::RequestProcessor* processor_;
   const CqlServerOptions* options_;
-  std::array<char, 64 * 1024> read_buf_{};
   std::string in_;
   std::deque<std::string> write_queue_;
   std::vector<std::string> sending_;  // the frames of the write in progress
