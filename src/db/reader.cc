@@ -206,7 +206,11 @@ Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::str
   TESSERA_RETURN_IF_ERROR(SliceBounds(t, position, req, &lo, &hi));
   std::string resume_key;
   uint64_t ignored = 0;
-  if (!req.cursor.empty()) TESSERA_RETURN_IF_ERROR(DecodeCursor(req.cursor, &ignored, &resume_key));
+  if (!req.cursor.empty()) {
+    TESSERA_RETURN_IF_ERROR(DecodeCursor(req.cursor, &ignored, &resume_key));
+    // The cursor comes back from the client: it must lie within the slice it was made for.
+    if (resume_key < lo || resume_key > hi) return Status::InvalidArgument("invalid paging cursor");
+  }
 
   auto map = ctx.tablets();
   const Tablet& tablet = map->Find(position);
@@ -257,9 +261,14 @@ class RangeScanner {
     std::string pos = req_.range.begin;
     if (!req_.cursor.empty()) {
       TESSERA_RETURN_IF_ERROR(DecodeCursor(req_.cursor, &rows_in_partition_, &resume_key_));
+      // The cursor comes back from the client: it must be a key of this table within the range it
+      // was made for, or the scan would start elsewhere (another table's keys, read with this schema).
+      auto n = PartitionPositionSize(t_, resume_key_);
+      if (!n.ok() || resume_key_ < req_.range.begin || resume_key_ >= req_.range.end) {
+        return Status::InvalidArgument("invalid paging cursor");
+      }
       pos = resume_key_;
-      TESSERA_ASSIGN_OR_RETURN(size_t n, PartitionPositionSize(t_, resume_key_));
-      resumed_position_ = resume_key_.substr(0, n);
+      resumed_position_ = resume_key_.substr(0, *n);
     }
     while (!done_ && pos < req_.range.end) {
       auto map = ctx_.tablets();

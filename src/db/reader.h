@@ -11,7 +11,9 @@
 // writes, splits and merges go on: rows present throughout are returned
 // exactly once and in order. Cursor format (opaque to clients, stable within
 // a version): u8 version=1, varint rows already returned in the cursor's
-// partition, then the key.
+// partition, then the key. A cursor comes back from clients, so it is
+// checked: a key outside the slice or range it was made for (or not of this
+// table) is InvalidArgument "invalid paging cursor".
 //
 // Thread safety: the functions are reentrant; results are plain values.
 #pragma once
