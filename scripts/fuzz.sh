@@ -30,7 +30,7 @@ case "$target" in
              src/cql/protocol/wire.cc src/cql/protocol/responses.cc src/cql/protocol/response_decoding.cc)
     libs=() ;;
   cql_parser)
-    sources=(src/common/status.cc src/cql/parser/lexer.cc src/cql/parser/parser.cc src/cql/parser/parse_terms.cc
+    sources=(src/common/status.cc src/common/bytes.cc src/cql/parser/lexer.cc src/cql/parser/parser.cc src/cql/parser/parse_terms.cc
              src/cql/parser/parse_dml.cc src/cql/parser/parse_ddl.cc)
     libs=() ;;
   executor) ;;
