@@ -80,9 +80,7 @@ void HotPartitionAdvice(Database& db, const TableSchema& t, std::vector<KeyAdvic
     if (top.empty() || total < kMinOperations) continue;
     const double share = static_cast<double>(top[0].count - top[0].error) / static_cast<double>(total);
     if (share < 0.5) continue;
-    // Enough buckets that no bucket takes more than a tenth of the table's operations.
-    int buckets = 2;
-    while (buckets < 64 && share / buckets > 0.1) buckets *= 2;
+    const int buckets = BucketsForShare(share);
     const std::string what = writes ? "writes" : "reads";
     const std::string key = PartitionKeyLiteral(t, top[0].partition_key);
     KeyAdvice a{t.keyspace, t.name, "hot_partition", key, share, "", ""};
@@ -151,6 +149,12 @@ void TombstoneHeavy(Database& db, const TableSchema& t, const std::map<uint32_t,
 }
 
 }  // namespace
+
+int BucketsForShare(double share) {
+  int buckets = 2;
+  while (buckets < 64 && share / buckets > 0.1) buckets *= 2;
+  return buckets;
+}
 
 std::vector<KeyAdvice> ComputeKeyAdvice(Database& db) {
   std::vector<KeyAdvice> out;

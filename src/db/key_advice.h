@@ -36,6 +36,11 @@ struct KeyAdvice {
 
 inline constexpr uint64_t kMinOperations = 1000;  // before a partition is called hot
 
+// The buckets proposed for a partition holding `share` (0..1) of a table's
+// operations: the smallest power of two from 2 to 64 that leaves each bucket
+// at most a tenth of them.
+int BucketsForShare(double share);
+
 std::vector<KeyAdvice> ComputeKeyAdvice(Database& db);
 
 }  // namespace tessera

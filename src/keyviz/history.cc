@@ -1,9 +1,9 @@
 #include "keyviz/history.h"
 
-#include "common/bytes.h"
-
 #include <algorithm>
 #include <cassert>
+
+#include "common/bytes.h"
 
 namespace tessera::keyviz {
 namespace {

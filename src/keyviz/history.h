@@ -24,7 +24,7 @@
 // dropped first. Every row has a fixed size, because the start key and the
 // label are truncated to fixed arrays. MemoryBytes() is therefore at most
 // MemoryBound(options, live_tablets). With the defaults (360 columns of
-// 1,000 rows, 104-byte rows) that is about 36 MiB in the worst case. A
+// 1,000 rows of 112 bytes) that is 40.4 MB in the worst case. A
 // column holds as many rows as there are tablets, so typical use is far
 // below that. `live_tablets` counts the previous counters kept for the
 // next delta: one entry per tablet that exists now, or that vanished at the

@@ -59,9 +59,7 @@ json PatternJson(Database& db, const KeyVizHistory& history, const TableSchema& 
   } else if (p.kind == "hot_band" && detected.hot_share >= 0.5) {
     in.hot_partition = detected.hot_partition;
     if (detected.hot_advice) in.advice = detected.hot_advice->advice;
-    // As key advice sizes buckets: no bucket above a tenth of the table's operations.
-    in.buckets = 2;
-    while (in.buckets < 64 && detected.hot_share / in.buckets > 0.1) in.buckets *= 2;
+    in.buckets = BucketsForShare(detected.hot_share);
   }
   const Diagnosis d = Diagnose(p, t, in);
   return {{"metric", MetricName(metric)}, {"kind", p.kind},         {"shape", p.shape},
@@ -140,7 +138,6 @@ std::string RenderKeyVizJson(Database& db, const KeyVizHistory& history, const J
                              {"patterns", std::move(patterns)},
                              {"events", std::move(table_events)}});
   }
-  out["memory_bound_bytes"] = history.MemoryBoundNow();
   return out.dump(-1, ' ', false, json::error_handler_t::replace);  // a blob key's label is hex, but never throw
 }
 

@@ -57,7 +57,7 @@ std::vector<TableCounterSample> Collect(Database& db, uint64_t* retired_sequence
     for (const auto& s : db.Tablets(*table)) {
       TabletCounterSample c;
       c.tablet = s.id;
-      c.start = s.start.size() > 4 ? s.start.substr(4) : std::string();
+      c.start = WithinTable(table->id, s.start);
       c.label = Label(*table, s.start);
       c.reads = s.reads;
       c.writes = s.writes;
@@ -87,8 +87,8 @@ void KeyVizSampler::SampleNow() {
 }
 
 void KeyVizSampler::Start() {
-  SampleNow();
   thread_ = std::thread([this] {
+    SampleNow();  // the baseline, off the caller's (the node's start-up) thread
     std::unique_lock<std::mutex> lock(stop_mu_);
     while (!stop_cv_.wait_for(lock, std::chrono::microseconds(options_.column_micros), [this] { return stopping_; })) {
       lock.unlock();
@@ -110,11 +110,6 @@ void KeyVizSampler::Stop() {
 std::string KeyVizSampler::Json(const std::string& table, size_t last_columns) {
   std::lock_guard<std::mutex> lock(mu_);
   return RenderKeyVizJson(*db_, history_, {node_, table, last_columns});
-}
-
-size_t KeyVizSampler::MemoryBytes() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return history_.MemoryBytes();
 }
 
 }  // namespace tessera::keyviz

@@ -31,7 +31,7 @@ class KeyVizSampler {
   KeyVizSampler(Database* db, KeyVizOptions options, std::string node);
   ~KeyVizSampler();
 
-  // Takes the baseline sample now, then one sample per column on a thread.
+  // Starts the thread: a baseline sample, then one sample per column.
   void Start();
   // Stops and joins the thread. Idempotent.
   void Stop();
@@ -42,8 +42,6 @@ class KeyVizSampler {
   // equals `table` (empty: every table), with at most `last_columns` of the
   // newest columns (0: all).
   std::string Json(const std::string& table, size_t last_columns);
-  size_t MemoryBytes() const;
-  const KeyVizOptions& options() const { return options_; }
 
  private:
   Database* db_;
@@ -51,7 +49,7 @@ class KeyVizSampler {
   const std::string node_;
   std::mutex sample_mu_;       // serialises samples
   uint64_t retired_sequence_ = 0;  // the last retired tablet passed on; guarded by sample_mu_
-  mutable std::mutex mu_;      // guards history_
+  std::mutex mu_;              // guards history_
   KeyVizHistory history_;
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;

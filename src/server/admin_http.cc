@@ -34,6 +34,13 @@ void ReplyError(httplib::Response& res, const Status& s) {
   Reply(res, s.IsNotFound() ? 404 : 400, "{\"error\": " + JsonString(s.ToString()) + "}");
 }
 
+// A decimal number as strtoull reads one; false when empty or followed by anything.
+bool ParseUnsigned(const std::string& text, unsigned long long* v) {
+  char* end = nullptr;
+  *v = std::strtoull(text.c_str(), &end, 10);
+  return !text.empty() && *end == '\0';
+}
+
 // The table and tablet a split or merge request names.
 Status Target(Database& db, const httplib::Request& req, std::shared_ptr<const TableSchema>* table, TabletId* id) {
   for (const char* p : {"keyspace", "table", "tablet"}) {
@@ -41,9 +48,8 @@ Status Target(Database& db, const httplib::Request& req, std::shared_ptr<const T
   }
   TESSERA_ASSIGN_OR_RETURN(*table, db.GetTable(req.get_param_value("keyspace"), req.get_param_value("table")));
   const std::string text = req.get_param_value("tablet");
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0') return Status::InvalidArgument("tablet must be a tablet id, got " + text);
+  unsigned long long v = 0;
+  if (!ParseUnsigned(text, &v)) return Status::InvalidArgument("tablet must be a tablet id, got " + text);
   *id = v;
   return Status::OK();
 }
@@ -63,14 +69,9 @@ AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz) : 
   });
   http.Get("/keyvisualizer/data.json", [keyviz](const httplib::Request& req, httplib::Response& res) {
     if (!keyviz) return Reply(res, 404, "{\"error\": \"this server runs no Key Visualizer\"}");
-    size_t columns = 0;
-    if (req.has_param("columns")) {
-      const std::string text = req.get_param_value("columns");
-      char* end = nullptr;
-      columns = std::strtoull(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0') {
-        return ReplyError(res, Status::InvalidArgument("columns must be a number, got " + text));
-      }
+    unsigned long long columns = 0;
+    if (req.has_param("columns") && !ParseUnsigned(req.get_param_value("columns"), &columns)) {
+      return ReplyError(res, Status::InvalidArgument("columns must be a number, got " + req.get_param_value("columns")));
     }
     res.set_header("Cache-Control", "no-store");
     res.set_content(keyviz->Json(req.get_param_value("table"), columns), "application/json");
