@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds and runs a libFuzzer target with clang (ASan + UBSan).
 # Usage: scripts/fuzz.sh TARGET [SECONDS]
-#   TARGET: key_decoder | frame_decoder | cql_parser | response_decoder | executor
-# The small decoder targets compile from their few sources; `executor` needs
-# most of the tree and is built by CMake with clang (TESSERA_FUZZ=ON) in
-# build/fuzz-cmake, incrementally; its corpus is seeded from the test suite.
+#   TARGET: key_decoder | frame_decoder | cql_parser | response_decoder | executor | auth
+# The small decoder targets compile from their few sources; `executor` and
+# `auth` need most of the tree and are built by CMake with clang
+# (TESSERA_FUZZ=ON) in build/fuzz-cmake, incrementally; the executor's corpus
+# is seeded from the test suite, auth's from fuzz/auth_seeds.txt.
 # The corpus lives in build/fuzz/<target>_corpus; the last line printed is
 # libFuzzer's summary with the number of executions.
 set -euo pipefail
@@ -31,20 +32,24 @@ case "$target" in
     libs=() ;;
   cql_parser)
     sources=(src/common/status.cc src/common/bytes.cc src/cql/parser/lexer.cc src/cql/parser/parser.cc src/cql/parser/parse_terms.cc
-             src/cql/parser/parse_dml.cc src/cql/parser/parse_ddl.cc)
+             src/cql/parser/parse_dml.cc src/cql/parser/parse_ddl.cc src/cql/parser/parse_auth.cc)
     libs=() ;;
-  executor) ;;
+  executor|auth) ;;
   *) echo "fuzz.sh: unknown target $target" >&2; exit 2 ;;
 esac
 cd "$root"
-if [ "$target" = executor ]; then
+if [ "$target" = executor ] || [ "$target" = auth ]; then
   cmake -S "$root" -B "$out-cmake" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=None \
     -DCMAKE_CXX_FLAGS="-O1 -g" -DTESSERA_FUZZ=ON >/dev/null
-  cmake --build "$out-cmake" --target executor_fuzzer -j2 >"$out/executor_build.log" 2>&1 \
-    || { tail -30 "$out/executor_build.log" >&2; exit 1; }
-  cp "$out-cmake/fuzz/executor_fuzzer" "$out/executor_fuzzer"
-  if [ -z "$(ls -A "$out/executor_corpus")" ]; then
-    python3 "$root/fuzz/seed_executor_corpus.py" "$root" "$out/executor_corpus"
+  cmake --build "$out-cmake" --target "${target}_fuzzer" -j2 >"$out/${target}_build.log" 2>&1 \
+    || { tail -30 "$out/${target}_build.log" >&2; exit 1; }
+  cp "$out-cmake/fuzz/${target}_fuzzer" "$out/${target}_fuzzer"
+  if [ -z "$(ls -A "$out/${target}_corpus")" ]; then
+    if [ "$target" = executor ]; then
+      python3 "$root/fuzz/seed_executor_corpus.py" "$root" "$out/executor_corpus"
+    else
+      python3 "$root/fuzz/seed_auth_corpus.py" "$root/fuzz/auth_seeds.txt" "$out/auth_corpus"
+    fi
   fi
 else
   clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

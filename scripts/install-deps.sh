@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git curl
   clang libclang-rt-14-dev
   librocksdb-dev rocksdb-tools
-  liblz4-dev libsnappy-dev libasio-dev zlib1g-dev
+  liblz4-dev libsnappy-dev libasio-dev zlib1g-dev libsodium-dev libssl-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev libedit-dev
   python3-cassandra python3-pytest

@@ -1,5 +1,7 @@
 #include "tools/bench_command.h"
 
+#include "tools/client_flags.h"
+
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -16,11 +18,13 @@ struct BenchFlags {
   int port = 9042;
   bool load = false, no_run = false;
   std::string json;
+  ClientFlags client;
 };
 
 int Run(BenchFlags& f) {
   f.run.client.host = f.host;
   f.run.client.port = static_cast<uint16_t>(f.port);
+  ApplyClientFlags(f.client, &f.run.client);
   auto w = workload::Workload::Create(f.workload);
   if (!w.ok()) {
     std::fprintf(stderr, "error: %s\n", w.status().message().c_str());
@@ -65,6 +69,7 @@ CLI::App* AddBenchCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--host", f->host)->capture_default_str();
   cmd->add_option("--port", f->port)->capture_default_str();
+  AddClientFlags(cmd, &f->client);
   cmd->add_flag("--load", f->load, "insert recordcount records first (YCSB's load phase)");
   cmd->add_flag("--no-run", f->no_run, "only the load phase");
   cmd->add_option("--recordcount", w.record_count)->capture_default_str();

@@ -1,5 +1,7 @@
 #include "tools/load_command.h"
 
+#include "tools/client_flags.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -20,6 +22,7 @@ struct LoadFlags {
   std::vector<std::string> maps;
   std::string timestamp_unit = "ms";
   bool no_header = false;
+  ClientFlags client;
 };
 
 std::string Eta(const loader::LoadProgress& p) {
@@ -54,6 +57,7 @@ int Run(LoadFlags& f) {
   loader::LoadOptions& o = f.options;
   o.client.host = f.host;
   o.client.port = static_cast<uint16_t>(f.port);
+  ApplyClientFlags(f.client, &o.client);
   auto dot = f.table.find('.');
   if (dot == std::string::npos) {
     std::fprintf(stderr, "error: --table takes keyspace.table\n");
@@ -103,6 +107,7 @@ CLI::App* AddLoadCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--table", flags->table, "keyspace.table to load into")->required();
   cmd->add_option("--host", flags->host, "server address")->capture_default_str();
   cmd->add_option("--port", flags->port, "server CQL port")->capture_default_str();
+  AddClientFlags(cmd, &flags->client);
   cmd->add_option("--format", flags->format, "csv, tsv or jsonl (default: from the file extension)");
   cmd->add_flag("--no-header", flags->no_header, "CSV/TSV without a header line: fields are named 1, 2, ...");
   cmd->add_option("--map", flags->maps,

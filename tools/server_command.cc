@@ -54,6 +54,10 @@ int RunServer(const ServerConfig& config) {
     }
     options.admin_port = port;
   }
+  if (Status s = ApplySecurityConfig(config.security, &options); !s.ok()) {
+    spdlog::error("{}", s.message());
+    return 2;
+  }
   auto node = server::Node::Start(options);
   if (!node.ok()) {
     spdlog::error("cannot start on {}: {}", config.data_dir, node.status().ToString());
@@ -66,6 +70,11 @@ int RunServer(const ServerConfig& config) {
   if ((*node)->admin_port() != 0) {
     spdlog::info("admin HTTP on {}:{} (/metrics, /tablets/split, /tablets/merge, /keyvisualizer)",
                  options.admin_address, (*node)->admin_port());
+  }
+  if ((*node)->auth()) {
+    spdlog::info("authentication on (PasswordAuthenticator{}); change the default superuser's password "
+                 "(ALTER ROLE cassandra WITH PASSWORD = '...') before going further",
+                 options.auth.authorization ? ", CassandraAuthorizer" : "");
   }
   spdlog::info("tessera server ready: data directory {}, {} keyspaces, {} tables, {} tablets; CQL on {}:{}",
                config.data_dir, db.catalog().Keyspaces().size(), tables.size(), tablets, options.cql_address,

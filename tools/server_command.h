@@ -8,6 +8,7 @@
 
 #include "db/database.h"
 #include "keyviz/history.h"
+#include "tools/security_options.h"
 
 namespace tessera {
 
@@ -26,6 +27,7 @@ struct ServerConfig {
   }();
   Guardrails guardrails;
   keyviz::KeyVizOptions keyviz;  // the Key Visualizer's columns (keyviz/history.h)
+  SecurityConfig security;       // authentication, authorization, TLS, limits
 };
 
 // Returns the process exit code (0 on clean shutdown).

@@ -1,5 +1,7 @@
 #include "tools/shell_command.h"
 
+#include "tools/client_flags.h"
+
 #include <editline/readline.h>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@ struct ShellFlags {
   std::string execute;
   std::string file;
   std::string keyspace;
+  ClientFlags client;
 };
 
 std::string HistoryPath() {
@@ -65,6 +68,7 @@ int Run(const ShellFlags& f) {
   client::ClientOptions o;
   o.host = f.host;
   o.port = static_cast<uint16_t>(f.port);
+  ApplyClientFlags(f.client, &o);
   auto conn = client::CqlConnection::Connect(o);
   if (!conn.ok()) {
     std::fprintf(stderr, "Connection error: could not connect to %s:%d: %s\n", f.host.c_str(), f.port,
@@ -108,6 +112,7 @@ CLI::App* AddShellCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("-e,--execute", flags->execute, "run one statement and exit");
   cmd->add_option("-f,--file", flags->file, "run the statements in a file and exit");
   cmd->add_option("-k,--keyspace", flags->keyspace, "USE this keyspace first");
+  AddClientFlags(cmd, &flags->client);
   cmd->callback([flags, exit_code] { *exit_code = Run(*flags); });
   return cmd;
 }

@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   cmd->add_flag("--exit-after-start", server.exit_after_start, "open the database, report and exit");
   cmd->add_option("--block-cache-bytes", server.block_cache_bytes, "RocksDB block cache size")->capture_default_str();
   AddTabletOptions(cmd, &server);
+  tessera::AddSecurityOptions(cmd, &server.security);
   // A config file sets the same options (TOML or INI, a [server] section with the long flag names:
   // data-dir = "...", listen = "..."); flags given on the command line win.
   app.set_config("--config", "", "read options from a TOML/INI file ([server] section, long flag names)");

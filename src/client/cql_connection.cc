@@ -26,6 +26,7 @@ const char* ErrorName(int32_t code) {
   switch (code) {
     case 0x0000: return "Server error";
     case 0x000A: return "Protocol error";
+    case 0x0100: return "Bad credentials";
     case 0x1000: return "Unavailable";
     case 0x1001: return "Overloaded";
     case 0x1002: return "Is bootstrapping";
@@ -98,10 +99,35 @@ Result<std::unique_ptr<CqlConnection>> CqlConnection::Connect(const ClientOption
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   std::unique_ptr<CqlConnection> c(new CqlConnection(fd, options));
+  if (options.tls.enabled) {
+    // The handshake blocks; bound it by the connect time-out.
+    timeval tv{options.connect_timeout_ms / 1000, (options.connect_timeout_ms % 1000) * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    TESSERA_ASSIGN_OR_RETURN(c->tls_, TlsChannel::Handshake(fd, options.host, options.tls));
+    timeval none{0, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+  }
   TESSERA_ASSIGN_OR_RETURN(auto ready, c->Call(cql::StartupRequest{{{"CQL_VERSION", "3.0.0"}}}));
   if (ready.is_error()) return ServerErrorStatus(ready);
+  if (ready.opcode == cql::Opcode::kAuthenticate) {
+    TESSERA_RETURN_IF_ERROR(c->Login(ready));
+    return c;
+  }
   if (ready.opcode != cql::Opcode::kReady) return Status::IOError("server did not answer STARTUP with READY");
   return c;
+}
+
+Status CqlConnection::Login(const cql::DecodedResponse& authenticate) {
+  if (options_.username.empty()) {
+    return Status::InvalidArgument("the server requires authentication (" + authenticate.authenticator +
+                                   "): give a username and password");
+  }
+  // SASL PLAIN (RFC 4616): no authzid, NUL, user, NUL, password.
+  std::string token = std::string(1, '\0') + options_.username + std::string(1, '\0') + options_.password;
+  TESSERA_ASSIGN_OR_RETURN(auto reply, Call(cql::AuthResponseRequest{token}));
+  if (reply.is_error()) return ServerErrorStatus(reply);
+  if (reply.opcode != cql::Opcode::kAuthSuccess) return Status::IOError("server did not answer AUTH_RESPONSE with AUTH_SUCCESS");
+  return Status::OK();
 }
 
 CqlConnection::~CqlConnection() {
@@ -109,6 +135,7 @@ CqlConnection::~CqlConnection() {
 }
 
 Status CqlConnection::WriteAll(const std::string& bytes) {
+  if (tls_) return tls_->Write(bytes.data(), bytes.size());
   size_t off = 0;
   while (off < bytes.size()) {
     ssize_t n = ::send(fd_, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
@@ -124,10 +151,16 @@ Status CqlConnection::ReadExactly(size_t want, std::string* out) {
   size_t off = 0;
   while (off < want) {
     pollfd p{fd_, POLLIN, 0};
-    int ready = poll(&p, 1, options_.request_timeout_ms);
+    int ready = tls_ && tls_->HasBuffered() ? 1 : poll(&p, 1, options_.request_timeout_ms);
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) return Status::IOError("no response within " + std::to_string(options_.request_timeout_ms) + " ms");
     if (ready < 0) return Errno("poll");
+    if (tls_) {
+      TESSERA_ASSIGN_OR_RETURN(size_t got, tls_->Read(out->data() + off, want - off));
+      if (got == 0) return Status::IOError("the server closed the connection");
+      off += got;
+      continue;
+    }
     ssize_t n = ::recv(fd_, out->data() + off, want - off, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n == 0) return Status::IOError("the server closed the connection");

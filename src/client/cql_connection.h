@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "client/tls_channel.h"
 #include "common/status.h"
 #include "cql/protocol/requests.h"
 #include "cql/protocol/response_decoding.h"
@@ -32,12 +33,19 @@ struct ClientOptions {
   uint16_t port = 9042;
   int connect_timeout_ms = 5000;
   int request_timeout_ms = 30000;  // waiting for any response
+  // Credentials for a server that answers STARTUP with AUTHENTICATE
+  // (PasswordAuthenticator: SASL PLAIN in AUTH_RESPONSE).
+  std::string username;
+  std::string password;
+  ClientTlsOptions tls;  // client_encryption_options of the server
 };
 
 class CqlConnection {
  public:
-  // Connects and completes STARTUP (CQL_VERSION 3.0.0). Errors: IOError, or
-  // the server's refusal as InvalidArgument.
+  // Connects (with TLS when options.tls.enabled) and completes STARTUP
+  // (CQL_VERSION 3.0.0) and, when the server asks, the login. Errors:
+  // IOError, the server's refusal as InvalidArgument (BadCredentials among
+  // them), InvalidArgument when the server wants credentials and none are set.
   static Result<std::unique_ptr<CqlConnection>> Connect(const ClientOptions& options);
   ~CqlConnection();
   CqlConnection(const CqlConnection&) = delete;
@@ -67,8 +75,10 @@ class CqlConnection {
   explicit CqlConnection(int fd, ClientOptions options) : fd_(fd), options_(std::move(options)) {}
   Status WriteAll(const std::string& bytes);
   Status ReadExactly(size_t n, std::string* out);
+  Status Login(const cql::DecodedResponse& authenticate);
 
   int fd_ = -1;
+  std::unique_ptr<TlsChannel> tls_;
   ClientOptions options_;
   std::string out_;  // requests not yet written
   std::vector<bool> busy_ = std::vector<bool>(32768, false);

@@ -13,6 +13,8 @@ std::string Status::ToString() const {
     case Code::kIOError: name = "IOError"; break;
     case Code::kBusy: name = "Busy"; break;
     case Code::kSyntaxError: name = "SyntaxError"; break;
+    case Code::kUnauthorized: name = "Unauthorized"; break;
+    case Code::kAuthenticationFailed: name = "AuthenticationFailed"; break;
   }
   return std::string(name) + ": " + message_;
 }

@@ -29,6 +29,8 @@ class Status {
     kIOError,          // the storage engine failed
     kBusy,             // a conflicting operation is in progress; retry
     kSyntaxError,      // a statement does not parse (CQL 0x2000); the message names line:column
+    kUnauthorized,     // the logged-in role lacks a permission (CQL 0x2100)
+    kAuthenticationFailed,  // wrong credentials, or a role that may not log in (CQL 0x0100)
   };
 
   Status() = default;  // OK
@@ -41,6 +43,8 @@ class Status {
   static Status IOError(std::string msg) { return Status(Code::kIOError, std::move(msg)); }
   static Status Busy(std::string msg) { return Status(Code::kBusy, std::move(msg)); }
   static Status SyntaxError(std::string msg) { return Status(Code::kSyntaxError, std::move(msg)); }
+  static Status Unauthorized(std::string msg) { return Status(Code::kUnauthorized, std::move(msg)); }
+  static Status AuthenticationFailed(std::string msg) { return Status(Code::kAuthenticationFailed, std::move(msg)); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
@@ -49,6 +53,7 @@ class Status {
   bool IsAlreadyExists() const { return code_ == Code::kAlreadyExists; }
   bool IsInvalidArgument() const { return code_ == Code::kInvalidArgument; }
   bool IsSyntaxError() const { return code_ == Code::kSyntaxError; }
+  bool IsUnauthorized() const { return code_ == Code::kUnauthorized; }
 
   // "OK" or "<CodeName>: <message>".
   std::string ToString() const;

@@ -1,9 +1,13 @@
 #include "server/admin_http.h"
 
+// Debian's libcpp-httplib is built with OpenSSL; the header must agree to offer SSLServer.
+#define CPPHTTPLIB_OPENSSL_SUPPORT
 #include <httplib.h>
 
 #include <thread>
 
+#include "auth/auth_service.h"
+#include "auth/basic_credentials.h"
 #include "db/database.h"
 #include "keyviz/keyviz_page.h"
 #include "keyviz/sampler.h"
@@ -57,12 +61,49 @@ Status Target(Database& db, const httplib::Request& req, std::shared_ptr<const T
 }  // namespace
 
 struct AdminHttpServer::Impl {
-  httplib::Server http;
+  std::unique_ptr<httplib::Server> http;  // an httplib::SSLServer with a certificate
   std::thread thread;
 };
 
-AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz) : impl_(std::make_unique<Impl>()) {
-  auto& http = impl_->http;
+namespace {
+
+// With authentication on: every route but an open /metrics needs a
+// superuser's HTTP Basic credentials (401 without or with wrong ones, 403
+// for a role that is no superuser).
+httplib::Server::HandlerResponse CheckCredentials(const AdminSecurity& security, const httplib::Request& req,
+                                                  httplib::Response& res) {
+  using R = httplib::Server::HandlerResponse;
+  if (!security.auth || !security.auth->authentication_required()) return R::Unhandled;
+  if (req.path == "/metrics" && !security.metrics_require_auth) return R::Unhandled;
+  auto credentials = auth::ParseBasicAuthorization(req.get_header_value("Authorization"));
+  Result<std::string> role = credentials.status();
+  if (credentials.ok()) role = security.auth->Login(credentials->first, credentials->second, req.remote_addr);
+  if (!role.ok()) {
+    res.set_header("WWW-Authenticate", "Basic realm=\"tessera\", charset=\"UTF-8\"");
+    Reply(res, 401, "{\"error\": " + JsonString(role.status().message()) + "}");
+    return R::Handled;
+  }
+  if (!security.auth->IsSuperuser(*role)) {
+    Reply(res, 403, "{\"error\": " + JsonString("role " + *role + " is not a superuser") + "}");
+    return R::Handled;
+  }
+  return R::Unhandled;
+}
+
+}  // namespace
+
+AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz, AdminSecurity security)
+    : impl_(std::make_unique<Impl>()), security_(std::move(security)) {
+  if (!security_.certificate_file.empty()) {
+    impl_->http = std::make_unique<httplib::SSLServer>(security_.certificate_file.c_str(),
+                                                       security_.private_key_file.c_str());
+  } else {
+    impl_->http = std::make_unique<httplib::Server>();
+  }
+  auto& http = *impl_->http;
+  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    return CheckCredentials(security_, req, res);
+  });
   http.Get("/keyvisualizer", [keyviz](const httplib::Request&, httplib::Response& res) {
     if (!keyviz) return Reply(res, 404, "{\"error\": \"this server runs no Key Visualizer\"}");
     res.set_content(keyviz::KeyVizPageHtml(), "text/html; charset=utf-8");
@@ -102,17 +143,18 @@ AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz) : 
 AdminHttpServer::~AdminHttpServer() { Stop(); }
 
 Status AdminHttpServer::Start(const std::string& address, uint16_t port) {
-  auto& http = impl_->http;
+  auto& http = *impl_->http;
+  if (!http.is_valid()) return Status::InvalidArgument("admin HTTP: cannot load the TLS certificate or key");
   int bound = port == 0 ? http.bind_to_any_port(address) : (http.bind_to_port(address, port) ? port : -1);
   if (bound <= 0) return Status::IOError("admin HTTP: cannot bind " + address + ":" + std::to_string(port));
   port_ = static_cast<uint16_t>(bound);
-  impl_->thread = std::thread([this] { impl_->http.listen_after_bind(); });
+  impl_->thread = std::thread([this] { impl_->http->listen_after_bind(); });
   return Status::OK();
 }
 
 void AdminHttpServer::Stop() {
   if (!impl_->thread.joinable()) return;
-  impl_->http.stop();
+  impl_->http->stop();
   impl_->thread.join();
 }
 

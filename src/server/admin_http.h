@@ -14,6 +14,12 @@
 // when the server has no sampler, 400 for a bad `columns`. They go through Database::SplitTablet
 // and MergeTablets, so they are online like the balancer's own.
 //
+// Security (AdminSecurity): with authentication on, every route but
+// /metrics (unless metrics_require_auth) needs HTTP Basic credentials of a
+// superuser role: 401 without or with wrong ones, 403 for another role.
+// With a certificate the port speaks HTTPS only, so Basic credentials never
+// cross the wire in clear.
+//
 // Threads: cpp-httplib's thread pool, started by Start, joined by Stop.
 // Thread safety: Start/Stop from one thread.
 #pragma once
@@ -26,6 +32,9 @@
 
 namespace tessera {
 class Database;
+namespace auth {
+class AuthService;
+}
 namespace keyviz {
 class KeyVizSampler;
 }
@@ -33,14 +42,22 @@ class KeyVizSampler;
 
 namespace tessera::server {
 
+struct AdminSecurity {
+  auth::AuthService* auth = nullptr;  // null or no authentication: the port is open
+  bool metrics_require_auth = false;  // false: /metrics stays open for scrapers
+  std::string certificate_file;       // PEM; set: HTTPS
+  std::string private_key_file;
+};
+
 class AdminHttpServer {
  public:
-  // REQUIRES: db and keyviz (may be null: no Key Visualizer) outlive the server.
-  explicit AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz = nullptr);
+  // REQUIRES: db, keyviz (may be null: no Key Visualizer) and security.auth outlive the server.
+  explicit AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz = nullptr, AdminSecurity security = {});
   ~AdminHttpServer();  // Stop()
 
   // Binds address:port (port 0: any free port) and serves in the background.
-  // Errors: IOError when the address cannot be bound.
+  // Errors: IOError when the address cannot be bound; InvalidArgument when
+  // the certificate or key cannot be loaded.
   Status Start(const std::string& address, uint16_t port);
   void Stop();
   uint16_t port() const { return port_; }
@@ -48,6 +65,7 @@ class AdminHttpServer {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  AdminSecurity security_;
   uint16_t port_ = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "server/cql_server.h"
 
 #include <asio.hpp>
+#include <asio/ssl.hpp>
 
 #include <algorithm>
 #include <deque>
@@ -9,18 +10,37 @@
 
 #include "cql/protocol/compression.h"
 #include "cql/protocol/wire.h"
+#include "server/tls_context.h"
+
+#include <spdlog/spdlog.h>
 
 namespace tessera::server {
 
 using cql::Opcode;
+using TlsStream = asio::ssl::stream<asio::ip::tcp::socket&>;
+
+// What every connection of a listener shares.
+struct ListenerShared {
+  cql::RequestProcessor* processor = nullptr;
+  const CqlServerOptions* options = nullptr;
+  std::shared_ptr<asio::ssl::context> tls;  // null: plaintext only
+  ConnectionLimiter* limiter = nullptr;
+  std::atomic<size_t> requests_in_flight{0};
+};
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(asio::ip::tcp::socket socket, cql::RequestProcessor* processor, const CqlServerOptions* options)
-      : socket_(std::move(socket)), strand_(asio::make_strand(socket_.get_executor())), processor_(processor),
-        options_(options) {}
+  Connection(asio::ip::tcp::socket socket, std::string address, ListenerShared* shared)
+      : socket_(std::move(socket)), strand_(asio::make_strand(socket_.get_executor())), processor_(shared->processor),
+        options_(shared->options), shared_(shared), address_(address), state_(std::move(address)) {}
 
-  void Start() { asio::post(strand_, [self = shared_from_this()] { self->DoRead(); }); }
+  void Start() {
+    asio::post(strand_, [self = shared_from_this()] {
+      if (!self->shared_->tls) return self->DoRead();
+      if (!self->options_->tls.optional) return self->StartTls();
+      self->DetectTls();
+    });
+  }
 
   void Close() {
     asio::post(strand_, [self = shared_from_this()] { self->CloseNow(); });
@@ -37,11 +57,48 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool closed() const { return closed_.load(); }
 
  private:
+  // TLS optional: a TLS ClientHello starts with a handshake record (0x16);
+  // a CQL request frame starts with its protocol version (0x04, or a probe).
+  void DetectTls() {
+    socket_.async_wait(asio::ip::tcp::socket::wait_read,
+                       asio::bind_executor(strand_, [self = shared_from_this()](std::error_code ec) {
+                         if (ec) return self->CloseNow();
+                         unsigned char first = 0;
+                         std::error_code peek_ec;
+                         size_t n = self->socket_.receive(asio::buffer(&first, 1), asio::socket_base::message_peek, peek_ec);
+                         if (peek_ec || n == 0) return self->CloseNow();
+                         if (first == 0x16) return self->StartTls();
+                         self->DoRead();
+                       }));
+  }
+
+  void StartTls() {
+    tls_ = std::make_unique<TlsStream>(socket_, *shared_->tls);
+    tls_->async_handshake(asio::ssl::stream_base::server,
+                          asio::bind_executor(strand_, [self = shared_from_this()](std::error_code ec) {
+                            if (ec) return self->CloseNow();  // plaintext on a TLS port, no client certificate, ...
+                            self->DoRead();
+                          }));
+  }
+
+  // Over TLS, decrypted bytes may wait inside the TLS stream while the
+  // socket is idle, so a TLS connection reads with async_read_some into a
+  // buffer of its own (16 KiB, one TLS record) instead of waiting on the socket.
+  void DoTlsRead() {
+    if (!tls_buffer_) tls_buffer_ = std::make_unique<std::array<char, 16 * 1024>>();
+    tls_->async_read_some(asio::buffer(*tls_buffer_),
+                          asio::bind_executor(strand_, [self = shared_from_this()](std::error_code ec, size_t n) {
+                            if (ec) return self->CloseNow();
+                            self->Consume(self->tls_buffer_->data(), n);
+                          }));
+  }
+
   // Waits until the socket is readable, then reads what is there into a
   // buffer of the serving thread: an idle connection holds no read buffer
   // (10,000 idle connections once held 64 KiB each, 675 MB resident).
   void DoRead() {
     if (closed_) return;
+    if (tls_) return DoTlsRead();
     socket_.async_wait(asio::ip::tcp::socket::wait_read,
                        asio::bind_executor(strand_, [self = shared_from_this()](std::error_code ec) {
                          if (ec) return self->CloseNow();
@@ -56,13 +113,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
     const size_t n = ec ? 0 : socket_.read_some(asio::buffer(buffer), ec);
     if (ec == asio::error::would_block || ec == asio::error::try_again) return DoRead();
     if (ec) return CloseNow();
-    in_.append(buffer.data(), n);
+    Consume(buffer.data(), n);
+  }
+
+  void Consume(const char* data, size_t n) {
+    in_.append(data, n);
     // Replies to every request of this read go out together, in one write.
     batching_ = true;
     ProcessBuffer();
     batching_ = false;
     // A large request is done with: give its memory back rather than keep it per connection.
-    if (in_.empty() && in_.capacity() > buffer.size()) std::string().swap(in_);
+    if (in_.empty() && in_.capacity() > 64 * 1024) std::string().swap(in_);
     if (!writing_ && !write_queue_.empty()) {
       DoWrite();
     } else if (closing_ && !writing_) {
@@ -87,10 +148,50 @@ class Connection : public std::enable_shared_from_this<Connection> {
           break;
       }
       if (in_.size() < cql::kFrameHeaderSize + h.length) return;
-      std::string body = in_.substr(cql::kFrameHeaderSize, h.length);
-      in_.erase(0, cql::kFrameHeaderSize + h.length);
-      HandleFrame(h, std::move(body));
+      // Every complete request of this read is in flight until answered.
+      size_t frames = 0;
+      for (size_t at = 0;; ++frames) {
+        cql::FrameHeader next;
+        std::string_view rest(in_.data() + at, in_.size() - at);
+        if (cql::ParseFrameHeader(rest, &next) != cql::HeaderCheck::kOk ||
+            rest.size() < cql::kFrameHeaderSize + next.length) {
+          break;
+        }
+        at += cql::kFrameHeaderSize + next.length;
+      }
+      // Requests already in flight elsewhere on the server when these arrived.
+      const size_t elsewhere = shared_->requests_in_flight.fetch_add(frames);
+      const ConnectionLimits& limits = options_->limits;
+      size_t i = 0;
+      for (; i < frames && !closing_; ++i) {
+        cql::FrameHeader fh;
+        cql::ParseFrameHeader(in_, &fh);
+        std::string body = in_.substr(cql::kFrameHeaderSize, fh.length);
+        in_.erase(0, cql::kFrameHeaderSize + fh.length);
+        if (limits.max_requests_per_connection && i >= limits.max_requests_per_connection) {
+          Overloaded(fh.stream, "Too many requests in flight on this connection: " + std::to_string(frames) +
+                                    " > native_transport_max_requests_per_connection " +
+                                    std::to_string(limits.max_requests_per_connection));
+        } else if (limits.max_requests_in_flight && elsewhere + i >= limits.max_requests_in_flight) {
+          Overloaded(fh.stream, "Too many requests in flight on this server: " + std::to_string(elsewhere + frames) +
+                                    " > native_transport_max_requests_in_flight " +
+                                    std::to_string(limits.max_requests_in_flight));
+        } else {
+          HandleFrame(fh, std::move(body));
+        }
+        shared_->requests_in_flight.fetch_sub(1);
+      }
+      shared_->requests_in_flight.fetch_sub(frames - i);  // not run: the connection is closing
+      if (frames == 0) return;
     }
+  }
+
+  // A request past an in-flight bound: Overloaded, not run (the connection stays open).
+  void Overloaded(int16_t stream, const std::string& message) {
+    cql::ErrorResponse e;
+    e.code = cql::ErrorCode::kOverloaded;
+    e.message = message;
+    Send(0, stream, Opcode::kError, cql::EncodeError(e), {});
   }
 
   void HandleFrame(const cql::FrameHeader& h, std::string body) {
@@ -112,6 +213,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
                   {});
     }
     if (!started_) return Fail(h.stream, "STARTUP must be the first message on a connection");
+    if (!authenticated_) {
+      if (!std::holds_alternative<cql::AuthResponseRequest>(*request)) {
+        return Fail(h.stream, "Unexpected message " + std::string(cql::OpcodeName(h.opcode)) +
+                                  ", expecting SASL_RESPONSE (AUTH_RESPONSE)");
+      }
+      cql::Reply reply = processor_->Process(state_, *request);
+      authenticated_ = reply.opcode == Opcode::kAuthSuccess;
+      return Send(0, h.stream, reply.opcode, reply.body, reply.warnings);
+    }
     if (auto* reg = std::get_if<cql::RegisterRequest>(&*request)) {
       for (const auto& e : reg->event_types) {
         if (e == "SCHEMA_CHANGE") registered_schema_ = true;
@@ -124,16 +234,23 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void HandleStartup(int16_t stream, const cql::StartupRequest& s) {
+    if (started_) return Fail(stream, "STARTUP may be sent only once on a connection");
     auto it = s.options.find("COMPRESSION");
+    std::optional<cql::Compression> compression;
     if (it != s.options.end() && !it->second.empty()) {
       auto c = cql::ParseCompression(it->second);
       if (!c.ok()) return Fail(stream, c.status().message());
-      // READY itself goes out uncompressed; compression starts after it.
-      Send(0, stream, Opcode::kReady, "", {});
-      compression_ = *c;
-    } else {
-      Send(0, stream, Opcode::kReady, "", {});
+      compression = *c;
     }
+    // READY or AUTHENTICATE itself goes out uncompressed; compression starts after it.
+    const std::string authenticator = processor_->Authenticator();
+    if (authenticator.empty()) {
+      Send(0, stream, Opcode::kReady, "", {});
+    } else {
+      Send(0, stream, Opcode::kAuthenticate, cql::EncodeAuthenticate(authenticator), {});
+      authenticated_ = false;
+    }
+    if (compression) compression_ = *compression;
     started_ = true;
   }
 
@@ -159,7 +276,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       flags |= cql::kFlagWarning;
     }
     payload += body;
-    if (compression_ != cql::Compression::kNone && opcode != Opcode::kReady && !payload.empty()) {
+    if (compression_ != cql::Compression::kNone && opcode != Opcode::kReady && opcode != Opcode::kAuthenticate &&
+        !payload.empty()) {
       std::string packed;
       if (cql::Compress(compression_, payload, &packed).ok()) {
         payload = std::move(packed);
@@ -183,14 +301,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
       write_queue_.pop_front();
     }
     for (const auto& f : sending_) buffers.push_back(asio::buffer(f));
-    asio::async_write(socket_, buffers,
-                      asio::bind_executor(strand_, [self = shared_from_this()](std::error_code ec, size_t) {
-                        self->sending_.clear();
-                        if (ec) return self->CloseNow();
-                        if (!self->write_queue_.empty()) return self->DoWrite();
-                        self->writing_ = false;
-                        if (self->closing_) self->CloseNow();
-                      }));
+    auto done = asio::bind_executor(strand_, [self = shared_from_this()](std::error_code ec, size_t) {
+      self->sending_.clear();
+      if (ec) return self->CloseNow();
+      if (!self->write_queue_.empty()) return self->DoWrite();
+      self->writing_ = false;
+      if (self->closing_) self->CloseNow();
+    });
+    if (tls_) {
+      asio::async_write(*tls_, buffers, std::move(done));
+    } else {
+      asio::async_write(socket_, buffers, std::move(done));
+    }
   }
 
   void CloseNow() {
@@ -198,12 +320,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
     std::error_code ignored;
     socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
+    shared_->limiter->Release(address_);
+    // Give the buffers back now rather than when the last handler lets go of the connection.
+    std::string().swap(in_);
+    write_queue_.clear();
+    tls_buffer_.reset();
   }
 
   asio::ip::tcp::socket socket_;
   asio::strand<asio::any_io_executor> strand_;
   cql::RequestProcessor* processor_;
   const CqlServerOptions* options_;
+  ListenerShared* shared_;
+  const std::string address_;  // the client's IP address
+  std::unique_ptr<TlsStream> tls_;  // set once the TLS handshake starts
+  std::unique_ptr<std::array<char, 16 * 1024>> tls_buffer_;
   std::string in_;
   std::deque<std::string> write_queue_;
   std::vector<std::string> sending_;  // the frames of the write in progress
@@ -211,6 +342,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool batching_ = false;  // replying to the requests of one read
   bool closing_ = false;
   bool started_ = false;
+  bool authenticated_ = true;  // false from an AUTHENTICATE reply until AUTH_SUCCESS
   cql::Compression compression_ = cql::Compression::kNone;
   std::atomic<bool> registered_schema_{false};
   std::atomic<bool> closed_{false};
@@ -220,6 +352,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 struct CqlServer::Impl {
   CqlServerOptions options;
   cql::RequestProcessor* processor;
+  std::unique_ptr<ConnectionLimiter> limiter;
+  ListenerShared shared;
   asio::io_context io;
   std::optional<asio::ip::tcp::acceptor> acceptor;
   std::vector<std::thread> threads;
@@ -230,8 +364,19 @@ struct CqlServer::Impl {
   void Accept() {
     acceptor->async_accept([this](std::error_code ec, asio::ip::tcp::socket socket) {
       if (ec) return;  // acceptor closed
+      std::error_code peer_ec;
+      auto peer = socket.remote_endpoint(peer_ec);
+      std::string address = peer_ec ? "unknown" : peer.address().to_string();
+      std::string why;
+      if (!limiter->Admit(address, &why)) {
+        // As Cassandra's ConnectionLimitHandler: close at once, keep serving the others.
+        spdlog::warn("refused a connection from {}: {}", address, why);
+        std::error_code ignored;
+        socket.close(ignored);
+        return Accept();
+      }
       socket.set_option(asio::ip::tcp::no_delay(true));
-      auto conn = std::make_shared<Connection>(std::move(socket), processor, &options);
+      auto conn = std::make_shared<Connection>(std::move(socket), std::move(address), &shared);
       {
         std::lock_guard<std::mutex> lock(mu);
         std::erase_if(connections, [](const std::weak_ptr<Connection>& w) {
@@ -254,6 +399,13 @@ CqlServer::CqlServer(CqlServerOptions options, cql::RequestProcessor* processor)
 CqlServer::~CqlServer() { Stop(); }
 
 Status CqlServer::Start() {
+  impl_->limiter = std::make_unique<ConnectionLimiter>(impl_->options.limits);
+  impl_->shared.processor = impl_->processor;
+  impl_->shared.options = &impl_->options;
+  impl_->shared.limiter = impl_->limiter.get();
+  if (impl_->options.tls.enabled) {
+    TESSERA_ASSIGN_OR_RETURN(impl_->shared.tls, MakeServerTlsContext(impl_->options.tls));
+  }
   std::error_code ec;
   auto address = asio::ip::make_address(impl_->options.address, ec);
   if (ec) return Status::IOError("bad listen address " + impl_->options.address + ": " + ec.message());
@@ -307,6 +459,8 @@ size_t CqlServer::connection_count() const {
   }
   return n;
 }
+
+size_t CqlServer::requests_in_flight() const { return impl_->shared.requests_in_flight.load(); }
 
 void CqlServer::BroadcastSchemaChange(const cql::SchemaChange& change) {
   std::string body = cql::EncodeSchemaChangeEvent(change);

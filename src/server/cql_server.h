@@ -5,7 +5,23 @@
 // (SUPPORTED) and REGISTER are answered here; QUERY, PREPARE, EXECUTE, BATCH
 // and AUTH_RESPONSE go to the RequestProcessor. Every reply carries its
 // request's stream id. After STARTUP negotiated compression, every frame but
-// READY is compressed both ways.
+// READY and AUTHENTICATE is compressed both ways.
+//
+// Authentication (native protocol v4 §4.2.3): when the processor names an
+// authenticator, STARTUP is answered AUTHENTICATE and the connection takes
+// only AUTH_RESPONSE (and OPTIONS) until one succeeds; anything else is a
+// protocol error.
+//
+// TLS (options.tls): the handshake comes first; with `optional`, a
+// connection whose first byte is not a TLS handshake record (0x16) stays
+// plaintext. A failed handshake (a plaintext client on a TLS-only port, a
+// client without the certificate require_client_auth wants) closes the
+// connection.
+//
+// Limits (options.limits, connection_limits.h): a connection past the total
+// or per-address bound is closed at once; a request past the in-flight bound
+// of its connection or of the server is answered ERROR Overloaded 0x1001 and
+// not run. A connection's buffers go back to the allocator when it closes.
 //
 // Errors on the wire (native protocol v4 §9, and what drivers expect —
 // shared reference cql-driver-requirements.md):
@@ -30,6 +46,8 @@
 #include "common/status.h"
 #include "cql/protocol/responses.h"
 #include "cql/protocol/request_processor.h"
+#include "server/connection_limits.h"
+#include "server/tls_options.h"
 
 namespace tessera::server {
 
@@ -38,6 +56,8 @@ struct CqlServerOptions {
   uint16_t port = 9042;      // 0: any free port (tests)
   int threads = 2;
   std::string cql_version = "3.4.5";
+  TlsOptions tls;
+  ConnectionLimits limits;
 };
 
 class CqlServer {
@@ -46,12 +66,15 @@ class CqlServer {
   CqlServer(CqlServerOptions options, cql::RequestProcessor* processor);
   ~CqlServer();  // Stop()
 
-  // Binds and starts serving. Errors: IOError (address in use, bad address).
+  // Binds and starts serving. Errors: IOError (address in use, bad address),
+  // InvalidArgument (TLS files that cannot be read).
   Status Start();
   // Stops accepting, closes every connection and joins the threads. Idempotent.
   void Stop();
   uint16_t port() const;
   size_t connection_count() const;
+  // Requests received and not yet answered, over all connections.
+  size_t requests_in_flight() const;
   // Sends an EVENT SCHEMA_CHANGE (stream -1) to connections that REGISTERed for it.
   void BroadcastSchemaChange(const cql::SchemaChange& change);
 

@@ -11,9 +11,12 @@
 #include <memory>
 #include <string>
 
+#include "auth/auth_service.h"
 #include "common/status.h"
 #include "db/database.h"
 #include "keyviz/history.h"
+#include "server/connection_limits.h"
+#include "server/tls_options.h"
 
 namespace tessera::server {
 
@@ -25,12 +28,22 @@ struct NodeOptions {
   int admin_port = 9180;                    // 0: any free port; < 0: no admin port
   // The Key Visualizer's sampler runs with the admin port, which serves it.
   keyviz::KeyVizOptions keyviz;
+  // Security: authenticator and authorizer (system_auth is created with
+  // them), client TLS (also the admin port's HTTPS when admin_tls), limits.
+  auth::AuthOptions auth;
+  TlsOptions client_tls;
+  bool admin_tls = false;             // the admin port speaks HTTPS with client_tls's certificate
+  bool admin_metrics_require_auth = false;
+  ConnectionLimits limits;
 };
 
 class Node {
  public:
-  // Opens the database and starts both listeners. Errors: those of
-  // Database::Open, IOError when an address cannot be bound.
+  // Opens the database, sets up system_auth when authentication is on
+  // (creating cassandra/cassandra on first start), and starts both
+  // listeners. Errors: those of Database::Open, IOError when an address
+  // cannot be bound, InvalidArgument for unreadable TLS files or an
+  // authorizer without an authenticator.
   static Result<std::unique_ptr<Node>> Start(const NodeOptions& options);
   ~Node();  // Stop()
 
@@ -39,6 +52,8 @@ class Node {
   uint16_t cql_port() const;
   uint16_t admin_port() const;  // 0 without an admin port
   Database& db() { return *db_; }
+  // Null without an authenticator.
+  auth::AuthService* auth() const;
 
  private:
   Node() = default;

@@ -1,5 +1,6 @@
 """Starts a real `tessera server` for the driver tests: a fresh data
 directory, a free loopback port, bounded waits, stopped by its own pid."""
+import base64
 import os
 import shutil
 import signal
@@ -43,9 +44,12 @@ class TesseraServer:
                 time.sleep(0.1)
         raise RuntimeError("tessera server did not start")
 
-    def admin(self, method, path):
-        """An admin HTTP request; returns (status, body text)."""
+    def admin(self, method, path, credentials=None):
+        """An admin HTTP request, with HTTP Basic (user, password) when given; returns (status, body text)."""
         req = urllib.request.Request("http://127.0.0.1:%d%s" % (self.admin_port, path), method=method)
+        if credentials:
+            token = base64.b64encode(("%s:%s" % credentials).encode()).decode()
+            req.add_header("Authorization", "Basic " + token)
         try:
             with urllib.request.urlopen(req, timeout=30) as r:
                 return r.status, r.read().decode()

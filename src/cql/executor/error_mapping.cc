@@ -11,6 +11,8 @@ ErrorResponse ToErrorResponse(const Status& status) {
     case Status::Code::kNotFound: e.code = ErrorCode::kInvalid; break;
     case Status::Code::kAlreadyExists: e.code = ErrorCode::kAlreadyExists; break;
     case Status::Code::kBusy: e.code = ErrorCode::kOverloaded; break;
+    case Status::Code::kUnauthorized: e.code = ErrorCode::kUnauthorized; break;
+    case Status::Code::kAuthenticationFailed: e.code = ErrorCode::kBadCredentials; break;
     case Status::Code::kOk:
     case Status::Code::kCorruption:
     case Status::Code::kIOError: e.code = ErrorCode::kServerError; break;

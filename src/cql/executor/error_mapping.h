@@ -5,6 +5,8 @@
 //   NotFound         -> 0x2200 Invalid ("unconfigured table t", unknown keyspace)
 //   AlreadyExists    -> 0x2400 Already exists (keyspace / table filled in by the caller)
 //   Busy             -> 0x1001 Overloaded (drivers retry on another host)
+//   Unauthorized     -> 0x2100 Unauthorized ("User u has no SELECT permission on <table k.t> ...")
+//   AuthenticationFailed -> 0x0100 Bad credentials ("Provided username u and/or password are incorrect")
 //   Corruption, IOError, anything else -> 0x0000 Server error
 //
 // Thread safety: pure function.

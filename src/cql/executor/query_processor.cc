@@ -5,6 +5,8 @@
 #include <variant>
 
 #include "common/bytes.h"
+#include "cql/executor/access_control.h"
+#include "cql/executor/auth_statements.h"
 #include "cql/executor/error_mapping.h"
 #include "cql/executor/modification_statements.h"
 #include "cql/executor/schema_statements.h"
@@ -36,15 +38,48 @@ std::string EncodeRows(const ResultSet& rs, bool skip_metadata) {
 
 }  // namespace
 
-QueryProcessor::QueryProcessor(Database* db, NodeInfo node, std::function<void(const SchemaChange&)> on_schema_change)
-    : db_(db), system_tables_(db, std::move(node)), on_schema_change_(std::move(on_schema_change)) {}
+QueryProcessor::QueryProcessor(Database* db, NodeInfo node, std::function<void(const SchemaChange&)> on_schema_change,
+                               auth::AuthService* auth)
+    : db_(db), auth_(auth), system_tables_(db, std::move(node)), on_schema_change_(std::move(on_schema_change)) {}
+
+std::string QueryProcessor::Authenticator() const {
+  return auth_ && auth_->authentication_required() ? auth::kPasswordAuthenticatorClass : "";
+}
+
+Reply QueryProcessor::AuthResponse(ConnectionState& conn, const AuthResponseRequest& request) {
+  if (!auth_ || !auth_->authentication_required()) return Reply{Opcode::kAuthSuccess, EncodeAuthSuccess(std::nullopt), {}};
+  auto user = auth_->Authenticate(request.token.value_or(""), conn.client_address());
+  if (!user.ok()) {
+    spdlog::info("failed login from {}: {}", conn.client_address(), user.status().message());
+    return Error(user.status());
+  }
+  conn.set_user(*user);
+  return Reply{Opcode::kAuthSuccess, EncodeAuthSuccess(std::nullopt), {}};
+}
+
+void QueryProcessor::UpdateGrants(const std::string& user, const RawStatement& s, const std::string& keyspace) {
+  if (!auth_) return;
+  Status st;
+  if (const auto* x = std::get_if<CreateKeyspaceStatement>(&s)) {
+    st = auth_->OnResourceCreated(user, auth::Resource::Keyspace(x->name));
+  } else if (const auto* x = std::get_if<CreateTableStatement>(&s)) {
+    st = auth_->OnResourceCreated(user, auth::Resource::Table(x->table.keyspace.empty() ? keyspace : x->table.keyspace,
+                                                              x->table.name));
+  } else if (const auto* x = std::get_if<DropStatement>(&s)) {
+    st = auth_->OnResourceDropped(x->target == DropStatement::Target::kKeyspace
+                                      ? auth::Resource::Keyspace(x->name.name)
+                                      : auth::Resource::Table(x->name.keyspace.empty() ? keyspace : x->name.keyspace,
+                                                              x->name.name));
+  }
+  if (!st.ok()) spdlog::warn("updating permissions after a schema change failed: {}", st.ToString());
+}
 
 Reply QueryProcessor::Process(ConnectionState& conn, const Request& request) {
   if (const auto* q = std::get_if<QueryRequest>(&request)) return Query(conn, q->query, q->params);
   if (const auto* p = std::get_if<PrepareRequest>(&request)) return Prepare(conn, p->query);
   if (const auto* e = std::get_if<ExecuteRequest>(&request)) return Execute(conn, e->id, e->params);
   if (const auto* b = std::get_if<BatchRequest>(&request)) return Batch(conn, *b);
-  if (std::holds_alternative<AuthResponseRequest>(request)) return Reply{Opcode::kAuthSuccess, EncodeAuthSuccess(std::nullopt), {}};
+  if (const auto* a = std::get_if<AuthResponseRequest>(&request)) return AuthResponse(conn, *a);
   return Error(Status::InvalidArgument("unexpected request"));
 }
 
@@ -146,6 +181,7 @@ Reply QueryProcessor::Execute(ConnectionState& conn, const std::string& id, cons
   }
   // A prepared statement runs in the keyspace it was prepared in when it names none.
   ConnectionState scoped;
+  scoped.set_user(conn.user());
   scoped.set_keyspace(p->keyspace.empty() ? conn.keyspace() : p->keyspace);
   Reply r = Run(scoped, p->parsed, params);
   if (std::holds_alternative<UseStatement>(p->parsed.statement)) conn.set_keyspace(scoped.keyspace());
@@ -177,8 +213,19 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
   bind.rng = &rng_;
   const RawStatement& s = parsed.statement;
   const std::string ks = conn.keyspace();
+  if (IsAuthStatement(s)) {
+    auto r = ExecuteAuthStatement(auth_, conn.user(), s, ks);
+    if (!r.ok()) return Error(r.status());
+    if (!*r) return Result(EncodeVoidResult());
+    return Result(EncodeRows(**r, params.skip_metadata));
+  }
+  if (auth_) {
+    Status allowed = CheckAccess(*auth_, conn.user(), s, ks);
+    if (!allowed.ok()) return Error(allowed);
+  }
   auto schema_result = [&](const ::tessera::Result<SchemaOutcome>& r) -> Reply {
     if (!r.ok()) return Error(r.status(), &s);
+    if (r->change) UpdateGrants(conn.user(), s, ks);
     if (!r->change) return Result(EncodeVoidResult());
     if (on_schema_change_) on_schema_change_(*r->change);
     return Result(EncodeSchemaChangeResult(*r->change));
@@ -273,6 +320,10 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
       auto p = ParseStatement(entry.query_or_id);
       if (!p.ok()) return Error(p.status());
       parsed = std::move(p).value();
+    }
+    if (auth_) {
+      Status allowed = CheckAccess(*auth_, conn.user(), parsed.statement, keyspace);
+      if (!allowed.ok()) return Error(allowed);
     }
     BindContext bind;
     bind.values = &entry.values;

@@ -14,6 +14,10 @@
 // tombstone guardrail (select_statement.h); their warnings ride on the reply
 // (protocol Warning flag) and are logged. Schema changes are reported through
 // `on_schema_change` (SCHEMA_CHANGE events).
+// With an AuthService: AUTH_RESPONSE logs in (SASL PLAIN), every statement
+// is checked first (access_control.h), role and permission statements run
+// (auth_statements.h), and a role that creates a keyspace, table or role
+// gets every permission on it; a drop removes the grants on what it dropped.
 //
 // Thread safety: Process is thread-safe.
 #pragma once
@@ -25,6 +29,7 @@
 #include <random>
 #include <string>
 
+#include "auth/auth_service.h"
 #include "cql/executor/system_tables.h"
 #include "cql/parser/raw_statements.h"
 #include "cql/protocol/request_processor.h"
@@ -36,8 +41,11 @@ namespace tessera::cql {
 class QueryProcessor : public RequestProcessor {
  public:
   // REQUIRES: db outlives the processor.
-  QueryProcessor(Database* db, NodeInfo node, std::function<void(const SchemaChange&)> on_schema_change = {});
+  // REQUIRES: db and auth (when given) outlive the processor.
+  QueryProcessor(Database* db, NodeInfo node, std::function<void(const SchemaChange&)> on_schema_change = {},
+                 auth::AuthService* auth = nullptr);
   Reply Process(ConnectionState& connection, const Request& request) override;
+  std::string Authenticator() const override;
 
  private:
   struct Prepared {
@@ -61,8 +69,12 @@ class QueryProcessor : public RequestProcessor {
   // Checks the write guardrails (write_guardrails.h), applies, and replies with their warnings.
   Reply ApplyWrites(const std::vector<Mutation>& mutations);
   Reply Error(const Status& status, const RawStatement* statement = nullptr) const;
+  Reply AuthResponse(ConnectionState& conn, const AuthResponseRequest& request);
+  // Grants on what a successful CREATE made, and drops those on what a DROP removed.
+  void UpdateGrants(const std::string& user, const RawStatement& s, const std::string& keyspace);
 
   Database* db_;
+  auth::AuthService* auth_;
   SystemTables system_tables_;
   std::function<void(const SchemaChange&)> on_schema_change_;
   std::mutex mu_;

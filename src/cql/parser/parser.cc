@@ -76,7 +76,13 @@ Result<ParsedStatement> ParserCore::ParseOne() {
     return Status::OK();
   };
   Status s;
-  if (AtKeyword("select")) s = run(&ParserCore::ParseSelect, SelectStatement{});
+  if (AtRoleStatement()) {
+    if (AtKeyword("create")) s = ParseCreateRole(&out.statement);
+    else if (AtKeyword("alter")) s = ParseAlterRole(&out.statement);
+    else s = ParseDropRole(&out.statement);
+  } else if (AtKeyword("grant") || AtKeyword("revoke")) s = ParseGrantOrRevoke(&out.statement);
+  else if (AtKeyword("list")) s = ParseList(&out.statement);
+  else if (AtKeyword("select")) s = run(&ParserCore::ParseSelect, SelectStatement{});
   else if (AtKeyword("insert")) s = run(&ParserCore::ParseInsert, InsertStatement{});
   else if (AtKeyword("update")) s = run(&ParserCore::ParseUpdate, UpdateStatement{});
   else if (AtKeyword("delete")) s = run(&ParserCore::ParseDelete, DeleteStatement{});

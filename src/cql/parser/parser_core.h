@@ -52,12 +52,22 @@ class ParserCore {
   Status ParseDrop(DropStatement* out);
   Status ParseTruncate(TruncateStatement* out);
   Status ParseUse(UseStatement* out);
+  Status ParseCreateRole(RawStatement* out);                // parse_auth.cc
+  Status ParseAlterRole(RawStatement* out);
+  Status ParseDropRole(RawStatement* out);
+  Status ParseGrantOrRevoke(RawStatement* out);
+  Status ParseList(RawStatement* out);
+  bool AtRoleStatement() const;  // CREATE / ALTER / DROP followed by ROLE or USER
 
  private:
   Status ParseCollectionLiteral(Term* out);
   Status ParseBindMarker(Term* out);
   Status ParseConditions(std::vector<Relation>* out);
   Status ParseWhereAndConditions(std::vector<Relation>* where, bool* if_exists, std::vector<Relation>* conditions);
+  Status RoleName(std::string* out);
+  Status ParseRoleOptions(RoleOptions* out, bool user_form);
+  Status ParsePermissions(std::vector<std::string>* out);
+  Status ParseResource(ResourceName* out);
 
   // Bounds the recursion of nested terms, selectors and types so that
   // hostile input is a syntax error, not a stack overflow.

@@ -187,11 +187,76 @@ struct DropStatement {
 };
 
 struct TruncateStatement { QualifiedName table; };
+
+// --- roles and permissions (Cassandra 4's CQL: CREATE ROLE, GRANT, LIST ...) ---
+
+// WITH PASSWORD = '..' AND LOGIN = true AND SUPERUSER = false AND OPTIONS = {..};
+// CREATE USER's WITH PASSWORD '..' SUPERUSER | NOSUPERUSER land here too.
+struct RoleOptions {
+  std::optional<std::string> password;
+  std::optional<bool> login;
+  std::optional<bool> superuser;
+  std::optional<std::vector<std::pair<std::string, std::string>>> options;
+};
+
+struct CreateRoleStatement {
+  std::string role;  // unquoted names lower-cased; 'quoted' and "quoted" kept
+  bool if_not_exists = false;
+  RoleOptions options;
+};
+
+struct AlterRoleStatement {
+  std::string role;
+  RoleOptions options;
+};
+
+struct DropRoleStatement {
+  std::string role;
+  bool if_exists = false;
+};
+
+// GRANT role TO grantee / REVOKE role FROM grantee.
+struct GrantRoleStatement {
+  std::string role, grantee;
+  bool revoke = false;
+};
+
+// LIST ROLES [OF r] [NORECURSIVE]; LIST USERS (users_form: the older result shape).
+struct ListRolesStatement {
+  std::optional<std::string> of;
+  bool recursive = true;
+  bool users_form = false;
+};
+
+// ALL KEYSPACES | KEYSPACE k | [TABLE] k.t | ALL ROLES | ROLE r.
+struct ResourceName {
+  enum class Kind { kAllKeyspaces, kKeyspace, kTable, kAllRoles, kRole };
+  Kind kind = Kind::kAllKeyspaces;
+  QualifiedName name;  // kKeyspace: name.name; kTable: keyspace and table (keyspace may be empty); kRole: name.name
+};
+
+// GRANT perms ON resource TO role / REVOKE perms ON resource FROM role.
+struct PermissionStatement {
+  std::vector<std::string> permissions;  // upper-case names; empty: ALL
+  ResourceName resource;
+  std::string role;
+  bool revoke = false;
+};
+
+// LIST perms [ON resource] [OF role] [NORECURSIVE].
+struct ListPermissionsStatement {
+  std::vector<std::string> permissions;  // empty: ALL
+  std::optional<ResourceName> resource;
+  std::optional<std::string> of;
+  bool recursive = true;
+};
 struct UseStatement { std::string keyspace; };
 
 using RawStatement = std::variant<SelectStatement, InsertStatement, UpdateStatement, DeleteStatement, BatchStatement,
                                   CreateKeyspaceStatement, AlterKeyspaceStatement, CreateTableStatement,
-                                  AlterTableStatement, DropStatement, TruncateStatement, UseStatement>;
+                                  AlterTableStatement, DropStatement, TruncateStatement, UseStatement,
+                                  CreateRoleStatement, AlterRoleStatement, DropRoleStatement, GrantRoleStatement,
+                                  ListRolesStatement, PermissionStatement, ListPermissionsStatement>;
 
 struct ParsedStatement {
   RawStatement statement;

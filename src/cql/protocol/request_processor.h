@@ -21,6 +21,9 @@ namespace tessera::cql {
 // Per-connection state shared with the processor.
 class ConnectionState {
  public:
+  ConnectionState() = default;
+  explicit ConnectionState(std::string client_address) : client_address_(std::move(client_address)) {}
+
   std::string keyspace() const {
     std::lock_guard<std::mutex> lock(mu_);
     return keyspace_;
@@ -29,10 +32,23 @@ class ConnectionState {
     std::lock_guard<std::mutex> lock(mu_);
     keyspace_ = std::move(ks);
   }
+  // The role logged in by AUTH_RESPONSE; empty before (and without an authenticator).
+  std::string user() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return user_;
+  }
+  void set_user(std::string user) {
+    std::lock_guard<std::mutex> lock(mu_);
+    user_ = std::move(user);
+  }
+  // The peer's IP address, as text (failed-login rate limits key on it). Set once.
+  const std::string& client_address() const { return client_address_; }
 
  private:
   mutable std::mutex mu_;
   std::string keyspace_;  // USE ks
+  std::string user_;
+  const std::string client_address_;
 };
 
 struct Reply {
@@ -45,8 +61,12 @@ class RequestProcessor {
  public:
   virtual ~RequestProcessor() = default;
   // QUERY, PREPARE, EXECUTE, BATCH or AUTH_RESPONSE. Never throws; errors are
-  // ERROR replies.
+  // ERROR replies. AUTH_RESPONSE answers AUTH_SUCCESS (and sets the
+  // connection's user) or ERROR BadCredentials.
   virtual Reply Process(ConnectionState& connection, const Request& request) = 0;
+  // The authenticator class STARTUP must be answered with (AUTHENTICATE),
+  // or empty when no login is needed (READY).
+  virtual std::string Authenticator() const { return ""; }
 };
 
 }  // namespace tessera::cql

@@ -147,6 +147,9 @@ Result<DecodedResponse> DecodeResponse(uint8_t opcode, uint8_t flags, std::strin
     case Opcode::kSupported:
     case Opcode::kAuthSuccess:
       return out;
+    case Opcode::kAuthenticate:
+      if (!r.String(&out.authenticator)) return Malformed("authenticator", r);
+      return out;
     case Opcode::kEvent: {
       std::string type;
       if (!r.String(&type)) return Malformed("event type", r);

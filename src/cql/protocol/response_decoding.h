@@ -1,5 +1,5 @@
 // Client-side response decoding (native protocol v4 §4.2): the inverse of
-// responses.h for what a client receives — ERROR, READY, SUPPORTED, RESULT
+// responses.h for what a client receives — ERROR, READY, AUTHENTICATE, AUTH_SUCCESS, SUPPORTED, RESULT
 // (Void, Rows, Set_keyspace, Prepared, Schema_change) and EVENT — plus the
 // warnings a response carries when its header has the Warning flag (§2.2).
 // Used by Tessera's client (src/client): the loader, the shell, the demo.
@@ -45,6 +45,7 @@ struct DecodedResponse {
   DecodedRows rows;
   DecodedPrepared prepared;
   std::string keyspace;        // Set_keyspace
+  std::string authenticator;   // AUTHENTICATE: the server's authenticator class
   SchemaChange schema_change;  // Schema_change result or SCHEMA_CHANGE event
   bool is_error() const { return opcode == Opcode::kError; }
 };

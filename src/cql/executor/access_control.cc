@@ -1,0 +1,84 @@
+#include "cql/executor/access_control.h"
+
+#include <type_traits>
+#include <variant>
+
+namespace tessera::cql {
+namespace {
+
+using auth::Permission;
+using auth::Resource;
+
+bool IsSystemKeyspace(const std::string& ks) {
+  return ks == "system" || ks == "system_schema" || ks == "system_auth" || ks == "system_views" ||
+         ks == "system_virtual_schema";
+}
+
+Status NotModifiable(const std::string& ks) { return Status::Unauthorized(ks + " keyspace is not user-modifiable."); }
+
+class Checker {
+ public:
+  Checker(auth::AuthService& auth, const std::string& role, const std::string& keyspace)
+      : auth_(auth), role_(role), keyspace_(keyspace) {}
+
+  Status Table(const QualifiedName& name, Permission p) {
+    const std::string& ks = name.keyspace.empty() ? keyspace_ : name.keyspace;
+    if (ks.empty()) return Status::OK();  // the executor answers "No keyspace has been specified"
+    if (IsSystemKeyspace(ks)) {
+      if (p != Permission::kSelect) return NotModifiable(ks);
+      if (ks != "system_auth") return Status::OK();  // system tables are readable by every role
+    }
+    return auth_.Authorize(role_, p, Resource::Table(ks, name.name));
+  }
+
+  Status Keyspace(const std::string& ks, Permission p) {
+    if (IsSystemKeyspace(ks)) return NotModifiable(ks);
+    return auth_.Authorize(role_, p, Resource::Keyspace(ks));
+  }
+
+  Status operator()(const SelectStatement& s) { return Table(s.table, Permission::kSelect); }
+  Status operator()(const InsertStatement& s) { return Table(s.table, Permission::kModify); }
+  Status operator()(const UpdateStatement& s) { return Table(s.table, Permission::kModify); }
+  Status operator()(const DeleteStatement& s) { return Table(s.table, Permission::kModify); }
+  Status operator()(const TruncateStatement& s) { return Table(s.table, Permission::kModify); }
+  Status operator()(const BatchStatement& b) {
+    for (const auto& s : b.statements) {
+      TESSERA_RETURN_IF_ERROR(std::visit([this](const auto& x) { return (*this)(x); }, s));
+    }
+    return Status::OK();
+  }
+  Status operator()(const CreateKeyspaceStatement& s) {
+    if (IsSystemKeyspace(s.name)) return NotModifiable(s.name);
+    return auth_.Authorize(role_, Permission::kCreate, Resource::AllKeyspaces());
+  }
+  Status operator()(const AlterKeyspaceStatement& s) { return Keyspace(s.name, Permission::kAlter); }
+  Status operator()(const CreateTableStatement& s) {
+    const std::string& ks = s.table.keyspace.empty() ? keyspace_ : s.table.keyspace;
+    if (ks.empty()) return Status::OK();
+    return Keyspace(ks, Permission::kCreate);
+  }
+  Status operator()(const AlterTableStatement& s) { return Table(s.table, Permission::kAlter); }
+  Status operator()(const DropStatement& s) {
+    if (s.target == DropStatement::Target::kKeyspace) return Keyspace(s.name.name, Permission::kDrop);
+    return Table(s.name, Permission::kDrop);
+  }
+  template <typename T>
+  Status operator()(const T&) {  // USE; role and permission statements (AuthService checks them)
+    return Status::OK();
+  }
+
+ private:
+  auth::AuthService& auth_;
+  const std::string& role_;
+  const std::string& keyspace_;
+};
+
+}  // namespace
+
+Status CheckAccess(auth::AuthService& auth, const std::string& role, const RawStatement& statement,
+                   const std::string& keyspace) {
+  Checker checker(auth, role, keyspace);
+  return std::visit(checker, statement);
+}
+
+}  // namespace tessera::cql

@@ -1,0 +1,36 @@
+// Statements the node runs on its own behalf (system_auth upkeep), without a
+// client connection or permission checks: ScyllaDB's execute_internal.
+// SELECT returns every row (no paging); INSERT / UPDATE / DELETE apply at
+// once; CREATE KEYSPACE / TABLE create. Values bind to the ? markers in
+// order (serialized as on the wire, native protocol v4 §6).
+//
+// Errors: those of parsing and executing the statement; InvalidArgument
+// for a statement of another kind.
+//
+// Thread safety: reentrant.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cql/executor/result_set.h"
+#include "cql/protocol/wire.h"
+#include "db/database.h"
+
+namespace tessera::cql {
+
+Result<ResultSet> ExecuteInternal(Database& db, const std::string& cql, const std::vector<WireValue>& values = {});
+
+// Value helpers for internal statements (serialized as native protocol v4 §6).
+WireValue TextValue(const std::string& text);
+WireValue BooleanValue(bool value);
+WireValue TextSetValue(const std::set<std::string>& values);
+WireValue TextMapValue(const std::map<std::string, std::string>& values);
+// Decoders for result cells; a null or malformed cell gives the empty value.
+bool BooleanOf(const std::optional<std::string>& cell);
+std::set<std::string> TextSetOf(const std::optional<std::string>& cell);
+std::map<std::string, std::string> TextMapOf(const std::optional<std::string>& cell);
+
+}  // namespace tessera::cql

@@ -1,0 +1,34 @@
+// `tessera server`'s security flags (and config-file keys), named after
+// cassandra.yaml: authenticator, authorizer, permissions_validity_in_ms,
+// client_encryption_options, native_transport_max_concurrent_connections
+// (and _per_ip), and the in-flight request bounds.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "common/status.h"
+#include "server/node.h"
+
+namespace tessera {
+
+struct SecurityConfig {
+  std::string authenticator = "AllowAllAuthenticator";  // or PasswordAuthenticator
+  std::string authorizer = "AllowAllAuthorizer";        // or CassandraAuthorizer
+  int64_t permissions_validity_ms = 2000;
+  int max_failed_logins = 10;
+  double failed_login_window_seconds = 60;
+  server::TlsOptions client_tls;
+  bool admin_tls = false;
+  bool admin_metrics_require_auth = false;
+  server::ConnectionLimits limits;
+};
+
+void AddSecurityOptions(CLI::App* cmd, SecurityConfig* config);
+
+// Fills the node's auth, TLS and limit options. Errors: InvalidArgument
+// for an unknown authenticator or authorizer class.
+Status ApplySecurityConfig(const SecurityConfig& config, server::NodeOptions* options);
+
+}  // namespace tessera
