@@ -49,6 +49,7 @@ if [ "$target" = executor ] || [ "$target" = auth ]; then
       python3 "$root/fuzz/seed_executor_corpus.py" "$root" "$out/executor_corpus"
     else
       python3 "$root/fuzz/seed_auth_corpus.py" "$root/fuzz/auth_seeds.txt" "$out/auth_corpus"
+      cp "$root"/fuzz/regressions/auth/* "$out/auth_corpus/"
     fi
   fi
 else

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "auth/password_hash.h"
+#include "common/bytes.h"
 
 namespace tessera::auth {
 namespace {
@@ -77,6 +78,12 @@ Result<std::string> AuthService::Authenticate(const std::string& sasl_plain, con
 Result<std::string> AuthService::Login(const std::string& user, const std::string& password,
                                        const std::string& client_address) {
   TESSERA_RETURN_IF_ERROR(CheckFailedLogins(client_address));
+  if (!IsValidUtf8(user)) {
+    // No role has such a name (role names are CQL text); fail as for any unknown role, at the same cost.
+    (void)VerifyPassword(DecoyHash(options_.hash_cost), password);
+    RecordFailedLogin(client_address);
+    return Status::AuthenticationFailed("Provided username (not UTF-8) and/or password are incorrect");
+  }
   TESSERA_ASSIGN_OR_RETURN(auto role, store_->GetRole(user));
   // A missing role is checked against the decoy hash: the same cost as a real check.
   const bool match = VerifyPassword(role && !role->salted_hash.empty() ? role->salted_hash : DecoyHash(options_.hash_cost), password);

@@ -300,6 +300,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
       sending_.push_back(std::move(write_queue_.front()));
       write_queue_.pop_front();
     }
+    if (tls_ && sending_.size() > 1) {
+      // A TLS stream writes one buffer per record and per socket write: join
+      // the frames so that a batch of replies is one record, one write.
+      std::string joined;
+      for (const auto& f : sending_) joined += f;
+      sending_.assign(1, std::move(joined));
+    }
     for (const auto& f : sending_) buffers.push_back(asio::buffer(f));
     auto done = asio::bind_executor(strand_, [self = shared_from_this()](std::error_code ec, size_t) {
       self->sending_.clear();

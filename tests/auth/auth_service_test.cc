@@ -8,6 +8,7 @@
 #include <map>
 
 #include "auth/password_hash.h"
+#include "common/bytes.h"
 
 namespace tessera::auth {
 namespace {
@@ -130,6 +131,11 @@ TEST_F(AuthServiceTest, SaslPlainLoginsAndTheirErrors) {
             "Provided username ghost and/or password are incorrect");
   EXPECT_EQ(auth->Authenticate(std::string("\0group\0pw", 9), "c").status().message(), "group is not permitted to log in");
   EXPECT_FALSE(auth->Authenticate("no separators", "c").ok());
+  // Found by fuzz/auth_fuzzer.cc: a user name that is not UTF-8 reached the
+  // system_auth lookup and came back Invalid (0x2200) instead of Bad credentials.
+  auto not_utf8 = auth->Authenticate(std::string("\0\xfclice\0pw", 9), "c");
+  EXPECT_EQ(not_utf8.status().code(), Status::Code::kAuthenticationFailed);
+  EXPECT_TRUE(IsValidUtf8(not_utf8.status().message()));
   EXPECT_FALSE(auth->Authenticate(std::string("\0\0pw", 4), "c").ok());
 }
 

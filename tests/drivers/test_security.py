@@ -125,6 +125,9 @@ def test_login_permissions_grant_and_revoke(make_server):
             session.execute("CREATE ROLE writers")
             session.execute("GRANT MODIFY ON KEYSPACE shop TO writers")
             session.execute("GRANT writers TO clerk")
+            members = {(r.role, r.member) for r in session.execute("SELECT role, member FROM system_auth.role_members")}
+            assert members == {("writers", "clerk")}
+            assert session.execute("SELECT member_of FROM system_auth.roles WHERE role = 'clerk'").one().member_of == {"writers"}
             clerk_session.execute("INSERT INTO shop.orders (id, item) VALUES (2, 'cake')")
 
             session.execute("REVOKE SELECT ON TABLE shop.orders FROM clerk")

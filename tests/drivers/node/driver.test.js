@@ -5,32 +5,12 @@ const { test, before, after } = require('node:test');
 const assert = require('node:assert');
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const cassandra = require('cassandra-driver');
+const { freePort, waitForPort } = require('./server_util');
 
 let server, client, dir, port;
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
-  });
-}
-
-async function waitForPort(p, ms) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const ok = await new Promise((resolve) => {
-      const sock = net.connect(p, '127.0.0.1', () => { sock.end(); resolve(true); });
-      sock.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('tessera server did not start');
-}
 
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera_node_'));
