@@ -1,5 +1,7 @@
 #include "db/key_advice.h"
 
+#include "db/schema_lint.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -164,6 +166,7 @@ std::vector<KeyAdvice> ComputeKeyAdvice(Database& db) {
     HotPartitionAdvice(db, *table, &out);
     PartitionNearLimit(db, *table, &out);
     TombstoneHeavy(db, *table, reports, &out);
+    for (auto& lint : LintTableDesign(*table, db.guardrails())) out.push_back(std::move(lint));
   }
   return out;
 }

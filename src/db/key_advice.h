@@ -14,6 +14,8 @@
 //    in the partition key.
 //  - tombstone_heavy: reads of the table visited more tombstones than the
 //    warn threshold; proposes TTL instead of deletes.
+//  - schema: the design lint's findings on the declared schema, before any
+//    load (db/schema_lint.h).
 //
 // Thread safety: thread-safe (reads the database's thread-safe surfaces).
 #pragma once
@@ -27,7 +29,7 @@ class Database;
 
 struct KeyAdvice {
   std::string keyspace, table;
-  std::string kind;      // monotonic_leading_key, hot_partition, partition_near_limit, tombstone_heavy
+  std::string kind;      // monotonic_leading_key, hot_partition, partition_near_limit, tombstone_heavy, schema
   std::string subject;   // the column or partition key the advice is about
   double score = 0;      // the share (0..1) or the fraction of the threshold behind the condition
   std::string evidence;  // what was measured

@@ -1,13 +1,9 @@
 #include "keyviz/diagnosis.h"
 
+#include "db/table_ddl.h"
+
 namespace tessera::keyviz {
 namespace {
-
-std::string Names(const std::vector<const ColumnDef*>& cols) {
-  std::string s;
-  for (const auto* c : cols) s += (s.empty() ? "" : ", ") + QuoteIdentifier(c->name);
-  return s;
-}
 
 std::string Qualified(const TableSchema& t) { return QuoteIdentifier(t.keyspace) + "." + QuoteIdentifier(t.name); }
 
@@ -15,27 +11,12 @@ std::string Qualified(const TableSchema& t) { return QuoteIdentifier(t.keyspace)
 
 std::string RedesignedTableCql(const TableSchema& table, const std::string& name, bool add_bucket, bool bucket_first,
                                Distribution distribution) {
-  std::string cql = "CREATE TABLE " + QuoteIdentifier(table.keyspace) + "." + QuoteIdentifier(name) + " (";
-  if (add_bucket) cql += "bucket smallint, ";
-  for (const auto& c : table.columns) {
-    cql += QuoteIdentifier(c.name) + " " + c.type.ToCql() + (c.kind == ColumnKind::kStatic ? " static" : "") + ", ";
-  }
-  std::string partition = Names(table.PartitionKey());
-  if (add_bucket) partition = bucket_first ? "bucket, " + partition : partition + ", bucket";
-  const auto clustering = table.Clustering();
-  const bool composite = add_bucket || table.PartitionKey().size() > 1;
-  cql += "PRIMARY KEY (" + (composite ? "(" + partition + ")" : partition);
-  if (!clustering.empty()) cql += ", " + Names(clustering);
-  cql += ")) WITH ";
-  if (!clustering.empty()) {
-    std::string order;
-    for (const auto* c : clustering) {
-      order += (order.empty() ? "" : ", ") + QuoteIdentifier(c->name) + (c->order == SortOrder::kDesc ? " DESC" : " ASC");
-    }
-    cql += "CLUSTERING ORDER BY (" + order + ") AND ";
-  }
-  cql += std::string("distribution = '") + ToString(distribution) + "'";
-  return cql;
+  std::vector<std::string> partition;
+  for (const auto* c : table.PartitionKey()) partition.push_back(c->name);
+  if (add_bucket) partition.insert(bucket_first ? partition.begin() : partition.end(), "bucket");
+  std::vector<std::pair<std::string, std::string>> added;
+  if (add_bucket) added.emplace_back("bucket", "smallint");
+  return ::tessera::RedesignedTableCql(table, name, added, partition, distribution);
 }
 
 Diagnosis Diagnose(const Pattern& p, const TableSchema& table, const DiagnosisInput& in) {

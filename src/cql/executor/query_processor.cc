@@ -13,6 +13,7 @@
 #include "cql/executor/select_statement.h"
 #include "cql/executor/write_guardrails.h"
 #include "cql/parser/parser.h"
+#include "db/schema_lint.h"
 #include "keys/murmur3.h"
 
 #include <spdlog/spdlog.h>
@@ -188,6 +189,18 @@ Reply QueryProcessor::Execute(ConnectionState& conn, const std::string& id, cons
   return r;
 }
 
+std::vector<std::string> QueryProcessor::DesignLintWarnings(const RawStatement& s, const std::string& keyspace) const {
+  const QualifiedName* name = nullptr;
+  if (const auto* x = std::get_if<CreateTableStatement>(&s)) name = &x->table;
+  if (const auto* x = std::get_if<AlterTableStatement>(&s)) name = &x->table;
+  if (!name) return {};
+  auto table = ResolveTable(*db_, *name, keyspace);
+  if (!table.ok()) return {};
+  std::vector<std::string> warnings;
+  for (const auto& finding : LintTableDesign(**table, db_->guardrails())) warnings.push_back(LintWarning(finding));
+  return warnings;
+}
+
 Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, const QueryParameters& params) {
   if (static_cast<int>(params.values.size()) < parsed.bind_marker_count) {
     return Error(Status::InvalidArgument("There were " + std::to_string(parsed.bind_marker_count) +
@@ -228,7 +241,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     if (r->change) UpdateGrants(conn.user(), s, ks);
     if (!r->change) return Result(EncodeVoidResult());
     if (on_schema_change_) on_schema_change_(*r->change);
-    return Result(EncodeSchemaChangeResult(*r->change));
+    return Reply{Opcode::kResult, EncodeSchemaChangeResult(*r->change), DesignLintWarnings(s, ks)};
   };
   auto apply = [&](const ::tessera::Result<std::vector<Mutation>>& m) -> Reply {
     if (!m.ok()) return Error(m.status());

@@ -12,7 +12,8 @@
 //    as one atomic write (logged and unlogged alike on one node).
 // Writes pass the write guardrails first (write_guardrails.h) and reads the
 // tombstone guardrail (select_statement.h); their warnings ride on the reply
-// (protocol Warning flag) and are logged. Schema changes are reported through
+// (protocol Warning flag) and are logged. CREATE and ALTER TABLE carry the
+// design lint's findings as warnings (db/schema_lint.h). Schema changes are reported through
 // `on_schema_change` (SCHEMA_CHANGE events).
 // With an AuthService: AUTH_RESPONSE logs in (SASL PLAIN), every statement
 // is checked first (access_control.h), role and permission statements run
@@ -72,6 +73,8 @@ class QueryProcessor : public RequestProcessor {
   Reply AuthResponse(ConnectionState& conn, const AuthResponseRequest& request);
   // Grants on what a successful CREATE made, and drops those on what a DROP removed.
   void UpdateGrants(const std::string& user, const RawStatement& s, const std::string& keyspace);
+  // The design lint's findings on the table a CREATE / ALTER TABLE made, as client warnings (db/schema_lint.h).
+  std::vector<std::string> DesignLintWarnings(const RawStatement& s, const std::string& keyspace) const;
 
   Database* db_;
   auth::AuthService* auth_;
