@@ -205,7 +205,7 @@ Result<RoleRecord> AuthService::DescribeRole(const std::string& name) {
 Status AuthService::CreateRole(const std::string& actor, const std::string& name, const RoleChanges& changes,
                                bool if_not_exists) {
   TESSERA_RETURN_IF_ERROR(Authorize(actor, Permission::kCreate, Resource::AllRoles()));
-  if (changes.superuser.value_or(false) && options_.authorization && !IsSuperuser(actor)) {
+  if (changes.superuser.value_or(false) && !IsSuperuser(actor)) {
     return Status::Unauthorized("Only superusers can create a role with superuser status");
   }
   if (name.empty()) return Status::InvalidArgument("Role name can't be an empty string");
@@ -229,12 +229,13 @@ Status AuthService::AlterRole(const std::string& actor, const std::string& name,
   RoleRecord r;
   TESSERA_RETURN_IF_ERROR(RequireExisting(name, &r));
   const bool self = actor == name;
+  // Superuser status is guarded with or without an authorizer (as Cassandra's AlterRoleStatement).
+  if (changes.superuser && self) return Status::Unauthorized("You aren't allowed to alter your own superuser status");
+  if (changes.superuser && !IsSuperuser(actor)) {
+    return Status::Unauthorized("Only superusers are allowed to alter superuser status");
+  }
   if (options_.authorization) {
     const bool only_password = !changes.login && !changes.superuser && !changes.options;
-    if (changes.superuser && self) return Status::Unauthorized("You aren't allowed to alter your own superuser status");
-    if (changes.superuser && !IsSuperuser(actor)) {
-      return Status::Unauthorized("Only superusers are allowed to alter superuser status");
-    }
     if (!(self && only_password)) {
       if (IsSuperuser(name) && !IsSuperuser(actor)) {
         return Status::Unauthorized("You must be a superuser to alter a superuser role");
@@ -257,7 +258,7 @@ Status AuthService::DropRole(const std::string& actor, const std::string& name, 
     std::lock_guard<std::mutex> lock(change_mu_);
     TESSERA_ASSIGN_OR_RETURN(auto existing, store_->GetRole(name));
     if (!existing) return if_exists ? Status::OK() : Status::InvalidArgument(name + " doesn't exist");
-    if (existing->is_superuser && options_.authorization && !IsSuperuser(actor)) {
+    if (existing->is_superuser && !IsSuperuser(actor)) {
       return Status::Unauthorized("Only superusers can drop a role with superuser status");
     }
     TESSERA_RETURN_IF_ERROR(store_->DeleteRole(name));

@@ -239,6 +239,26 @@ TEST_F(AuthServiceTest, ListingRolesAndPermissions) {
             Status::Code::kInvalidArgument);
 }
 
+TEST(AuthServiceSetupTest, SuperuserStatusIsGuardedWithoutAnAuthorizer) {
+  MemoryStore store;
+  AuthOptions o;
+  o.authentication = true;  // AllowAllAuthorizer: permissions are not checked, superuser status still is
+  o.hash_cost = kFuzzingHashCost;
+  AuthService auth(&store, o);
+  ASSERT_TRUE(auth.Setup().ok());
+  RoleChanges login;
+  login.password = "pw";
+  login.login = true;
+  ASSERT_TRUE(auth.CreateRole("cassandra", "alice", login, false).ok());
+  EXPECT_TRUE(auth.Authorize("alice", Permission::kDrop, Resource::AllKeyspaces()).ok());
+  RoleChanges super;
+  super.superuser = true;
+  EXPECT_EQ(auth.AlterRole("alice", "alice", super).code(), Status::Code::kUnauthorized);
+  EXPECT_EQ(auth.CreateRole("alice", "eve", super, false).code(), Status::Code::kUnauthorized);
+  EXPECT_EQ(auth.DropRole("alice", "cassandra", false).code(), Status::Code::kUnauthorized);
+  EXPECT_TRUE(auth.CreateRole("alice", "bob", login, false).ok());
+}
+
 TEST(AuthServiceSetupTest, AuthorizerNeedsAnAuthenticator) {
   MemoryStore store;
   AuthOptions o;
