@@ -30,6 +30,20 @@ void PutVarint64(std::string* out, uint64_t v);
 // are ill-formed, RFC 3629), or std::string_view::npos when all of it is
 // UTF-8.
 size_t FirstInvalidUtf8(std::string_view s);
+// Spanner's BIT_REVERSE: the 64 bits of `v` in reverse order; with
+// `preserve_sign`, the sign bit stays and the other 63 are reversed (so a
+// positive sequence stays positive: bit_reversed_positive). Consecutive
+// values land far apart in key order.
+inline int64_t BitReverse(int64_t v, bool preserve_sign) {
+  uint64_t x = static_cast<uint64_t>(v);
+  const uint64_t sign = x & (uint64_t{1} << 63);
+  if (preserve_sign) x &= ~sign;
+  uint64_t r = 0;
+  for (int i = 0; i < 64; ++i) r |= ((x >> i) & 1) << (63 - i);
+  if (preserve_sign) r = (r >> 1) | sign;
+  return static_cast<int64_t>(r);
+}
+
 inline bool IsValidUtf8(std::string_view s) { return FirstInvalidUtf8(s) == std::string_view::npos; }
 // The longest prefix of `s` of at most `max_bytes` bytes that does not end
 // inside a UTF-8 sequence.

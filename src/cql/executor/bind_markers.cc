@@ -2,6 +2,7 @@
 // as PREPARED metadata reports them (Cassandra's receivers: the column, or
 // [limit], [ttl], [timestamp], partition key token, in(col), key(col),
 // value(col)).
+#include <cctype>
 #include <map>
 
 #include "cql/executor/modification_statements.h"
@@ -17,6 +18,16 @@ class Describer {
   void Mark(const Term& term, const std::string& name, const CqlType& type) {
     if (term.kind == Term::Kind::kBindMarker && term.bind_index >= 0 && static_cast<size_t>(term.bind_index) < specs_.size()) {
       specs_[static_cast<size_t>(term.bind_index)] = ColumnSpec{t_.keyspace, t_.name, term.bind_name.empty() ? name : term.bind_name, type};
+      return;
+    }
+    // bit_reverse(?, ?): a bigint and its preserve_sign flag.
+    if (term.kind == Term::Kind::kFunctionCall) {
+      std::string fn = term.function_name;
+      for (auto& c : fn) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (fn == "bit_reverse") {
+        if (!term.elements.empty()) Mark(term.elements[0], name, CqlType::Scalar(TypeKind::kBigint));
+        if (term.elements.size() > 1) Mark(term.elements[1], "preserve_sign", CqlType::Scalar(TypeKind::kBoolean));
+      }
       return;
     }
     // Markers inside collection or tuple literals: their element types.

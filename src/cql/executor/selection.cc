@@ -160,6 +160,29 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
           name = "system." + fn + "(" + arg.name + ")";
           break;
         }
+        if (fn == "bit_reverse") {  // bit_reverse(bigint column [, true | false]): Spanner's BIT_REVERSE
+          const bool two = x.args.size() == 2;
+          // The selector grammar reads a bare true / false as a column name.
+          const std::string flag = !two ? "false"
+                                   : x.args[1].kind == Selector::Kind::kColumn ? x.args[1].name
+                                   : x.args[1].term && x.args[1].term->kind == Term::Kind::kBoolean ? x.args[1].term->text
+                                                                                                    : "";
+          if (x.args.empty() || x.args.size() > 2 || x.args[0].kind != Selector::Kind::kColumn ||
+              (flag != "true" && flag != "false")) {
+            return Status::InvalidArgument("bit_reverse takes a bigint column and an optional boolean preserve_sign");
+          }
+          TESSERA_ASSIGN_OR_RETURN(item.column, column_index(x.args[0].name));
+          if (t.columns[item.column].type.kind() != TypeKind::kBigint) {
+            return Status::InvalidArgument("bit_reverse takes a bigint argument, not " +
+                                           t.columns[item.column].type.ToCql());
+          }
+          item.kind = Item::Kind::kBitReverse;
+          item.preserve_sign = flag == "true";
+          name = "system.bit_reverse(" + x.args[0].name + ")";
+          type = CqlType::Scalar(TypeKind::kBigint);
+          plain = true;
+          break;
+        }
         if (x.args.size() != 1 || x.args[0].kind != Selector::Kind::kColumn) {
           return Status::InvalidArgument("Unsupported selection function " + x.name);
         }
@@ -244,6 +267,15 @@ std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row,
       case Item::Kind::kCurrentTime: {
         std::string b;
         PutBigEndian64(&b, static_cast<uint64_t>(((now_ms % 86'400'000) + 86'400'000) % 86'400'000 * 1'000'000));
+        out.push_back(b);
+        continue;
+      }
+      case Item::Kind::kBitReverse: {
+        const auto& cell = row.values[item.column];
+        if (!cell || cell->size() != 8) { out.emplace_back(); continue; }
+        std::string b;
+        PutBigEndian64(&b, static_cast<uint64_t>(BitReverse(static_cast<int64_t>(GetBigEndian64(cell->data())),
+                                                            item.preserve_sign)));
         out.push_back(b);
         continue;
       }

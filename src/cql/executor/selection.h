@@ -40,8 +40,10 @@ class Selection {
     enum class Kind {
       kColumn, kWritetime, kTtl, kToken, kCount, kCountColumn, kMin, kMax, kSum, kAvg,
       kNow, kUuid, kCurrentTimestamp, kCurrentDate, kCurrentTime, kToTimestamp, kToUnixTimestamp, kToDate,
+      kBitReverse,
     } kind;
     size_t column = 0;
+    bool preserve_sign = false;  // kBitReverse
   };
   std::vector<Item> items_;
   std::vector<ColumnSpec> columns_;

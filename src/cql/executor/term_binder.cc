@@ -36,6 +36,27 @@ Result<int64_t> MillisOfArgument(const Term& arg, const std::string& receiver, c
   return Status::InvalidArgument("Invalid argument for a time conversion function for \"" + receiver + "\"");
 }
 
+// bit_reverse(bigint [, preserve_sign boolean]) -> bigint (Spanner's BIT_REVERSE).
+template <typename Expect>
+Result<BoundValue> BitReverseCall(const Term& t, const std::string& receiver, const BindContext& ctx, Expect expect) {
+  if (t.elements.empty() || t.elements.size() > 2) {
+    return Status::InvalidArgument("bit_reverse takes a bigint and an optional boolean preserve_sign");
+  }
+  TESSERA_RETURN_IF_ERROR(expect(TypeKind::kBigint));
+  TESSERA_ASSIGN_OR_RETURN(BoundValue v, BindTerm(t.elements[0], CqlType::Scalar(TypeKind::kBigint), receiver, ctx));
+  bool preserve_sign = false;
+  if (t.elements.size() == 2) {
+    TESSERA_ASSIGN_OR_RETURN(BoundValue p, BindTerm(t.elements[1], CqlType::Scalar(TypeKind::kBoolean), receiver, ctx));
+    preserve_sign = p.kind == BoundValue::Kind::kValue && p.bytes.size() == 1 && p.bytes[0] != 0;
+  }
+  if (v.kind != BoundValue::Kind::kValue || v.bytes.size() != 8) return v;  // null stays null
+  BoundValue b;
+  b.kind = BoundValue::Kind::kValue;
+  PutBigEndian64(&b.bytes, static_cast<uint64_t>(BitReverse(static_cast<int64_t>(GetBigEndian64(v.bytes.data())),
+                                                            preserve_sign)));
+  return b;
+}
+
 Result<BoundValue> CallFunction(const Term& t, const CqlType& type, const std::string& receiver,
                                 const BindContext& ctx) {
   const std::string fn = Lower(t.function_name);
@@ -63,6 +84,7 @@ Result<BoundValue> CallFunction(const Term& t, const CqlType& type, const std::s
     b.bytes = u;
     return b;
   }
+  if (fn == "bit_reverse") return BitReverseCall(t, receiver, ctx, expect);
   int64_t millis;
   if (fn == "currenttimestamp" || fn == "currentdate" || fn == "currenttime") {
     if (!t.elements.empty()) return Status::InvalidArgument(fn + "() takes no arguments");
