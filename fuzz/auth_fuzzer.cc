@@ -30,6 +30,7 @@
 #include "cql/protocol/requests.h"
 #include "cql/protocol/response_decoding.h"
 #include "db/database.h"
+#include "fuzz/fuzz_support.h"
 
 namespace {
 
@@ -46,19 +47,6 @@ struct Harness {
 };
 
 Harness* harness = nullptr;
-
-DecodedResponse Decode(const Reply& reply) {
-  auto decoded = DecodeResponse(static_cast<uint8_t>(reply.opcode), 0, reply.body);
-  if (!decoded.ok()) {
-    fprintf(stderr, "reply does not decode: %s\n", decoded.status().ToString().c_str());
-    abort();
-  }
-  if (decoded->is_error() && decoded->error_code == 0x0000) {
-    fprintf(stderr, "ServerError reached the client: %s\n", decoded->error_message.c_str());
-    abort();
-  }
-  return std::move(decoded).value();
-}
 
 // AUTH_SUCCESS only for a token whose password the stored hash accepts.
 void CheckLogin(const std::optional<std::string>& token, const DecodedResponse& r) {
@@ -83,17 +71,8 @@ void CheckLogin(const std::optional<std::string>& token, const DecodedResponse& 
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  // tmpfs when there is one: schema changes sync the meta column family.
-  char dir[] = "/dev/shm/tessera_auth_fuzz_XXXXXX";
-  char fallback[] = "/tmp/tessera_auth_fuzz_XXXXXX";
-  const char* made = mkdtemp(dir) ? dir : mkdtemp(fallback);
-  if (!made) abort();
-  DatabaseOptions options;
-  options.data_dir = made;
-  auto db = Database::Open(options);
-  if (!db.ok()) abort();
   harness = new Harness;
-  harness->db = std::move(db).value();
+  harness->db = fuzz::OpenScratchDatabase("auth_fuzz");
   harness->store = std::make_unique<SystemAuthStore>(harness->db.get());
   if (!harness->store->CreateSchema().ok()) abort();
   auth::AuthOptions ao;
@@ -147,7 +126,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto request = DecodeRequest(static_cast<uint8_t>(Opcode::kAuthResponse), body);
   if (request.ok()) {
     const auto& auth_response = std::get<AuthResponseRequest>(*request);
-    CheckLogin(auth_response.token, Decode(harness->processor->Process(conn, *request)));
+    CheckLogin(auth_response.token, fuzz::DecodeReplyOrAbort(harness->processor->Process(conn, *request)));
   }
   if (conn.user().empty()) conn.set_user(!input.empty() && (input[0] & 1) ? "cassandra" : "alice");
   size_t start = newline == std::string_view::npos ? input.size() : newline + 1;
@@ -156,7 +135,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (end == std::string_view::npos) end = input.size();
     std::string statement(input.substr(start, end - start));
     start = end + 1;
-    Decode(harness->processor->Process(conn, QueryRequest{statement, {}}));
+    fuzz::DecodeReplyOrAbort(harness->processor->Process(conn, QueryRequest{statement, {}}));
   }
   return 0;
 }

@@ -32,6 +32,7 @@
 #include "cql/executor/query_processor.h"
 #include "cql/protocol/response_decoding.h"
 #include "db/database.h"
+#include "fuzz/fuzz_support.h"
 
 namespace {
 
@@ -68,21 +69,9 @@ uint64_t Fnv(std::string_view s) {
   return h;
 }
 
-void CheckReply(const Reply& reply) {
-  auto decoded = DecodeResponse(static_cast<uint8_t>(reply.opcode), 0, reply.body);
-  if (!decoded.ok()) {
-    fprintf(stderr, "reply does not decode: %s\n", decoded.status().ToString().c_str());
-    abort();
-  }
-  if (decoded->is_error() && decoded->error_code == 0x0000) {
-    fprintf(stderr, "ServerError reached the client: %s\n", decoded->error_message.c_str());
-    abort();
-  }
-}
-
 Reply Run(ConnectionState& conn, const Request& request) {
   Reply r = harness->processor->Process(conn, request);
-  CheckReply(r);
+  fuzz::DecodeReplyOrAbort(r);
   return r;
 }
 
@@ -183,14 +172,8 @@ void Setup() {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  char dir[] = "/tmp/tessera_executor_fuzz_XXXXXX";
-  if (!mkdtemp(dir)) abort();
-  DatabaseOptions options;
-  options.data_dir = dir;
-  auto db = Database::Open(options);
-  if (!db.ok()) abort();
   harness = new Harness;
-  harness->db = std::move(db).value();
+  harness->db = fuzz::OpenScratchDatabase("executor_fuzz");
   NodeInfo node;
   node.rpc_address = "127.0.0.1";
   harness->processor = std::make_unique<QueryProcessor>(harness->db.get(), node);

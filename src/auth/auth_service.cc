@@ -24,10 +24,15 @@ int64_t AuthService::Now() const {
       .count();
 }
 
-Status AuthService::Setup() {
-  if (options_.authorization && !options_.authentication) {
-    return Status::InvalidArgument("CassandraAuthorizer requires PasswordAuthenticator (authenticator)");
+Status ValidateAuthOptions(const AuthOptions& options) {
+  if (options.authorization && !options.authentication) {
+    return Status::InvalidArgument("authorizer CassandraAuthorizer requires authenticator PasswordAuthenticator");
   }
+  return Status::OK();
+}
+
+Status AuthService::Setup() {
+  TESSERA_RETURN_IF_ERROR(ValidateAuthOptions(options_));
   std::lock_guard<std::mutex> lock(change_mu_);
   TESSERA_ASSIGN_OR_RETURN(auto roles, store_->ListRoles());
   if (!roles.empty()) return Status::OK();
@@ -193,13 +198,6 @@ Status AuthService::ApplyChanges(const RoleChanges& changes, RoleRecord* r) cons
     TESSERA_ASSIGN_OR_RETURN(r->salted_hash, HashPassword(*changes.password, options_.hash_cost));
   }
   return Status::OK();
-}
-
-Result<RoleRecord> AuthService::DescribeRole(const std::string& name) {
-  RoleRecord r;
-  TESSERA_RETURN_IF_ERROR(RequireExisting(name, &r));
-  r.is_superuser = IsSuperuser(name);
-  return r;
 }
 
 Status AuthService::CreateRole(const std::string& actor, const std::string& name, const RoleChanges& changes,

@@ -68,13 +68,17 @@ inline constexpr const char* kDefaultSuperuser = "cassandra";
 // The authenticator class AUTHENTICATE names (drivers match on it).
 inline constexpr const char* kPasswordAuthenticatorClass = "org.apache.cassandra.auth.PasswordAuthenticator";
 
+// Errors: InvalidArgument for an authorizer without an authenticator
+// (Cassandra refuses CassandraAuthorizer with AllowAllAuthenticator).
+Status ValidateAuthOptions(const AuthOptions& options);
+
 class AuthService {
  public:
   // REQUIRES: store outlives the service.
   AuthService(AuthStore* store, AuthOptions options);
 
   // Creates cassandra/cassandra (LOGIN, SUPERUSER) when no role exists yet.
-  // Errors: InvalidArgument for authorization without authentication; storage errors.
+  // Errors: those of ValidateAuthOptions; storage errors.
   Status Setup();
 
   bool authentication_required() const { return options_.authentication; }
@@ -118,8 +122,6 @@ class AuthService {
   Result<std::vector<PermissionRow>> ListPermissions(const std::string& actor, PermissionSet permissions,
                                                      const std::optional<Resource>& resource,
                                                      const std::optional<std::string>& of, bool recursive);
-  // The effective superuser and login flags of a role (through its granted roles for superuser).
-  Result<RoleRecord> DescribeRole(const std::string& name);
 
  private:
   struct CachedRole {

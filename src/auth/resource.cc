@@ -1,7 +1,6 @@
 #include "auth/resource.h"
 
-#include <algorithm>
-#include <cctype>
+#include "common/bytes.h"
 
 namespace tessera::auth {
 namespace {
@@ -13,8 +12,7 @@ constexpr const char* kNames[kPermissionCount] = {"CREATE", "ALTER", "DROP", "SE
 const char* PermissionName(Permission p) { return kNames[static_cast<int>(p)]; }
 
 Result<Permission> ParsePermission(const std::string& name) {
-  std::string upper = name;
-  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+  const std::string upper = AsciiUpper(name);
   for (int i = 0; i < kPermissionCount; ++i) {
     if (upper == kNames[i]) return static_cast<Permission>(i);
   }

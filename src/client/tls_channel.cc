@@ -41,7 +41,7 @@ Result<std::unique_ptr<TlsChannel>> TlsChannel::Handshake(int fd, const std::str
   if (!impl->ctx) return Status::IOError("TLS: " + OpenSslError());
   SSL_CTX_set_min_proto_version(impl->ctx, TLS1_2_VERSION);
   // Read what the socket has, not one record header then one record body
-  // (two system calls per record): 28K -> see bench/RESULTS.md.
+  // (two system calls per record; bench/RESULTS.md).
   SSL_CTX_set_read_ahead(impl->ctx, 1);
   if (!options.ca_file.empty()) {
     if (SSL_CTX_load_verify_locations(impl->ctx, options.ca_file.c_str(), nullptr) != 1) {

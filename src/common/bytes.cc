@@ -1,5 +1,7 @@
 #include "common/bytes.h"
 
+#include <cctype>
+
 namespace tessera {
 
 void PutBigEndian16(std::string* out, uint16_t v) {
@@ -170,6 +172,16 @@ std::string_view Utf8Prefix(std::string_view s, size_t max_bytes) {
   // Back up over continuation bytes to the start of the sequence the cut falls in.
   while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
   return s.substr(0, n);
+}
+
+std::string AsciiLower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string AsciiUpper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
 }
 
 }  // namespace tessera

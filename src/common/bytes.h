@@ -30,6 +30,11 @@ void PutVarint64(std::string* out, uint64_t v);
 // are ill-formed, RFC 3629), or std::string_view::npos when all of it is
 // UTF-8.
 size_t FirstInvalidUtf8(std::string_view s);
+inline bool IsValidUtf8(std::string_view s) { return FirstInvalidUtf8(s) == std::string_view::npos; }
+// The longest prefix of `s` of at most `max_bytes` bytes that does not end
+// inside a UTF-8 sequence.
+std::string_view Utf8Prefix(std::string_view s, size_t max_bytes);
+
 // Spanner's BIT_REVERSE: the 64 bits of `v` in reverse order; with
 // `preserve_sign`, the sign bit stays and the other 63 are reversed (so a
 // positive sequence stays positive: bit_reversed_positive). Consecutive
@@ -44,10 +49,9 @@ inline int64_t BitReverse(int64_t v, bool preserve_sign) {
   return static_cast<int64_t>(r);
 }
 
-inline bool IsValidUtf8(std::string_view s) { return FirstInvalidUtf8(s) == std::string_view::npos; }
-// The longest prefix of `s` of at most `max_bytes` bytes that does not end
-// inside a UTF-8 sequence.
-std::string_view Utf8Prefix(std::string_view s, size_t max_bytes);
+// ASCII case folding (CQL keywords, identifiers and function names; other bytes are kept).
+std::string AsciiLower(std::string s);
+std::string AsciiUpper(std::string s);
 
 // Lowercase hex of `bytes`; FromHex returns false on odd length or a non-hex digit.
 std::string ToHex(std::string_view bytes);

@@ -1,20 +1,15 @@
 #include "db/schema_lint.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdint>
 
+#include "common/bytes.h"
 #include "db/table_ddl.h"
 
 namespace tessera {
 namespace {
 
 constexpr int64_t kValuesPerPartition = 100000;  // Cassandra's rule of thumb for N_v
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 bool Contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 bool EndsWith(const std::string& s, const std::string& end) {
@@ -31,14 +26,14 @@ bool IsIntegerType(const CqlType& t) {
 }
 
 bool NamesASequence(const std::string& raw) {
-  const std::string n = Lower(raw);
+  const std::string n = AsciiLower(raw);
   if (Contains(n, "shard") || Contains(n, "bucket") || Contains(n, "hash") || Contains(n, "prefix")) return false;
   return n == "id" || EndsWith(n, "_id") || EndsWith(n, "id") || Contains(n, "seq") || Contains(n, "serial") ||
          Contains(n, "counter") || EndsWith(n, "_no") || Contains(n, "num") || Contains(n, "increment");
 }
 
 bool NamesFewValues(const std::string& raw) {
-  const std::string n = Lower(raw);
+  const std::string n = AsciiLower(raw);
   for (const char* w : {"status", "state", "type", "kind", "category", "gender", "flag", "level"}) {
     if (n == w || EndsWith(n, std::string("_") + w)) return true;
   }
@@ -47,7 +42,7 @@ bool NamesFewValues(const std::string& raw) {
 
 bool IsTimeLike(const ColumnDef& c) {
   if (IsTimeType(c.type)) return true;
-  const std::string n = Lower(c.name);
+  const std::string n = AsciiLower(c.name);
   for (const char* w : {"bucket", "day", "date", "week", "month", "hour", "year", "period", "window"}) {
     if (Contains(n, w)) return true;
   }

@@ -27,9 +27,4 @@ void ConnectionLimiter::Release(const std::string& address) {
   if (it != per_address_.end() && --it->second == 0) per_address_.erase(it);
 }
 
-size_t ConnectionLimiter::connections() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return total_;
-}
-
 }  // namespace tessera::server

@@ -32,12 +32,10 @@ class ConnectionLimiter {
   bool Admit(const std::string& address, std::string* why);
   // A connection Admit counted has closed.
   void Release(const std::string& address);
-  size_t connections() const;
-  const ConnectionLimits& limits() const { return limits_; }
 
  private:
   const ConnectionLimits limits_;
-  mutable std::mutex mu_;
+  std::mutex mu_;
   size_t total_ = 0;
   std::map<std::string, size_t> per_address_;
 };

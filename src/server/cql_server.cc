@@ -19,6 +19,9 @@ namespace tessera::server {
 using cql::Opcode;
 using TlsStream = asio::ssl::stream<asio::ip::tcp::socket&>;
 
+// The serving thread's read buffer; a connection's input buffer above it is given back once empty.
+constexpr size_t kReadBufferBytes = 64 * 1024;
+
 // What every connection of a listener shares.
 struct ListenerShared {
   cql::RequestProcessor* processor = nullptr;
@@ -31,13 +34,13 @@ struct ListenerShared {
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(asio::ip::tcp::socket socket, std::string address, ListenerShared* shared)
-      : socket_(std::move(socket)), strand_(asio::make_strand(socket_.get_executor())), processor_(shared->processor),
-        options_(shared->options), shared_(shared), address_(address), state_(std::move(address)) {}
+      : socket_(std::move(socket)), strand_(asio::make_strand(socket_.get_executor())), shared_(shared),
+        address_(address), state_(std::move(address)) {}
 
   void Start() {
     asio::post(strand_, [self = shared_from_this()] {
       if (!self->shared_->tls) return self->DoRead();
-      if (!self->options_->tls.optional) return self->StartTls();
+      if (!self->shared_->options->tls.optional) return self->StartTls();
       self->DetectTls();
     });
   }
@@ -107,7 +110,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void ReadAvailable() {
-    thread_local std::array<char, 64 * 1024> buffer;
+    thread_local std::array<char, kReadBufferBytes> buffer;
     std::error_code ec;
     socket_.non_blocking(true, ec);
     const size_t n = ec ? 0 : socket_.read_some(asio::buffer(buffer), ec);
@@ -123,7 +126,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     ProcessBuffer();
     batching_ = false;
     // A large request is done with: give its memory back rather than keep it per connection.
-    if (in_.empty() && in_.capacity() > 64 * 1024) std::string().swap(in_);
+    if (in_.empty() && in_.capacity() > kReadBufferBytes) std::string().swap(in_);
     if (!writing_ && !write_queue_.empty()) {
       DoWrite();
     } else if (closing_ && !writing_) {
@@ -161,7 +164,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       }
       // Requests already in flight elsewhere on the server when these arrived.
       const size_t elsewhere = shared_->requests_in_flight.fetch_add(frames);
-      const ConnectionLimits& limits = options_->limits;
+      const ConnectionLimits& limits = shared_->options->limits;
       size_t i = 0;
       for (; i < frames && !closing_; ++i) {
         cql::FrameHeader fh;
@@ -182,7 +185,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
         shared_->requests_in_flight.fetch_sub(1);
       }
       shared_->requests_in_flight.fetch_sub(frames - i);  // not run: the connection is closing
-      if (frames == 0) return;
     }
   }
 
@@ -207,7 +209,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (auto* startup = std::get_if<cql::StartupRequest>(&*request)) return HandleStartup(h.stream, *startup);
     if (std::holds_alternative<cql::OptionsRequest>(*request)) {
       return Send(0, h.stream, Opcode::kSupported,
-                  cql::EncodeSupported({{"CQL_VERSION", {options_->cql_version}},
+                  cql::EncodeSupported({{"CQL_VERSION", {shared_->options->cql_version}},
                                         {"COMPRESSION", {"lz4", "snappy"}},
                                         {"PROTOCOL_VERSIONS", {"4/v4"}}}),
                   {});
@@ -218,7 +220,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
         return Fail(h.stream, "Unexpected message " + std::string(cql::OpcodeName(h.opcode)) +
                                   ", expecting SASL_RESPONSE (AUTH_RESPONSE)");
       }
-      cql::Reply reply = processor_->Process(state_, *request);
+      cql::Reply reply = shared_->processor->Process(state_, *request);
       authenticated_ = reply.opcode == Opcode::kAuthSuccess;
       return Send(0, h.stream, reply.opcode, reply.body, reply.warnings);
     }
@@ -229,7 +231,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       }
       return Send(0, h.stream, Opcode::kReady, "", {});
     }
-    cql::Reply reply = processor_->Process(state_, *request);
+    cql::Reply reply = shared_->processor->Process(state_, *request);
     Send(0, h.stream, reply.opcode, reply.body, reply.warnings);
   }
 
@@ -243,7 +245,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       compression = *c;
     }
     // READY or AUTHENTICATE itself goes out uncompressed; compression starts after it.
-    const std::string authenticator = processor_->Authenticator();
+    const std::string authenticator = shared_->processor->Authenticator();
     if (authenticator.empty()) {
       Send(0, stream, Opcode::kReady, "", {});
     } else {
@@ -336,8 +338,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   asio::ip::tcp::socket socket_;
   asio::strand<asio::any_io_executor> strand_;
-  cql::RequestProcessor* processor_;
-  const CqlServerOptions* options_;
   ListenerShared* shared_;
   const std::string address_;  // the client's IP address
   std::unique_ptr<TlsStream> tls_;  // set once the TLS handshake starts
@@ -466,8 +466,6 @@ size_t CqlServer::connection_count() const {
   }
   return n;
 }
-
-size_t CqlServer::requests_in_flight() const { return impl_->shared.requests_in_flight.load(); }
 
 void CqlServer::BroadcastSchemaChange(const cql::SchemaChange& change) {
   std::string body = cql::EncodeSchemaChangeEvent(change);

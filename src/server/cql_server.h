@@ -73,8 +73,6 @@ class CqlServer {
   void Stop();
   uint16_t port() const;
   size_t connection_count() const;
-  // Requests received and not yet answered, over all connections.
-  size_t requests_in_flight() const;
   // Sends an EVENT SCHEMA_CHANGE (stream -1) to connections that REGISTERed for it.
   void BroadcastSchemaChange(const cql::SchemaChange& change);
 

@@ -22,9 +22,7 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
   TESSERA_ASSIGN_OR_RETURN(node->db_, Database::Open(options.database));
   node->listeners_ = std::make_unique<Listeners>();
   Listeners& l = *node->listeners_;
-  if (options.auth.authorization && !options.auth.authentication) {
-    return Status::InvalidArgument("authorizer CassandraAuthorizer requires authenticator PasswordAuthenticator");
-  }
+  TESSERA_RETURN_IF_ERROR(auth::ValidateAuthOptions(options.auth));
   if (options.auth.authentication) {
     l.auth_store = std::make_unique<cql::SystemAuthStore>(node->db_.get());
     TESSERA_RETURN_IF_ERROR(l.auth_store->CreateSchema());

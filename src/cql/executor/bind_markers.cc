@@ -2,9 +2,9 @@
 // as PREPARED metadata reports them (Cassandra's receivers: the column, or
 // [limit], [ttl], [timestamp], partition key token, in(col), key(col),
 // value(col)).
-#include <cctype>
 #include <map>
 
+#include "common/bytes.h"
 #include "cql/executor/modification_statements.h"
 #include "cql/executor/query_processor.h"
 
@@ -22,9 +22,7 @@ class Describer {
     }
     // bit_reverse(?, ?): a bigint and its preserve_sign flag.
     if (term.kind == Term::Kind::kFunctionCall) {
-      std::string fn = term.function_name;
-      for (auto& c : fn) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (fn == "bit_reverse") {
+      if (AsciiLower(term.function_name) == "bit_reverse") {
         if (!term.elements.empty()) Mark(term.elements[0], name, CqlType::Scalar(TypeKind::kBigint));
         if (term.elements.size() > 1) Mark(term.elements[1], "preserve_sign", CqlType::Scalar(TypeKind::kBoolean));
       }

@@ -6,27 +6,27 @@
 #include "cql/executor/schema_statements.h"
 #include "cql/executor/select_statement.h"
 #include "cql/parser/parser.h"
+#include "types/serialization.h"
 
 namespace tessera::cql {
 namespace {
 
-void PutInt(std::string* out, uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>((v >> shift) & 0xff));
+const CqlType& TextSet() {
+  static const CqlType type = CqlType::Set(CqlType::Scalar(TypeKind::kText), false);
+  return type;
 }
 
-bool GetInt(const std::string& in, size_t* pos, uint32_t* v) {
-  if (*pos + 4 > in.size()) return false;
-  *v = 0;
-  for (int i = 0; i < 4; ++i) *v = (*v << 8) | static_cast<unsigned char>(in[(*pos)++]);
-  return true;
+const CqlType& TextMap() {
+  static const CqlType type = CqlType::Map(CqlType::Scalar(TypeKind::kText), CqlType::Scalar(TypeKind::kText), false);
+  return type;
 }
 
-bool GetBytes(const std::string& in, size_t* pos, std::string* out) {
-  uint32_t n;
-  if (!GetInt(in, pos, &n) || n > in.size() - *pos) return false;
-  *out = in.substr(*pos, n);
-  *pos += n;
-  return true;
+// A value that does not fit its type (text that is not UTF-8) gives bytes
+// the statement's binding then refuses (Invalid), never a silent null.
+WireValue Serialized(const CqlType& type, const Value& value) {
+  std::string out;
+  (void)Serialize(type, value, &out);
+  return WireValue::Of(std::move(out));
 }
 
 Result<ResultSet> SchemaResult(const Result<SchemaOutcome>& r) {
@@ -62,57 +62,41 @@ Result<ResultSet> ExecuteInternal(Database& db, const std::string& cql, const st
 
 WireValue TextValue(const std::string& text) { return WireValue::Of(text); }
 
-WireValue BooleanValue(bool value) { return WireValue::Of(std::string(1, value ? '\1' : '\0')); }
+WireValue BooleanValue(bool value) { return Serialized(CqlType::Scalar(TypeKind::kBoolean), Value::Boolean(value)); }
 
 WireValue TextSetValue(const std::set<std::string>& values) {
-  std::string out;
-  PutInt(&out, static_cast<uint32_t>(values.size()));
-  for (const auto& v : values) {
-    PutInt(&out, static_cast<uint32_t>(v.size()));
-    out += v;
-  }
-  return WireValue::Of(out);
+  std::vector<Value> items;
+  for (const auto& v : values) items.push_back(Value::Bytes(v));
+  return Serialized(TextSet(), Value::List(std::move(items)));
 }
 
 WireValue TextMapValue(const std::map<std::string, std::string>& values) {
-  std::string out;
-  PutInt(&out, static_cast<uint32_t>(values.size()));
-  for (const auto& [k, v] : values) {
-    PutInt(&out, static_cast<uint32_t>(k.size()));
-    out += k;
-    PutInt(&out, static_cast<uint32_t>(v.size()));
-    out += v;
-  }
-  return WireValue::Of(out);
+  std::vector<std::pair<Value, Value>> entries;
+  for (const auto& [k, v] : values) entries.emplace_back(Value::Bytes(k), Value::Bytes(v));
+  return Serialized(TextMap(), Value::Map(std::move(entries)));
 }
 
-bool BooleanOf(const std::optional<std::string>& cell) { return cell && cell->size() == 1 && (*cell)[0] != 0; }
+bool BooleanOf(const std::optional<std::string>& cell) {
+  if (!cell) return false;
+  auto v = Deserialize(CqlType::Scalar(TypeKind::kBoolean), *cell);
+  return v.ok() && !v->is_null() && v->as_bool();
+}
 
 std::set<std::string> TextSetOf(const std::optional<std::string>& cell) {
   std::set<std::string> out;
   if (!cell) return out;
-  size_t pos = 0;
-  uint32_t n;
-  if (!GetInt(*cell, &pos, &n)) return out;
-  for (uint32_t i = 0; i < n; ++i) {
-    std::string v;
-    if (!GetBytes(*cell, &pos, &v)) break;
-    out.insert(v);
-  }
+  auto v = Deserialize(TextSet(), *cell);
+  if (!v.ok() || v->is_null()) return out;
+  for (const auto& e : v->as_elements()) out.insert(e.as_bytes());
   return out;
 }
 
 std::map<std::string, std::string> TextMapOf(const std::optional<std::string>& cell) {
   std::map<std::string, std::string> out;
   if (!cell) return out;
-  size_t pos = 0;
-  uint32_t n;
-  if (!GetInt(*cell, &pos, &n)) return out;
-  for (uint32_t i = 0; i < n; ++i) {
-    std::string k, v;
-    if (!GetBytes(*cell, &pos, &k) || !GetBytes(*cell, &pos, &v)) break;
-    out[k] = v;
-  }
+  auto v = Deserialize(TextMap(), *cell);
+  if (!v.ok() || v->is_null()) return out;
+  for (const auto& [k, val] : v->as_entries()) out[k.as_bytes()] = val.as_bytes();
   return out;
 }
 

@@ -23,7 +23,8 @@ namespace tessera::cql {
 
 Result<ResultSet> ExecuteInternal(Database& db, const std::string& cql, const std::vector<WireValue>& values = {});
 
-// Value helpers for internal statements (serialized as native protocol v4 §6).
+// Value helpers for internal statements, through types/serialization.h
+// (native protocol v4 §6).
 WireValue TextValue(const std::string& text);
 WireValue BooleanValue(bool value);
 WireValue TextSetValue(const std::set<std::string>& values);

@@ -1,7 +1,6 @@
 #include "cql/executor/selection.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "common/bytes.h"
 #include "keys/token.h"
@@ -12,11 +11,6 @@
 
 namespace tessera::cql {
 namespace {
-
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool IsNumeric(TypeKind k) {
   return k == TypeKind::kTinyint || k == TypeKind::kSmallint || k == TypeKind::kInt || k == TypeKind::kBigint ||
@@ -112,7 +106,7 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
         name = "count";
         break;
       case Selector::Kind::kFunction: {
-        std::string fn = Lower(x.name);
+        std::string fn = AsciiLower(x.name);
         if (fn == "token") {
           if (t.distribution != Distribution::kHash) return Status::InvalidArgument("token() applies to hash-distributed tables");
           item.kind = Item::Kind::kToken;
@@ -142,7 +136,7 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
           const Selector& arg = x.args[0];
           type = CqlType::Scalar(it->second.second);
           plain = true;
-          if (arg.kind == Selector::Kind::kFunction && (Lower(arg.name) == "now" || Lower(arg.name) == "currenttimeuuid")) {
+          if (arg.kind == Selector::Kind::kFunction && (AsciiLower(arg.name) == "now" || AsciiLower(arg.name) == "currenttimeuuid")) {
             item.kind = it->second.first == Item::Kind::kToDate ? Item::Kind::kCurrentDate
                       : it->second.first == Item::Kind::kToTimestamp ? Item::Kind::kCurrentTimestamp
                       : Item::Kind::kToUnixTimestamp;

@@ -18,8 +18,6 @@
 
 namespace tessera::cql {
 
-inline constexpr const char* kSystemAuthKeyspace = "system_auth";
-
 class SystemAuthStore : public auth::AuthStore {
  public:
   // REQUIRES: db outlives the store.

@@ -1,7 +1,6 @@
 #include "cql/executor/term_binder.h"
 
 #include <atomic>
-#include <cctype>
 
 #include "common/bytes.h"
 #include "cql/executor/literals.h"
@@ -11,11 +10,6 @@ namespace tessera::cql {
 namespace {
 
 constexpr int64_t kGregorianOffset100ns = 0x01B21DD213814000LL;  // 1582-10-15 to 1970-01-01
-
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 Result<BoundValue> Serialized(const CqlType& type, const Value& v) {
   BoundValue b;
@@ -28,7 +22,7 @@ Result<BoundValue> Serialized(const CqlType& type, const Value& v) {
 // Milliseconds of a timestamp-valued function argument (now(), a timestamp or a timeuuid literal).
 Result<int64_t> MillisOfArgument(const Term& arg, const std::string& receiver, const BindContext& ctx) {
   if (arg.kind == Term::Kind::kFunctionCall) {
-    std::string fn = Lower(arg.function_name);
+    std::string fn = AsciiLower(arg.function_name);
     if (fn == "now" || fn == "currenttimeuuid" || fn == "currenttimestamp") return ctx.now_micros / 1000;
   }
   auto ts = BindTerm(arg, CqlType::Scalar(TypeKind::kTimestamp), receiver, ctx);
@@ -59,7 +53,7 @@ Result<BoundValue> BitReverseCall(const Term& t, const std::string& receiver, co
 
 Result<BoundValue> CallFunction(const Term& t, const CqlType& type, const std::string& receiver,
                                 const BindContext& ctx) {
-  const std::string fn = Lower(t.function_name);
+  const std::string fn = AsciiLower(t.function_name);
   auto expect = [&](TypeKind k) -> Status {
     if (type.kind() == k || (k == TypeKind::kText && type.kind() == TypeKind::kAscii)) return Status::OK();
     return Status::InvalidArgument("Type error: cannot assign result of function " + fn + " (type " +

@@ -4,7 +4,6 @@
 #include "cql/parser/parser_core.h"
 
 #include <algorithm>
-#include <cctype>
 
 namespace tessera::cql::internal {
 namespace {
@@ -14,11 +13,6 @@ constexpr const char* kPermissionWords[] = {"create", "alter", "drop", "select",
 bool IsPermissionWord(const Token& t) {
   if (t.kind != TokenKind::kIdentifier) return false;
   return std::any_of(std::begin(kPermissionWords), std::end(kPermissionWords), [&](const char* w) { return t.text == w; });
-}
-
-std::string Upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
 }
 
 }  // namespace
@@ -132,7 +126,7 @@ Status ParserCore::ParsePermissions(std::vector<std::string>* out) {
     return Status::OK();
   }
   if (!IsPermissionWord(Peek())) return Unexpected("a permission (ALL, CREATE, ALTER, DROP, SELECT, MODIFY, AUTHORIZE, DESCRIBE)");
-  out->push_back(Upper(Next().text));
+  out->push_back(Next().text);
   AcceptKeyword("permission");
   return Status::OK();
 }

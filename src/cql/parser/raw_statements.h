@@ -237,7 +237,7 @@ struct ResourceName {
 
 // GRANT perms ON resource TO role / REVOKE perms ON resource FROM role.
 struct PermissionStatement {
-  std::vector<std::string> permissions;  // upper-case names; empty: ALL
+  std::vector<std::string> permissions;  // names as written (lower-cased identifiers); empty: ALL
   ResourceName resource;
   std::string role;
   bool revoke = false;
