@@ -119,7 +119,7 @@ Result<std::shared_ptr<const TableSchema>> Catalog::CreateTable(TableSchema t) {
   return ptr;
 }
 
-Result<std::shared_ptr<const TableSchema>> Catalog::AlterTable(TableSchema t) {
+Result<std::shared_ptr<const TableSchema>> Catalog::AlterTable(TableSchema t, bool layout_change) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = tables_.find({t.keyspace, t.name});
   if (it == tables_.end()) return Status::NotFound("table " + t.keyspace + "." + t.name + " does not exist");
@@ -132,6 +132,7 @@ Result<std::shared_ptr<const TableSchema>> Catalog::AlterTable(TableSchema t) {
   };
   if (key_columns(old) != key_columns(t)) return Status::InvalidArgument("primary key columns cannot be altered");
   if (t.distribution != old.distribution) return Status::InvalidArgument("distribution cannot be altered");
+  if (!layout_change) t.buckets.versions = old.buckets.versions;  // ALTER ... WITH buckets = 'auto' may set `automatic`
   t.id = old.id;
   t.uuid = old.uuid;
   uint32_t next = old.NextColumnId();

@@ -77,6 +77,7 @@ Result<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options)
   std::unique_ptr<Database> db(new Database(std::move(engine), options));
   TESSERA_RETURN_IF_ERROR(db->catalog_.Load());
   TESSERA_RETURN_IF_ERROR(db->LoadTablets());
+  TESSERA_ASSIGN_OR_RETURN(db->sequences_, Sequences::Open(db->engine_.get()));
   if (options.balancer.enabled) {
     db->balancer_ = std::make_unique<TabletBalancer>(db.get(), options.balancer);
     db->balancer_->Start();
@@ -131,6 +132,7 @@ Status Database::DropKeyspace(const std::string& name, bool if_exists) {
   std::lock_guard<std::mutex> admin(admin_mu_);
   auto dropped = catalog_.DropKeyspace(name);
   if (!dropped.ok()) return dropped.status().IsNotFound() && if_exists ? Status::OK() : dropped.status();
+  TESSERA_RETURN_IF_ERROR(sequences_->DropKeyspace(name));
   for (const auto& t : *dropped) {
     TESSERA_RETURN_IF_ERROR(RemoveTableData(*t));
     TESSERA_RETURN_IF_ERROR(engine_->MetaDelete(TabletsKey(t->id)));
@@ -195,6 +197,19 @@ Status Database::Apply(const Mutation& m) { return ApplyBatch({m}); }
 
 Status Database::ApplyBatch(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings) {
   if (mutations.empty()) return Status::OK();
+  // A bucketed table's rows go where its current layout puts them (see ChangeBucketCount).
+  std::shared_lock<std::shared_mutex> layout(bucket_layout_mu_, std::defer_lock);
+  std::vector<Mutation> current;
+  if (std::any_of(mutations.begin(), mutations.end(), [](const Mutation& m) { return m.table->buckets.enabled(); })) {
+    layout.lock();
+    current = mutations;
+    for (auto& m : current) m.table = CurrentLayout(m.table);
+    return ApplyRouted(current, warnings);
+  }
+  return ApplyRouted(mutations, warnings);
+}
+
+Status Database::ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings) {
   const int64_t started = SteadyMicros();
   const int64_t now = NextTimestamp();
   WriteSet ws;
@@ -318,20 +333,20 @@ Result<std::optional<RowResult>> Database::ReadRow(const std::shared_ptr<const T
                                                    const std::vector<std::string>& ck) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
   ReadTimer timer(MetricsOf(table->id));
-  return tessera::ReadRow(MakeReadContext(table), pk, ck);
+  return tessera::ReadRow(MakeReadContext(CurrentLayout(table)), pk, ck);
 }
 
 Result<SliceResult> Database::ReadSlice(const std::shared_ptr<const TableSchema>& table,
                                         const std::vector<std::string>& pk, const SliceRequest& request) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
   ReadTimer timer(MetricsOf(table->id));
-  return tessera::ReadSlice(MakeReadContext(table), pk, request);
+  return tessera::ReadSlice(MakeReadContext(CurrentLayout(table)), pk, request);
 }
 
 Result<RangeResult> Database::ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
   ReadTimer timer(MetricsOf(table->id));
-  return tessera::ScanRange(MakeReadContext(table), request);
+  return tessera::ScanRange(MakeReadContext(CurrentLayout(table)), request);
 }
 
 // --- Tablets ---
@@ -507,10 +522,11 @@ Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& t
   if (!tablet) return Status::NotFound("no tablet " + std::to_string(id) + " in " + table.name);
   std::string split;
   if (split_position) {
-    // Must be a partition boundary: a token prefix or a whole partition position.
+    // Must be a partition boundary: a token prefix, a bucket start or a whole partition position.
     split = *split_position;
     const size_t token_prefix = 4 + (table.distribution == Distribution::kHash ? 8 : 0);
-    if (split.size() != token_prefix || table.distribution != Distribution::kHash) {
+    const bool bucket_start = table.buckets.enabled() && split.size() == 6 && split.starts_with(TablePrefix(table.id));
+    if (!bucket_start && (split.size() != token_prefix || table.distribution != Distribution::kHash)) {
       auto n = PartitionPositionSize(table, split + static_cast<char>(KeyKind::kRow));
       if (!n.ok() || *n != split.size()) return Status::InvalidArgument("split position is not a partition boundary");
     }

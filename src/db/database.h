@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@
 #include "db/large_partitions.h"
 #include "db/tablet_balancer.h"
 #include "db/mutation.h"
+#include "db/sequences.h"
 #include "db/reader.h"
 #include "storage/storage_engine.h"
 #include "tablets/balancer_policy.h"
@@ -133,6 +135,24 @@ class Database {
   Status TruncateTable(const std::string& keyspace, const std::string& name);
   Result<std::shared_ptr<const TableSchema>> GetTable(const std::string& keyspace, const std::string& name) const;
   const Catalog& catalog() const { return catalog_; }
+  // Gives a bucketed table (TableSchema::buckets) a new bucket count online
+  // (db/bucket_layout_change.cc): writes are held back while the greatest
+  // partition key written is found; the new count applies from just above it,
+  // so the hot tail of a monotonic key moves at once, older partitions stay in
+  // their buckets and nothing is rewritten. The tablets are then split at the
+  // new buckets' starts, and a "buckets" event records `reason`. Returns the
+  // new schema. Errors: InvalidArgument (not bucketed, count out of range),
+  // NotFound, IOError.
+  Result<std::shared_ptr<const TableSchema>> ChangeBucketCount(const TableSchema& table, uint32_t count,
+                                                               const std::string& reason);
+  // The catalog's current snapshot of a bucketed table (the one whose layout
+  // writes and reads must use: a prepared statement may hold an older one);
+  // `table` itself otherwise, or when it was dropped.
+  std::shared_ptr<const TableSchema> CurrentLayout(const std::shared_ptr<const TableSchema>& table) const;
+
+  // Bit-reversed sequences (db/sequences.h), persisted with the schema;
+  // a dropped keyspace drops its sequences.
+  Sequences& sequences() { return *sequences_; }
 
   // --- Data ---
   // Errors: InvalidArgument (see BuildWriteSet), NotFound (table dropped), IOError.
@@ -212,6 +232,7 @@ class Database {
   std::shared_ptr<const TabletMap> TabletsOf(uint32_t table_id) const;
   Status PublishTablets(TabletMap map);  // persists, then swaps the snapshot
   ReadContext MakeReadContext(const std::shared_ptr<const TableSchema>& table);
+  Status ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings);
   int64_t NextTimestamp();
   Result<std::string> MiddleOf(const TableSchema& table, const Tablet& tablet);
   Status RemoveTableData(const TableSchema& table);
@@ -222,6 +243,9 @@ class Database {
   mutable std::mutex tablets_mu_;  // guards tablet_maps_ (pointer swaps only)
   std::map<uint32_t, std::shared_ptr<const TabletMap>> tablet_maps_;
   std::mutex admin_mu_;            // serialises split, merge, create and drop
+  // Writes to bucketed tables hold it shared from routing to the storage
+  // write; ChangeBucketCount holds it exclusively.
+  std::shared_mutex bucket_layout_mu_;
   mutable std::mutex events_mu_;
   std::deque<TabletEvent> events_;
   std::deque<RetiredTablet> retired_;  // guarded by events_mu_
@@ -244,6 +268,7 @@ class Database {
   mutable std::mutex reports_mu_;
   std::map<uint32_t, TombstoneReport> tombstone_reports_;
   std::map<uint32_t, std::shared_ptr<TableMetrics>> metrics_;
+  std::unique_ptr<Sequences> sequences_;
   std::unique_ptr<TabletBalancer> balancer_;  // last: stopped first
 };
 

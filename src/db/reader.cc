@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/bytes.h"
+#include "db/bucketed_scan.h"
 #include "keys/key_encoding.h"
 #include "keys/storage_key.h"
 #include "storage/partition_header.h"
@@ -15,20 +16,11 @@ std::vector<std::string_view> Views(const std::vector<std::string>& v) { return 
 uint32_t Seconds(int64_t micros) { return static_cast<uint32_t>(micros / 1'000'000); }
 
 std::string EncodeCursor(uint64_t rows_in_partition, std::string_view key) {
-  std::string c(1, '\x01');
-  PutVarint64(&c, rows_in_partition);
-  c.append(key);
-  return c;
+  return EncodePagingCursor(rows_in_partition, key);
 }
 
 Status DecodeCursor(std::string_view cursor, uint64_t* rows_in_partition, std::string* key) {
-  ByteReader r(cursor);
-  uint8_t version;
-  if (!r.ReadByte(&version) || version != 1 || !r.ReadVarint64(rows_in_partition) || r.empty()) {
-    return Status::InvalidArgument("invalid paging cursor");
-  }
-  key->assign(r.rest());
-  return Status::OK();
+  return DecodePagingCursor(cursor, rows_in_partition, key);
 }
 
 // Reads and decodes the partition header; an absent header is an empty one.
@@ -120,6 +112,23 @@ Status DecodePartitionKey(const TableSchema& t, std::string_view key, PartitionR
 
 }  // namespace
 
+std::string EncodePagingCursor(uint64_t rows_in_partition, std::string_view key) {
+  std::string c(1, '\x01');
+  PutVarint64(&c, rows_in_partition);
+  c.append(key);
+  return c;
+}
+
+Status DecodePagingCursor(std::string_view cursor, uint64_t* rows_in_partition, std::string* key) {
+  ByteReader r(cursor);
+  uint8_t version;
+  if (!r.ReadByte(&version) || version != 1 || !r.ReadVarint64(rows_in_partition) || r.empty()) {
+    return Status::InvalidArgument("invalid paging cursor");
+  }
+  key->assign(r.rest());
+  return Status::OK();
+}
+
 KeyRange WholeTableRange(const TableSchema& t) { return {TablePrefix(t.id), TablePrefix(t.id + 1)}; }
 
 KeyRange TokenRange(const TableSchema& t, Token start, bool start_inclusive, Token end, bool end_inclusive) {
@@ -144,12 +153,14 @@ Result<KeyRange> PartitionKeyRange(const TableSchema& t, const std::vector<std::
   if (start) {
     std::string p;
     TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(t, Views(*start), &p, &token));
+    p = LogicalKey(t, p);
     r.begin = p;
     if (!start_inclusive) PrefixSuccessor(p, &r.begin);
   }
   if (end) {
     std::string p;
     TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(t, Views(*end), &p, &token));
+    p = LogicalKey(t, p);
     r.end = p;
     if (end_inclusive) PrefixSuccessor(p, &r.end);
   }
@@ -376,6 +387,11 @@ class RangeScanner {
 }  // namespace
 
 Result<RangeResult> ScanRange(const ReadContext& ctx, const RangeRequest& req) {
+  if (ctx.table->buckets.enabled()) return ScanBuckets(ctx, req);
+  return ScanStorageRange(ctx, req);
+}
+
+Result<RangeResult> ScanStorageRange(const ReadContext& ctx, const RangeRequest& req) {
   RangeResult out;
   if (req.limit == 0 || req.range.begin >= req.range.end) return out;
   RangeScanner scanner(ctx, req, &out);

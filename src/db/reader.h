@@ -102,11 +102,22 @@ struct ReadContext {
   std::function<void(std::string_view position)> count_partition_read;
 };
 
+// Paging cursors (the format above). DecodePagingCursor errors: InvalidArgument "invalid paging cursor".
+std::string EncodePagingCursor(uint64_t rows_in_partition, std::string_view key);
+Status DecodePagingCursor(std::string_view cursor, uint64_t* rows_in_partition, std::string* key);
+
 // Errors: InvalidArgument (bad key), Corruption / IOError from storage.
+//
+// Bucketed tables (TableSchema::buckets): key ranges and cursors of ScanRange
+// are logical (keys/storage_key.h) and the scan fans out over the buckets
+// (db/bucketed_scan.h); ReadRow and ReadSlice read the one bucket a partition
+// lives in. ctx.table must carry the current bucket layout.
 Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vector<std::string>& partition_key,
                                          const std::vector<std::string>& clustering);
 Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::string>& partition_key,
                               const SliceRequest& request);
 Result<RangeResult> ScanRange(const ReadContext& ctx, const RangeRequest& request);
+// ScanRange over storage keys as they are (physical keys and cursors, no fan-out).
+Result<RangeResult> ScanStorageRange(const ReadContext& ctx, const RangeRequest& request);
 
 }  // namespace tessera

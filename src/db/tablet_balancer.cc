@@ -56,6 +56,7 @@ void TabletBalancer::RunOnce() {
   }
   std::erase_if(hot_since_, [&](const auto& e) { return !live.count(e.first); });
   std::erase_if(unsplittable_, [&](const auto& e) { return !live.count(e.first); });
+  std::erase_if(last_bucket_raise_, [&](const auto& e) { return !live.count(e.first); });
   {
     std::lock_guard<std::mutex> lock(holds_mu_);
     std::erase_if(holds_, [&](const auto& e) { return !live.count(e.first.first); });
@@ -91,6 +92,7 @@ void TabletBalancer::RunTable(uint32_t table_id) {
     switch (d.kind) {
       case BalancerDecision::Kind::kHold:
         hold(d.tablet, d.condition, d.reason);
+        if (d.condition == "append_tail" && table->buckets.automatic) RaiseBuckets(*table, d.reason, now);
         break;
       case BalancerDecision::Kind::kSplit: {
         if (!d.split_position && unsplittable_.count({table_id, d.tablet})) {
@@ -131,6 +133,22 @@ void TabletBalancer::RunTable(uint32_t table_id) {
   std::lock_guard<std::mutex> lock(holds_mu_);
   std::erase_if(holds_, [&](const auto& e) { return e.first.first == table_id; });
   holds_.merge(holds);
+}
+
+void TabletBalancer::RaiseBuckets(const TableSchema& table, const std::string& reason, int64_t now) {
+  auto last = last_bucket_raise_.find(table.id);
+  if (last != last_bucket_raise_.end() && now - last->second < kBucketRaiseGapMicros) return;
+  const uint32_t current = table.buckets.current_count();
+  const uint32_t next = std::min(BucketLayout::kMaxBuckets, std::max(kFirstAutoBuckets, current * 2));
+  if (next <= current) return;
+  last_bucket_raise_[table.id] = now;
+  auto changed = db_->ChangeBucketCount(table, next, "buckets = 'auto' under a tail hotspot: " + reason);
+  if (changed.ok()) {
+    spdlog::info("tablets: {}.{} buckets {} -> {}: {}", table.keyspace, table.name, current, next, reason);
+  } else {
+    spdlog::warn("tablets: raising the buckets of {}.{} failed: {}", table.keyspace, table.name,
+                 changed.status().ToString());
+  }
 }
 
 void TabletBalancer::VerifySizes(const TableSchema& table, TableLoad* load) {

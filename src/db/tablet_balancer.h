@@ -7,7 +7,12 @@
 //     cursors go on), recording the policy's reason in system.tablet_events;
 //  3. keeps the hot tablets it declines to split ("holds") with their
 //     condition, recording each once as a "hold" event;
-//  4. measures the partitions the large-partition tracker queued.
+//  4. measures the partitions the large-partition tracker queued;
+//  5. raises the bucket count of a `buckets = 'auto'` table whose tablet it
+//     holds as an append_tail (Database::ChangeBucketCount): to
+//     kFirstAutoBuckets, then doubling, at most once per kBucketRaiseGapMicros
+//     per table, so that a hot spot that outlasts a raise gets another and the
+//     count does not run away within one burst.
 // Tablet sizes: RocksDB's estimate is good for flushed data but its memtable
 // part can be far off either way for small ranges, so whenever a tablet may
 // be above the split threshold — by the estimate, or by its flushed or last
@@ -47,6 +52,9 @@ struct TabletHold {
 
 class TabletBalancer {
  public:
+  static constexpr uint32_t kFirstAutoBuckets = 16;
+  static constexpr int64_t kBucketRaiseGapMicros = 30'000'000;
+
   // REQUIRES: db outlives the balancer.
   TabletBalancer(Database* db, BalancerOptions options);
   ~TabletBalancer();
@@ -64,11 +72,13 @@ class TabletBalancer {
   // Replaces size estimates above the split threshold by counted sizes.
   void VerifySizes(const TableSchema& table, TableLoad* load);
   void MeasureLargePartitions();
+  void RaiseBuckets(const TableSchema& table, const std::string& reason, int64_t now);
 
   Database* db_;
   const BalancerOptions options_;
   std::mutex round_mu_;  // one round at a time
   std::map<uint32_t, HotSince> hot_since_;
+  std::map<uint32_t, int64_t> last_bucket_raise_;  // table id -> when its bucket count was last raised
   std::set<std::pair<uint32_t, TabletId>> unsplittable_;  // size splits that found a single partition
   struct Counted {
     uint64_t bytes = 0;          // counted size

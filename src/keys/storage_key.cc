@@ -11,6 +11,27 @@ std::string TablePrefix(uint32_t table_id) {
   return out;
 }
 
+std::string BucketPrefix(uint32_t table_id, uint32_t bucket) {
+  std::string out = TablePrefix(table_id);
+  out.push_back(static_cast<char>(bucket >> 8));
+  out.push_back(static_cast<char>(bucket & 0xFF));
+  return out;
+}
+
+std::string LogicalKey(const TableSchema& table, std::string_view key) {
+  if (!table.buckets.enabled() || key.size() < 6) return std::string(key);
+  std::string out(key.substr(0, 4));
+  out.append(key.substr(6));
+  return out;
+}
+
+std::string PhysicalKey(uint32_t table_id, uint32_t bucket, std::string_view logical) {
+  const std::string table = TablePrefix(table_id);
+  if (logical < std::string_view(table)) return BucketPrefix(table_id, bucket);
+  if (!logical.starts_with(table)) return BucketPrefix(table_id, bucket + 1);
+  return BucketPrefix(table_id, bucket) + std::string(logical.substr(4));
+}
+
 std::string EncodeToken(Token token) {
   std::string out;
   PutBigEndian64(&out, static_cast<uint64_t>(token) ^ 0x8000000000000000ULL);
@@ -35,10 +56,18 @@ Status EncodePartitionPosition(const TableSchema& table, const std::vector<std::
     out->append(EncodeToken(*token));
   }
   if (pk.size() == 1 && pk[0].empty()) return Status::InvalidArgument("Key may not be empty");
+  std::string encoded;
   for (size_t i = 0; i < pk.size(); ++i) {
-    Status s = EncodeKeyComponent(cols[i]->type, pk[i], SortOrder::kAsc, out);
+    Status s = EncodeKeyComponent(cols[i]->type, pk[i], SortOrder::kAsc, &encoded);
     if (!s.ok()) return Status::InvalidArgument("partition key column " + cols[i]->name + ": " + s.message());
   }
+  if (table.buckets.enabled()) {
+    const auto& version = table.buckets.versions[table.buckets.VersionIndexFor(encoded)];
+    auto bucket = static_cast<uint32_t>(static_cast<uint64_t>(TokenOfPartitionKey(pk)) % version.count);
+    out->push_back(static_cast<char>(bucket >> 8));
+    out->push_back(static_cast<char>(bucket & 0xFF));
+  }
+  out->append(encoded);
   return Status::OK();
 }
 
@@ -76,6 +105,10 @@ Status DecodePartitionPart(const TableSchema& table, std::string_view* in, Decod
     if (in->size() < 8) return Status::Corruption("storage key without a token");
     d->token = DecodeToken(*in);
     in->remove_prefix(8);
+  }
+  if (table.buckets.enabled()) {
+    if (in->size() < 2) return Status::Corruption("storage key without a bucket");
+    in->remove_prefix(2);
   }
   return DecodeComponents(table.PartitionKey(), false, in, &d->partition_key);
 }
@@ -115,6 +148,10 @@ Result<size_t> PartitionPositionSize(const TableSchema& table, std::string_view 
   if (table.distribution == Distribution::kHash) {
     if (in.size() < 8) return Status::Corruption("storage key without a token");
     in.remove_prefix(8);
+  }
+  if (table.buckets.enabled()) {
+    if (in.size() < 2) return Status::Corruption("storage key without a bucket");
+    in.remove_prefix(2);
   }
   TESSERA_RETURN_IF_ERROR(DecodeComponents(table.PartitionKey(), false, &in, nullptr));
   return key.size() - in.size();

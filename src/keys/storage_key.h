@@ -9,6 +9,13 @@
 //         0x01 static row
 //         0x02 clustering row (tables without clustering columns: no components)
 //
+// Bucketed range tables (TableSchema::buckets, `WITH buckets = N`):
+//   partition position = table_id | bucket (u16 big-endian) | partition-key components
+// with bucket = token(partition key) mod the count of the partition's bucket
+// version. The "logical" form of a key drops the two bucket bytes; logical keys
+// sort in partition-key order, and the executor's key ranges and the paging
+// cursors of bucketed tables are logical (db/bucketed_scan.h fans them out).
+//
 // All keys of one partition share its partition position as a prefix and are
 // contiguous (components are self-delimiting and their count is fixed per
 // table), so any key range whose bounds are partition positions or token
@@ -32,6 +39,14 @@ namespace tessera {
 enum class KeyKind : uint8_t { kPartitionHeader = 0x00, kStaticRow = 0x01, kRow = 0x02 };
 
 std::string TablePrefix(uint32_t table_id);
+// table_id | bucket: where bucket `bucket` of a bucketed table starts. REQUIRES: bucket < 65536.
+std::string BucketPrefix(uint32_t table_id, uint32_t bucket);
+// The logical form of a storage key or position of `table` (identity for unbucketed tables,
+// and for keys shorter than a bucket prefix).
+std::string LogicalKey(const TableSchema& table, std::string_view key);
+// The physical form of logical key `logical` in bucket `bucket`: a key below the table maps to
+// the bucket's start, one at or past the table's end to the bucket's end.
+std::string PhysicalKey(uint32_t table_id, uint32_t bucket, std::string_view logical);
 
 // Order-preserving 8-byte form of a token; a prefix of every key with that token.
 std::string EncodeToken(Token token);

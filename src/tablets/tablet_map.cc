@@ -20,6 +20,10 @@ TabletMap TabletMap::Create(const TableSchema& table, std::shared_ptr<Replica> r
     auto token = static_cast<Token>(static_cast<uint64_t>(kMinToken) + offset);
     bounds.push_back(begin + EncodeToken(token));
   }
+  // Bucketed range tables: one tablet per bucket, so the buckets' writes land on different tablets at once.
+  for (uint32_t b = 1; table.buckets.enabled() && b < table.buckets.current_count(); ++b) {
+    bounds.push_back(BucketPrefix(table.id, b));
+  }
   bounds.push_back(end);
   for (size_t i = 0; i + 1 < bounds.size(); ++i) {
     Tablet t;

@@ -73,7 +73,9 @@ struct Tablet {
 
 class TabletMap {
  public:
-  // The initial tablets of a new table.
+  // The initial tablets of a new table: hash tables `initial_tablets` equal
+  // token ranges; bucketed range tables one per bucket of the current count;
+  // other range tables one.
   static TabletMap Create(const TableSchema& table, std::shared_ptr<Replica> replica, int64_t now_micros);
 
   uint32_t table_id() const { return table_id_; }

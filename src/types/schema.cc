@@ -65,7 +65,36 @@ Status TableSchema::Validate() const {
   if (n == 0 || n > 65536 || (n & (n - 1)) != 0) return err("initial_tablets must be a power of two in [1, 65536]");
   if (options.default_time_to_live < 0) return err("default_time_to_live must not be negative");
   if (options.gc_grace_seconds < 0) return err("gc_grace_seconds must not be negative");
+  if (buckets.enabled()) {
+    if (distribution != Distribution::kRange) {
+      return err("buckets apply to tables WITH distribution = 'range' (a hash table already spreads its partitions)");
+    }
+    if (!buckets.versions.front().start.empty()) return err("the first bucket version must start at the first key");
+    for (size_t i = 0; i < buckets.versions.size(); ++i) {
+      uint32_t c = buckets.versions[i].count;
+      if (c < 1 || c > BucketLayout::kMaxBuckets) {
+        return err("buckets must be between 1 and " + std::to_string(BucketLayout::kMaxBuckets));
+      }
+      if (i > 0 && !(buckets.versions[i - 1].start < buckets.versions[i].start)) {
+        return err("bucket versions must have ascending starts");
+      }
+    }
+  } else if (buckets.automatic) {
+    return err("buckets = 'auto' without a bucket version");
+  }
   return Status::OK();
+}
+
+size_t BucketLayout::VersionIndexFor(std::string_view encoded_partition_key) const {
+  size_t i = versions.size() - 1;
+  while (i > 0 && encoded_partition_key < std::string_view(versions[i].start)) --i;
+  return i;
+}
+
+uint32_t BucketLayout::max_count() const {
+  uint32_t m = 0;
+  for (const auto& v : versions) m = std::max(m, v.count);
+  return m;
 }
 
 const char* ToString(Distribution d) { return d == Distribution::kHash ? "hash" : "range"; }

@@ -47,6 +47,32 @@ struct TableOptions {
   std::map<std::string, std::string> extra;
 };
 
+// Hidden buckets of a range table (`WITH buckets = N | 'auto'`; DESIGN
+// "Key-design primitives"): storage puts bucket = token(partition key) mod N in
+// front of every key, so a monotonic key's writes spread over N key ranges.
+//
+// Counts are versioned by key: version i applies to the partitions whose
+// encoded partition key (ASC components, keys/key_encoding.h) is >= start_i and
+// < start_{i+1}. A new count is added with a start above every partition key
+// written so far (db/bucket_layout_change), so the hot tail of a monotonic key
+// moves to the new count at once, every partition still lives in exactly one
+// bucket, and nothing is rewritten. FROZEN ON DISK (schema JSON "buckets").
+struct BucketVersion {
+  std::string start;   // encoded partition key from which `count` applies; "" for the first version
+  uint32_t count = 1;  // in [1, kMaxBuckets]
+};
+
+struct BucketLayout {
+  static constexpr uint32_t kMaxBuckets = 1024;
+  bool automatic = false;              // buckets = 'auto': the balancer raises the count under a tail hotspot
+  std::vector<BucketVersion> versions; // ascending start, the first with start ""; empty: no buckets
+  bool enabled() const { return !versions.empty(); }
+  // The version a partition key (encoded) falls into. REQUIRES: enabled().
+  size_t VersionIndexFor(std::string_view encoded_partition_key) const;
+  uint32_t current_count() const { return versions.empty() ? 0 : versions.back().count; }
+  uint32_t max_count() const;
+};
+
 class TableSchema {
  public:
   std::string keyspace;
@@ -56,6 +82,7 @@ class TableSchema {
   Distribution distribution = Distribution::kHash;
   TableOptions options;
   std::vector<ColumnDef> columns;  // partition key, clustering (in key order), then others
+  BucketLayout buckets;            // range tables only; see BucketLayout
 
   // Columns of a kind, in key order for key columns.
   std::vector<const ColumnDef*> PartitionKey() const { return OfKind(ColumnKind::kPartitionKey); }
@@ -69,7 +96,8 @@ class TableSchema {
   // Checks the invariants: a non-empty partition key; key columns of keyable
   // types; unique column names; static columns only with clustering columns;
   // no counter mixed with non-counter regular columns; initial_tablets a
-  // power of two in [1, 65536]; non-negative TTL and gc_grace.
+  // power of two in [1, 65536]; non-negative TTL and gc_grace; buckets only
+  // on range tables, counts in [1, kMaxBuckets], version starts ascending.
   // Errors: InvalidArgument naming the offending column or option.
   Status Validate() const;
 };

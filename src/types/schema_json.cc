@@ -48,6 +48,11 @@ std::string TableToJson(const TableSchema& t) {
               {"initial_tablets", t.options.initial_tablets},
               {"extra", t.options.extra}}},
             {"columns", cols}};
+  if (t.buckets.enabled()) {
+    json versions = json::array();
+    for (const auto& v : t.buckets.versions) versions.push_back({{"start", ToHex(v.start)}, {"count", v.count}});
+    j["buckets"] = {{"auto", t.buckets.automatic}, {"versions", versions}};
+  }
   return j.dump();
 }
 
@@ -77,6 +82,16 @@ Result<TableSchema> TableFromJson(const std::string& text) {
       TESSERA_ASSIGN_OR_RETURN(col.kind, ParseKind(c.at("kind").get<std::string>()));
       col.order = c.at("order").get<std::string>() == "desc" ? SortOrder::kDesc : SortOrder::kAsc;
       t.columns.push_back(std::move(col));
+    }
+    if (j.contains("buckets")) {
+      const json& b = j.at("buckets");
+      t.buckets.automatic = b.at("auto").get<bool>();
+      for (const json& v : b.at("versions")) {
+        BucketVersion version;
+        if (!FromHex(v.at("start").get<std::string>(), &version.start)) return Status::Corruption("bad bucket start");
+        version.count = v.at("count").get<uint32_t>();
+        t.buckets.versions.push_back(std::move(version));
+      }
     }
     return t;
   } catch (const json::exception& e) {

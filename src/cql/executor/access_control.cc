@@ -58,8 +58,18 @@ class Checker {
     return Keyspace(ks, Permission::kCreate);
   }
   Status operator()(const AlterTableStatement& s) { return Table(s.table, Permission::kAlter); }
+  // A sequence belongs to its keyspace (no resource of its own): CREATE / DROP on the keyspace.
+  Status operator()(const CreateSequenceStatement& s) {
+    const std::string& ks = s.name.keyspace.empty() ? keyspace_ : s.name.keyspace;
+    if (ks.empty()) return Status::OK();
+    return Keyspace(ks, Permission::kCreate);
+  }
   Status operator()(const DropStatement& s) {
     if (s.target == DropStatement::Target::kKeyspace) return Keyspace(s.name.name, Permission::kDrop);
+    if (s.target == DropStatement::Target::kSequence) {
+      const std::string& ks = s.name.keyspace.empty() ? keyspace_ : s.name.keyspace;
+      return ks.empty() ? Status::OK() : Keyspace(ks, Permission::kDrop);
+    }
     return Table(s.name, Permission::kDrop);
   }
   template <typename T>

@@ -224,6 +224,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
   bind.values = params.value_names.empty() ? &params.values : &by_name;
   bind.now_micros = db_->NowMicros();  // now(), TTL expiry; write timestamps come from WriteContext
   bind.rng = &rng_;
+  bind.next_value = NextValue(conn.keyspace());
   const RawStatement& s = parsed.statement;
   const std::string ks = conn.keyspace();
   if (IsAuthStatement(s)) {
@@ -307,11 +308,27 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
   if (const auto* x = std::get_if<CreateTableStatement>(&s)) return schema_result(ExecuteCreateTable(*db_, *x, ks));
   if (const auto* x = std::get_if<AlterTableStatement>(&s)) return schema_result(ExecuteAlterTable(*db_, *x, ks));
   if (const auto* x = std::get_if<DropStatement>(&s)) return schema_result(ExecuteDrop(*db_, *x, ks));
+  if (const auto* x = std::get_if<CreateSequenceStatement>(&s)) {
+    Status st = ExecuteCreateSequence(*db_, *x, ks);
+    return st.ok() ? Result(EncodeVoidResult()) : Error(st);
+  }
   if (const auto* x = std::get_if<TruncateStatement>(&s)) {
     Status st = ExecuteTruncate(*db_, *x, ks);
     return st.ok() ? Result(EncodeVoidResult()) : Error(st);
   }
   return Error(Status::InvalidArgument("unsupported statement"));
+}
+
+std::function<::tessera::Result<int64_t>(const std::string&)> QueryProcessor::NextValue(const std::string& keyspace) {
+  return [this, keyspace](const std::string& sequence) -> ::tessera::Result<int64_t> {
+    const size_t dot = sequence.find('.');
+    const std::string ks = dot == std::string::npos ? keyspace : sequence.substr(0, dot);
+    const std::string name = dot == std::string::npos ? sequence : sequence.substr(dot + 1);
+    if (ks.empty()) return Status::InvalidArgument("No keyspace has been specified for sequence " + name);
+    auto v = db_->sequences().Next(ks, name);
+    if (!v.ok() && v.status().IsNotFound()) return Status::InvalidArgument(v.status().message());
+    return v;
+  };
 }
 
 Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
@@ -342,6 +359,7 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
     bind.values = &entry.values;
     bind.now_micros = db_->NowMicros();
     bind.rng = &rng_;
+    bind.next_value = NextValue(keyspace);
     WriteContext w{bind, keyspace, batch.default_timestamp};
     ::tessera::Result<std::vector<Mutation>> m = Status::InvalidArgument("Invalid statement in batch: only INSERT, UPDATE and DELETE are allowed");
     if (const auto* x = std::get_if<InsertStatement>(&parsed.statement)) m = BuildInsert(*db_, *x, w);

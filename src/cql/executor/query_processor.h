@@ -49,6 +49,8 @@ class QueryProcessor : public RequestProcessor {
   std::string Authenticator() const override;
 
  private:
+  // nextval's source for statements run in `keyspace` (BindContext::next_value).
+  std::function<::tessera::Result<int64_t>(const std::string&)> NextValue(const std::string& keyspace);
   struct Prepared {
     std::string query;
     std::string keyspace;

@@ -143,7 +143,7 @@ Result<ReadPlan> PlanRead(const TableSchema& t, const std::vector<Relation>& whe
       PartitionToken token;
       std::vector<std::string_view> views(key.begin(), key.end());
       TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(t, views, &pos, &token));
-      ordered.emplace_back(std::move(pos), std::move(key));
+      ordered.emplace_back(LogicalKey(t, pos), std::move(key));  // bucketed tables: key order, not bucket order
     }
     std::sort(ordered.begin(), ordered.end());
     ordered.erase(std::unique(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first == b.first; }), ordered.end());

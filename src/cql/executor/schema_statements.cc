@@ -1,7 +1,10 @@
 #include "cql/executor/schema_statements.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
+
+#include "common/bytes.h"
 
 namespace tessera::cql {
 namespace {
@@ -63,7 +66,35 @@ std::string PropertyText(const Term& t) {
   return t.text;
 }
 
-Status ApplyTableProperties(const std::vector<Property>& props, TableSchema* t, bool creating) {
+// `buckets = N | 'auto'` (TableSchema::buckets). Creating: the layout. Altering a bucketed
+// table: `automatic`, and in *count the new count for Database::ChangeBucketCount.
+Status ApplyBuckets(const Property& p, TableSchema* t, bool creating, std::optional<uint32_t>* count) {
+  const bool automatic = p.value.kind == Term::Kind::kString && AsciiLower(p.value.text) == "auto";
+  uint32_t n = 1;
+  if (!automatic) {
+    if (p.value.kind != Term::Kind::kInteger) {
+      return Status::InvalidArgument("buckets must be an integer between 1 and " +
+                                     std::to_string(BucketLayout::kMaxBuckets) + ", or 'auto'");
+    }
+    TESSERA_ASSIGN_OR_RETURN(int32_t v, IntProperty(p, 1, BucketLayout::kMaxBuckets));
+    n = static_cast<uint32_t>(v);
+  }
+  if (creating) {
+    t->buckets.automatic = automatic;
+    t->buckets.versions = {BucketVersion{"", n}};
+    return Status::OK();
+  }
+  if (!t->buckets.enabled()) {
+    return Status::InvalidArgument("buckets can only be changed on a table created WITH buckets (its stored keys hold no bucket)");
+  }
+  t->buckets.automatic = automatic;
+  if (!automatic) *count = n;
+  return Status::OK();
+}
+
+Status ApplyTableProperties(const std::vector<Property>& props, TableSchema* t, bool creating,
+                            std::optional<uint32_t>* bucket_count = nullptr) {
+  std::optional<uint32_t> ignored;
   for (const auto& p : props) {
     if (p.name == "comment") {
       TESSERA_ASSIGN_OR_RETURN(t->options.comment, ConstantText(p));
@@ -79,6 +110,8 @@ Status ApplyTableProperties(const std::vector<Property>& props, TableSchema* t, 
       if (!creating) return Status::InvalidArgument("initial_tablets cannot be altered");
       TESSERA_ASSIGN_OR_RETURN(int32_t n, IntProperty(p, 1, 65536));
       t->options.initial_tablets = static_cast<uint32_t>(n);
+    } else if (p.name == "buckets") {
+      TESSERA_RETURN_IF_ERROR(ApplyBuckets(p, t, creating, bucket_count ? bucket_count : &ignored));
     } else {
       t->options.extra[p.name] = PropertyText(p.value);
     }
@@ -235,6 +268,7 @@ Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement&
   auto existing = db.GetTable(ks, s.table.name);
   if (!existing.ok()) return Status::InvalidArgument("Table " + ks + "." + s.table.name + " doesn't exist");
   TableSchema t = **existing;
+  std::optional<uint32_t> bucket_count;
   switch (s.op) {
     case AlterTableStatement::Op::kAdd:
       for (const auto& c : s.added) {
@@ -261,17 +295,55 @@ Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement&
     case AlterTableStatement::Op::kRename:
       return Status::InvalidArgument("Renaming columns is not supported yet");
     case AlterTableStatement::Op::kWith:
-      TESSERA_RETURN_IF_ERROR(ApplyTableProperties(s.properties, &t, /*creating=*/false));
+      TESSERA_RETURN_IF_ERROR(ApplyTableProperties(s.properties, &t, /*creating=*/false, &bucket_count));
       break;
     case AlterTableStatement::Op::kAlterType:
       return Status::InvalidArgument("Altering column types is not supported");
   }
   auto altered = db.AlterTable(std::move(t));
   if (!altered.ok()) return Status::InvalidArgument(altered.status().message());
+  if (bucket_count) {
+    auto changed = db.ChangeBucketCount(**altered, *bucket_count, "ALTER TABLE");
+    if (!changed.ok()) return changed.status();
+  }
   return SchemaOutcome{SchemaChange{"UPDATED", "TABLE", ks, s.table.name}};
 }
 
+Status ExecuteCreateSequence(Database& db, const CreateSequenceStatement& s, const std::string& current) {
+  const std::string ks = KeyspaceOf(s.name, current);
+  if (ks.empty()) return NoKeyspace();
+  if (!db.catalog().GetKeyspace(ks).ok()) return Status::InvalidArgument("Keyspace " + ks + " doesn't exist");
+  SequenceOptions options;
+  for (const auto& p : s.properties) {
+    if (p.name == "kind" || p.name == "sequence_kind") {
+      TESSERA_ASSIGN_OR_RETURN(options.kind, ConstantText(p));
+    } else if (p.name == "skip_range_min" || p.name == "skip_range_max" || p.name == "start_with_counter") {
+      if (p.value.kind != Term::Kind::kInteger) return Status::InvalidArgument("Property '" + p.name + "' must be an integer");
+      int64_t v = 0;
+      try {
+        v = std::stoll(p.value.text);
+      } catch (...) {
+        return Status::InvalidArgument("Property '" + p.name + "' is out of range");
+      }
+      (p.name == "skip_range_min" ? options.skip_range_min
+                                  : p.name == "skip_range_max" ? options.skip_range_max : options.start_with_counter) = v;
+    } else {
+      return Status::SyntaxError("Unknown property '" + p.name + "'");
+    }
+  }
+  Status st = db.sequences().Create(ks, s.name.name, options, s.if_not_exists);
+  return st.IsAlreadyExists() ? Status::InvalidArgument(st.message()) : st;
+}
+
 Result<SchemaOutcome> ExecuteDrop(Database& db, const DropStatement& s, const std::string& current) {
+  if (s.target == DropStatement::Target::kSequence) {
+    const std::string ks = KeyspaceOf(s.name, current);
+    if (ks.empty()) return NoKeyspace();
+    Status st = db.sequences().Drop(ks, s.name.name, s.if_exists);
+    if (st.IsNotFound()) return Status::InvalidArgument(st.message());
+    TESSERA_RETURN_IF_ERROR(st);
+    return SchemaOutcome{};
+  }
   if (s.target == DropStatement::Target::kKeyspace) {
     Status st = db.DropKeyspace(s.name.name);
     if (st.IsNotFound()) {

@@ -37,6 +37,9 @@ Result<KeyspaceMetadata> BuildKeyspace(const std::string& name, const std::vecto
 Result<SchemaOutcome> ExecuteCreateKeyspace(Database& db, const CreateKeyspaceStatement& stmt);
 Result<SchemaOutcome> ExecuteAlterKeyspace(Database& db, const AlterKeyspaceStatement& stmt);
 Result<SchemaOutcome> ExecuteCreateTable(Database& db, const CreateTableStatement& stmt, const std::string& keyspace);
+// CREATE SEQUENCE (db/sequences.h); DROP SEQUENCE goes through ExecuteDrop.
+// Errors: InvalidArgument (no keyspace, options, exists), SyntaxError (unknown property).
+Status ExecuteCreateSequence(Database& db, const CreateSequenceStatement& stmt, const std::string& keyspace);
 Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement& stmt, const std::string& keyspace);
 Result<SchemaOutcome> ExecuteDrop(Database& db, const DropStatement& stmt, const std::string& keyspace);
 Status ExecuteTruncate(Database& db, const TruncateStatement& stmt, const std::string& keyspace);

@@ -137,6 +137,43 @@ bool MatchesAll(const TableSchema& t, const ReadPlan& plan, const SourceRow& row
   return std::all_of(plan.filters.begin(), plan.filters.end(), [&](const Filter& f) { return Matches(t, f, row); });
 }
 
+// Whether a computed row (system tables) lies within the plan's clustering
+// prefixes and slice, compared as encoded keys (memcmp order is clustering order).
+bool WithinClustering(const TableSchema& t, const ReadPlan& plan, const SourceRow& row) {
+  std::vector<std::string_view> ck;
+  for (const auto* c : t.Clustering()) {
+    const auto& v = row.values[static_cast<size_t>(c - t.columns.data())];
+    if (!v) return false;
+    ck.push_back(*v);
+  }
+  std::string key;
+  if (!EncodeClusteringPrefix(t, ck, &key).ok()) return false;
+  auto encode = [&](const std::vector<std::string>& prefix) {
+    std::string out;
+    return EncodeClusteringPrefix(t, {prefix.begin(), prefix.end()}, &out).ok() ? std::optional<std::string>(out)
+                                                                                 : std::nullopt;
+  };
+  bool in_prefix = false;
+  for (const auto& p : plan.clustering_prefixes) {
+    auto e = encode(p);
+    in_prefix = in_prefix || (e && key.starts_with(*e));
+  }
+  if (!in_prefix) return false;
+  if (plan.lower && !plan.lower->prefix.empty()) {
+    auto e = encode(plan.lower->prefix);
+    if (!e) return false;
+    const bool at = key.starts_with(*e);
+    if (plan.lower->inclusive ? (key < *e) : (at || key < *e)) return false;
+  }
+  if (plan.upper && !plan.upper->prefix.empty()) {
+    auto e = encode(plan.upper->prefix);
+    if (!e) return false;
+    const bool at = key.starts_with(*e);
+    if (plan.upper->inclusive ? (!at && key > *e) : (at || key > *e)) return false;
+  }
+  return true;
+}
+
 // ---- paging state ----
 
 struct PagingState {
@@ -400,6 +437,7 @@ Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* vt, const Sel
     TESSERA_ASSIGN_OR_RETURN(auto all, vt->Rows(*table));
     for (auto& r : all) {
       bool keep = MatchesAll(*table, plan, r);
+      if (keep && plan.kind == ReadPlan::Kind::kPartitions) keep = WithinClustering(*table, plan, r);
       if (keep && plan.kind == ReadPlan::Kind::kPartitions) {
         auto pk = table->PartitionKey();
         keep = std::any_of(plan.partition_keys.begin(), plan.partition_keys.end(), [&](const auto& key) {

@@ -79,6 +79,16 @@ Result<BoundValue> CallFunction(const Term& t, const CqlType& type, const std::s
     return b;
   }
   if (fn == "bit_reverse") return BitReverseCall(t, receiver, ctx, expect);
+  if (fn == "nextval") {  // nextval([ks.]sequence) -> bigint (db/sequences.h)
+    if (t.elements.size() != 1 || t.elements[0].kind != Term::Kind::kString) {
+      return Status::InvalidArgument("nextval takes the name of a sequence");
+    }
+    TESSERA_RETURN_IF_ERROR(expect(TypeKind::kBigint));
+    if (!ctx.next_value) return Status::InvalidArgument("nextval cannot be used here");
+    TESSERA_ASSIGN_OR_RETURN(int64_t v, ctx.next_value(t.elements[0].text));
+    PutBigEndian64(&b.bytes, static_cast<uint64_t>(v));
+    return b;
+  }
   int64_t millis;
   if (fn == "currenttimestamp" || fn == "currentdate" || fn == "currenttime") {
     if (!t.elements.empty()) return Status::InvalidArgument(fn + "() takes no arguments");

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -31,6 +32,9 @@ struct BindContext {
   const std::vector<WireValue>* values = nullptr;       // by marker index
   int64_t now_micros = 0;                                // the statement's time
   std::mt19937_64* rng = nullptr;                        // uuid(); REQUIRES non-null when used
+  // nextval(seq): the next value of sequence "ks.name" or "name" (the session's
+  // keyspace), db/sequences.h. Empty: nextval is refused (InvalidArgument).
+  std::function<Result<int64_t>(const std::string& sequence)> next_value;
 };
 
 // Errors: InvalidArgument ("Invalid ... for "col" of type ...", "Expected N

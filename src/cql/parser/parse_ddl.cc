@@ -27,7 +27,15 @@ Status ParserCore::ParseCreate(RawStatement* out) {
     *out = std::move(ks);
     return Status::OK();
   }
-  if (!AtTableWord(*this)) return Unexpected("KEYSPACE or TABLE");
+  if (AcceptKeyword("sequence")) {
+    CreateSequenceStatement seq;
+    TESSERA_RETURN_IF_ERROR(ParseIfNotExists(&seq.if_not_exists));
+    TESSERA_RETURN_IF_ERROR(QualifiedTableName(&seq.name));
+    if (AcceptKeyword("with")) TESSERA_RETURN_IF_ERROR(ParseProperties(&seq.properties));
+    *out = std::move(seq);
+    return Status::OK();
+  }
+  if (!AtTableWord(*this)) return Unexpected("KEYSPACE, TABLE or SEQUENCE");
   Next();
   CreateTableStatement t;
   TESSERA_RETURN_IF_ERROR(ParseIfNotExists(&t.if_not_exists));
@@ -177,8 +185,10 @@ Status ParserCore::ParseDrop(DropStatement* out) {
   } else if (AtTableWord(*this)) {
     Next();
     out->target = DropStatement::Target::kTable;
+  } else if (AcceptKeyword("sequence")) {
+    out->target = DropStatement::Target::kSequence;
   } else {
-    return Unexpected("KEYSPACE or TABLE");
+    return Unexpected("KEYSPACE, TABLE or SEQUENCE");
   }
   if (AcceptKeyword("if")) {
     TESSERA_RETURN_IF_ERROR(ExpectKeyword("exists"));

@@ -1,6 +1,7 @@
 // Terms, names, relations, selectors, USING and WITH properties.
 #include <set>
 
+#include "common/bytes.h"
 #include "cql/parser/parser_core.h"
 
 namespace tessera::cql::internal {
@@ -184,6 +185,17 @@ Status ParserCore::ParseTerm(Term* out) {
       if (AcceptPunct(".")) out->function_name += "." + Next().text;
       Next();  // '('
       if (AcceptPunct(")")) return Status::OK();
+      if (AsciiLower(out->function_name) == "nextval" && Peek().kind != TokenKind::kString) {
+        // nextval([ks.]sequence): the argument names a sequence (db/sequences.h), kept as "ks.name" text.
+        QualifiedName name;
+        Term a;
+        a.kind = Term::Kind::kString;
+        a.position = Peek().position;
+        TESSERA_RETURN_IF_ERROR(QualifiedTableName(&name));
+        a.text = name.keyspace.empty() ? name.name : name.keyspace + "." + name.name;
+        out->elements.push_back(std::move(a));
+        return ExpectPunct(")");
+      }
       do {
         Term a;
         TESSERA_RETURN_IF_ERROR(ParseTerm(&a));

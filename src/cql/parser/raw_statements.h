@@ -179,8 +179,17 @@ struct AlterTableStatement {
   std::vector<Property> properties;
 };
 
+// CREATE SEQUENCE [IF NOT EXISTS] [ks.]name [WITH kind = 'bit_reversed_positive'
+// AND skip_range_min = a AND skip_range_max = b AND start_with_counter = n]
+// (a Tessera extension after Spanner's CREATE SEQUENCE; db/sequences.h).
+struct CreateSequenceStatement {
+  QualifiedName name;
+  bool if_not_exists = false;
+  std::vector<Property> properties;
+};
+
 struct DropStatement {
-  enum class Target { kKeyspace, kTable };
+  enum class Target { kKeyspace, kTable, kSequence };
   Target target = Target::kTable;
   QualifiedName name;  // keyspace: name.name
   bool if_exists = false;
@@ -255,6 +264,7 @@ struct UseStatement { std::string keyspace; };
 using RawStatement = std::variant<SelectStatement, InsertStatement, UpdateStatement, DeleteStatement, BatchStatement,
                                   CreateKeyspaceStatement, AlterKeyspaceStatement, CreateTableStatement,
                                   AlterTableStatement, DropStatement, TruncateStatement, UseStatement,
+                                  CreateSequenceStatement,
                                   CreateRoleStatement, AlterRoleStatement, DropRoleStatement, GrantRoleStatement,
                                   ListRolesStatement, PermissionStatement, ListPermissionsStatement>;
 
