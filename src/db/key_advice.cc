@@ -46,8 +46,27 @@ std::string KeyColumns(const std::vector<const ColumnDef*>& cols) {
   return s;
 }
 
+// A buckets = 'auto' table whose bucket count the balancer raised: when, why, and what it means.
+void BucketsRaised(Database& db, const TableSchema& t, std::vector<KeyAdvice>* out) {
+  if (!t.buckets.automatic || t.buckets.versions.size() < 2) return;
+  std::string when;
+  for (const auto& e : db.TabletEvents()) {
+    if (e.table_id == t.id && e.kind == "buckets") when = e.reason;
+  }
+  const std::string col = t.PartitionKey().front()->name;
+  const uint32_t n = t.buckets.current_count();
+  KeyAdvice a{t.keyspace, t.name, "buckets", col, 1.0, "", ""};
+  a.evidence = "buckets = 'auto': inserts arrived in " + col + " order onto the last tablet (a tail hotspot), so the " +
+               "balancer raised the bucket count to " + std::to_string(n) + (when.empty() ? "" : " (" + when + ")") + ".";
+  a.advice = "Nothing to change: new partitions spread over " + std::to_string(n) + " buckets, each on its own "
+             "tablets, and range reads merge every bucket in key order. Partitions written before the raise stay "
+             "where they are; nothing was rewritten.";
+  out->push_back(std::move(a));
+}
+
 void MonotonicKey(Database& db, const TableSchema& t, std::vector<KeyAdvice>* out) {
   if (t.distribution != Distribution::kRange) return;
+  if (t.buckets.enabled()) return BucketsRaised(db, t, out);  // the database applies the fix itself
   const TableLoad load = db.TabletLoads(t);
   double total_writes = 0;
   for (const auto& tablet : load.tablets) total_writes += tablet.writes_per_second;

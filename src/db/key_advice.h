@@ -6,6 +6,9 @@
 //    key column whose order the writes follow and the share of the table's
 //    writes landing in its last tablet; proposes a hash prefix / buckets, a
 //    key-order swap, bit-reversal or UUIDs.
+//    Bucketed range tables get none: buckets are that fix. Instead,
+//  - buckets: a `buckets = 'auto'` table whose count the balancer raised
+//    (db/tablet_balancer.h): when, why, and that nothing needs changing.
 //  - hot_partition: one partition carries at least half of a table's writes
 //    (or reads) with at least kMinOperations counted; proposes N buckets in
 //    the partition key and the expected spread.
@@ -29,7 +32,7 @@ class Database;
 
 struct KeyAdvice {
   std::string keyspace, table;
-  std::string kind;      // monotonic_leading_key, hot_partition, partition_near_limit, tombstone_heavy, schema
+  std::string kind;      // monotonic_leading_key, buckets, hot_partition, partition_near_limit, tombstone_heavy, schema
   std::string subject;   // the column or partition key the advice is about
   double score = 0;      // the share (0..1) or the fraction of the threshold behind the condition
   std::string evidence;  // what was measured

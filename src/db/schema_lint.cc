@@ -66,7 +66,7 @@ KeyAdvice Row(const TableSchema& t, const std::string& rule, const std::string& 
 }
 
 void MonotonicLeadingKey(const TableSchema& t, std::vector<KeyAdvice>* out) {
-  if (t.distribution != Distribution::kRange) return;
+  if (t.distribution != Distribution::kRange || t.buckets.enabled()) return;  // buckets are the fix
   const ColumnDef& first = *t.PartitionKey().front();
   const bool time = IsTimeType(first.type);
   if (!time && !(IsIntegerType(first.type) && NamesASequence(first.name))) return;

@@ -95,6 +95,7 @@ void TabletBalancer::RunTable(uint32_t table_id) {
         if (d.condition == "append_tail" && table->buckets.automatic) RaiseBuckets(*table, d.reason, now);
         break;
       case BalancerDecision::Kind::kSplit: {
+        if (table->buckets.automatic) RaiseBucketsForGrowingTail(*table, load, d, now);
         if (!d.split_position && unsplittable_.count({table_id, d.tablet})) {
           hold(d.tablet, "single_partition", "size split declined: the tablet's only partition cannot be split");
           break;
@@ -133,6 +134,18 @@ void TabletBalancer::RunTable(uint32_t table_id) {
   std::lock_guard<std::mutex> lock(holds_mu_);
   std::erase_if(holds_, [&](const auto& e) { return e.first.first == table_id; });
   holds_.merge(holds);
+}
+
+void TabletBalancer::RaiseBucketsForGrowingTail(const TableSchema& table, const TableLoad& load,
+                                                const BalancerDecision& split, int64_t now) {
+  auto t = std::find_if(load.tablets.begin(), load.tablets.end(), [&](const TabletLoad& x) { return x.id == split.tablet; });
+  // Not IsHot: the rate of a tablet a few rounds old is not known yet, and an append-only tail
+  // that outgrows the split size again and again is the hot spot itself.
+  if (t == load.tablets.end() || !IsAppendTail(*t, options_)) return;
+  RaiseBuckets(table,
+               "the hot tail grows: " + split.reason + ", and " + std::to_string(t->sample.writes) +
+                   " recent writes went past, or close behind, the tablet's greatest key (an append-only tail)",
+               now);
 }
 
 void TabletBalancer::RaiseBuckets(const TableSchema& table, const std::string& reason, int64_t now) {

@@ -8,8 +8,12 @@
 //  3. keeps the hot tablets it declines to split ("holds") with their
 //     condition, recording each once as a "hold" event;
 //  4. measures the partitions the large-partition tracker queued;
-//  5. raises the bucket count of a `buckets = 'auto'` table whose tablet it
-//     holds as an append_tail (Database::ChangeBucketCount): to
+//  5. raises the bucket count of a `buckets = 'auto'` table under a tail
+//     hotspot (Database::ChangeBucketCount): a tablet it holds as an
+//     append_tail, or an append-only tail it splits by size (a load that
+//     outgrows tablets fast is split by size before its heat is sustained
+//     long enough for a hold, and the split alone would only move the hot
+//     spot to the new last tablet): to
 //     kFirstAutoBuckets, then doubling, at most once per kBucketRaiseGapMicros
 //     per table, so that a hot spot that outlasts a raise gets another and the
 //     count does not run away within one burst.
@@ -73,6 +77,8 @@ class TabletBalancer {
   void VerifySizes(const TableSchema& table, TableLoad* load);
   void MeasureLargePartitions();
   void RaiseBuckets(const TableSchema& table, const std::string& reason, int64_t now);
+  void RaiseBucketsForGrowingTail(const TableSchema& table, const TableLoad& load, const BalancerDecision& split,
+                                  int64_t now);
 
   Database* db_;
   const BalancerOptions options_;

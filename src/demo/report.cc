@@ -77,6 +77,12 @@ std::string Heatmap(const TableReport& t) {
   return svg.str();
 }
 
+std::string Seconds1(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", s);
+  return b;
+}
+
 }  // namespace
 
 std::string RenderText(const DemoReport& r) {
@@ -89,8 +95,15 @@ std::string RenderText(const DemoReport& r) {
         << " s; " << t.rejected << " rejected; SELECT count(*) = " << t.counted << "\n";
     out << "  tablets: " << t.tablets << " now (up to " << t.distribution.max_tablets << " during the load); "
         << "writes on the last tablet: " << Percent(t.distribution.last_tablet_share)
-        << "; busiest tablet per interval: " << Percent(t.distribution.busiest_tablet_share) << "\n\n";
+        << "; busiest tablet per interval: " << Percent(t.distribution.busiest_tablet_share) << "\n";
+    if (t.bucket_raise_seconds >= 0) {
+      out << "  buckets raised " << Seconds1(t.bucket_raise_seconds) << " s into the load (" << t.bucket_raise
+          << "); since then the busiest tablet per interval took " << Percent(t.after_raise.busiest_tablet_share)
+          << " of " << t.after_raise.writes << " writes\n";
+    }
+    out << "\n";
   }
+  if (!r.time_order.empty()) out << r.time_order << "\n\n";
   for (const auto& q : r.queries) {
     out << "-- " << q.title << " (" << q.millis << " ms, " << q.rows.size() << " rows)\n   " << q.cql << "\n";
     for (size_t i = 0; i < q.rows.size() && i < 5; ++i) {
@@ -133,7 +146,13 @@ std::string RenderJson(const DemoReport& r) {
                            {"writes_sampled", t.distribution.writes},
                            {"last_tablet_write_share", t.distribution.last_tablet_share},
                            {"busiest_tablet_write_share", t.distribution.busiest_tablet_share}, {"timeline", tl}});
+    if (t.bucket_raise_seconds >= 0) {
+      j["tables"].back()["bucket_raise"] = {{"seconds", t.bucket_raise_seconds}, {"reason", t.bucket_raise},
+                                            {"writes_after", t.after_raise.writes},
+                                            {"busiest_tablet_write_share_after", t.after_raise.busiest_tablet_share}};
+    }
   }
+  j["time_order"] = r.time_order;
   for (const auto& q : r.queries) {
     j["queries"].push_back({{"title", q.title}, {"cql", q.cql}, {"columns", q.columns}, {"rows", q.rows},
                             {"millis", q.millis}});
@@ -161,7 +180,7 @@ std::string RenderHtml(const DemoReport& r) {
        "text-align:left;vertical-align:top}th{background:#f3f3f3}code{background:#f6f6f6;padding:1px 3px}"
        ".num{text-align:right}h2{margin-top:32px}.advice{color:#064}</style></head><body>\n";
   h << "<h1>Tessera demo: key design and the spread of load</h1>\n<p>Real data loaded through the CQL front door "
-       "(<code>tessera load</code>): the NASA-HTTP access log of 1995-08-01 in two key designs, and the Numenta "
+       "(<code>tessera load</code>): the NASA-HTTP access log of 1995-08-01 in three key designs, and the Numenta "
        "Anomaly Benchmark metric series. Balancer: "
     << Html(r.balancer) << ".</p>\n";
   if (!r.keyviz_url.empty()) {
@@ -179,6 +198,13 @@ std::string RenderHtml(const DemoReport& r) {
       << Percent(t.distribution.busiest_tablet_share) << "</td></tr>\n";
   }
   h << "</table>\n";
+  for (const auto& t : r.tables) {
+    if (t.bucket_raise_seconds < 0) continue;
+    h << "<p><code>" << Html(t.name) << "</code>: buckets raised " << Seconds1(t.bucket_raise_seconds) << " s into the load ("
+      << Html(t.bucket_raise) << "); since then the busiest tablet per interval took "
+      << Percent(t.after_raise.busiest_tablet_share) << " of " << t.after_raise.writes << " writes.</p>\n";
+  }
+  if (!r.time_order.empty()) h << "<p>" << Html(r.time_order) << "</p>\n";
   for (const auto& t : r.tables) {
     h << "<h2>Load over key space and time: <code>" << Html(t.name) << "</code></h2>\n<p><code>"
       << Html(t.create_cql) << "</code></p>\n"

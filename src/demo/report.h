@@ -28,6 +28,11 @@ struct TableReport {
   size_t tablets = 0;        // at the end
   WriteDistribution distribution;
   std::vector<TimelineSample> timeline;
+  // buckets = 'auto' tables: when the balancer raised the bucket count (seconds into the
+  // load; negative: never), why, and the spread of the writes after it.
+  double bucket_raise_seconds = -1;
+  std::string bucket_raise;
+  WriteDistribution after_raise;
 };
 
 struct QueryReport {
@@ -49,6 +54,7 @@ struct DemoReport {
   std::vector<KeyAdvice> key_advice;
   std::string balancer;                      // the thresholds the demo ran with
   std::string keyviz_url;                    // the live Key Visualizer; empty without an admin port
+  std::string time_order;                    // the bucketed table's time-range query against the unbucketed one
 };
 
 std::string RenderText(const DemoReport& r);

@@ -18,11 +18,12 @@ void TabletTimeline::Sample(double seconds) {
   samples_.push_back(std::move(s));
 }
 
-WriteDistribution TabletTimeline::Distribution() const {
+WriteDistribution TabletTimeline::Distribution(double from_seconds) const {
   WriteDistribution d;
   double last = 0, busiest = 0;
   for (size_t i = 1; i < samples_.size(); ++i) {  // the first sample has no interval before it
     const auto& s = samples_[i];
+    if (s.seconds <= from_seconds) continue;
     uint64_t total = 0, max = 0;
     for (const auto& t : s.tablets) {
       total += t.interval_writes;

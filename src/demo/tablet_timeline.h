@@ -45,8 +45,8 @@ class TabletTimeline {
   TabletTimeline(Database* db, std::shared_ptr<const TableSchema> table) : db_(db), table_(std::move(table)) {}
   void Sample(double seconds);
   const std::vector<TimelineSample>& samples() const { return samples_; }
-  // Over the samples with at least `min_writes` writes in their interval.
-  WriteDistribution Distribution() const;
+  // Over the samples taken after `from_seconds` (all of them by default).
+  WriteDistribution Distribution(double from_seconds = -1) const;
   const TableSchema& table() const { return *table_; }
 
  private:

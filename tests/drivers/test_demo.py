@@ -36,11 +36,12 @@ def demo(tmp_path_factory):
 def test_the_report_matches_the_data(demo):
     _, stdout, report = demo
     tables = {t["name"]: t for t in report["tables"]}
-    assert set(tables) == {"demo.access_by_time", "demo.access_by_host", "demo.metrics"}
+    assert set(tables) == {"demo.access_by_time", "demo.access_by_host", "demo.access_by_time_auto", "demo.metrics"}
     nasa = data_rows(os.path.join(DATASETS, "nasa_http", "nasa_19950801.tsv"))
     nab = data_rows(os.path.join(DATASETS, "nab", "nab_real_long.csv.gz"))
     assert nasa == 30969 and nab == 321206  # PROVENANCE.md
-    for name, rows in [("demo.access_by_time", nasa), ("demo.access_by_host", nasa), ("demo.metrics", nab)]:
+    for name, rows in [("demo.access_by_time", nasa), ("demo.access_by_host", nasa),
+                       ("demo.access_by_time_auto", nasa), ("demo.metrics", nab)]:
         t = tables[name]
         assert t["file_rows"] == rows
         assert t["loaded"] + t["rejected"] == rows
@@ -61,6 +62,30 @@ def test_timestamp_first_writes_pile_on_the_last_tablet_and_the_fix_spreads_them
     assert advice[0]["subject"] == "ts" and "ts order" in advice[0]["evidence"]
     # Whether the tail tablet is also held (hot above 2,500 rows/s for 2 s) depends on how fast this
     # machine loads; tests/drivers/test_self_managing_tablets.py shows the hold with fixed thresholds.
+
+
+def test_buckets_auto_spreads_the_timestamp_first_table_and_reads_stay_in_time_order(demo):
+    """Issue 13's third design: the timestamp-first table WITH buckets = 'auto'."""
+    _, stdout, report = demo
+    tables = {t["name"]: t for t in report["tables"]}
+    by_time, by_host, auto = (tables["demo.access_by_time"], tables["demo.access_by_host"],
+                              tables["demo.access_by_time_auto"])
+    raise_ = auto["bucket_raise"]
+    assert raise_["reason"].startswith("buckets 1 -> 16: buckets = 'auto' under a tail hotspot"), raise_
+    print("buckets = 'auto': raised %.1f s into the load; busiest tablet per interval %.1f%% overall, %.1f%% after "
+          "the raise (host first %.1f%%, timestamp first %.1f%%)" % (
+              raise_["seconds"], 100 * auto["busiest_tablet_write_share"],
+              100 * raise_["busiest_tablet_write_share_after"], 100 * by_host["busiest_tablet_write_share"],
+              100 * by_time["busiest_tablet_write_share"]))
+    assert raise_["busiest_tablet_write_share_after"] < 0.5 * by_time["busiest_tablet_write_share"]
+    assert raise_["busiest_tablet_write_share_after"] <= by_host["busiest_tablet_write_share"] + 0.1
+    q = {x["title"]: x for x in report["queries"]}
+    plain = next(v for k, v in q.items() if k.startswith("One minute"))
+    bucketed = next(v for k, v in q.items() if k.startswith("The same minute"))
+    assert bucketed["rows"] == plain["rows"] and len(plain["rows"]) > 0
+    assert "the same rows in the same order" in report["time_order"] and "timestamps ascending" in report["time_order"]
+    assert "buckets raised" in stdout
+    assert any(a["kind"] == "buckets" and a["table"] == "demo.access_by_time_auto" for a in report["key_advice"])
 
 
 def test_the_seeds_queries_answer_from_the_data(demo):
@@ -90,7 +115,7 @@ def test_the_html_report_renders_without_console_errors(demo):
     summary = json.loads(r.stdout.strip().splitlines()[-1])
     assert summary["problems"] == []
     assert summary["title"] == "Tessera demo report"
-    assert summary["svgs"] == 3 and summary["cells"] > 50
+    assert summary["svgs"] == 4 and summary["cells"] > 50
     assert shot.stat().st_size > 20000  # a real screenshot, not an empty page
     print("screenshot: %s (%d bytes), %d heatmap cells" % (shot, shot.stat().st_size, summary["cells"]))
 

@@ -145,7 +145,7 @@ def test_the_page_renders_while_the_demo_loads_and_names_the_patterns(demo):
     assert shown["demo.access_by_time"]["pattern"] == "monotonic_tail"
     assert "bucket smallint" in shown["demo.access_by_time"]["ddl"]
     assert shown["demo.access_by_host"]["pattern"] == "even"
-    assert summary["canvases"] == len(shown) == 3
+    assert summary["canvases"] == len(shown) == 4
 
 
 def test_the_data_endpoint_filters_and_refuses_bad_parameters(demo):
