@@ -48,6 +48,9 @@ const char* const kSchema[] = {
     "WITH CLUSTERING ORDER BY (c DESC, d ASC)",
     "CREATE TABLE IF NOT EXISTS fz.ranged (ts timestamp, seq int, host text, v bigint, PRIMARY KEY (ts, seq)) "
     "WITH distribution = 'range'",
+    "CREATE TABLE IF NOT EXISTS fz.bucketed (ts timestamp, seq int, v bigint, PRIMARY KEY (ts, seq)) "
+    "WITH distribution = 'range' AND buckets = 4",
+    "CREATE SEQUENCE IF NOT EXISTS fz.seq WITH kind = 'bit_reversed_positive'",
     "CREATE TABLE IF NOT EXISTS fz.coll (k int PRIMARY KEY, l list<int>, s set<text>, m map<text, int>, "
     "fl frozen<list<int>>, fm frozen<map<int, text>>, tp tuple<int, text>, nested map<int, frozen<set<text>>>)",
     "CREATE TABLE IF NOT EXISTS fz.wide (a int, b int, c int, s int STATIC, v int, PRIMARY KEY ((a), b, c))",
@@ -188,7 +191,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Setup();
   if (++harness->inputs % 2000 == 0) {
     ConnectionState conn;
-    for (const char* t : {"every_type", "keys", "ranged", "coll", "wide", "fkeys"}) {
+    for (const char* t : {"every_type", "keys", "ranged", "bucketed", "coll", "wide", "fkeys"}) {
       harness->processor->Process(conn, QueryRequest{std::string("TRUNCATE fz.") + t, {}});
     }
   }

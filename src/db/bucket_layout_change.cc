@@ -54,6 +54,11 @@ Result<std::shared_ptr<const TableSchema>> Database::ChangeBucketCount(const Tab
     if (previous == count) return current;
     TableSchema next = *current;
     TESSERA_ASSIGN_OR_RETURN(auto greatest, GreatestKeyOfLastVersion(next, local_replica_.get()));
+    if (greatest && next.buckets.versions.size() >= BucketLayout::kMaxVersions) {
+      return Status::InvalidArgument("table " + table.name + " already has " +
+                                     std::to_string(BucketLayout::kMaxVersions) +
+                                     " bucket counts in use; a range scan reads every bucket of each");
+    }
     if (greatest) {
       // Every encoded key above `greatest` sorts at or above greatest + 0x00: no
       // encoding is a prefix of another (keys/key_encoding.h).

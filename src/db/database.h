@@ -141,7 +141,8 @@ class Database {
   // so the hot tail of a monotonic key moves at once, older partitions stay in
   // their buckets and nothing is rewritten. The tablets are then split at the
   // new buckets' starts, and a "buckets" event records `reason`. Returns the
-  // new schema. Errors: InvalidArgument (not bucketed, count out of range),
+  // new schema. Errors: InvalidArgument (not bucketed, count out of range,
+  // BucketLayout::kMaxVersions counts in use),
   // NotFound, IOError.
   Result<std::shared_ptr<const TableSchema>> ChangeBucketCount(const TableSchema& table, uint32_t count,
                                                                const std::string& reason);

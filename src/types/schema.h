@@ -64,6 +64,7 @@ struct BucketVersion {
 
 struct BucketLayout {
   static constexpr uint32_t kMaxBuckets = 1024;
+  static constexpr size_t kMaxVersions = 32;  // a scan opens a stream per bucket of every version it meets
   bool automatic = false;              // buckets = 'auto': the balancer raises the count under a tail hotspot
   std::vector<BucketVersion> versions; // ascending start, the first with start ""; empty: no buckets
   bool enabled() const { return !versions.empty(); }
