@@ -54,15 +54,16 @@ Result<std::unique_ptr<Sequences>> Sequences::Open(StorageEngine* engine) {
   return out;
 }
 
-Status Sequences::Persist(const std::string& keyspace, const std::string& name, const Sequence& s) {
+Status Sequences::Persist(const std::string& keyspace, const std::string& name, const SequenceOptions& options,
+                          int64_t reserved) {
   json j = {{"format", 1},
             {"keyspace", keyspace},
             {"name", name},
-            {"kind", s.options.kind},
-            {"skip_range_min", s.options.skip_range_min},
-            {"skip_range_max", s.options.skip_range_max},
-            {"start_with_counter", s.options.start_with_counter},
-            {"reserved", s.reserved}};
+            {"kind", options.kind},
+            {"skip_range_min", options.skip_range_min},
+            {"skip_range_max", options.skip_range_max},
+            {"start_with_counter", options.start_with_counter},
+            {"reserved", reserved}};
   return engine_->MetaPut(SequenceKey(keyspace, name), j.dump());
 }
 
@@ -83,7 +84,7 @@ Status Sequences::Create(const std::string& keyspace, const std::string& name, c
   auto s = std::make_shared<Sequence>();
   s->options = options;
   s->next = s->reserved = options.start_with_counter;
-  TESSERA_RETURN_IF_ERROR(Persist(keyspace, name, *s));
+  TESSERA_RETURN_IF_ERROR(Persist(keyspace, name, s->options, s->reserved));
   sequences_[{keyspace, name}] = std::move(s);
   return Status::OK();
 }
@@ -121,11 +122,9 @@ Result<int64_t> Sequences::Next(const std::string& keyspace, const std::string& 
   for (;;) {
     if (s->next == INT64_MAX) return Status::InvalidArgument("Sequence " + keyspace + "." + name + " is exhausted");
     if (s->next >= s->reserved) {
-      Sequence next_state;
-      next_state.options = s->options;
-      next_state.reserved = s->next > INT64_MAX - kBlock ? INT64_MAX : s->next + kBlock;
-      TESSERA_RETURN_IF_ERROR(Persist(keyspace, name, next_state));
-      s->reserved = next_state.reserved;
+      const int64_t reserved = s->next > INT64_MAX - kBlock ? INT64_MAX : s->next + kBlock;
+      TESSERA_RETURN_IF_ERROR(Persist(keyspace, name, s->options, reserved));
+      s->reserved = reserved;
     }
     const int64_t value = BitReverse(s->next++, /*preserve_sign=*/true);
     if (value >= s->options.skip_range_min && value <= s->options.skip_range_max) continue;

@@ -73,7 +73,8 @@ class Sequences {
     int64_t reserved = 0;  // counters below it are persisted as used
   };
   explicit Sequences(StorageEngine* engine) : engine_(engine) {}
-  Status Persist(const std::string& keyspace, const std::string& name, const Sequence& s);
+  Status Persist(const std::string& keyspace, const std::string& name, const SequenceOptions& options,
+                 int64_t reserved);
   std::shared_ptr<Sequence> Find(const std::string& keyspace, const std::string& name) const;
 
   StorageEngine* engine_;

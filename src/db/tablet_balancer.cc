@@ -95,7 +95,8 @@ void TabletBalancer::RunTable(uint32_t table_id) {
         if (d.condition == "append_tail" && table->buckets.automatic) RaiseBuckets(*table, d.reason, now);
         break;
       case BalancerDecision::Kind::kSplit: {
-        if (table->buckets.automatic) RaiseBucketsForGrowingTail(*table, load, d, now);
+        // A raise splits the tablets at the new buckets' starts itself; the next round re-plans.
+        if (table->buckets.automatic && RaiseBucketsForGrowingTail(*table, load, d, now)) break;
         if (!d.split_position && unsplittable_.count({table_id, d.tablet})) {
           hold(d.tablet, "single_partition", "size split declined: the tablet's only partition cannot be split");
           break;
@@ -136,32 +137,33 @@ void TabletBalancer::RunTable(uint32_t table_id) {
   holds_.merge(holds);
 }
 
-void TabletBalancer::RaiseBucketsForGrowingTail(const TableSchema& table, const TableLoad& load,
+bool TabletBalancer::RaiseBucketsForGrowingTail(const TableSchema& table, const TableLoad& load,
                                                 const BalancerDecision& split, int64_t now) {
   auto t = std::find_if(load.tablets.begin(), load.tablets.end(), [&](const TabletLoad& x) { return x.id == split.tablet; });
   // Not IsHot: the rate of a tablet a few rounds old is not known yet, and an append-only tail
   // that outgrows the split size again and again is the hot spot itself.
-  if (t == load.tablets.end() || !IsAppendTail(*t, options_)) return;
-  RaiseBuckets(table,
+  if (t == load.tablets.end() || !IsAppendTail(*t, options_)) return false;
+  return RaiseBuckets(table,
                "the hot tail grows: " + split.reason + ", and " + std::to_string(t->sample.writes) +
                    " recent writes went past, or close behind, the tablet's greatest key (an append-only tail)",
                now);
 }
 
-void TabletBalancer::RaiseBuckets(const TableSchema& table, const std::string& reason, int64_t now) {
+bool TabletBalancer::RaiseBuckets(const TableSchema& table, const std::string& reason, int64_t now) {
   auto last = last_bucket_raise_.find(table.id);
-  if (last != last_bucket_raise_.end() && now - last->second < kBucketRaiseGapMicros) return;
+  if (last != last_bucket_raise_.end() && now - last->second < kBucketRaiseGapMicros) return false;
   const uint32_t current = table.buckets.current_count();
   const uint32_t next = std::min(BucketLayout::kMaxBuckets, std::max(kFirstAutoBuckets, current * 2));
-  if (next <= current) return;
+  if (next <= current) return false;
   last_bucket_raise_[table.id] = now;
   auto changed = db_->ChangeBucketCount(table, next, "buckets = 'auto' under a tail hotspot: " + reason);
   if (changed.ok()) {
     spdlog::info("tablets: {}.{} buckets {} -> {}: {}", table.keyspace, table.name, current, next, reason);
-  } else {
-    spdlog::warn("tablets: raising the buckets of {}.{} failed: {}", table.keyspace, table.name,
-                 changed.status().ToString());
+    return true;
   }
+  spdlog::warn("tablets: raising the buckets of {}.{} failed: {}", table.keyspace, table.name,
+               changed.status().ToString());
+  return false;
 }
 
 void TabletBalancer::VerifySizes(const TableSchema& table, TableLoad* load) {

@@ -76,8 +76,9 @@ class TabletBalancer {
   // Replaces size estimates above the split threshold by counted sizes.
   void VerifySizes(const TableSchema& table, TableLoad* load);
   void MeasureLargePartitions();
-  void RaiseBuckets(const TableSchema& table, const std::string& reason, int64_t now);
-  void RaiseBucketsForGrowingTail(const TableSchema& table, const TableLoad& load, const BalancerDecision& split,
+  // Both return whether the count was raised.
+  bool RaiseBuckets(const TableSchema& table, const std::string& reason, int64_t now);
+  bool RaiseBucketsForGrowingTail(const TableSchema& table, const TableLoad& load, const BalancerDecision& split,
                                   int64_t now);
 
   Database* db_;

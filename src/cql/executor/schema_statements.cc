@@ -40,14 +40,18 @@ Result<std::map<std::string, std::string>> MapProperty(const Property& p) {
   return out;
 }
 
-Result<int32_t> IntProperty(const Property& p, int64_t lo, int64_t hi) {
-  int64_t v = 0;
+// An integer property; a 64-bit one without a range.
+Result<int64_t> Int64Property(const Property& p) {
   if (p.value.kind != Term::Kind::kInteger) return Status::InvalidArgument("Property '" + p.name + "' must be an integer");
   try {
-    v = std::stoll(p.value.text);
+    return static_cast<int64_t>(std::stoll(p.value.text));
   } catch (...) {
     return Status::InvalidArgument("Property '" + p.name + "' is out of range");
   }
+}
+
+Result<int32_t> IntProperty(const Property& p, int64_t lo, int64_t hi) {
+  TESSERA_ASSIGN_OR_RETURN(int64_t v, Int64Property(p));
   if (v < lo || v > hi) {
     return Status::InvalidArgument(p.name + " must be between " + std::to_string(lo) + " and " + std::to_string(hi));
   }
@@ -317,16 +321,12 @@ Status ExecuteCreateSequence(Database& db, const CreateSequenceStatement& s, con
   for (const auto& p : s.properties) {
     if (p.name == "kind" || p.name == "sequence_kind") {
       TESSERA_ASSIGN_OR_RETURN(options.kind, ConstantText(p));
-    } else if (p.name == "skip_range_min" || p.name == "skip_range_max" || p.name == "start_with_counter") {
-      if (p.value.kind != Term::Kind::kInteger) return Status::InvalidArgument("Property '" + p.name + "' must be an integer");
-      int64_t v = 0;
-      try {
-        v = std::stoll(p.value.text);
-      } catch (...) {
-        return Status::InvalidArgument("Property '" + p.name + "' is out of range");
-      }
-      (p.name == "skip_range_min" ? options.skip_range_min
-                                  : p.name == "skip_range_max" ? options.skip_range_max : options.start_with_counter) = v;
+    } else if (p.name == "skip_range_min") {
+      TESSERA_ASSIGN_OR_RETURN(options.skip_range_min, Int64Property(p));
+    } else if (p.name == "skip_range_max") {
+      TESSERA_ASSIGN_OR_RETURN(options.skip_range_max, Int64Property(p));
+    } else if (p.name == "start_with_counter") {
+      TESSERA_ASSIGN_OR_RETURN(options.start_with_counter, Int64Property(p));
     } else {
       return Status::SyntaxError("Unknown property '" + p.name + "'");
     }

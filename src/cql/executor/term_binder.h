@@ -3,7 +3,9 @@
 // type), and the CQL functions a value may be: now(), currentTimeUUID()
 // (version-1 timeuuid of the statement's time), uuid() (random version 4),
 // currentTimestamp(), currentDate(), currentTime(), toTimestamp(x),
-// toUnixTimestamp(x), toDate(x) over now() or a timestamp.
+// toUnixTimestamp(x), toDate(x) over now() or a timestamp; bit_reverse(bigint
+// [, preserve_sign]) (Spanner's BIT_REVERSE) and nextval([ks.]sequence)
+// (db/sequences.h, through BindContext::next_value).
 //
 // Thread safety: a BindContext is used by one statement execution.
 #pragma once
