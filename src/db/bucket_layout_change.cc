@@ -31,7 +31,7 @@ Result<std::optional<std::string>> GreatestKeyOfLastVersion(const TableSchema& t
 }  // namespace
 
 std::shared_ptr<const TableSchema> Database::CurrentLayout(const std::shared_ptr<const TableSchema>& table) const {
-  if (!table->buckets.enabled()) return table;
+  if (!table->HasOnlineLayout()) return table;
   auto current = catalog_.GetTableById(table->id);
   return current ? current : table;
 }

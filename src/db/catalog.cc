@@ -132,7 +132,11 @@ Result<std::shared_ptr<const TableSchema>> Catalog::AlterTable(TableSchema t, bo
   };
   if (key_columns(old) != key_columns(t)) return Status::InvalidArgument("primary key columns cannot be altered");
   if (t.distribution != old.distribution) return Status::InvalidArgument("distribution cannot be altered");
-  if (!layout_change) t.buckets.versions = old.buckets.versions;  // ALTER ... WITH buckets = 'auto' may set `automatic`
+  if (!layout_change) {  // ALTER ... WITH buckets = 'auto' may set `automatic`, not the counts
+    t.buckets.versions = old.buckets.versions;
+    t.partition_buckets.counts = old.partition_buckets.counts;
+    t.partition_buckets.partitions = old.partition_buckets.partitions;
+  }
   t.id = old.id;
   t.uuid = old.uuid;
   uint32_t next = old.NextColumnId();

@@ -48,9 +48,10 @@ class Catalog {
   // AlreadyExists, InvalidArgument (Validate), IOError.
   Result<std::shared_ptr<const TableSchema>> CreateTable(TableSchema table);
   // Replaces a table's schema (same id). New columns must have id 0 (one is
-  // assigned); key columns cannot change. The bucket versions are kept as they
-  // are unless `layout_change` (only Database::ChangeBucketCount, which holds the
-  // writes back while it changes). Errors: NotFound, InvalidArgument, IOError.
+  // assigned); key columns cannot change. The bucket versions and partition-bucket
+  // histories are kept as they are unless `layout_change` (only
+  // Database::ChangeBucketCount and ChangePartitionBuckets, which hold the writes
+  // back while they change them). Errors: NotFound, InvalidArgument, IOError.
   Result<std::shared_ptr<const TableSchema>> AlterTable(TableSchema table, bool layout_change = false);
   Result<std::shared_ptr<const TableSchema>> DropTable(const std::string& keyspace, const std::string& name);
 

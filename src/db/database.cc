@@ -197,10 +197,11 @@ Status Database::Apply(const Mutation& m) { return ApplyBatch({m}); }
 
 Status Database::ApplyBatch(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings) {
   if (mutations.empty()) return Status::OK();
-  // A bucketed table's rows go where its current layout puts them (see ChangeBucketCount).
+  // A bucketed or partition-bucketed table's rows go where its current layout puts them (see
+  // ChangeBucketCount and RaisePartitionBuckets).
   std::shared_lock<std::shared_mutex> layout(bucket_layout_mu_, std::defer_lock);
   std::vector<Mutation> current;
-  if (std::any_of(mutations.begin(), mutations.end(), [](const Mutation& m) { return m.table->buckets.enabled(); })) {
+  if (std::any_of(mutations.begin(), mutations.end(), [](const Mutation& m) { return m.table->HasOnlineLayout(); })) {
     layout.lock();
     current = mutations;
     for (auto& m : current) m.table = CurrentLayout(m.table);
@@ -216,27 +217,33 @@ Status Database::ApplyRouted(const std::vector<Mutation>& mutations, std::vector
   struct Routed {
     std::shared_ptr<const TabletMap> map;
     const Tablet* tablet;
-    size_t rows;
-    size_t bytes;
+    BuiltMutation::Part part;
   };
   std::vector<Routed> routed;
-  std::vector<std::string> positions;
+  std::vector<BuiltMutation> built_mutations;
   for (const auto& m : mutations) {
-    size_t before = ws.bytes();
     TESSERA_ASSIGN_OR_RETURN(BuiltMutation built, BuildWriteSet(m, now, &ws));
     auto map = TabletsOf(m.table->id);
     if (!map) return Status::NotFound("table " + m.table->keyspace + "." + m.table->name + " was dropped");
-    const Tablet* tablet = &map->Find(built.partition_position);
-    routed.push_back({std::move(map), tablet, built.row_writes, ws.bytes() - before});
+    for (auto& part : built.parts) {
+      const Tablet* tablet = &map->Find(part.position);
+      routed.push_back({map, tablet, std::move(part)});
+    }
     TESSERA_RETURN_IF_ERROR(CheckPartitionGuardrail(*m.table, built.partition_position, warnings));
-    positions.push_back(std::move(built.partition_position));
+    built_mutations.push_back(std::move(built));
   }
+  if (routed.empty()) return Status::OK();
   // One replica per node today: the whole batch is one atomic write.
   TESSERA_RETURN_IF_ERROR(routed.front().tablet->replica->Apply(ws));
-  for (size_t i = 0; i < routed.size(); ++i) {
-    routed[i].tablet->counters->CountWrite(now, routed[i].rows, routed[i].bytes);
-    routed[i].tablet->counters->sample.Add(now, positions[i], std::max<uint64_t>(1, routed[i].rows), /*write=*/true);
-    CountWrittenPartition(mutations[i].table->id, positions[i], routed[i].rows, routed[i].bytes);
+  for (const auto& r : routed) {
+    r.tablet->counters->CountWrite(now, r.part.row_writes, r.part.bytes);
+    r.tablet->counters->sample.Add(now, r.part.position, std::max<uint64_t>(1, r.part.row_writes), /*write=*/true);
+  }
+  for (size_t i = 0; i < built_mutations.size(); ++i) {
+    uint64_t bytes = 0;
+    for (const auto& part : built_mutations[i].parts) bytes += part.bytes;
+    CountWrittenPartition(mutations[i].table->id, built_mutations[i].partition_position,
+                          built_mutations[i].row_writes, bytes);
   }
   const int64_t elapsed = SteadyMicros() - started;
   uint32_t last_table = 0;
@@ -395,6 +402,7 @@ TableLoad Database::TabletLoads(const TableSchema& table) {
   TableLoad load;
   load.table_id = table.id;
   load.hash = table.distribution == Distribution::kHash;
+  load.sub_partitions = table.partition_buckets.enabled();
   load.min_tablets = load.hash ? table.options.initial_tablets : 1;
   auto map = TabletsOf(table.id);
   if (!map) return load;
@@ -448,11 +456,11 @@ Result<LargePartition> Database::MeasurePartition(const TableSchema& table, cons
   if (!map) return Status::NotFound("table " + table.name + " was dropped");
   const Tablet& tablet = map->Find(position);
   auto it = tablet.replica->NewIterator(position, end);
+  // A partition-bucketed partition's sub-partitions all start with its (logical) position.
+  const size_t kind_at = position.size() + (table.partition_buckets.enabled() ? 2 : 0);
   for (it->Seek(position); it->Valid() && m.rows < kMaxVisited; it->Next()) {
     m.bytes += it->key().size() + it->value().size();
-    if (it->key().size() > position.size() && static_cast<KeyKind>(it->key()[position.size()]) == KeyKind::kRow) {
-      ++m.rows;
-    }
+    if (it->key().size() > kind_at && static_cast<KeyKind>(it->key()[kind_at]) == KeyKind::kRow) ++m.rows;
   }
   TESSERA_RETURN_IF_ERROR(it->status());
   return m;

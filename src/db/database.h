@@ -146,6 +146,19 @@ class Database {
   // NotFound, IOError.
   Result<std::shared_ptr<const TableSchema>> ChangeBucketCount(const TableSchema& table, uint32_t count,
                                                                const std::string& reason);
+  // Adds `count` to the partition-bucket history (TableSchema::partition_buckets,
+  // db/partition_bucket_change.cc) of the partition at logical position
+  // `partition` (an 'auto' raise), or of the whole table when it is nullopt
+  // (ALTER ... WITH partition_buckets = N): new writes use the new count, rows
+  // written earlier stay where they are and reads merge every count in use.
+  // Writes are held back meanwhile. A "partition_buckets" event records
+  // `reason`. Returns the new schema (unchanged when `count` is already
+  // current). Errors: InvalidArgument (no partition buckets, count out of
+  // range, PartitionBucketLayout::kMaxCounts counts in use or
+  // kMaxSplitPartitions partitions raised), NotFound, IOError.
+  Result<std::shared_ptr<const TableSchema>> ChangePartitionBuckets(const TableSchema& table,
+                                                                    const std::optional<std::string>& partition,
+                                                                    uint32_t count, const std::string& reason);
   // The catalog's current snapshot of a bucketed table (the one whose layout
   // writes and reads must use: a prepared statement may hold an older one);
   // `table` itself otherwise, or when it was dropped.
@@ -244,8 +257,9 @@ class Database {
   mutable std::mutex tablets_mu_;  // guards tablet_maps_ (pointer swaps only)
   std::map<uint32_t, std::shared_ptr<const TabletMap>> tablet_maps_;
   std::mutex admin_mu_;            // serialises split, merge, create and drop
-  // Writes to bucketed tables hold it shared from routing to the storage
-  // write; ChangeBucketCount holds it exclusively.
+  // Writes to bucketed and partition-bucketed tables hold it shared from
+  // routing to the storage write; ChangeBucketCount and ChangePartitionBuckets
+  // hold it exclusively.
   std::shared_mutex bucket_layout_mu_;
   mutable std::mutex events_mu_;
   std::deque<TabletEvent> events_;

@@ -94,6 +94,33 @@ void MonotonicKey(Database& db, const TableSchema& t, std::vector<KeyAdvice>* ou
   }
 }
 
+// A hot partition of a partition-bucketed table: the database spreads it itself.
+KeyAdvice PartitionBucketsAdvice(Database& db, const TableSchema& t, const HotPartition& hot, KeyAdvice a) {
+  a.kind = "partition_buckets";
+  std::string logical;
+  Token token;
+  std::vector<std::string_view> pk(hot.partition_key.begin(), hot.partition_key.end());
+  const uint32_t n = EncodePartitionPosition(t, pk, &logical, &token).ok()
+                         ? t.partition_buckets.CountsFor(EncodedPartitionKeyOf(t, logical)).back()
+                         : 1;
+  std::string when;
+  for (const auto& e : db.TabletEvents()) {
+    if (e.table_id == t.id && e.kind == "partition_buckets" && e.reason.find(" " + a.subject + " ") != std::string::npos) {
+      when = " (" + e.reason + ")";
+    }
+  }
+  if (n > 1) {
+    a.advice = "Nothing to change: partition_buckets" + std::string(t.partition_buckets.automatic ? " = 'auto'" : "") +
+               " spreads this partition's rows over " + std::to_string(n) + " sub-partitions by clustering key" + when +
+               ", which the balancer splits onto tablets of their own; reads of the partition merge them in "
+               "clustering order, and static columns and partition deletions keep whole-partition meaning.";
+  } else {
+    a.advice = "partition_buckets = 'auto' raises this partition's sub-partition count when the balancer holds its "
+               "tablet as a hot partition; nothing to change.";
+  }
+  return a;
+}
+
 void HotPartitionAdvice(Database& db, const TableSchema& t, std::vector<KeyAdvice>* out) {
   for (bool writes : {true, false}) {
     uint64_t total = 0;
@@ -115,7 +142,10 @@ void HotPartitionAdvice(Database& db, const TableSchema& t, std::vector<KeyAdvic
                ". Expected spread: each bucket takes about " + Percent(share / buckets) + " of the table's " + what +
                " (" + std::to_string(total / static_cast<uint64_t>(buckets)) + " of " + std::to_string(total) +
                "); " + (writes ? "reads of the whole partition query all " + std::to_string(buckets) + " buckets."
-                               : "writes go to one bucket, reads pick one at random.");
+                               : "writes go to one bucket, reads pick one at random.") +
+               (t.Clustering().empty() ? "" : " Or let Tessera do it: a table created WITH partition_buckets = 'auto' "
+                                              "spreads a hot partition by itself and reads it whole.");
+    if (t.partition_buckets.enabled()) a = PartitionBucketsAdvice(db, t, top[0], std::move(a));
     out->push_back(std::move(a));
   }
 }

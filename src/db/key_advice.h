@@ -32,7 +32,8 @@ class Database;
 
 struct KeyAdvice {
   std::string keyspace, table;
-  std::string kind;      // monotonic_leading_key, buckets, hot_partition, partition_near_limit, tombstone_heavy, schema
+  std::string kind;      // monotonic_leading_key, buckets, hot_partition, partition_buckets, partition_near_limit,
+                         // tombstone_heavy, schema
   std::string subject;   // the column or partition key the advice is about
   double score = 0;      // the share (0..1) or the fraction of the threshold behind the condition
   std::string evidence;  // what was measured

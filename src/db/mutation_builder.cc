@@ -82,6 +82,33 @@ RowFragment BuildFragment(const RowWrite& row, int64_t ts, int32_t ttl, uint32_t
   return f;
 }
 
+// Appends merges to the write set and accounts them to the part of their position.
+class PartWriter {
+ public:
+  PartWriter(WriteSet* out, BuiltMutation* built) : out_(out), built_(built) {}
+
+  void Merge(const std::string& position, std::string key, std::string value, size_t rows) {
+    BuiltMutation::Part* part = nullptr;
+    for (auto& p : built_->parts) {
+      if (p.position == position) part = &p;
+    }
+    if (!part) part = &built_->parts.emplace_back(BuiltMutation::Part{position, 0, 0});
+    part->row_writes += rows;
+    part->bytes += key.size() + value.size();
+    out_->Merge(std::move(key), std::move(value));
+  }
+
+ private:
+  WriteSet* out_;
+  BuiltMutation* built_;
+};
+
+// The partition position a key of the given kind and clustering goes to.
+std::string PositionFor(const TableSchema& t, const std::string& pos, const std::string& encoded_ck, uint32_t count) {
+  if (!t.partition_buckets.enabled()) return pos;
+  return SubPartitionPosition(pos, encoded_ck.empty() ? 0 : SubPartitionOf(encoded_ck, count));
+}
+
 }  // namespace
 
 Result<BuiltMutation> BuildWriteSet(const Mutation& m, int64_t now_micros, WriteSet* out) {
@@ -96,6 +123,11 @@ Result<BuiltMutation> BuildWriteSet(const Mutation& m, int64_t now_micros, Write
   Token token;
   TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(t, Views(m.partition_key), &built.partition_position, &token));
   const std::string& pos = built.partition_position;
+  PartWriter writer(out, &built);
+  static const std::vector<uint32_t> kNoCounts{1};
+  const std::vector<uint32_t>& counts = t.partition_buckets.enabled()
+                                            ? t.partition_buckets.CountsFor(EncodedPartitionKeyOf(t, pos))
+                                            : kNoCounts;
 
   if (m.delete_partition || !m.range_deletions.empty()) {
     PartitionHeader h;
@@ -111,7 +143,9 @@ Result<BuiltMutation> BuildWriteSet(const Mutation& m, int64_t now_micros, Write
     built.row_writes += m.delete_partition ? 1 : 0;
     std::string value;
     EncodePartitionHeader(h, &value);
-    out->Merge(pos + static_cast<char>(KeyKind::kPartitionHeader), std::move(value));
+    const std::string header_position = PositionFor(t, pos, {}, 1);
+    writer.Merge(header_position, header_position + static_cast<char>(KeyKind::kPartitionHeader), std::move(value),
+                 built.row_writes);
   }
 
   const size_t clustering_size = t.Clustering().size();
@@ -122,14 +156,28 @@ Result<BuiltMutation> BuildWriteSet(const Mutation& m, int64_t now_micros, Write
                                      " clustering components, got " + std::to_string(row.clustering.size()));
     }
     for (const auto& c : row.cells) TESSERA_RETURN_IF_ERROR(ValidateCell(t, row, c));
-    std::string key = pos;
-    key.push_back(static_cast<char>(row.is_static ? KeyKind::kStaticRow : KeyKind::kRow));
-    TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(t, Views(row.clustering), &key));
+    std::string ck;
+    TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(t, Views(row.clustering), &ck));
+    const char kind = static_cast<char>(row.is_static ? KeyKind::kStaticRow : KeyKind::kRow);
+    const RowFragment fragment = BuildFragment(row, ts, ttl, now);
+    const std::string position = PositionFor(t, pos, ck, counts.back());
     std::string value;
-    EncodeRowFragment(BuildFragment(row, ts, ttl, now), &value);
-    out->Merge(std::move(key), std::move(value));
+    EncodeRowFragment(fragment, &value);
+    writer.Merge(position, position + kind + ck, std::move(value), 1);
     ++built.row_writes;
+    if (!row.delete_row || row.is_static) continue;
+    // The row may have been written under an earlier count: delete it there too.
+    RowFragment deletion;
+    deletion.deletion = fragment.deletion;
+    for (uint32_t count : counts) {
+      const std::string earlier = PositionFor(t, pos, ck, count);
+      if (earlier == position) continue;
+      std::string v;
+      EncodeRowFragment(deletion, &v);
+      writer.Merge(earlier, earlier + kind + ck, std::move(v), 0);
+    }
   }
+  if (built.parts.empty()) built.parts.push_back({PositionFor(t, pos, {}, 1), 0, 0});  // still a write of the partition
   return built;
 }
 

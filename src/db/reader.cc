@@ -4,104 +4,14 @@
 
 #include "common/bytes.h"
 #include "db/bucketed_scan.h"
+#include "db/partition_rows.h"
+#include "db/sub_partition_read.h"
 #include "keys/key_encoding.h"
 #include "keys/storage_key.h"
 #include "storage/partition_header.h"
 
 namespace tessera {
 namespace {
-
-std::vector<std::string_view> Views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
-
-uint32_t Seconds(int64_t micros) { return static_cast<uint32_t>(micros / 1'000'000); }
-
-std::string EncodeCursor(uint64_t rows_in_partition, std::string_view key) {
-  return EncodePagingCursor(rows_in_partition, key);
-}
-
-Status DecodeCursor(std::string_view cursor, uint64_t* rows_in_partition, std::string* key) {
-  return DecodePagingCursor(cursor, rows_in_partition, key);
-}
-
-// Reads and decodes the partition header; an absent header is an empty one.
-Status LoadHeader(Replica* replica, const std::string& position, PartitionHeader* header, TabletCounters* counters) {
-  std::string value;
-  Status s = replica->Get(position + static_cast<char>(KeyKind::kPartitionHeader), &value);
-  if (s.IsNotFound()) {
-    *header = PartitionHeader{};
-    return Status::OK();
-  }
-  TESSERA_RETURN_IF_ERROR(s);
-  counters->bytes_read += value.size();
-  return DecodePartitionHeader(value, header);
-}
-
-// Turns a stored row into a result, or nullopt when nothing of it is live.
-// `ck` is the encoded clustering part of the key.
-// `tombstones` (optional) counts what the read had to skip: a deleted row
-// and every cell tombstone, collection deletion or expired cell it visits.
-Result<std::optional<RowResult>> Materialize(const TableSchema& t, std::string_view ck, bool is_static,
-                                             std::string_view value, const PartitionHeader& header, uint32_t now,
-                                             uint64_t* tombstones = nullptr) {
-  RowFragment f;
-  TESSERA_RETURN_IF_ERROR(DecodeRowFragment(value, &f));
-  if (tombstones) {
-    for (const auto& c : f.cells) *tombstones += !c.IsLive(now);
-  }
-  bool had_data = !f.IsEmpty();
-  ApplyDeletion(header.DeletionFor(ck, is_static), &f);
-  if (!f.IsLive(now)) {
-    if (tombstones && had_data) *tombstones += 1;
-    return std::optional<RowResult>();
-  }
-  RowResult r;
-  r.is_static = is_static;
-  if (f.liveness.IsLive(now)) r.marker = f.liveness;
-  for (auto& c : f.cells) {
-    if (c.IsLive(now)) r.cells.push_back(std::move(c));
-  }
-  if (!is_static) {
-    std::string_view in = ck;
-    for (const auto* col : t.Clustering()) {
-      std::string v;
-      TESSERA_RETURN_IF_ERROR(DecodeKeyComponent(col->type, col->order, &in, &v));
-      r.clustering.push_back(std::move(v));
-    }
-  }
-  return std::optional<RowResult>(std::move(r));
-}
-
-Result<std::optional<RowResult>> ReadStatic(const TableSchema& t, Replica* replica, const std::string& position,
-                                            const PartitionHeader& header, uint32_t now, TabletCounters* counters) {
-  if (!t.HasStatic()) return std::optional<RowResult>();
-  std::string value;
-  Status s = replica->Get(position + static_cast<char>(KeyKind::kStaticRow), &value);
-  if (s.IsNotFound()) return std::optional<RowResult>();
-  TESSERA_RETURN_IF_ERROR(s);
-  counters->bytes_read += value.size();
-  return Materialize(t, {}, true, value, header, now);
-}
-
-// Storage-key bounds [lo, hi) of a clustering slice within a partition.
-Status SliceBounds(const TableSchema& t, const std::string& position, const SliceRequest& req, std::string* lo,
-                   std::string* hi) {
-  const std::string rows = position + static_cast<char>(KeyKind::kRow);
-  *lo = rows;
-  if (!req.lower.prefix.empty()) {
-    std::string p = rows;
-    TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(t, Views(req.lower.prefix), &p));
-    if (req.lower.inclusive) *lo = p;
-    else if (!PrefixSuccessor(p, lo)) *lo = p;
-  }
-  *hi = position + static_cast<char>(static_cast<char>(KeyKind::kRow) + 1);
-  if (!req.upper.prefix.empty()) {
-    std::string p = rows;
-    TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(t, Views(req.upper.prefix), &p));
-    if (!req.upper.inclusive) *hi = p;
-    else PrefixSuccessor(p, hi);
-  }
-  return Status::OK();
-}
 
 Status DecodePartitionKey(const TableSchema& t, std::string_view key, PartitionResult* p) {
   TESSERA_ASSIGN_OR_RETURN(DecodedKey d, DecodeStorageKey(t, key));
@@ -170,6 +80,7 @@ Result<KeyRange> PartitionKeyRange(const TableSchema& t, const std::vector<std::
 
 Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vector<std::string>& pk,
                                          const std::vector<std::string>& ck) {
+  if (ctx.table->partition_buckets.enabled()) return ReadSubPartitionedRow(ctx, pk, ck);
   const TableSchema& t = *ctx.table;
   if (ck.size() != t.Clustering().size()) {
     return Status::InvalidArgument("a row of " + t.name + " needs all " + std::to_string(t.Clustering().size()) +
@@ -207,6 +118,7 @@ Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vect
 }
 
 Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::string>& pk, const SliceRequest& req) {
+  if (ctx.table->partition_buckets.enabled()) return ReadSubPartitionedSlice(ctx, pk, req);
   const TableSchema& t = *ctx.table;
   const uint32_t now = Seconds(ctx.now_micros);
   SliceResult out;
@@ -218,7 +130,7 @@ Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::str
   std::string resume_key;
   uint64_t ignored = 0;
   if (!req.cursor.empty()) {
-    TESSERA_RETURN_IF_ERROR(DecodeCursor(req.cursor, &ignored, &resume_key));
+    TESSERA_RETURN_IF_ERROR(DecodePagingCursor(req.cursor, &ignored, &resume_key));
     // The cursor comes back from the client: it must lie within the slice it was made for.
     if (resume_key < lo || resume_key > hi) return Status::InvalidArgument("invalid paging cursor");
   }
@@ -251,7 +163,7 @@ Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::str
     out.partition.rows.push_back(std::move(*row));
     counters->CountRead(ctx.now_micros, 1, 0);
     if (out.partition.rows.size() == req.limit) {
-      out.next_cursor = EncodeCursor(out.partition.rows.size(), it->key());
+      out.next_cursor = EncodePagingCursor(out.partition.rows.size(), it->key());
       break;
     }
   }
@@ -271,7 +183,7 @@ class RangeScanner {
   Status Run() {
     std::string pos = req_.range.begin;
     if (!req_.cursor.empty()) {
-      TESSERA_RETURN_IF_ERROR(DecodeCursor(req_.cursor, &rows_in_partition_, &resume_key_));
+      TESSERA_RETURN_IF_ERROR(DecodePagingCursor(req_.cursor, &rows_in_partition_, &resume_key_));
       // The cursor comes back from the client: it must be a key of this table within the range it
       // was made for, or the scan would start elsewhere (another table's keys, read with this schema).
       auto n = PartitionPositionSize(t_, resume_key_);
@@ -353,7 +265,7 @@ class RangeScanner {
     ++out_->rows;
     if (out_->rows >= req_.limit) {
       done_ = true;
-      out_->next_cursor = EncodeCursor(rows_in_partition_, key);
+      out_->next_cursor = EncodePagingCursor(rows_in_partition_, key);
     }
   }
 
@@ -388,6 +300,7 @@ class RangeScanner {
 
 Result<RangeResult> ScanRange(const ReadContext& ctx, const RangeRequest& req) {
   if (ctx.table->buckets.enabled()) return ScanBuckets(ctx, req);
+  if (ctx.table->partition_buckets.enabled()) return ScanSubPartitioned(ctx, req);
   return ScanStorageRange(ctx, req);
 }
 

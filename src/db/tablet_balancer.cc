@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "db/database.h"
+#include "keys/storage_key.h"
 
 namespace tessera {
 
@@ -57,6 +58,7 @@ void TabletBalancer::RunOnce() {
   std::erase_if(hot_since_, [&](const auto& e) { return !live.count(e.first); });
   std::erase_if(unsplittable_, [&](const auto& e) { return !live.count(e.first); });
   std::erase_if(last_bucket_raise_, [&](const auto& e) { return !live.count(e.first); });
+  std::erase_if(last_partition_raise_, [&](const auto& e) { return !live.count(e.first.first); });
   {
     std::lock_guard<std::mutex> lock(holds_mu_);
     std::erase_if(holds_, [&](const auto& e) { return !live.count(e.first.first); });
@@ -93,6 +95,7 @@ void TabletBalancer::RunTable(uint32_t table_id) {
       case BalancerDecision::Kind::kHold:
         hold(d.tablet, d.condition, d.reason);
         if (d.condition == "append_tail" && table->buckets.automatic) RaiseBuckets(*table, d.reason, now);
+        if (d.condition != "append_tail" && table->partition_buckets.automatic) RaiseHotPartition(*table, load, d, now);
         break;
       case BalancerDecision::Kind::kSplit: {
         // A raise splits the tablets at the new buckets' starts itself; the next round re-plans.
@@ -166,6 +169,36 @@ bool TabletBalancer::RaiseBuckets(const TableSchema& table, const std::string& r
   return false;
 }
 
+void TabletBalancer::RaiseHotPartition(const TableSchema& table, const TableLoad& load, const BalancerDecision& hold,
+                                       int64_t now) {
+  auto t = std::find_if(load.tablets.begin(), load.tablets.end(), [&](const TabletLoad& x) { return x.id == hold.tablet; });
+  if (t == load.tablets.end() || t->sample.keys.empty()) return;
+  auto heaviest = std::max_element(t->sample.keys.begin(), t->sample.keys.end(),
+                                   [](const auto& a, const auto& b) { return a.second < b.second; });
+  RaisePartitionBuckets(table, heaviest->first, "a hot partition: " + hold.condition + ": " + hold.reason, now);
+}
+
+void TabletBalancer::RaisePartitionBuckets(const TableSchema& table, const std::string& position,
+                                           const std::string& reason, int64_t now) {
+  auto size = LogicalPartitionPositionSize(table, position);
+  if (!size.ok()) return;
+  const std::string logical = position.substr(0, *size);
+  auto& last = last_partition_raise_[{table.id, logical}];
+  if (last != 0 && now - last < kBucketRaiseGapMicros) return;
+  const uint32_t current = table.partition_buckets.CountsFor(EncodedPartitionKeyOf(table, logical)).back();
+  const uint32_t next = std::min(PartitionBucketLayout::kMaxCount, std::max(kFirstAutoPartitionBuckets, current * 2));
+  if (next <= current) return;
+  last = now;
+  auto changed = db_->ChangePartitionBuckets(table, logical, next, "partition_buckets = 'auto' under " + reason);
+  if (changed.ok()) {
+    spdlog::info("tablets: {}.{} partition buckets of a partition {} -> {}: {}", table.keyspace, table.name, current,
+                 next, reason);
+  } else {
+    spdlog::warn("tablets: raising the partition buckets of a partition of {}.{} failed: {}", table.keyspace,
+                 table.name, changed.status().ToString());
+  }
+}
+
 void TabletBalancer::VerifySizes(const TableSchema& table, TableLoad* load) {
   const uint64_t threshold = options_.split_size_bytes;
   for (auto& t : load->tablets) {
@@ -206,6 +239,15 @@ void TabletBalancer::MeasureLargePartitions() {
       continue;
     }
     db_->large_partitions().Record(*measured);
+    const Guardrails& g = db_->guardrails();
+    const bool large = (g.partition_rows_warn > 0 && measured->rows > g.partition_rows_warn) ||
+                       (g.partition_bytes_warn > 0 && measured->bytes > g.partition_bytes_warn);
+    if (large && table->partition_buckets.automatic) {
+      RaisePartitionBuckets(*table, position,
+                            "a large partition: " + std::to_string(measured->rows) + " rows, " +
+                                std::to_string(measured->bytes) + " bytes, above the partition warn threshold",
+                            db_->NowMicros());
+    }
   }
 }
 

@@ -16,7 +16,15 @@
 //     spot to the new last tablet): to
 //     kFirstAutoBuckets, then doubling, at most once per kBucketRaiseGapMicros
 //     per table, so that a hot spot that outlasts a raise gets another and the
-//     count does not run away within one burst.
+//     count does not run away within one burst;
+//  6. raises the partition-bucket count of a hot or large partition of a
+//     `partition_buckets = 'auto'` table (Database::ChangePartitionBuckets):
+//     the heaviest sampled partition of a tablet it holds as single_partition
+//     or skewed_partition, or a partition the large-partition tracker measured
+//     above the guardrail's warn threshold: to kFirstAutoPartitionBuckets, then
+//     doubling, at most once per kBucketRaiseGapMicros per partition. Its new
+//     sub-partitions are separate partition positions, so the ordinary load
+//     and size splits then spread the partition over tablets.
 // Tablet sizes: RocksDB's estimate is good for flushed data but its memtable
 // part can be far off either way for small ranges, so whenever a tablet may
 // be above the split threshold — by the estimate, or by its flushed or last
@@ -58,6 +66,7 @@ class TabletBalancer {
  public:
   static constexpr uint32_t kFirstAutoBuckets = 16;
   static constexpr int64_t kBucketRaiseGapMicros = 30'000'000;
+  static constexpr uint32_t kFirstAutoPartitionBuckets = 16;
 
   // REQUIRES: db outlives the balancer.
   TabletBalancer(Database* db, BalancerOptions options);
@@ -80,12 +89,19 @@ class TabletBalancer {
   bool RaiseBuckets(const TableSchema& table, const std::string& reason, int64_t now);
   bool RaiseBucketsForGrowingTail(const TableSchema& table, const TableLoad& load, const BalancerDecision& split,
                                   int64_t now);
+  // `position`: a sub-partition's position (a sampled key) or a logical one.
+  void RaisePartitionBuckets(const TableSchema& table, const std::string& position, const std::string& reason,
+                             int64_t now);
+  // The raise for a hot tablet held as single_partition or skewed_partition.
+  void RaiseHotPartition(const TableSchema& table, const TableLoad& load, const BalancerDecision& hold, int64_t now);
 
   Database* db_;
   const BalancerOptions options_;
   std::mutex round_mu_;  // one round at a time
   std::map<uint32_t, HotSince> hot_since_;
   std::map<uint32_t, int64_t> last_bucket_raise_;  // table id -> when its bucket count was last raised
+  // (table id, logical position) -> when the partition's partition-bucket count was last raised
+  std::map<std::pair<uint32_t, std::string>, int64_t> last_partition_raise_;
   std::set<std::pair<uint32_t, TabletId>> unsplittable_;  // size splits that found a single partition
   struct Counted {
     uint64_t bytes = 0;          // counted size

@@ -1,7 +1,10 @@
 #include "keys/storage_key.h"
 
+#include <algorithm>
+
 #include "common/bytes.h"
 #include "keys/key_encoding.h"
+#include "keys/murmur3.h"
 
 namespace tessera {
 
@@ -30,6 +33,22 @@ std::string PhysicalKey(uint32_t table_id, uint32_t bucket, std::string_view log
   if (logical < std::string_view(table)) return BucketPrefix(table_id, bucket);
   if (!logical.starts_with(table)) return BucketPrefix(table_id, bucket + 1);
   return BucketPrefix(table_id, bucket) + std::string(logical.substr(4));
+}
+
+std::string SubPartitionPosition(std::string_view logical_position, uint32_t sub) {
+  std::string out(logical_position);
+  out.push_back(static_cast<char>(sub >> 8));
+  out.push_back(static_cast<char>(sub & 0xFF));
+  return out;
+}
+
+uint32_t SubPartitionOf(std::string_view encoded_clustering, uint32_t count) {
+  return static_cast<uint32_t>(static_cast<uint64_t>(CassandraMurmur3(encoded_clustering).h1) % count);
+}
+
+std::string_view EncodedPartitionKeyOf(const TableSchema& table, std::string_view position) {
+  const size_t prefix = 4 + (table.distribution == Distribution::kHash ? 8 : 0);
+  return position.substr(std::min(prefix, position.size()));
 }
 
 std::string EncodeToken(Token token) {
@@ -96,6 +115,7 @@ Status DecodeComponents(const std::vector<const ColumnDef*>& cols, bool use_orde
   return Status::OK();
 }
 
+// Decodes the logical partition position (table id, token, bucket, components).
 Status DecodePartitionPart(const TableSchema& table, std::string_view* in, DecodedKey* d) {
   if (in->size() < 4) return Status::Corruption("storage key shorter than a table id");
   d->table_id = GetBigEndian32(in->data());
@@ -119,6 +139,11 @@ Result<DecodedKey> DecodeStorageKey(const TableSchema& table, std::string_view k
   DecodedKey d;
   std::string_view in = key;
   TESSERA_RETURN_IF_ERROR(DecodePartitionPart(table, &in, &d));
+  if (table.partition_buckets.enabled()) {
+    if (in.size() < 2) return Status::Corruption("storage key without a sub-partition");
+    d.sub_partition = (static_cast<uint32_t>(static_cast<uint8_t>(in[0])) << 8) | static_cast<uint8_t>(in[1]);
+    in.remove_prefix(2);
+  }
   d.partition_position_size = key.size() - in.size();
   if (in.empty()) return Status::Corruption("storage key without a kind byte");
   auto kind = static_cast<uint8_t>(in[0]);
@@ -137,11 +162,19 @@ Result<std::vector<std::string>> DecodePartitionPosition(const TableSchema& tabl
   DecodedKey d;
   std::string_view in = position;
   TESSERA_RETURN_IF_ERROR(DecodePartitionPart(table, &in, &d));
+  if (table.partition_buckets.enabled() && in.size() == 2) in.remove_prefix(2);  // a sub-partition's position
   if (!in.empty()) return Status::Corruption("trailing bytes after the partition key");
   return d.partition_key;
 }
 
 Result<size_t> PartitionPositionSize(const TableSchema& table, std::string_view key) {
+  TESSERA_ASSIGN_OR_RETURN(size_t n, LogicalPartitionPositionSize(table, key));
+  if (!table.partition_buckets.enabled()) return n;
+  if (key.size() < n + 2) return Status::Corruption("storage key without a sub-partition");
+  return n + 2;
+}
+
+Result<size_t> LogicalPartitionPositionSize(const TableSchema& table, std::string_view key) {
   std::string_view in = key;
   if (in.size() < 4) return Status::Corruption("storage key shorter than a table id");
   in.remove_prefix(4);

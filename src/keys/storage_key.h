@@ -16,6 +16,14 @@
 // sort in partition-key order, and the executor's key ranges and the paging
 // cursors of bucketed tables are logical (db/bucketed_scan.h fans them out).
 //
+// Partition-bucketed tables (TableSchema::partition_buckets, `WITH partition_buckets = N`):
+//   partition position = table_id | [token] | partition-key components | sub-partition (u16 big-endian)
+// with sub-partition = SubPartitionOf(encoded clustering key, count) for clustering
+// rows and 0 for the header and the static row. Each sub-partition is a partition
+// position of its own, so a tablet boundary may fall between the sub-partitions of
+// one partition; the *logical* position (without the two bytes) is a prefix of all
+// of them, and it is what EncodePartitionPosition returns for such tables.
+//
 // All keys of one partition share its partition position as a prefix and are
 // contiguous (components are self-delimiting and their count is fixed per
 // table), so any key range whose bounds are partition positions or token
@@ -52,11 +60,22 @@ std::string PhysicalKey(uint32_t table_id, uint32_t bucket, std::string_view log
 std::string EncodeToken(Token token);
 Token DecodeToken(std::string_view eight_bytes);
 
-// Partition position of a partition key (serialized components, key order).
+// Partition position of a partition key (serialized components, key order);
+// for partition-bucketed tables the logical one (SubPartitionPosition adds the sub-partition).
 // *token receives the token (hash tables) or 0 (range tables).
 // Errors: InvalidArgument when the component count or a value is wrong.
 Status EncodePartitionPosition(const TableSchema& table, const std::vector<std::string_view>& partition_key,
                                std::string* out, Token* token);
+
+// The position of sub-partition `sub` of a partition-bucketed table's logical position.
+// REQUIRES: sub < 65536.
+std::string SubPartitionPosition(std::string_view logical_position, uint32_t sub);
+// The sub-partition a clustering row lives in under `count`: Murmur3 (keys/murmur3.h) of the
+// encoded clustering key, mod count. FROZEN ON DISK. REQUIRES: count >= 1.
+uint32_t SubPartitionOf(std::string_view encoded_clustering, uint32_t count);
+// The encoded partition key within a partition position (logical or not): what follows the
+// table id and, on hash tables, the token. REQUIRES: a position of `table` (at least that long).
+std::string_view EncodedPartitionKeyOf(const TableSchema& table, std::string_view position);
 
 // Appends encoded clustering components (a prefix of the clustering key is allowed).
 // Errors: InvalidArgument for too many components or an invalid value.
@@ -68,6 +87,7 @@ struct DecodedKey {
   Token token = 0;                        // hash tables only
   std::vector<std::string> partition_key; // serialized components
   size_t partition_position_size = 0;     // bytes of the key that form the partition position
+  uint32_t sub_partition = 0;             // partition-bucketed tables only
   KeyKind kind = KeyKind::kRow;
   std::vector<std::string> clustering;    // serialized components
   std::string_view encoded_clustering;    // the clustering part of the key (view into the input)
@@ -76,12 +96,17 @@ struct DecodedKey {
 // Decodes a full storage key. Errors: Corruption on malformed input.
 Result<DecodedKey> DecodeStorageKey(const TableSchema& table, std::string_view key);
 
-// The partition-key components (serialized) of a partition position.
+// The partition-key components (serialized) of a partition position (for
+// partition-bucketed tables a logical or a sub-partition's position).
 // Errors: Corruption on malformed input.
 Result<std::vector<std::string>> DecodePartitionPosition(const TableSchema& table, std::string_view position);
 
-// Length of the partition-position prefix of `key` without decoding values.
+// Length of the partition-position prefix of storage key `key` without decoding values
+// (partition-bucketed tables: including the sub-partition).
 // Errors: Corruption on malformed input.
 Result<size_t> PartitionPositionSize(const TableSchema& table, std::string_view key);
+// The same without the sub-partition: the logical position's length (equal to
+// PartitionPositionSize for other tables). `key` may be a logical key.
+Result<size_t> LogicalPartitionPositionSize(const TableSchema& table, std::string_view key);
 
 }  // namespace tessera

@@ -37,6 +37,9 @@ class GarbageCollectingFilter : public rocksdb::CompactionFilter {
     PartitionHeader h;
     if (!DecodePartitionHeader(value, &h).ok()) return Decision::kKeep;
     std::string_view position = key.substr(0, key.size() - 1);
+    // A partition-bucketed table's header (in sub-partition 0) covers every
+    // sub-partition: remember the logical position, a prefix of all of them.
+    if (table.partition_buckets.enabled() && position.size() >= 2) position.remove_suffix(2);
     if (position != header_position_) {
       header_position_.assign(position);
       header_ = h;
@@ -54,9 +57,10 @@ class GarbageCollectingFilter : public rocksdb::CompactionFilter {
     RowFragment row;
     if (!DecodeRowFragment(value, &row).ok()) return Decision::kKeep;
     bool changed = false;
-    if (!header_position_.empty() && key.size() > header_position_.size() && key.starts_with(header_position_)) {
-      auto kind = static_cast<KeyKind>(key[header_position_.size()]);
-      std::string_view ck = key.substr(header_position_.size() + 1);
+    const size_t sub = table.partition_buckets.enabled() ? 2 : 0;  // sub-partition bytes after the position
+    if (!header_position_.empty() && key.size() > header_position_.size() + sub && key.starts_with(header_position_)) {
+      auto kind = static_cast<KeyKind>(key[header_position_.size() + sub]);
+      std::string_view ck = key.substr(header_position_.size() + sub + 1);
       changed |= ApplyDeletion(header_.DeletionFor(ck, kind == KeyKind::kStaticRow), &row);
     }
     changed |= CollectGarbage(&row, now_, table.options.gc_grace_seconds, /*purge=*/merged);
@@ -69,7 +73,8 @@ class GarbageCollectingFilter : public rocksdb::CompactionFilter {
   const TableRegistry* registry_;
   uint32_t now_;
   bool full_;
-  // The last partition header seen in this compaction (keys arrive in order).
+  // The last partition header seen in this compaction (keys arrive in order),
+  // by its logical position (keys/storage_key.h).
   mutable std::string header_position_;
   mutable PartitionHeader header_;
 };

@@ -90,7 +90,7 @@ std::optional<BalancerDecision> Hold(const TabletLoad& t, bool hash, const Balan
                LoadText(t);
     return d;
   }
-  auto cut = BalancedCut(t, hash);
+  auto cut = BalancedCut(t, hash);  // `hash`: cut at token boundaries
   if (cut && cut->heavier_share() > o.max_side_share) {
     d.condition = "skewed_partition";
     d.reason = "split declined: the best cut would leave " + Percent(cut->heavier_share()) +
@@ -153,12 +153,12 @@ std::vector<BalancerDecision> PlanTable(const TableLoad& table, const BalancerOp
     auto prev = hot_since->find(t.id);
     const int64_t since = prev == hot_since->end() ? now : prev->second;
     still_hot[t.id] = since;
-    if (auto hold = Hold(t, table.hash, o)) {
+    if (auto hold = Hold(t, table.hash && !table.sub_partitions, o)) {
       out.push_back(std::move(*hold));
       continue;
     }
     if (acted || !room || now - since < o.split_sustain_micros) continue;
-    auto cut = BalancedCut(t, table.hash);
+    auto cut = BalancedCut(t, table.hash && !table.sub_partitions);
     if (!cut) continue;
     BalancerDecision d;
     d.kind = BalancerDecision::Kind::kSplit;

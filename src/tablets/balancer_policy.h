@@ -73,7 +73,8 @@ struct TabletLoad {
 
 struct TableLoad {
   uint32_t table_id = 0;
-  bool hash = false;           // hash tables cut at token boundaries
+  bool hash = false;           // hash tables cut at token boundaries ...
+  bool sub_partitions = false; // ... unless partition-bucketed: cuts at whole sub-partition positions
   size_t min_tablets = 1;      // the table's initial tablet count
   std::vector<TabletLoad> tablets;  // sorted by start, covering the table
 };

@@ -5,7 +5,8 @@
 // A tablet owns the storage keys in [start, end). The tablets of a table
 // cover [TablePrefix(id), TablePrefix(id + 1)) with no gap or overlap.
 // Boundaries are partition positions or token prefixes (keys/storage_key.h),
-// so no partition is ever cut in two.
+// so no partition is ever cut in two (a partition-bucketed table's
+// sub-partitions are partition positions of their own, and may be apart).
 //  - hash tables start with N (power of two) tablets of equal token ranges;
 //  - range tables start with one tablet.
 //

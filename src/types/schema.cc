@@ -82,7 +82,57 @@ Status TableSchema::Validate() const {
   } else if (buckets.automatic) {
     return err("buckets = 'auto' without a bucket version");
   }
+  return ValidatePartitionBuckets();
+}
+
+Status TableSchema::ValidatePartitionBuckets() const {
+  auto err = [&](const std::string& what) {
+    return Status::InvalidArgument("table " + keyspace + "." + name + ": " + what);
+  };
+  const PartitionBucketLayout& pb = partition_buckets;
+  if (!pb.enabled()) {
+    if (pb.automatic || !pb.partitions.empty()) return err("partition_buckets without a count");
+    return Status::OK();
+  }
+  if (Clustering().empty()) {
+    return err("partition_buckets spread the rows of a partition by clustering key; this table has no clustering columns");
+  }
+  if (buckets.enabled()) return err("buckets and partition_buckets cannot be combined on one table");
+  auto check = [&](const std::vector<uint32_t>& counts) -> Status {
+    if (counts.empty() || counts.size() > PartitionBucketLayout::kMaxCounts) {
+      return err("a partition may use between 1 and " + std::to_string(PartitionBucketLayout::kMaxCounts) +
+                 " partition_buckets counts");
+    }
+    for (uint32_t c : counts) {
+      if (c < 1 || c > PartitionBucketLayout::kMaxCount) {
+        return err("partition_buckets must be between 1 and " + std::to_string(PartitionBucketLayout::kMaxCount));
+      }
+    }
+    return Status::OK();
+  };
+  TESSERA_RETURN_IF_ERROR(check(pb.counts));
+  if (pb.partitions.size() > PartitionBucketLayout::kMaxSplitPartitions) {
+    return err("at most " + std::to_string(PartitionBucketLayout::kMaxSplitPartitions) + " partitions raised");
+  }
+  for (size_t i = 0; i < pb.partitions.size(); ++i) {
+    TESSERA_RETURN_IF_ERROR(check(pb.partitions[i].counts));
+    if (i > 0 && !(pb.partitions[i - 1].partition_key < pb.partitions[i].partition_key)) {
+      return err("raised partitions must be sorted and unique");
+    }
+  }
   return Status::OK();
+}
+
+const std::vector<uint32_t>& PartitionBucketLayout::CountsFor(std::string_view encoded_partition_key) const {
+  auto it = std::lower_bound(partitions.begin(), partitions.end(), encoded_partition_key,
+                             [](const SplitPartition& p, std::string_view k) { return p.partition_key < k; });
+  if (it != partitions.end() && it->partition_key == encoded_partition_key) return it->counts;
+  return counts;
+}
+
+uint32_t PartitionBucketLayout::SpanFor(std::string_view encoded_partition_key) const {
+  const auto& c = CountsFor(encoded_partition_key);
+  return c.empty() ? 1 : *std::max_element(c.begin(), c.end());
 }
 
 size_t BucketLayout::VersionIndexFor(std::string_view encoded_partition_key) const {

@@ -74,6 +74,40 @@ struct BucketLayout {
   uint32_t max_count() const;
 };
 
+// Partition buckets (`WITH partition_buckets = N | 'auto'`; DESIGN "Key-design
+// primitives", GeminiDB's random suffix done by the database): the rows of one
+// partition spread over sub-partitions, sub = Murmur3(encoded clustering key)
+// mod count, each a partition position of its own (keys/storage_key.h) that a
+// tablet boundary may separate. The partition header (partition and range
+// deletions) and the static row live in sub-partition 0, so they keep
+// whole-partition meaning; reads merge the sub-partitions in clustering order.
+//
+// Counts are a history, oldest first: a new count applies to new writes, a row
+// written earlier stays where it is, reads cover sub-partitions [0, the
+// greatest count) and reconcile a row found in two, and a row deletion is
+// written to the sub-partition of every count in the history. Fixed N (and
+// ALTER) keeps one table-wide history; 'auto' starts every partition at 1 and
+// the balancer raises a hot or large partition's own count, kept in
+// `partitions`. FROZEN ON DISK (schema JSON "partition_buckets").
+struct SplitPartition {
+  std::string partition_key;     // encoded partition key (ASC components, keys/key_encoding.h)
+  std::vector<uint32_t> counts;  // the partition's history; replaces the table-wide one
+};
+
+struct PartitionBucketLayout {
+  static constexpr uint32_t kMaxCount = 256;
+  static constexpr size_t kMaxCounts = 8;          // a row deletion writes to one sub-partition per count
+  static constexpr size_t kMaxSplitPartitions = 64; // 'auto' raises kept per table
+  bool automatic = false;                 // partition_buckets = 'auto'
+  std::vector<uint32_t> counts;           // table-wide history, oldest first; empty: no partition buckets
+  std::vector<SplitPartition> partitions; // sorted by partition_key, unique
+  bool enabled() const { return !counts.empty(); }
+  // The history that applies to a partition (its own when it was raised). REQUIRES: enabled().
+  const std::vector<uint32_t>& CountsFor(std::string_view encoded_partition_key) const;
+  // The sub-partitions a read of the partition covers: [0, the greatest count of its history).
+  uint32_t SpanFor(std::string_view encoded_partition_key) const;
+};
+
 class TableSchema {
  public:
   std::string keyspace;
@@ -84,6 +118,7 @@ class TableSchema {
   TableOptions options;
   std::vector<ColumnDef> columns;  // partition key, clustering (in key order), then others
   BucketLayout buckets;            // range tables only; see BucketLayout
+  PartitionBucketLayout partition_buckets;  // tables with clustering columns; see PartitionBucketLayout
 
   // Columns of a kind, in key order for key columns.
   std::vector<const ColumnDef*> PartitionKey() const { return OfKind(ColumnKind::kPartitionKey); }
@@ -92,15 +127,23 @@ class TableSchema {
   const ColumnDef* FindColumn(std::string_view name) const;
   const ColumnDef* FindColumnById(uint32_t id) const;
   bool HasStatic() const { return !OfKind(ColumnKind::kStatic).empty(); }
+  // Whether the key layout changes online (buckets or partition buckets): writes and reads
+  // then use the catalog's current schema, not the one a statement was bound to.
+  bool HasOnlineLayout() const { return buckets.enabled() || partition_buckets.enabled(); }
   uint32_t NextColumnId() const;
 
   // Checks the invariants: a non-empty partition key; key columns of keyable
   // types; unique column names; static columns only with clustering columns;
   // no counter mixed with non-counter regular columns; initial_tablets a
   // power of two in [1, 65536]; non-negative TTL and gc_grace; buckets only
-  // on range tables, counts in [1, kMaxBuckets], version starts ascending.
+  // on range tables, counts in [1, kMaxBuckets], version starts ascending;
+  // partition_buckets only with clustering columns and without buckets, at
+  // most kMaxCounts counts in [1, kMaxCount] per history.
   // Errors: InvalidArgument naming the offending column or option.
   Status Validate() const;
+
+ private:
+  Status ValidatePartitionBuckets() const;
 };
 
 struct KeyspaceMetadata {

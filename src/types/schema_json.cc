@@ -53,6 +53,14 @@ std::string TableToJson(const TableSchema& t) {
     for (const auto& v : t.buckets.versions) versions.push_back({{"start", ToHex(v.start)}, {"count", v.count}});
     j["buckets"] = {{"auto", t.buckets.automatic}, {"versions", versions}};
   }
+  if (t.partition_buckets.enabled()) {
+    json partitions = json::array();
+    for (const auto& p : t.partition_buckets.partitions) {
+      partitions.push_back({{"partition_key", ToHex(p.partition_key)}, {"counts", p.counts}});
+    }
+    j["partition_buckets"] = {
+        {"auto", t.partition_buckets.automatic}, {"counts", t.partition_buckets.counts}, {"partitions", partitions}};
+  }
   return j.dump();
 }
 
@@ -91,6 +99,19 @@ Result<TableSchema> TableFromJson(const std::string& text) {
         if (!FromHex(v.at("start").get<std::string>(), &version.start)) return Status::Corruption("bad bucket start");
         version.count = v.at("count").get<uint32_t>();
         t.buckets.versions.push_back(std::move(version));
+      }
+    }
+    if (j.contains("partition_buckets")) {
+      const json& b = j.at("partition_buckets");
+      t.partition_buckets.automatic = b.at("auto").get<bool>();
+      t.partition_buckets.counts = b.at("counts").get<std::vector<uint32_t>>();
+      for (const json& p : b.at("partitions")) {
+        SplitPartition split;
+        if (!FromHex(p.at("partition_key").get<std::string>(), &split.partition_key)) {
+          return Status::Corruption("bad partition key of a raised partition");
+        }
+        split.counts = p.at("counts").get<std::vector<uint32_t>>();
+        t.partition_buckets.partitions.push_back(std::move(split));
       }
     }
     return t;

@@ -89,6 +89,26 @@ TEST_F(ModificationTest, InsertWithLiteralsMarkersTtlAndTimestamp) {
   EXPECT_EQ(Text(*slice->partition.static_row, "owner"), "alice");
 }
 
+TEST_F(ModificationTest, UpdateOfStaticColumnsAloneNeedsNoClusteringKey) {
+  auto owner = [&](int k) {
+    auto slice = db().ReadSlice(*db().GetTable("ks", "t"), {testing::Int(k)}, SliceRequest{});
+    EXPECT_TRUE(slice.ok());
+    return slice.ok() && slice->partition.static_row ? Text(*slice->partition.static_row, "owner") : "<none>";
+  };
+  ASSERT_TRUE(Write("UPDATE t SET owner = 'bob' WHERE k = 5").ok()) << "Cassandra allows it";
+  EXPECT_EQ(owner(5), "bob");
+  EXPECT_FALSE(Row(5, 0));  // no clustering row was written
+  ASSERT_TRUE(Write("UPDATE t SET owner = 'carol' WHERE k IN (6, 7)").ok());
+  EXPECT_EQ(owner(7), "carol");
+  // A regular column, or part of the clustering key named, still needs the whole key.
+  Status s = Write("UPDATE t SET owner = 'x', v = 'y' WHERE k = 5");
+  EXPECT_TRUE(s.IsInvalidArgument() && s.message().find("Some clustering keys are missing: c") != std::string::npos)
+      << s.ToString();
+  s = Write("UPDATE t SET owner = 'x' WHERE k = 5 AND c > 3");
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_EQ(owner(5), "bob");
+}
+
 TEST_F(ModificationTest, UpdateCollectionOperationsAndInOnTheKey) {
   ASSERT_TRUE(Write("UPDATE t SET tags = {'x'}, attrs = {'a': 1}, events = ['e1'] WHERE k = 1 AND c = 1").ok());
   ASSERT_TRUE(Write("UPDATE t SET tags = tags + {'y'}, attrs['b'] = 2, events = events + ['e2', 'e3'] WHERE k = 1 AND c = 1").ok());

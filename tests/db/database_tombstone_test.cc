@@ -16,13 +16,6 @@ std::vector<int64_t> Clusterings(Database& db, const std::shared_ptr<const Table
   return out;
 }
 
-size_t RawKeys(Database& db, const TableSchema& t) {
-  auto it = db.engine()->NewIterator(TablePrefix(t.id), TablePrefix(t.id + 1));
-  size_t n = 0;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
-  return n;
-}
-
 std::shared_ptr<const TableSchema> Fill(TestDatabase& db, int32_t gc_grace) {
   auto t = MakeTable(db.db(), "t", Distribution::kRange, {"k:text:pk", "c:int:ck", "v:text:regular"});
   TableSchema g = *t;

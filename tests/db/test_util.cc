@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "keys/storage_key.h"
 #include "types/serialization.h"
 
 namespace tessera::testing {
@@ -112,6 +113,13 @@ std::string CellText(const TableSchema& t, const RowResult& row, const std::stri
     if (col && c.column_id == col->id) return c.value;
   }
   return "<absent>";
+}
+
+size_t RawKeys(Database& db, const TableSchema& t) {
+  auto it = db.engine()->NewIterator(TablePrefix(t.id), TablePrefix(t.id + 1));
+  size_t n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++n;
+  return n;
 }
 
 }  // namespace tessera::testing

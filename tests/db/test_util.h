@@ -56,6 +56,9 @@ std::shared_ptr<const TableSchema> MakeTable(Database& db, const std::string& na
 Mutation InsertRow(const std::shared_ptr<const TableSchema>& t, std::vector<std::string> pk,
                    std::vector<std::string> ck, const std::vector<std::pair<std::string, std::string>>& text_cells);
 
+// The number of keys stored under the table's prefix (tombstones and all), as RocksDB holds them.
+size_t RawKeys(Database& db, const TableSchema& t);
+
 // The text value of a column in a row result, or "<absent>".
 std::string CellText(const TableSchema& t, const RowResult& row, const std::string& column);
 

@@ -14,9 +14,11 @@ import datetime
 import threading
 import time
 
-from cassandra.cluster import Cluster
 from cassandra.concurrent import execute_concurrent_with_args
 from cassandra.query import SimpleStatement
+
+import tablet_queries
+from tablet_queries import rows_of
 
 BASE_MS = 807235200000  # 1995-08-01, the NASA log's day
 
@@ -26,24 +28,15 @@ def millis(dt):
 
 
 def connect(server):
-    c = Cluster(["127.0.0.1"], port=server.port, connect_timeout=10, control_connection_timeout=10)
-    s = c.connect()
-    s.execute("CREATE KEYSPACE IF NOT EXISTS kd WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-    return c, s
+    return tablet_queries.connect(server, "kd")
 
 
 def tablets(session, table):
-    return list(session.execute("SELECT * FROM system.tablets WHERE keyspace_name = 'kd' AND table_name = %s",
-                                (table,)))
+    return tablet_queries.tablets(session, "kd", table)
 
 
 def events(session, table):
-    return list(session.execute("SELECT * FROM system.tablet_events WHERE keyspace_name = 'kd' AND table_name = %s",
-                                (table,)))
-
-
-def rows_of(session, cql, page_size):
-    return [tuple(r) for r in session.execute(SimpleStatement(cql, fetch_size=page_size))]
+    return tablet_queries.events(session, "kd", table)
 
 
 def create_log(session, name, with_buckets):

@@ -34,6 +34,35 @@ TEST(SchemaTest, JsonRoundTripKeepsEverything) {
   EXPECT_EQ(back->FindColumn("tags")->type.ToCql(), "set<text>");
 }
 
+TEST(SchemaTest, PartitionBucketHistoriesRoundTripAndAreLookedUpByPartitionKey) {
+  TableSchema t = Sample();
+  t.distribution = Distribution::kHash;
+  t.partition_buckets.automatic = true;
+  t.partition_buckets.counts = {1};
+  t.partition_buckets.partitions = {{"a", {1, 16}}, {"c", {1, 16, 32}}};
+  ASSERT_TRUE(t.Validate().ok());
+  auto back = TableFromJson(TableToJson(t));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(TableToJson(*back), TableToJson(t));
+  EXPECT_TRUE(back->partition_buckets.automatic);
+  EXPECT_EQ(back->partition_buckets.CountsFor("c"), (std::vector<uint32_t>{1, 16, 32}));
+  EXPECT_EQ(back->partition_buckets.CountsFor("b"), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(back->partition_buckets.SpanFor("c"), 32u);
+  EXPECT_EQ(back->partition_buckets.SpanFor("zz"), 1u);
+  TableSchema bad = t;
+  bad.partition_buckets.partitions = {{"c", {16}}, {"a", {16}}};  // unsorted
+  EXPECT_FALSE(bad.Validate().ok());
+  bad = t;
+  bad.partition_buckets.counts = {1, 2, 3, 4, 5, 6, 7, 8, 9};  // more counts than a deletion writes to
+  EXPECT_FALSE(bad.Validate().ok());
+  bad = t;
+  bad.partition_buckets.counts = {257};
+  EXPECT_FALSE(bad.Validate().ok());
+  bad = t;
+  bad.columns.erase(bad.columns.begin() + 1, bad.columns.begin() + 3);  // no clustering columns
+  EXPECT_FALSE(bad.Validate().ok());
+}
+
 TEST(SchemaTest, ValidateRejectsCassandraViolations) {
   TableSchema t = Sample();
   t.columns[3].kind = ColumnKind::kClustering;  // non-frozen set in the key

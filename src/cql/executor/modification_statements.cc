@@ -248,7 +248,11 @@ Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatem
 Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s, const WriteContext& ctx) {
   TESSERA_ASSIGN_OR_RETURN(auto t, ResolveTable(db, s.table, ctx.keyspace));
   if (s.if_exists || !s.conditions.empty()) return Status::InvalidArgument("Conditional updates (IF ...) are not supported yet");
-  TESSERA_ASSIGN_OR_RETURN(WriteTarget target, AnalyzeWriteWhere(*t, s.where, WriteKind::kUpdate, ctx.bind));
+  const bool static_only = !s.assignments.empty() && std::all_of(s.assignments.begin(), s.assignments.end(), [&](const Assignment& a) {
+    const ColumnDef* c = t->FindColumn(a.column);
+    return c && c->kind == ColumnKind::kStatic;
+  });
+  TESSERA_ASSIGN_OR_RETURN(WriteTarget target, AnalyzeWriteWhere(*t, s.where, static_only ? WriteKind::kStaticUpdate : WriteKind::kUpdate, ctx.bind));
   Mutation templ;
   TESSERA_RETURN_IF_ERROR(ApplyUsing(s.using_clause, ctx, &templ));
   RowWrite row, static_row;
@@ -354,7 +358,8 @@ Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s
     m.table = t;
     m.partition_key = pk;
     RowWrite st = static_row;
-    for (const auto& ck : target.clustering) {
+    const std::vector<std::vector<std::string>> static_row_only{{}};  // an UPDATE of static columns alone
+    for (const auto& ck : target.clustering.empty() ? static_row_only : target.clustering) {
       RowWrite r = row;
       r.clustering = ck;
       TESSERA_RETURN_IF_ERROR(ApplyListOps(db, t, pk, ck, list_ops, &r, &st));

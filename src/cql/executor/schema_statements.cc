@@ -70,35 +70,63 @@ std::string PropertyText(const Term& t) {
   return t.text;
 }
 
-// `buckets = N | 'auto'` (TableSchema::buckets). Creating: the layout. Altering a bucketed
-// table: `automatic`, and in *count the new count for Database::ChangeBucketCount.
-Status ApplyBuckets(const Property& p, TableSchema* t, bool creating, std::optional<uint32_t>* count) {
-  const bool automatic = p.value.kind == Term::Kind::kString && AsciiLower(p.value.text) == "auto";
-  uint32_t n = 1;
-  if (!automatic) {
-    if (p.value.kind != Term::Kind::kInteger) {
-      return Status::InvalidArgument("buckets must be an integer between 1 and " +
-                                     std::to_string(BucketLayout::kMaxBuckets) + ", or 'auto'");
-    }
-    TESSERA_ASSIGN_OR_RETURN(int32_t v, IntProperty(p, 1, BucketLayout::kMaxBuckets));
-    n = static_cast<uint32_t>(v);
+// Count changes an ALTER TABLE ... WITH asks for, carried out by the database
+// once the rest of the schema change is in.
+struct LayoutChanges {
+  std::optional<uint32_t> buckets;            // Database::ChangeBucketCount
+  std::optional<uint32_t> partition_buckets;  // Database::ChangePartitionBuckets
+};
+
+// `N | 'auto'` of a count property with the given maximum: nullopt for 'auto'.
+Result<std::optional<uint32_t>> CountOrAuto(const Property& p, uint32_t max) {
+  if (p.value.kind == Term::Kind::kString && AsciiLower(p.value.text) == "auto") return std::optional<uint32_t>();
+  if (p.value.kind != Term::Kind::kInteger) {
+    return Status::InvalidArgument(p.name + " must be an integer between 1 and " + std::to_string(max) + ", or 'auto'");
   }
+  TESSERA_ASSIGN_OR_RETURN(int32_t v, IntProperty(p, 1, static_cast<int32_t>(max)));
+  return std::optional<uint32_t>(static_cast<uint32_t>(v));
+}
+
+// `buckets = N | 'auto'` (TableSchema::buckets). Creating: the layout. Altering a bucketed
+// table: `automatic`, and the new count for Database::ChangeBucketCount.
+Status ApplyBuckets(const Property& p, TableSchema* t, bool creating, LayoutChanges* changes) {
+  TESSERA_ASSIGN_OR_RETURN(auto n, CountOrAuto(p, BucketLayout::kMaxBuckets));
   if (creating) {
-    t->buckets.automatic = automatic;
-    t->buckets.versions = {BucketVersion{"", n}};
+    t->buckets.automatic = !n;
+    t->buckets.versions = {BucketVersion{"", n.value_or(1)}};
     return Status::OK();
   }
   if (!t->buckets.enabled()) {
     return Status::InvalidArgument("buckets can only be changed on a table created WITH buckets (its stored keys hold no bucket)");
   }
-  t->buckets.automatic = automatic;
-  if (!automatic) *count = n;
+  t->buckets.automatic = !n;
+  if (n) changes->buckets = *n;
+  return Status::OK();
+}
+
+// `partition_buckets = N | 'auto'` (TableSchema::partition_buckets), likewise: 'auto' starts
+// every partition at 1; altering to N adds N to the table-wide history.
+Status ApplyPartitionBuckets(const Property& p, TableSchema* t, bool creating, LayoutChanges* changes) {
+  TESSERA_ASSIGN_OR_RETURN(auto n, CountOrAuto(p, PartitionBucketLayout::kMaxCount));
+  if (creating) {
+    t->partition_buckets.automatic = !n;
+    t->partition_buckets.counts = {n.value_or(1)};
+    return Status::OK();
+  }
+  if (!t->partition_buckets.enabled()) {
+    return Status::InvalidArgument(
+        "partition_buckets can only be changed on a table created WITH partition_buckets (its stored keys hold no "
+        "sub-partition)");
+  }
+  t->partition_buckets.automatic = !n;
+  if (n) changes->partition_buckets = *n;
   return Status::OK();
 }
 
 Status ApplyTableProperties(const std::vector<Property>& props, TableSchema* t, bool creating,
-                            std::optional<uint32_t>* bucket_count = nullptr) {
-  std::optional<uint32_t> ignored;
+                            LayoutChanges* changes = nullptr) {
+  LayoutChanges ignored;
+  if (!changes) changes = &ignored;
   for (const auto& p : props) {
     if (p.name == "comment") {
       TESSERA_ASSIGN_OR_RETURN(t->options.comment, ConstantText(p));
@@ -115,7 +143,9 @@ Status ApplyTableProperties(const std::vector<Property>& props, TableSchema* t, 
       TESSERA_ASSIGN_OR_RETURN(int32_t n, IntProperty(p, 1, 65536));
       t->options.initial_tablets = static_cast<uint32_t>(n);
     } else if (p.name == "buckets") {
-      TESSERA_RETURN_IF_ERROR(ApplyBuckets(p, t, creating, bucket_count ? bucket_count : &ignored));
+      TESSERA_RETURN_IF_ERROR(ApplyBuckets(p, t, creating, changes));
+    } else if (p.name == "partition_buckets") {
+      TESSERA_RETURN_IF_ERROR(ApplyPartitionBuckets(p, t, creating, changes));
     } else {
       t->options.extra[p.name] = PropertyText(p.value);
     }
@@ -272,7 +302,7 @@ Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement&
   auto existing = db.GetTable(ks, s.table.name);
   if (!existing.ok()) return Status::InvalidArgument("Table " + ks + "." + s.table.name + " doesn't exist");
   TableSchema t = **existing;
-  std::optional<uint32_t> bucket_count;
+  LayoutChanges changes;
   switch (s.op) {
     case AlterTableStatement::Op::kAdd:
       for (const auto& c : s.added) {
@@ -299,15 +329,19 @@ Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement&
     case AlterTableStatement::Op::kRename:
       return Status::InvalidArgument("Renaming columns is not supported yet");
     case AlterTableStatement::Op::kWith:
-      TESSERA_RETURN_IF_ERROR(ApplyTableProperties(s.properties, &t, /*creating=*/false, &bucket_count));
+      TESSERA_RETURN_IF_ERROR(ApplyTableProperties(s.properties, &t, /*creating=*/false, &changes));
       break;
     case AlterTableStatement::Op::kAlterType:
       return Status::InvalidArgument("Altering column types is not supported");
   }
   auto altered = db.AlterTable(std::move(t));
   if (!altered.ok()) return Status::InvalidArgument(altered.status().message());
-  if (bucket_count) {
-    auto changed = db.ChangeBucketCount(**altered, *bucket_count, "ALTER TABLE");
+  if (changes.buckets) {
+    auto changed = db.ChangeBucketCount(**altered, *changes.buckets, "ALTER TABLE");
+    if (!changed.ok()) return changed.status();
+  }
+  if (changes.partition_buckets) {
+    auto changed = db.ChangePartitionBuckets(**altered, std::nullopt, *changes.partition_buckets, "ALTER TABLE");
     if (!changed.ok()) return changed.status();
   }
   return SchemaOutcome{SchemaChange{"UPDATED", "TABLE", ks, s.table.name}};

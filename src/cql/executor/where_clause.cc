@@ -1,5 +1,6 @@
 #include "cql/executor/where_clause.h"
 
+#include <algorithm>
 #include <map>
 
 #include "types/serialization.h"
@@ -112,7 +113,14 @@ Result<WriteTarget> AnalyzeWriteWhere(const TableSchema& t, const std::vector<Re
   }
   out.full_clustering = i == clustering.size();
   out.clustering = CartesianProduct(ck_values);
-  if (kind == WriteKind::kUpdate && !out.full_clustering) {
+  const bool no_clustering = i == 0 && std::none_of(clustering.begin(), clustering.end(), [&](const ColumnDef* c) {
+    return slices.count(c->name) > 0;
+  });
+  if (kind == WriteKind::kStaticUpdate && no_clustering) {
+    out.clustering.clear();  // the static row only
+    return out;
+  }
+  if (kind != WriteKind::kDelete && !out.full_clustering) {
     std::vector<const ColumnDef*> rest(clustering.begin() + static_cast<long>(i), clustering.end());
     return Status::InvalidArgument("Some clustering keys are missing: " + Names(rest));
   }

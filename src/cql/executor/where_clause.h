@@ -29,7 +29,9 @@ struct WriteTarget {
   std::optional<ClusteringBound> slice_start, slice_end;  // DELETE range on the column after the prefix
 };
 
-enum class WriteKind { kUpdate, kDelete };
+// kStaticUpdate: an UPDATE that sets only static columns, which may leave the
+// clustering key out altogether (Cassandra), but not name part of it.
+enum class WriteKind { kUpdate, kStaticUpdate, kDelete };
 
 // Errors: InvalidArgument in Cassandra's words.
 Result<WriteTarget> AnalyzeWriteWhere(const TableSchema& table, const std::vector<Relation>& where, WriteKind kind,
