@@ -326,13 +326,18 @@ bool Shell::DescribeTable(const std::string& ks, const std::string& table) {
       // Tessera's own options travel in `extensions` (text values as blobs).
       auto ext = Deserialize(c[3].type, *r[3]);
       if (ext.ok()) {
-        std::string distribution = "hash", initial;
+        std::string distribution = "hash", initial, buckets, partition_buckets;
         for (const auto& [k, v] : ext->as_entries()) {
           if (k.as_bytes() == "tessera.distribution") distribution = v.as_bytes();
           if (k.as_bytes() == "tessera.initial_tablets") initial = v.as_bytes();
+          if (k.as_bytes() == "tessera.buckets") buckets = v.as_bytes();
+          if (k.as_bytes() == "tessera.partition_buckets") partition_buckets = v.as_bytes();
         }
+        auto count = [](const std::string& v) { return v == "auto" ? std::string("'auto'") : v; };
         with.push_back("distribution = '" + distribution + "'");
         if (distribution == "hash" && !initial.empty()) with.push_back("initial_tablets = " + initial);
+        if (!buckets.empty()) with.push_back("buckets = " + count(buckets));
+        if (!partition_buckets.empty()) with.push_back("partition_buckets = " + count(partition_buckets));
       }
     }
     with.push_back("comment = '" + Text(r[0]) + "'");

@@ -186,5 +186,35 @@ TEST(PartitionBucketsTest, PartitionAndRangeDeletionsCoverEverySubPartitionThrou
   EXPECT_EQ(RawKeys(db.db(), *t), 20u);
 }
 
+TEST(PartitionBucketsTest, AutoRaisesAPartitionTheLargePartitionTrackerMeasured) {
+  TestDatabase db("pb_large", TestDatabase::Configure{[](DatabaseOptions* o) {
+    o->guardrails.partition_rows_warn = 100;
+  }});
+  auto t = MakePartitionBucketed(db.db(), 1, true);
+  TabletBalancer balancer(&db.db(), BalancerOptions{});
+  for (int c = 0; c < 150; ++c) ASSERT_TRUE(db->Apply(InsertRow(t, {Int(7)}, {Int(c)}, {{"v", "x"}})).ok());
+  for (int c = 0; c < 20; ++c) ASSERT_TRUE(db->Apply(InsertRow(t, {Int(8)}, {Int(c)}, {{"v", "x"}})).ok());
+  balancer.RunOnce();  // measures partition 7 (150 rows > 100) and raises it; 8 stays at 1
+  auto current = *db->GetTable("ks", "pb");
+  std::string seven, eight;
+  Token token;
+  ASSERT_TRUE(EncodePartitionPosition(*current, {Int(7)}, &seven, &token).ok());
+  ASSERT_TRUE(EncodePartitionPosition(*current, {Int(8)}, &eight, &token).ok());
+  EXPECT_EQ(current->partition_buckets.CountsFor(EncodedPartitionKeyOf(*current, seven)),
+            (std::vector<uint32_t>{1, TabletBalancer::kFirstAutoPartitionBuckets}));
+  EXPECT_EQ(current->partition_buckets.CountsFor(EncodedPartitionKeyOf(*current, eight)), (std::vector<uint32_t>{1}));
+  std::string reason;
+  for (const auto& e : db->TabletEvents()) {
+    if (e.kind == "partition_buckets") reason = e.reason;
+  }
+  EXPECT_NE(reason.find("partition_buckets of partition 7 1 -> 16"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("a large partition: 150 rows"), std::string::npos) << reason;
+  // A second round within the gap raises nothing more; the rows stay readable.
+  balancer.RunOnce();
+  EXPECT_EQ((*db->GetTable("ks", "pb"))->partition_buckets.CountsFor(EncodedPartitionKeyOf(*current, seven)).size(), 2u);
+  for (int c = 150; c < 200; ++c) ASSERT_TRUE(db->Apply(InsertRow(t, {Int(7)}, {Int(c)}, {{"v", "x"}})).ok());
+  EXPECT_EQ(Slice(db.db(), current, 7, 13, true).size(), 200u);
+}
+
 }  // namespace
 }  // namespace tessera

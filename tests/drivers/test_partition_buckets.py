@@ -111,6 +111,9 @@ def test_fixed_partition_buckets_read_like_the_unbucketed_table(make_server):
         run_on_both(session, names, "DELETE FROM pb.{} WHERE sensor = 's0' AND ts = 50 AND seq = 1")
         checked = assert_same_reads(session, *names, SERIES_QUERIES)
         print("after ALTER to 16: %d rows compared per page size" % checked)
+        ext = session.execute("SELECT extensions FROM system_schema.tables WHERE keyspace_name = 'pb' "
+                              "AND table_name = 'series_pb'").one().extensions
+        assert ext["tessera.partition_buckets"] == b"16", ext  # what DESCRIBE recreates
 
         cluster.shutdown()
         server.restart()

@@ -13,6 +13,25 @@
 namespace tessera::cql {
 namespace {
 
+// Tessera's own table options, where a driver keeps what it does not interpret (text values
+// as blobs): distribution, initial_tablets, and the current buckets / partition_buckets
+// ('auto' or the count new writes use), so that DESCRIBE recreates them.
+Value Extensions(const TableSchema& t) {
+  std::vector<std::pair<Value, Value>> entries{
+      {Value::Bytes("tessera.distribution"), Value::Bytes(t.distribution == Distribution::kRange ? "range" : "hash")},
+      {Value::Bytes("tessera.initial_tablets"), Value::Bytes(std::to_string(t.options.initial_tablets))}};
+  if (t.buckets.enabled()) {
+    entries.emplace_back(Value::Bytes("tessera.buckets"),
+                         Value::Bytes(t.buckets.automatic ? "auto" : std::to_string(t.buckets.current_count())));
+  }
+  if (t.partition_buckets.enabled()) {
+    entries.emplace_back(Value::Bytes("tessera.partition_buckets"),
+                         Value::Bytes(t.partition_buckets.automatic ? "auto"
+                                                                    : std::to_string(t.partition_buckets.counts.back())));
+  }
+  return Value::Map(std::move(entries));
+}
+
 struct Col {
   const char* name;
   const char* type;
@@ -205,10 +224,7 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
               .Set("compression", TextMap({{"chunk_length_in_kb", "16"}, {"class", "org.apache.cassandra.io.compress.LZ4Compressor"}}))
               .Set("crc_check_chance", Value::Double(1.0)).Set("cdc", Value::Boolean(false))
               // Tessera's own table options, where a driver keeps what it does not interpret.
-              .Set("extensions", Value::Map({{Value::Bytes("tessera.distribution"),
-                                              Value::Bytes(table->distribution == Distribution::kRange ? "range" : "hash")},
-                                             {Value::Bytes("tessera.initial_tablets"),
-                                              Value::Bytes(std::to_string(table->options.initial_tablets))}}))
+              .Set("extensions", Extensions(*table))
               .Int("max_index_interval", 2048).Int("min_index_interval", 128)
               .Int("memtable_flush_period_in_ms", 0).Text("speculative_retry", "99p").Text("read_repair", "BLOCKING")
               .Text("additional_write_policy", "99p");
