@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 
 #include "common/bytes.h"
+#include "cql/executor/group_by.h"
 #include "cql/executor/modification_statements.h"
 #include "cql/executor/read_plan.h"
 #include "cql/executor/selection.h"
@@ -398,6 +400,35 @@ Result<bool> Reversed(const TableSchema& t, const SelectStatement& s, const Read
   return reversed.value_or(false);
 }
 
+constexpr uint8_t kGroupPaging = 3;  // paging state kind of GROUP BY: the groups already returned
+
+// GROUP BY: one output row per group (folded by the aggregates, or its first row), with LIMIT,
+// PER PARTITION LIMIT and the page size counting groups. `rows` are all the rows the query
+// reads; the page resumes after `groups_before` groups.
+void FoldGroups(const TableSchema& t, const Selection& sel, const GroupBy& group, const std::vector<SourceRow>& rows,
+                const Limits& limits, uint64_t groups_before, const SelectContext& ctx, ResultSet* result) {
+  const auto groups = GroupRows(t, group, rows);
+  uint64_t counted = 0, in_partition = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto [begin, end] = groups[g];
+    in_partition = g > 0 && SamePartition(t, rows[groups[g - 1].first], rows[begin]) ? in_partition + 1 : 0;
+    if (in_partition >= limits.per_partition) continue;
+    if (counted >= limits.limit) break;
+    if (counted >= groups_before) {
+      if (result->rows.size() >= limits.page) {
+        PagingState p;
+        p.rows_so_far = counted;
+        result->paging_state = EncodePaging(p, kGroupPaging);
+        break;
+      }
+      std::span<const SourceRow> members(rows.data() + begin, end - begin);
+      result->rows.push_back(sel.is_aggregate() ? sel.Aggregate(members)
+                                                : sel.Project(rows[begin], ctx.bind.now_micros, ctx.bind.rng));
+    }
+    ++counted;
+  }
+}
+
 }  // namespace
 
 Result<std::vector<ColumnSpec>> SelectColumns(const TableSchema& table, const SelectStatement& stmt) {
@@ -421,15 +452,22 @@ Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* vt, const Sel
       }
     }
   }
+  std::optional<GroupBy> group;
+  if (!s.group_by.empty()) {
+    if (is_virtual) return Status::InvalidArgument("GROUP BY is not supported on system tables");
+    TESSERA_ASSIGN_OR_RETURN(group, MakeGroupBy(*table, s));
+  }
   Limits limits;
   TESSERA_ASSIGN_OR_RETURN(limits.limit, BindLimit(s.limit, ctx.bind, "LIMIT"));
   TESSERA_ASSIGN_OR_RETURN(limits.per_partition, BindLimit(s.per_partition_limit, ctx.bind, "PER PARTITION LIMIT"));
   if (s.distinct) limits.per_partition = 1;
-  if (ctx.page_size > 0 && !sel.is_aggregate()) limits.page = static_cast<uint64_t>(ctx.page_size);
+  // An aggregate without GROUP BY is one row; with it, a page holds page_size groups.
+  if (ctx.page_size > 0 && (!sel.is_aggregate() || group)) limits.page = static_cast<uint64_t>(ctx.page_size);
 
   ResultSet result;
   result.columns = sel.columns();
   std::vector<SourceRow> rows;
+  uint64_t groups_before = 0;  // GROUP BY: groups returned by earlier pages
   if (is_virtual) {
     // System tables are small: filter all rows in memory (their restrictions
     // need no ALLOW FILTERING), then page by position.
@@ -468,9 +506,15 @@ Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* vt, const Sel
     PagingState state;
     uint8_t kind = plan.kind == ReadPlan::Kind::kPartitions ? 0 : 1;
     if (ctx.paging_state) {
-      TESSERA_ASSIGN_OR_RETURN(state, DecodePaging(*ctx.paging_state, kind));
+      TESSERA_ASSIGN_OR_RETURN(state, DecodePaging(*ctx.paging_state, group ? kGroupPaging : kind));
     }
-    Executor exec(db, table, plan, limits, reversed, sel.is_aggregate(), ctx.bind);
+    // GROUP BY reads every row and counts LIMIT, PER PARTITION LIMIT and pages in groups (FoldGroups).
+    const Limits read_limits = group ? Limits{} : limits;
+    Executor exec(db, table, plan, read_limits, reversed, sel.is_aggregate() || group, ctx.bind);
+    if (group) {
+      groups_before = state.rows_so_far;
+      state = PagingState{};
+    }
     TESSERA_RETURN_IF_ERROR(exec.Run(state, &rows, &result.paging_state));
     const uint64_t tombstones = exec.tombstones();
     if (tombstones > ctx.guardrails.tombstone_warn) db.RecordTombstoneRead(*table, tombstones, rows.size());
@@ -485,6 +529,11 @@ Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* vt, const Sel
                                 " (see tombstone_warn_threshold " + std::to_string(ctx.guardrails.tombstone_warn) +
                                 "); prefer TTL to deletes and bounded range deletions");
     }
+  }
+  if (group) {
+    result.paging_state.reset();
+    FoldGroups(*table, sel, *group, rows, limits, groups_before, ctx, &result);
+    return result;
   }
   if (sel.is_aggregate()) {
     result.rows.push_back(sel.Aggregate(rows));

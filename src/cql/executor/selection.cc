@@ -64,7 +64,6 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
     }
     return sel;
   }
-  bool plain = false;
   for (const auto& x : s.selectors) {
     auto column_index = [&](const std::string& name) -> Result<size_t> {
       const ColumnDef* c = t.FindColumn(name);
@@ -79,7 +78,6 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
         TESSERA_ASSIGN_OR_RETURN(item.column, column_index(x.name));
         name = t.columns[item.column].name;
         type = t.columns[item.column].type;
-        plain = true;
         break;
       }
       case Selector::Kind::kWritetime:
@@ -98,7 +96,6 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
         item.kind = wt ? Item::Kind::kWritetime : Item::Kind::kTtl;
         name = std::string(wt ? "writetime(" : "ttl(") + c.name + ")";
         type = CqlType::Scalar(wt ? TypeKind::kBigint : TypeKind::kInt);
-        plain = true;
         break;
       }
       case Selector::Kind::kCountStar:
@@ -111,7 +108,6 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
           if (t.distribution != Distribution::kHash) return Status::InvalidArgument("token() applies to hash-distributed tables");
           item.kind = Item::Kind::kToken;
           name = "system.token(" + std::to_string(x.args.size()) + ")";
-          plain = true;
           break;
         }
         // Time and identity functions (CQL reference, "Scalar functions").
@@ -129,13 +125,11 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
           item.kind = it->second.first;
           name = "system." + fn + "()";
           type = CqlType::Scalar(it->second.second);
-          plain = true;
           break;
         }
         if (auto it = kConvert.find(fn); it != kConvert.end() && x.args.size() == 1) {
           const Selector& arg = x.args[0];
           type = CqlType::Scalar(it->second.second);
-          plain = true;
           if (arg.kind == Selector::Kind::kFunction && (AsciiLower(arg.name) == "now" || AsciiLower(arg.name) == "currenttimeuuid")) {
             item.kind = it->second.first == Item::Kind::kToDate ? Item::Kind::kCurrentDate
                       : it->second.first == Item::Kind::kToTimestamp ? Item::Kind::kCurrentTimestamp
@@ -174,7 +168,6 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
           item.preserve_sign = flag == "true";
           name = "system.bit_reverse(" + x.args[0].name + ")";
           type = CqlType::Scalar(TypeKind::kBigint);
-          plain = true;
           break;
         }
         if (x.args.size() != 1 || x.args[0].kind != Selector::Kind::kColumn) {
@@ -209,9 +202,7 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
     sel.items_.push_back(item);
     sel.columns_.push_back(spec(x.alias.empty() ? name : x.alias, type));
   }
-  if (sel.aggregate_ && plain) {
-    return Status::InvalidArgument("Mixing aggregate functions and plain columns is not supported");
-  }
+  // Plain columns beside aggregates take the first row's value (of the group), as in Cassandra 2.2+.
   return sel;
 }
 
@@ -329,7 +320,7 @@ std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row,
   return out;
 }
 
-std::vector<std::optional<std::string>> Selection::Aggregate(const std::vector<SourceRow>& rows) const {
+std::vector<std::optional<std::string>> Selection::Aggregate(std::span<const SourceRow> rows) const {
   std::vector<std::optional<std::string>> out;
   for (const auto& item : items_) {
     const CqlType* type = item.kind == Item::Kind::kCount ? nullptr : &table_->columns[item.column].type;

@@ -1,7 +1,8 @@
 // The select clause: which values a SELECT returns per row, under which
 // names and types — columns (with aliases), WRITETIME(col) and TTL(col),
 // token(pk...), and the aggregates count(*), count(col), min, max, sum, avg
-// (which fold all rows into one).
+// (which fold all rows, or each GROUP BY group, into one; plain columns beside
+// them take the first row's value).
 //
 // Thread safety: a Selection is immutable after Make; an Aggregation is used
 // by one execution.
@@ -10,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,8 +34,8 @@ class Selection {
   // and `rng` evaluate now(), uuid() and the current* functions.
   std::vector<std::optional<std::string>> Project(const SourceRow& row, int64_t now_micros = 0,
                                                   std::mt19937_64* rng = nullptr) const;
-  // Folds all rows into the single aggregate row.
-  std::vector<std::optional<std::string>> Aggregate(const std::vector<SourceRow>& rows) const;
+  // Folds rows (all, or one group's) into one aggregate row.
+  std::vector<std::optional<std::string>> Aggregate(std::span<const SourceRow> rows) const;
 
  private:
   struct Item {

@@ -22,7 +22,14 @@ Status ParserCore::ParseSelect(SelectStatement* out) {
   TESSERA_RETURN_IF_ERROR(ExpectKeyword("from"));
   TESSERA_RETURN_IF_ERROR(QualifiedTableName(&out->table));
   if (AcceptKeyword("where")) TESSERA_RETURN_IF_ERROR(ParseRelations(&out->where));
-  if (AcceptKeyword("group")) return Unexpected("ORDER BY, LIMIT or ALLOW FILTERING (GROUP BY is not supported)");
+  if (AcceptKeyword("group")) {
+    TESSERA_RETURN_IF_ERROR(ExpectKeyword("by"));
+    do {
+      std::string c;
+      TESSERA_RETURN_IF_ERROR(Identifier(&c, "a primary key column"));
+      out->group_by.push_back(std::move(c));
+    } while (AcceptPunct(","));
+  }
   if (AcceptKeyword("order")) {
     TESSERA_RETURN_IF_ERROR(ExpectKeyword("by"));
     do {

@@ -93,6 +93,7 @@ struct SelectStatement {
   bool star = false;
   std::vector<Selector> selectors;
   std::vector<Relation> where;
+  std::vector<std::string> group_by;                   // GROUP BY columns, as written
   std::vector<std::pair<std::string, bool>> order_by;  // column, descending
   std::optional<Term> limit;
   std::optional<Term> per_partition_limit;
