@@ -54,6 +54,7 @@ const char* const kSchema[] = {
     "CREATE TABLE IF NOT EXISTS fz.coll (k int PRIMARY KEY, l list<int>, s set<text>, m map<text, int>, "
     "fl frozen<list<int>>, fm frozen<map<int, text>>, tp tuple<int, text>, nested map<int, frozen<set<text>>>)",
     "CREATE TABLE IF NOT EXISTS fz.wide (a int, b int, c int, s int STATIC, v int, PRIMARY KEY ((a), b, c))",
+    "CREATE TABLE IF NOT EXISTS fz.counts (k int, c int, n counter, m counter, PRIMARY KEY (k, c))",
     "CREATE TABLE IF NOT EXISTS fz.spread (a int, b int, c text, s int STATIC, v int, PRIMARY KEY ((a), b, c)) "
     "WITH CLUSTERING ORDER BY (b DESC, c ASC) AND partition_buckets = 4",
     "CREATE TABLE IF NOT EXISTS fz.fkeys (k frozen<list<int>>, c frozen<map<text, int>>, t tuple<int, text>, "
@@ -193,7 +194,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Setup();
   if (++harness->inputs % 2000 == 0) {
     ConnectionState conn;
-    for (const char* t : {"every_type", "keys", "ranged", "bucketed", "coll", "wide", "spread", "fkeys"}) {
+    for (const char* t : {"every_type", "keys", "ranged", "bucketed", "coll", "wide", "spread", "counts", "fkeys"}) {
       harness->processor->Process(conn, QueryRequest{std::string("TRUNCATE fz.") + t, {}});
     }
   }

@@ -31,6 +31,9 @@ struct CellWrite {
   // Deletes the whole collection (written before its new elements when a
   // collection is overwritten, as Cassandra does). value and path are ignored.
   bool delete_collection = false;
+  // An increment of a counter column: `value` is the delta as a serialized
+  // bigint (8 bytes); increments add up (storage/row_fragment.h).
+  bool counter = false;
 };
 
 struct RowWrite {

@@ -22,6 +22,15 @@ Status ValidateCell(const TableSchema& t, const RowWrite& row, const CellWrite& 
     if (!col->type.IsMultiCell()) return Status::InvalidArgument("column " + col->name + " is not a non-frozen collection");
     return Status::OK();
   }
+  const bool counter_column = col->type.kind() == TypeKind::kCounter;
+  if (c.counter != counter_column && c.value) {
+    return Status::InvalidArgument("column " + col->name +
+                                   (counter_column ? " is a counter: it can only be incremented or decremented"
+                                                   : " is not a counter: it cannot be incremented"));
+  }
+  if (c.counter && (c.has_path || c.value->size() != 8)) {
+    return Status::InvalidArgument("column " + col->name + ": a counter increment is one bigint");
+  }
   auto check = [&](const CqlType& type, const std::string& bytes) -> Status {
     Status s = ValidateSerialized(type, bytes);
     return s.ok() ? s : Status::InvalidArgument("column " + col->name + ": " + s.message());
@@ -61,6 +70,12 @@ RowFragment BuildFragment(const RowWrite& row, int64_t ts, int32_t ttl, uint32_t
       continue;
     }
     cell.timestamp = ts;
+    if (c.counter && c.value) {  // an increment: no TTL (the executor refuses one on counter tables)
+      cell.flags = Cell::kCounter;
+      cell.value = *c.value;
+      f.cells.push_back(std::move(cell));
+      continue;
+    }
     if (c.has_path) {
       cell.flags |= Cell::kHasPath;
       cell.path = c.path;

@@ -130,6 +130,12 @@ AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz, Ad
     Reply(res, 200, "{\"split\": " + std::to_string(id) + ", \"into\": [" + std::to_string(ids->first) + ", " +
                         std::to_string(ids->second) + "]}");
   });
+  // nodetool compact: flush, then a full compaction (the only one that may purge partition and
+  // range tombstones; storage/compaction_filter.h). Blocks until done.
+  http.Post("/compact", [db](const httplib::Request&, httplib::Response& res) {
+    if (Status s = db->Compact(); !s.ok()) return ReplyError(res, s);
+    Reply(res, 200, "{\"compacted\": true}");
+  });
   http.Post("/tablets/merge", [db](const httplib::Request& req, httplib::Response& res) {
     std::shared_ptr<const TableSchema> table;
     TabletId id = 0;

@@ -5,6 +5,7 @@
 //   GET  /health          "ok"
 //   POST /tablets/split?keyspace=K&table=T&tablet=ID   split at the middle
 //   POST /tablets/merge?keyspace=K&table=T&tablet=ID   merge with the right neighbour
+//   POST /compact         flush and compact everything (nodetool compact); 200 when done
 //   GET  /keyvisualizer   the Key Visualizer page (keyviz/keyviz_page.h)
 //   GET  /keyvisualizer/data.json[?table=KS.T][&columns=N]   its data
 //                         (keyviz/keyviz_json.h); N: the newest N columns

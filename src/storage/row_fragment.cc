@@ -29,10 +29,33 @@ bool Wins(const Cell& a, const Cell& b) {
   return std::tie(a.flags, a.ttl) > std::tie(b.flags, b.ttl);
 }
 
+// The reconciliation of two cells of one key: counter increments add up, a counter's
+// tombstone absorbs them, and otherwise the winner (Wins) stays.
+Cell Combine(Cell a, const Cell& b) {
+  const bool a_live_counter = a.IsCounter() && !a.IsTombstone(), b_live_counter = b.IsCounter() && !b.IsTombstone();
+  if (a_live_counter && b_live_counter && a.value.size() == 8 && b.value.size() == 8) {
+    const uint64_t sum = GetBigEndian64(a.value.data()) + GetBigEndian64(b.value.data());  // wraps
+    a.value.clear();
+    PutBigEndian64(&a.value, sum);
+    a.timestamp = std::max(a.timestamp, b.timestamp);
+    return a;
+  }
+  if (a_live_counter && b.IsTombstone()) return b;
+  if (b_live_counter && a.IsTombstone()) return a;
+  return Wins(b, a) ? b : a;
+}
+
 bool MarkerWins(const LivenessInfo& a, const LivenessInfo& b) {
   if (a.timestamp != b.timestamp) return a.timestamp > b.timestamp;
   if ((a.ttl != 0) != (b.ttl != 0)) return a.ttl != 0;
   return std::tie(a.expiry, a.ttl) > std::tie(b.expiry, b.ttl);
+}
+
+// Whether a row, range or partition deletion shadows a cell: by timestamp, and a counter's
+// increments whatever their timestamps (summed increments keep only the greatest, so a
+// timestamp rule would depend on which increments were summed first).
+bool DeletesCell(const DeletionTime& deletion, const Cell& c) {
+  return c.IsCounter() ? !deletion.IsLive() : deletion.Deletes(c.timestamp);
 }
 
 // Drops what the row deletion and complex deletions shadow.
@@ -42,7 +65,7 @@ void ApplyShadowing(RowFragment* row) {
   kept.reserve(row->cells.size());
   size_t complex = SIZE_MAX;  // index in `kept` of the current column's complex deletion
   for (auto& c : row->cells) {
-    if (row->deletion.Deletes(c.timestamp)) continue;
+    if (DeletesCell(row->deletion, c)) continue;
     if (complex != SIZE_MAX && kept[complex].column_id != c.column_id) complex = SIZE_MAX;
     if (c.IsComplexDeletion()) {
       kept.push_back(std::move(c));
@@ -132,7 +155,7 @@ Status DecodeRowFragment(std::string_view in, RowFragment* row) {
   row->cells.resize(n);
   for (auto& c : row->cells) {
     uint64_t cid;
-    if (!r.ReadVarint64(&cid) || cid > UINT32_MAX || !r.ReadByte(&c.flags) || (c.flags & ~0x0F) ||
+    if (!r.ReadVarint64(&cid) || cid > UINT32_MAX || !r.ReadByte(&c.flags) || (c.flags & ~0x1F) ||
         !ReadI64(&r, &c.timestamp)) {
       return bad("truncated cell");
     }
@@ -168,7 +191,7 @@ void ReconcileRow(RowFragment* row, const RowFragment& other) {
       } else if (c > 0) {
         merged.push_back(other.cells[j++]);
       } else {
-        merged.push_back(Wins(other.cells[j], row->cells[i]) ? other.cells[j] : std::move(row->cells[i]));
+        merged.push_back(Combine(std::move(row->cells[i]), other.cells[j]));
         ++i;
         ++j;
       }
@@ -184,7 +207,7 @@ void NormalizeRow(RowFragment* row) {
   row->cells.clear();
   for (auto& c : cells) {
     if (!row->cells.empty() && CompareCellKey(row->cells.back(), c) == 0) {
-      if (Wins(c, row->cells.back())) row->cells.back() = std::move(c);
+      row->cells.back() = Combine(std::move(row->cells.back()), c);
     } else {
       row->cells.push_back(std::move(c));
     }
@@ -204,7 +227,7 @@ bool ApplyDeletion(const DeletionTime& deletion, RowFragment* row) {
     changed = true;
   }
   size_t before = row->cells.size();
-  std::erase_if(row->cells, [&](const Cell& c) { return deletion.Deletes(c.timestamp); });
+  std::erase_if(row->cells, [&](const Cell& c) { return DeletesCell(deletion, c); });
   return changed || row->cells.size() != before;
 }
 

@@ -10,6 +10,15 @@
 // Deletions then shadow what they cover: the row deletion every cell and the
 // row marker with timestamp <= its timestamp; a collection's complex deletion
 // the elements of that column with timestamp <= its timestamp.
+// Counter cells (kCounter, a counter column's increments) do not compete but
+// add up: two live counter cells of one key reconcile into one whose value is
+// the sum of their 8-byte big-endian deltas (wrapping, as Java's long) and
+// whose timestamp is the greater; a cell tombstone of a counter wins over its
+// increments whatever their timestamps (Cassandra: deleting a counter is
+// final), and so does a row, range or partition deletion. Sums and the
+// absorbing deletions keep reconciliation commutative and associative, so
+// RocksDB may merge operands in any grouping; every increment is one merge
+// operand and is counted once.
 //
 // Value encoding (FROZEN ON DISK, format 1):
 //   u8 value type = 0x01 (row fragment)   [0x02 is the partition header]
@@ -18,7 +27,7 @@
 //   row deletion: i64 timestamp, u32 local deletion time
 //   varint cell count, then per cell:
 //     varint column id, u8 cell flags (0x01 tombstone, 0x02 expiring,
-//     0x04 has path, 0x08 complex deletion), i64 timestamp,
+//     0x04 has path, 0x08 complex deletion, 0x10 counter), i64 timestamp,
 //     [expiring: i32 ttl, u32 expiry] [tombstone or complex deletion: u32 local deletion time]
 //     [has path: varint length, bytes] [live value: varint length, bytes]
 // Times: timestamps in microseconds since the epoch; ttl in seconds; expiry
@@ -63,7 +72,7 @@ struct LivenessInfo {
 };
 
 struct Cell {
-  enum Flags : uint8_t { kTombstone = 0x01, kExpiring = 0x02, kHasPath = 0x04, kComplexDeletion = 0x08 };
+  enum Flags : uint8_t { kTombstone = 0x01, kExpiring = 0x02, kHasPath = 0x04, kComplexDeletion = 0x08, kCounter = 0x10 };
   uint32_t column_id = 0;
   uint8_t flags = 0;
   int64_t timestamp = 0;             // microseconds
@@ -76,6 +85,7 @@ struct Cell {
   bool IsExpiring() const { return flags & kExpiring; }
   bool IsComplexDeletion() const { return flags & kComplexDeletion; }
   bool HasPath() const { return flags & kHasPath; }
+  bool IsCounter() const { return flags & kCounter; }
   bool IsLive(uint32_t now_seconds) const {
     return !IsTombstone() && !IsComplexDeletion() && (!IsExpiring() || local_deletion_time > now_seconds);
   }

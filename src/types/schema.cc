@@ -60,6 +60,9 @@ Status TableSchema::Validate() const {
     if (!key) (c.type.kind() == TypeKind::kCounter ? has_counter : has_non_counter) = true;
   }
   if (has_counter && has_non_counter) return err("counter and non-counter columns cannot be mixed");
+  if (has_counter && options.default_time_to_live > 0) {
+    return Status::InvalidArgument("Cannot set default_time_to_live on a table with counters");
+  }
   if (HasStatic() && Clustering().empty()) return err("static columns require clustering columns");
   uint32_t n = options.initial_tablets;
   if (n == 0 || n > 65536 || (n & (n - 1)) != 0) return err("initial_tablets must be a power of two in [1, 65536]");

@@ -104,8 +104,12 @@ TEST_F(ModificationTest, UpdateOfStaticColumnsAloneNeedsNoClusteringKey) {
   Status s = Write("UPDATE t SET owner = 'x', v = 'y' WHERE k = 5");
   EXPECT_TRUE(s.IsInvalidArgument() && s.message().find("Some clustering keys are missing: c") != std::string::npos)
       << s.ToString();
-  s = Write("UPDATE t SET owner = 'x' WHERE k = 5 AND c > 3");
-  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  for (const char* cql : {"UPDATE t SET owner = 'x' WHERE k = 5 AND c > 3", "UPDATE t SET owner = 'x' WHERE k = 5 AND c = 1"}) {
+    s = Write(cql);
+    EXPECT_TRUE(s.IsInvalidArgument() && s.message() == "Invalid restrictions on clustering columns since the UPDATE "
+                                                        "statement modifies only static columns")
+        << s.ToString();
+  }
   EXPECT_EQ(owner(5), "bob");
 }
 

@@ -123,6 +123,67 @@ TEST(RowFragmentTest, ReconcileIsCommutativeAndAssociative) {
   }
 }
 
+Cell Counter(uint32_t col, int64_t ts, int64_t delta) {
+  Cell c;
+  c.column_id = col;
+  c.timestamp = ts;
+  c.flags = Cell::kCounter;
+  for (int i = 7; i >= 0; --i) c.value.push_back(static_cast<char>(static_cast<uint64_t>(delta) >> (8 * i)));
+  return c;
+}
+
+TEST(RowFragmentTest, CounterIncrementsAddUpAndDeletionsAreFinal) {
+  RowFragment a = Row({Counter(3, 1, 5)}), b = Row({Counter(3, 9, -2)}), c = Row({Counter(3, 4, 10)});
+  ReconcileRow(&a, b);
+  ReconcileRow(&a, c);
+  ASSERT_EQ(a.cells.size(), 1u);
+  EXPECT_EQ(a.cells[0], Counter(3, 9, 13));  // the sum, the greatest timestamp
+  RowFragment dead = Row({Dead(3, 2)});      // a tombstone older than the increments still wins
+  ReconcileRow(&a, dead);
+  EXPECT_EQ(a.cells, (std::vector<Cell>{Dead(3, 2)}));
+  RowFragment later = Row({Counter(3, 50, 1)});
+  ReconcileRow(&later, a);
+  EXPECT_EQ(later.cells, (std::vector<Cell>{Dead(3, 2)}));
+  // Reconciled in every order and grouping, with row deletions among them, through the merge operator.
+  std::mt19937_64 rng(5);
+  auto rnd = [&](int lo, int hi) { return static_cast<int>(std::uniform_int_distribution<int>(lo, hi)(rng)); };
+  auto random_row = [&] {
+    std::vector<Cell> cells;
+    for (int i = 0, n = rnd(0, 3); i < n; ++i) {
+      const uint32_t col = static_cast<uint32_t>(rnd(3, 4));
+      if (rnd(0, 5) == 0) cells.push_back(Dead(col, rnd(1, 9)));
+      else cells.push_back(Counter(col, rnd(1, 9), rnd(-3, 3)));
+    }
+    RowFragment r = Row(cells);
+    if (rnd(0, 6) == 0) r.deletion = DeletionTime{rnd(1, 9), 0};
+    NormalizeRow(&r);
+    return r;
+  };
+  for (int i = 0; i < 5000; ++i) {
+    RowFragment x = random_row(), y = random_row(), z = random_row();
+    RowFragment xy = x, yx = y;
+    ReconcileRow(&xy, y);
+    ReconcileRow(&yx, x);
+    ASSERT_EQ(xy, yx);
+    RowFragment xy_z = xy, yz = y, xz = x;
+    ReconcileRow(&xy_z, z);
+    ReconcileRow(&yz, z);
+    ReconcileRow(&xz, z);
+    RowFragment x_yz = x, xz_y = xz;
+    ReconcileRow(&x_yz, yz);
+    ReconcileRow(&xz_y, y);
+    ASSERT_EQ(xy_z, x_yz);
+    ASSERT_EQ(xy_z, xz_y);
+    std::string ex, ey, ez, merged, expect;
+    EncodeRowFragment(x, &ex);
+    EncodeRowFragment(y, &ey);
+    EncodeRowFragment(z, &ez);
+    ASSERT_TRUE(MergeStoredValues(ex, {ey, ez}, &merged).ok());
+    EncodeRowFragment(xy_z, &expect);
+    ASSERT_EQ(merged, expect);
+  }
+}
+
 TEST(RowFragmentTest, EncodingRoundTripsAndRejectsGarbage) {
   RowFragment r = Row({Live(1, 5, "v"), Dead(2, 6), Live(7, 8, "e", "path")});
   r.liveness = LivenessInfo{5, 60, 1000};

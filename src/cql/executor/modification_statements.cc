@@ -48,6 +48,10 @@ uint64_t PrependTicks(int64_t now_micros, size_t n) {
 
 Status ApplyUsing(const Using& u, const WriteContext& ctx, Mutation* m) {
   m->timestamp_micros = ctx.default_timestamp.value_or(kNoTimestamp);
+  if (m->table && IsCounterTable(*m->table)) {
+    if (u.timestamp) return Status::InvalidArgument("Cannot provide custom timestamp for counter updates");
+    if (u.ttl) return Status::InvalidArgument("Cannot provide custom TTL for counter updates");
+  }
   if (u.timestamp) {
     TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(*u.timestamp, CqlType::Scalar(TypeKind::kBigint), "[timestamp]", ctx.bind));
     if (b.kind == BoundValue::Kind::kNull) return Status::InvalidArgument("Invalid null value of timestamp");
@@ -113,10 +117,28 @@ Result<std::vector<std::pair<std::string, std::string>>> ReadList(Database& db, 
   return out;
 }
 
+// counter = counter + n | counter - n: an increment cell (the delta as a bigint).
+Status AddToCounter(const ColumnDef& col, const Term& term, bool negate, RowWrite* row, const BindContext& ctx) {
+  TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(term, CqlType::Scalar(TypeKind::kBigint), col.name, ctx));
+  if (b.kind == BoundValue::Kind::kUnset) return Status::OK();
+  if (b.kind == BoundValue::Kind::kNull) return Status::InvalidArgument("Invalid null value for counter increment");
+  uint64_t delta = GetBigEndian64(b.bytes.data());
+  if (negate) delta = 0 - delta;  // wraps, as Java's long
+  std::string bytes;
+  PutBigEndian64(&bytes, delta);
+  CellWrite cell{col.id, std::move(bytes)};
+  cell.counter = true;
+  row->cells.push_back(std::move(cell));
+  return Status::OK();
+}
+
 // col = value (INSERT or UPDATE SET).
 Status AssignColumn(const ColumnDef& col, const BoundValue& b, RowWrite* row, const BindContext& ctx) {
   if (b.kind == BoundValue::Kind::kUnset) return Status::OK();
-  if (col.type.kind() == TypeKind::kCounter) return Status::InvalidArgument("Counter columns are not supported yet");
+  if (col.type.kind() == TypeKind::kCounter) {
+    return Status::InvalidArgument("Cannot set the value of counter column " + col.name +
+                                   " (counters can only be incremented/decremented, not set)");
+  }
   if (!col.type.IsMultiCell()) {
     row->cells.push_back(CellWrite{col.id, b.kind == BoundValue::Kind::kValue ? std::optional<std::string>(b.bytes) : std::nullopt});
     return Status::OK();
@@ -204,9 +226,10 @@ Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatem
   if (s.json) return Status::InvalidArgument("INSERT JSON is not supported yet");
   if (s.if_not_exists) return Status::InvalidArgument("Conditional updates (IF NOT EXISTS) are not supported yet");
   if (s.columns.size() != s.values.size()) return Status::InvalidArgument("Unmatched column names/values");
+  if (IsCounterTable(*t)) return Status::InvalidArgument("INSERT statements are not allowed on counter tables, use UPDATE instead");
   Mutation m;
-  TESSERA_RETURN_IF_ERROR(ApplyUsing(s.using_clause, ctx, &m));
   m.table = t;
+  TESSERA_RETURN_IF_ERROR(ApplyUsing(s.using_clause, ctx, &m));
   std::map<std::string, std::string> key_values;
   RowWrite row, static_row;
   row.insert = true;
@@ -254,6 +277,7 @@ Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s
   });
   TESSERA_ASSIGN_OR_RETURN(WriteTarget target, AnalyzeWriteWhere(*t, s.where, static_only ? WriteKind::kStaticUpdate : WriteKind::kUpdate, ctx.bind));
   Mutation templ;
+  templ.table = t;
   TESSERA_RETURN_IF_ERROR(ApplyUsing(s.using_clause, ctx, &templ));
   RowWrite row, static_row;
   static_row.is_static = true;
@@ -274,15 +298,23 @@ Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s
         break;
       }
       case Assignment::Op::kAppend: {
+        if (c->type.kind() == TypeKind::kCounter) {
+          TESSERA_RETURN_IF_ERROR(AddToCounter(*c, a.value, /*negate=*/false, target_row, ctx.bind));
+          break;
+        }
         if (!c->type.IsMultiCell()) {
-          return Status::InvalidArgument("Invalid operation (" + c->name + " = " + c->name + " + ?) for non collection column " + c->name);
+          return Status::InvalidArgument("Invalid operation (" + c->name + " = " + c->name + " + ?) for non counter column " + c->name);
         }
         TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(a.value, c->type, c->name, ctx.bind));
         if (b.kind == BoundValue::Kind::kValue) TESSERA_RETURN_IF_ERROR(AddElements(*c, b.bytes, target_row, ctx.bind));
         break;
       }
       case Assignment::Op::kRemove: {
-        if (!c->type.IsMultiCell()) return Status::InvalidArgument("Invalid operation (" + c->name + " = " + c->name + " - ?) for non collection column " + c->name);
+        if (c->type.kind() == TypeKind::kCounter) {
+          TESSERA_RETURN_IF_ERROR(AddToCounter(*c, a.value, /*negate=*/true, target_row, ctx.bind));
+          break;
+        }
+        if (!c->type.IsMultiCell()) return Status::InvalidArgument("Invalid operation (" + c->name + " = " + c->name + " - ?) for non counter column " + c->name);
         if (c->type.kind() == TypeKind::kList) {
           TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(a.value, c->type, c->name, ctx.bind));
           if (b.kind != BoundValue::Kind::kValue) break;
@@ -338,7 +370,8 @@ Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s
       }
       case Assignment::Op::kCounterAdd:
       case Assignment::Op::kCounterSubtract:
-        return Status::InvalidArgument("Counter columns are not supported yet");
+        TESSERA_RETURN_IF_ERROR(AddToCounter(*c, a.value, a.op == Assignment::Op::kCounterSubtract, target_row, ctx.bind));
+        break;
     }
   }
   if (list_ops.empty()) {
@@ -376,6 +409,7 @@ Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& s
   if (s.if_exists || !s.conditions.empty()) return Status::InvalidArgument("Conditional deletions (IF ...) are not supported yet");
   TESSERA_ASSIGN_OR_RETURN(WriteTarget target, AnalyzeWriteWhere(*t, s.where, WriteKind::kDelete, ctx.bind));
   Mutation templ;
+  templ.table = t;
   TESSERA_RETURN_IF_ERROR(ApplyUsing(s.using_clause, ctx, &templ));
   const bool whole_rows = s.columns.empty();
   const bool has_slice = target.slice_start || target.slice_end;
@@ -449,6 +483,29 @@ Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& s
     out.push_back(std::move(m));
   }
   return out;
+}
+
+bool IsCounterTable(const TableSchema& t) {
+  return std::any_of(t.columns.begin(), t.columns.end(),
+                     [](const ColumnDef& c) { return c.type.kind() == TypeKind::kCounter; });
+}
+
+Status CheckBatchCounters(BatchStatement::Type type, const std::vector<Mutation>& mutations) {
+  bool counters = false, non_counters = false;
+  for (const auto& m : mutations) {
+    const bool counter = IsCounterTable(*m.table);
+    if (type == BatchStatement::Type::kCounter && !counter) {
+      return Status::InvalidArgument("Cannot include non-counter statement in a counter batch");
+    }
+    if (type == BatchStatement::Type::kLogged && counter) {
+      return Status::InvalidArgument("Cannot include a counter statement in a logged batch");
+    }
+    (counter ? counters : non_counters) = true;
+  }
+  if (counters && non_counters) {
+    return Status::InvalidArgument("Counter and non-counter mutations cannot exist in the same batch");
+  }
+  return Status::OK();
 }
 
 }  // namespace tessera::cql

@@ -269,7 +269,6 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
   if (const auto* up = std::get_if<UpdateStatement>(&s)) return apply(BuildUpdate(*db_, *up, write));
   if (const auto* del = std::get_if<DeleteStatement>(&s)) return apply(BuildDelete(*db_, *del, write));
   if (const auto* b = std::get_if<BatchStatement>(&s)) {
-    if (b->type == BatchStatement::Type::kCounter) return Error(Status::InvalidArgument("Counter batches are not supported yet"));
     std::vector<Mutation> all;
     for (const auto& stmt : b->statements) {
       WriteContext w = write;
@@ -294,6 +293,8 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
       if (!m.ok()) return Error(m.status());
       all.insert(all.end(), m->begin(), m->end());
     }
+    Status counters = CheckBatchCounters(b->type, all);
+    if (!counters.ok()) return Error(counters);
     return ApplyWrites(all);
   }
   if (const auto* use = std::get_if<UseStatement>(&s)) {
@@ -332,7 +333,6 @@ std::function<::tessera::Result<int64_t>(const std::string&)> QueryProcessor::Ne
 }
 
 Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
-  if (batch.type == BatchRequest::kCounter) return Error(Status::InvalidArgument("Counter batches are not supported yet"));
   std::vector<Mutation> all;
   for (const auto& entry : batch.statements) {
     ParsedStatement parsed;
@@ -368,6 +368,11 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
     if (!m.ok()) return Error(m.status());
     all.insert(all.end(), m->begin(), m->end());
   }
+  const BatchStatement::Type type = batch.type == BatchRequest::kCounter    ? BatchStatement::Type::kCounter
+                                    : batch.type == BatchRequest::kUnlogged ? BatchStatement::Type::kUnlogged
+                                                                            : BatchStatement::Type::kLogged;
+  Status counters = CheckBatchCounters(type, all);
+  if (!counters.ok()) return Error(counters);
   return ApplyWrites(all);
 }
 

@@ -116,7 +116,12 @@ Result<WriteTarget> AnalyzeWriteWhere(const TableSchema& t, const std::vector<Re
   const bool no_clustering = i == 0 && std::none_of(clustering.begin(), clustering.end(), [&](const ColumnDef* c) {
     return slices.count(c->name) > 0;
   });
-  if (kind == WriteKind::kStaticUpdate && no_clustering) {
+  if (kind == WriteKind::kStaticUpdate) {
+    // Cassandra: naming a row while writing only static columns suggests something unintended.
+    if (!no_clustering) {
+      return Status::InvalidArgument(
+          "Invalid restrictions on clustering columns since the UPDATE statement modifies only static columns");
+    }
     out.clustering.clear();  // the static row only
     return out;
   }

@@ -29,8 +29,8 @@ struct WriteTarget {
   std::optional<ClusteringBound> slice_start, slice_end;  // DELETE range on the column after the prefix
 };
 
-// kStaticUpdate: an UPDATE that sets only static columns, which may leave the
-// clustering key out altogether (Cassandra), but not name part of it.
+// kStaticUpdate: an UPDATE that sets only static columns, which leaves the
+// clustering key out (Cassandra refuses clustering restrictions there).
 enum class WriteKind { kUpdate, kStaticUpdate, kDelete };
 
 // Errors: InvalidArgument in Cassandra's words.
