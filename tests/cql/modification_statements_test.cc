@@ -111,6 +111,12 @@ TEST_F(ModificationTest, UpdateOfStaticColumnsAloneNeedsNoClusteringKey) {
         << s.ToString();
   }
   EXPECT_EQ(owner(5), "bob");
+  s = Write("DELETE owner FROM t WHERE k = 5 AND c = 1");
+  EXPECT_TRUE(s.IsInvalidArgument() && s.message() == "Invalid restrictions on clustering columns since the DELETE "
+                                                      "statement modifies only static columns")
+      << s.ToString();
+  ASSERT_TRUE(Write("DELETE owner FROM t WHERE k = 5").ok());
+  EXPECT_EQ(owner(5), "<none>");
 }
 
 TEST_F(ModificationTest, UpdateCollectionOperationsAndInOnTheKey) {

@@ -413,13 +413,18 @@ Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& s
   TESSERA_RETURN_IF_ERROR(ApplyUsing(s.using_clause, ctx, &templ));
   const bool whole_rows = s.columns.empty();
   const bool has_slice = target.slice_start || target.slice_end;
-  if (!whole_rows && (!target.full_clustering || has_slice) && !t->Clustering().empty()) {
-    bool only_static = true;
-    for (const auto& c : s.columns) {
-      const ColumnDef* def = t->FindColumn(c.column);
-      only_static = only_static && def && def->kind == ColumnKind::kStatic;
-    }
-    if (!only_static) return Status::InvalidArgument("Range deletions are not supported for specific columns");
+  const bool only_static = !whole_rows && std::all_of(s.columns.begin(), s.columns.end(), [&](const auto& c) {
+    const ColumnDef* def = t->FindColumn(c.column);
+    return def && def->kind == ColumnKind::kStatic;
+  });
+  const bool names_rows = has_slice || target.clustering.size() != 1 || !target.clustering[0].empty();
+  if (only_static && names_rows && !t->Clustering().empty()) {
+    // Cassandra: naming rows while deleting only static columns suggests something unintended.
+    return Status::InvalidArgument(
+        "Invalid restrictions on clustering columns since the DELETE statement modifies only static columns");
+  }
+  if (!whole_rows && !only_static && (!target.full_clustering || has_slice) && !t->Clustering().empty()) {
+    return Status::InvalidArgument("Range deletions are not supported for specific columns");
   }
   std::vector<Mutation> out;
   // An empty IN on a clustering column (b IN (), or b IN ? bound to an empty
