@@ -1,13 +1,13 @@
 #include "cql/executor/selection.h"
 
 #include <algorithm>
+#include <map>
 
 #include "common/bytes.h"
+#include "cql/executor/term_binder.h"
 #include "keys/token.h"
 #include "types/serialization.h"
-#include "cql/executor/term_binder.h"
 #include "types/value_compare.h"
-#include <map>
 
 namespace tessera::cql {
 namespace {
@@ -182,6 +182,18 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
           item.kind = fn == "min" ? Item::Kind::kMin : Item::Kind::kMax;
           name = "system." + fn + "(" + c.name + ")";
           type = c.type;
+        } else if (bool to_blob = false; auto native = BlobConversionType(fn, &to_blob)) {
+          // <type>AsBlob(col) / blobAs<type>(col): the same bytes under another type.
+          const CqlType& argument = to_blob ? *native : CqlType::Scalar(TypeKind::kBlob);
+          const bool matches = c.type == argument || (argument.kind() == TypeKind::kText && c.type.kind() == TypeKind::kAscii);
+          if (!matches) {
+            return Status::InvalidArgument("Type error: " + c.name + " cannot be passed as argument 0 of function system." +
+                                           fn + " of type " + argument.ToCql());
+          }
+          item.kind = to_blob ? Item::Kind::kColumn : Item::Kind::kBlobAs;
+          item.blob_type = *native;
+          name = "system." + fn + "(" + c.name + ")";
+          type = to_blob ? CqlType::Scalar(TypeKind::kBlob) : *native;
         } else if (fn == "sum" || fn == "avg") {
           if (!IsNumeric(c.type.kind())) return Status::InvalidArgument(fn + " is supported on integer and floating-point columns");
           item.kind = fn == "sum" ? Item::Kind::kSum : Item::Kind::kAvg;
@@ -253,6 +265,11 @@ std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row,
         std::string b;
         PutBigEndian64(&b, static_cast<uint64_t>(((now_ms % 86'400'000) + 86'400'000) % 86'400'000 * 1'000'000));
         out.push_back(b);
+        continue;
+      }
+      case Item::Kind::kBlobAs: {  // bytes that are no valid value of the type read as null
+        const auto& v = row.values[item.column];
+        out.push_back(v && ValidateSerialized(item.blob_type, *v).ok() ? v : std::nullopt);
         continue;
       }
       case Item::Kind::kBitReverse: {

@@ -1,6 +1,8 @@
 #include "cql/executor/term_binder.h"
 
 #include <atomic>
+#include <functional>
+#include <optional>
 
 #include "common/bytes.h"
 #include "cql/executor/literals.h"
@@ -51,6 +53,39 @@ Result<BoundValue> BitReverseCall(const Term& t, const std::string& receiver, co
   return b;
 }
 
+// The native type of a blob conversion function's name: `<type>asblob` (to_blob) or
+// `blobas<type>` (from blob), or nullopt when `fn` is neither (CQL reference, "Blob conversion
+// functions"). The serialized forms are the same bytes.
+std::optional<CqlType> NativeOfBlobConversion(const std::string& fn, bool* to_blob) {
+  std::string name;
+  if (fn.size() > 6 && fn.ends_with("asblob")) {
+    *to_blob = true;
+    name = fn.substr(0, fn.size() - 6);
+  } else if (fn.size() > 6 && fn.starts_with("blobas")) {
+    *to_blob = false;
+    name = fn.substr(6);
+  } else {
+    return std::nullopt;
+  }
+  auto type = CqlType::Parse(name);
+  if (!type.ok() || type->IsCollection() || type->kind() == TypeKind::kTuple) return std::nullopt;
+  return *type;
+}
+
+Result<BoundValue> BlobConversionCall(const Term& t, const std::string& fn, const CqlType& native, bool to_blob,
+                                      const std::string& receiver, const BindContext& ctx,
+                                      const std::function<Status(const CqlType&)>& expect) {
+  if (t.elements.size() != 1) return Status::InvalidArgument(fn + " takes one argument");
+  TESSERA_RETURN_IF_ERROR(expect(to_blob ? CqlType::Scalar(TypeKind::kBlob) : native));
+  TESSERA_ASSIGN_OR_RETURN(BoundValue v,
+                           BindTerm(t.elements[0], to_blob ? native : CqlType::Scalar(TypeKind::kBlob), receiver, ctx));
+  if (!to_blob && v.kind == BoundValue::Kind::kValue && !ValidateSerialized(native, v.bytes).ok()) {
+    return Status::InvalidArgument("In call to function system." + fn + ", value 0x" + ToHex(v.bytes) +
+                                   " is not a valid binary representation for type " + native.ToCql());
+  }
+  return v;
+}
+
 Result<BoundValue> CallFunction(const Term& t, const CqlType& type, const std::string& receiver,
                                 const BindContext& ctx) {
   const std::string fn = AsciiLower(t.function_name);
@@ -79,6 +114,15 @@ Result<BoundValue> CallFunction(const Term& t, const CqlType& type, const std::s
     return b;
   }
   if (fn == "bit_reverse") return BitReverseCall(t, receiver, ctx, expect);
+  bool to_blob = false;
+  if (auto native = NativeOfBlobConversion(fn, &to_blob)) {
+    auto expect_type = [&](const CqlType& result) -> Status {
+      if (type == result || (result.kind() == TypeKind::kText && type.kind() == TypeKind::kAscii)) return Status::OK();
+      return Status::InvalidArgument("Type error: cannot assign result of function system." + fn + " (type " +
+                                     result.ToCql() + ") to " + receiver + " (type " + type.ToCql() + ")");
+    };
+    return BlobConversionCall(t, fn, *native, to_blob, receiver, ctx, expect_type);
+  }
   if (fn == "nextval") {  // nextval([ks.]sequence) -> bigint (db/sequences.h)
     if (t.elements.size() != 1 || t.elements[0].kind != Term::Kind::kString) {
       return Status::InvalidArgument("nextval takes the name of a sequence");
@@ -208,6 +252,10 @@ Result<BoundValue> BindTerm(const Term& t, const CqlType& type, const std::strin
   }
   TESSERA_ASSIGN_OR_RETURN(Value v, LiteralToValue(t, type, receiver));
   return Serialized(type, v);
+}
+
+std::optional<CqlType> BlobConversionType(const std::string& function, bool* to_blob) {
+  return NativeOfBlobConversion(function, to_blob);
 }
 
 }  // namespace tessera::cql

@@ -4,8 +4,10 @@
 // (version-1 timeuuid of the statement's time), uuid() (random version 4),
 // currentTimestamp(), currentDate(), currentTime(), toTimestamp(x),
 // toUnixTimestamp(x), toDate(x) over now() or a timestamp; bit_reverse(bigint
-// [, preserve_sign]) (Spanner's BIT_REVERSE) and nextval([ks.]sequence)
-// (db/sequences.h, through BindContext::next_value).
+// [, preserve_sign]) (Spanner's BIT_REVERSE), nextval([ks.]sequence)
+// (db/sequences.h, through BindContext::next_value), and the blob conversions
+// <type>AsBlob(x) and blobAs<type>(b) for every native type (the bytes stay;
+// blobAs<type> checks they are a valid <type>).
 //
 // Thread safety: a BindContext is used by one statement execution.
 #pragma once
@@ -43,6 +45,10 @@ struct BindContext {
 // bind values", "Invalid unset value for ...").
 Result<BoundValue> BindTerm(const Term& term, const CqlType& type, const std::string& receiver,
                             const BindContext& ctx);
+
+// The native type of a blob conversion function, by its lower-case name: `<type>asblob`
+// (*to_blob = true) or `blobas<type>` (*to_blob = false); nullopt for any other name.
+std::optional<CqlType> BlobConversionType(const std::string& function, bool* to_blob);
 
 // A version-1 UUID for `micros` (100-ns ticks since 1582-10-15), with a
 // random clock sequence and node; strictly increasing per process for equal
