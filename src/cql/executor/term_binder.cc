@@ -21,6 +21,17 @@ Result<BoundValue> Serialized(const CqlType& type, const Value& v) {
   return b;
 }
 
+// A version-1 UUID of `ticks` (100-ns since 1582-10-15) with the given clock sequence and node bytes.
+std::string TimeUuidOf(int64_t ticks, uint64_t clock_seq_and_node) {
+  auto t = static_cast<uint64_t>(ticks);
+  std::string u;
+  PutBigEndian32(&u, static_cast<uint32_t>(t));                            // time_low
+  PutBigEndian16(&u, static_cast<uint16_t>(t >> 32));                      // time_mid
+  PutBigEndian16(&u, static_cast<uint16_t>(((t >> 48) & 0x0FFF) | 0x1000)); // version 1
+  PutBigEndian64(&u, clock_seq_and_node);
+  return u;
+}
+
 // Milliseconds of a timestamp-valued function argument (now(), a timestamp or a timeuuid literal).
 Result<int64_t> MillisOfArgument(const Term& arg, const std::string& receiver, const BindContext& ctx) {
   if (arg.kind == Term::Kind::kFunctionCall) {
@@ -133,6 +144,16 @@ Result<BoundValue> CallFunction(const Term& t, const CqlType& type, const std::s
     PutBigEndian64(&b.bytes, static_cast<uint64_t>(v));
     return b;
   }
+  if (fn == "mintimeuuid" || fn == "maxtimeuuid") {  // for timeuuid ranges: the least / greatest of a millisecond
+    if (t.elements.size() != 1) return Status::InvalidArgument(fn + " takes one argument");
+    TESSERA_RETURN_IF_ERROR(expect(TypeKind::kTimeuuid));
+    TESSERA_ASSIGN_OR_RETURN(int64_t ms, MillisOfArgument(t.elements[0], receiver, ctx));
+    const bool least = fn == "mintimeuuid";
+    // Clock sequence and node bytes as Cassandra orders them (signed bytes): 0x80.. is least, 0x7f.. greatest.
+    b.bytes = TimeUuidOf(ms * 10'000 + (least ? 0 : 9'999) + kGregorianOffset100ns,
+                         least ? 0x8080808080808080ULL : 0x7F7F7F7F7F7F7F7FULL);
+    return b;
+  }
   int64_t millis;
   if (fn == "currenttimestamp" || fn == "currentdate" || fn == "currenttime") {
     if (!t.elements.empty()) return Status::InvalidArgument(fn + "() takes no arguments");
@@ -215,15 +236,11 @@ std::string MakeTimeUuid(int64_t micros, std::mt19937_64& rng) {
       break;
     }
   }
-  auto t = static_cast<uint64_t>(ticks);
-  std::string u;
-  PutBigEndian32(&u, static_cast<uint32_t>(t));                            // time_low
-  PutBigEndian16(&u, static_cast<uint16_t>(t >> 32));                      // time_mid
-  PutBigEndian16(&u, static_cast<uint16_t>(((t >> 48) & 0x0FFF) | 0x1000)); // version 1
   uint64_t r = rng();
-  PutBigEndian16(&u, static_cast<uint16_t>((r & 0x3FFF) | 0x8000));        // variant, clock seq
-  for (int i = 0; i < 6; ++i) u.push_back(static_cast<char>(r >> (16 + 8 * i)));
-  return u;
+  // Variant and a random clock sequence, then a random node.
+  uint64_t clock_seq_and_node = static_cast<uint64_t>((r & 0x3FFF) | 0x8000) << 48;
+  for (int i = 0; i < 6; ++i) clock_seq_and_node |= ((r >> (16 + 8 * i)) & 0xFF) << (40 - 8 * i);
+  return TimeUuidOf(ticks, clock_seq_and_node);
 }
 
 Result<BoundValue> BindTerm(const Term& t, const CqlType& type, const std::string& receiver, const BindContext& ctx) {

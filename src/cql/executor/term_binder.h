@@ -3,7 +3,8 @@
 // type), and the CQL functions a value may be: now(), currentTimeUUID()
 // (version-1 timeuuid of the statement's time), uuid() (random version 4),
 // currentTimestamp(), currentDate(), currentTime(), toTimestamp(x),
-// toUnixTimestamp(x), toDate(x) over now() or a timestamp; bit_reverse(bigint
+// toUnixTimestamp(x), toDate(x) over now() or a timestamp; minTimeuuid(t) and
+// maxTimeuuid(t) (the least and greatest timeuuid of millisecond t, for ranges); bit_reverse(bigint
 // [, preserve_sign]) (Spanner's BIT_REVERSE), nextval([ks.]sequence)
 // (db/sequences.h, through BindContext::next_value), and the blob conversions
 // <type>AsBlob(x) and blobAs<type>(b) for every native type (the bytes stay;
