@@ -270,9 +270,7 @@ Status Database::CheckPartitionGuardrail(const TableSchema& table, const std::st
                                    std::to_string(g.partition_rows_fail) + " rows / " +
                                    std::to_string(g.partition_bytes_fail) + " bytes); write refused");
   }
-  const bool over_rows = g.partition_rows_warn > 0 && large->rows > g.partition_rows_warn;
-  const bool over_bytes = g.partition_bytes_warn > 0 && large->bytes > g.partition_bytes_warn;
-  if (warnings && (over_rows || over_bytes)) {
+  if (warnings && g.PartitionAboveWarn(large->rows, large->bytes)) {
     warnings->push_back(what + ", above the partition warn threshold (" + std::to_string(g.partition_rows_warn) +
                         " rows / " + std::to_string(g.partition_bytes_warn) +
                         " bytes); consider a time bucket in the partition key");
@@ -457,7 +455,7 @@ Result<LargePartition> Database::MeasurePartition(const TableSchema& table, cons
   const Tablet& tablet = map->Find(position);
   auto it = tablet.replica->NewIterator(position, end);
   // A partition-bucketed partition's sub-partitions all start with its (logical) position.
-  const size_t kind_at = position.size() + (table.partition_buckets.enabled() ? 2 : 0);
+  const size_t kind_at = position.size() + (table.partition_buckets.enabled() ? kSubPartitionBytes : 0);
   for (it->Seek(position); it->Valid() && m.rows < kMaxVisited; it->Next()) {
     m.bytes += it->key().size() + it->value().size();
     if (it->key().size() > kind_at && static_cast<KeyKind>(it->key()[kind_at]) == KeyKind::kRow) ++m.rows;

@@ -159,7 +159,7 @@ class Database {
   Result<std::shared_ptr<const TableSchema>> ChangePartitionBuckets(const TableSchema& table,
                                                                     const std::optional<std::string>& partition,
                                                                     uint32_t count, const std::string& reason);
-  // The catalog's current snapshot of a bucketed table (the one whose layout
+  // The catalog's current snapshot of a bucketed or partition-bucketed table (the one whose layout
   // writes and reads must use: a prepared statement may hold an older one);
   // `table` itself otherwise, or when it was dropped.
   std::shared_ptr<const TableSchema> CurrentLayout(const std::shared_ptr<const TableSchema>& table) const;

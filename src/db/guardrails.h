@@ -31,6 +31,12 @@ struct Guardrails {
   // (Cassandra's tombstone_warn_threshold / tombstone_failure_threshold).
   uint64_t tombstone_warn = 1000;
   uint64_t tombstone_fail = 100000;
+
+  // Whether a partition of `rows` rows and `bytes` bytes is above a (non-zero) partition warn threshold.
+  bool PartitionAboveWarn(uint64_t rows, uint64_t bytes) const {
+    return (partition_rows_warn > 0 && rows > partition_rows_warn) ||
+           (partition_bytes_warn > 0 && bytes > partition_bytes_warn);
+  }
 };
 
 }  // namespace tessera

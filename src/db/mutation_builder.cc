@@ -184,12 +184,11 @@ Result<BuiltMutation> BuildWriteSet(const Mutation& m, int64_t now_micros, Write
     // The row may have been written under an earlier count: delete it there too.
     RowFragment deletion;
     deletion.deletion = fragment.deletion;
+    std::string encoded_deletion;
+    EncodeRowFragment(deletion, &encoded_deletion);
     for (uint32_t count : counts) {
       const std::string earlier = PositionFor(t, pos, ck, count);
-      if (earlier == position) continue;
-      std::string v;
-      EncodeRowFragment(deletion, &v);
-      writer.Merge(earlier, earlier + kind + ck, std::move(v), 0);
+      if (earlier != position) writer.Merge(earlier, earlier + kind + ck, encoded_deletion, 0);
     }
   }
   if (built.parts.empty()) built.parts.push_back({PositionFor(t, pos, {}, 1), 0, 0});  // still a write of the partition

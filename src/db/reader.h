@@ -112,6 +112,9 @@ Status DecodePagingCursor(std::string_view cursor, uint64_t* rows_in_partition, 
 // are logical (keys/storage_key.h) and the scan fans out over the buckets
 // (db/bucketed_scan.h); ReadRow and ReadSlice read the one bucket a partition
 // lives in. ctx.table must carry the current bucket layout.
+// Partition-bucketed tables (TableSchema::partition_buckets): all three merge
+// the sub-partitions of each partition (db/sub_partition_read.h), and their
+// cursors name logical keys (without the sub-partition).
 Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vector<std::string>& partition_key,
                                          const std::vector<std::string>& clustering);
 Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::string>& partition_key,

@@ -80,9 +80,8 @@ Result<std::vector<Stream>> OpenStreams(const ReadContext& ctx, const TabletMap&
       TESSERA_RETURN_IF_ERROR(probe->status());
       // Nothing from here to the key found: the sub-partitions before the one it is in are empty.
       const std::string_view found = probe->Valid() ? probe->key() : std::string_view();
-      empty_below = found.starts_with(logical) && found.size() >= n + 2
-                        ? (static_cast<uint32_t>(static_cast<uint8_t>(found[n])) << 8) | static_cast<uint8_t>(found[n + 1])
-                        : UINT32_MAX;
+      empty_below = found.starts_with(logical) && found.size() >= n + kSubPartitionBytes ? SubPartitionAt(found, n)
+                                                                                      : UINT32_MAX;
       continue;
     }
     st.it = st.tablet->replica->NewIterator(from, to);

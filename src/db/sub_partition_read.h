@@ -17,8 +17,12 @@
 // strictly after it. Range scans walk logical partitions in order and read
 // each as a merged slice, with LIMIT and PER PARTITION LIMIT pushed into it.
 //
-// Cost: a slice of L rows reads at most L rows (plus equal keys) from each of
-// its span streams; picking the next row compares the span streams' heads.
+// Cost: a slice first probes which of its sub-partitions hold keys of the
+// slice, with one iterator per tablet (a seek per sub-partition, skipping
+// those a seek passed over), and opens a stream for each that does; it reads
+// at most L rows (plus equal keys) from each stream, and picking the next row
+// compares the streams' heads. A slice of one whole clustering key opens only
+// the sub-partitions of its history's counts.
 //
 // Thread safety: reentrant, as reader.h.
 #pragma once

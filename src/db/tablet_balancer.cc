@@ -239,10 +239,7 @@ void TabletBalancer::MeasureLargePartitions() {
       continue;
     }
     db_->large_partitions().Record(*measured);
-    const Guardrails& g = db_->guardrails();
-    const bool large = (g.partition_rows_warn > 0 && measured->rows > g.partition_rows_warn) ||
-                       (g.partition_bytes_warn > 0 && measured->bytes > g.partition_bytes_warn);
-    if (large && table->partition_buckets.automatic) {
+    if (table->partition_buckets.automatic && db_->guardrails().PartitionAboveWarn(measured->rows, measured->bytes)) {
       RaisePartitionBuckets(*table, position,
                             "a large partition: " + std::to_string(measured->rows) + " rows, " +
                                 std::to_string(measured->bytes) + " bytes, above the partition warn threshold",

@@ -37,10 +37,11 @@ std::string PhysicalKey(uint32_t table_id, uint32_t bucket, std::string_view log
 
 std::string SubPartitionPosition(std::string_view logical_position, uint32_t sub) {
   std::string out(logical_position);
-  out.push_back(static_cast<char>(sub >> 8));
-  out.push_back(static_cast<char>(sub & 0xFF));
+  PutBigEndian16(&out, static_cast<uint16_t>(sub));
   return out;
 }
+
+uint32_t SubPartitionAt(std::string_view key, size_t logical_size) { return GetBigEndian16(key.data() + logical_size); }
 
 uint32_t SubPartitionOf(std::string_view encoded_clustering, uint32_t count) {
   return static_cast<uint32_t>(static_cast<uint64_t>(CassandraMurmur3(encoded_clustering).h1) % count);
@@ -140,9 +141,9 @@ Result<DecodedKey> DecodeStorageKey(const TableSchema& table, std::string_view k
   std::string_view in = key;
   TESSERA_RETURN_IF_ERROR(DecodePartitionPart(table, &in, &d));
   if (table.partition_buckets.enabled()) {
-    if (in.size() < 2) return Status::Corruption("storage key without a sub-partition");
-    d.sub_partition = (static_cast<uint32_t>(static_cast<uint8_t>(in[0])) << 8) | static_cast<uint8_t>(in[1]);
-    in.remove_prefix(2);
+    if (in.size() < kSubPartitionBytes) return Status::Corruption("storage key without a sub-partition");
+    d.sub_partition = SubPartitionAt(in, 0);
+    in.remove_prefix(kSubPartitionBytes);
   }
   d.partition_position_size = key.size() - in.size();
   if (in.empty()) return Status::Corruption("storage key without a kind byte");
@@ -162,7 +163,7 @@ Result<std::vector<std::string>> DecodePartitionPosition(const TableSchema& tabl
   DecodedKey d;
   std::string_view in = position;
   TESSERA_RETURN_IF_ERROR(DecodePartitionPart(table, &in, &d));
-  if (table.partition_buckets.enabled() && in.size() == 2) in.remove_prefix(2);  // a sub-partition's position
+  if (table.partition_buckets.enabled() && in.size() == kSubPartitionBytes) in = {};  // a sub-partition's position
   if (!in.empty()) return Status::Corruption("trailing bytes after the partition key");
   return d.partition_key;
 }
@@ -170,8 +171,8 @@ Result<std::vector<std::string>> DecodePartitionPosition(const TableSchema& tabl
 Result<size_t> PartitionPositionSize(const TableSchema& table, std::string_view key) {
   TESSERA_ASSIGN_OR_RETURN(size_t n, LogicalPartitionPositionSize(table, key));
   if (!table.partition_buckets.enabled()) return n;
-  if (key.size() < n + 2) return Status::Corruption("storage key without a sub-partition");
-  return n + 2;
+  if (key.size() < n + kSubPartitionBytes) return Status::Corruption("storage key without a sub-partition");
+  return n + kSubPartitionBytes;
 }
 
 Result<size_t> LogicalPartitionPositionSize(const TableSchema& table, std::string_view key) {

@@ -67,9 +67,14 @@ Token DecodeToken(std::string_view eight_bytes);
 Status EncodePartitionPosition(const TableSchema& table, const std::vector<std::string_view>& partition_key,
                                std::string* out, Token* token);
 
+// Bytes of the sub-partition number (u16 big-endian) after a logical position. FROZEN ON DISK.
+constexpr size_t kSubPartitionBytes = 2;
 // The position of sub-partition `sub` of a partition-bucketed table's logical position.
 // REQUIRES: sub < 65536.
 std::string SubPartitionPosition(std::string_view logical_position, uint32_t sub);
+// The sub-partition number in `key` after its logical position of `logical_size` bytes.
+// REQUIRES: key.size() >= logical_size + kSubPartitionBytes.
+uint32_t SubPartitionAt(std::string_view key, size_t logical_size);
 // The sub-partition a clustering row lives in under `count`: Murmur3 (keys/murmur3.h) of the
 // encoded clustering key, mod count. FROZEN ON DISK. REQUIRES: count >= 1.
 uint32_t SubPartitionOf(std::string_view encoded_clustering, uint32_t count);

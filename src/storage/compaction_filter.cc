@@ -39,7 +39,9 @@ class GarbageCollectingFilter : public rocksdb::CompactionFilter {
     std::string_view position = key.substr(0, key.size() - 1);
     // A partition-bucketed table's header (in sub-partition 0) covers every
     // sub-partition: remember the logical position, a prefix of all of them.
-    if (table.partition_buckets.enabled() && position.size() >= 2) position.remove_suffix(2);
+    if (table.partition_buckets.enabled() && position.size() >= kSubPartitionBytes) {
+      position.remove_suffix(kSubPartitionBytes);
+    }
     if (position != header_position_) {
       header_position_.assign(position);
       header_ = h;
@@ -57,7 +59,7 @@ class GarbageCollectingFilter : public rocksdb::CompactionFilter {
     RowFragment row;
     if (!DecodeRowFragment(value, &row).ok()) return Decision::kKeep;
     bool changed = false;
-    const size_t sub = table.partition_buckets.enabled() ? 2 : 0;  // sub-partition bytes after the position
+    const size_t sub = table.partition_buckets.enabled() ? kSubPartitionBytes : 0;
     if (!header_position_.empty() && key.size() > header_position_.size() + sub && key.starts_with(header_position_)) {
       auto kind = static_cast<KeyKind>(key[header_position_.size() + sub]);
       std::string_view ck = key.substr(header_position_.size() + sub + 1);

@@ -30,6 +30,10 @@ const ColumnDef* TableSchema::FindColumnById(uint32_t cid) const {
   return nullptr;
 }
 
+bool TableSchema::HasCounters() const {
+  return std::any_of(columns.begin(), columns.end(), [](const ColumnDef& c) { return c.type.kind() == TypeKind::kCounter; });
+}
+
 uint32_t TableSchema::NextColumnId() const {
   uint32_t next = 0;
   for (const auto& c : columns) next = std::max(next, c.id + 1);

@@ -127,6 +127,8 @@ class TableSchema {
   const ColumnDef* FindColumn(std::string_view name) const;
   const ColumnDef* FindColumnById(uint32_t id) const;
   bool HasStatic() const { return !OfKind(ColumnKind::kStatic).empty(); }
+  // A counter table: its regular columns are counters (Validate refuses a mix).
+  bool HasCounters() const;
   // Whether the key layout changes online (buckets or partition buckets): writes and reads
   // then use the catalog's current schema, not the one a statement was bound to.
   bool HasOnlineLayout() const { return buckets.enabled() || partition_buckets.enabled(); }

@@ -26,3 +26,19 @@ def events(session, keyspace, table):
 def rows_of(session, cql, page_size):
     """Every row of a query as tuples, fetched `page_size` rows at a time."""
     return [tuple(r) for r in session.execute(SimpleStatement(cql, fetch_size=page_size))]
+
+
+class Keyspace:
+    """The same queries bound to one keyspace, for a test file that works in it."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def connect(self, server):
+        return connect(server, self.name)
+
+    def tablets(self, session, table):
+        return tablets(session, self.name, table)
+
+    def events(self, session, table):
+        return events(session, self.name, table)

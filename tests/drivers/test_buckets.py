@@ -27,16 +27,8 @@ def millis(dt):
     return round((dt - datetime.datetime(1970, 1, 1)).total_seconds() * 1000)
 
 
-def connect(server):
-    return tablet_queries.connect(server, "kd")
-
-
-def tablets(session, table):
-    return tablet_queries.tablets(session, "kd", table)
-
-
-def events(session, table):
-    return tablet_queries.events(session, "kd", table)
+KEYSPACE = tablet_queries.Keyspace("kd")
+connect, tablets, events = KEYSPACE.connect, KEYSPACE.tablets, KEYSPACE.events
 
 
 def create_log(session, name, with_buckets):

@@ -19,16 +19,8 @@ import tablet_queries
 from tablet_queries import rows_of
 
 
-def connect(server):
-    return tablet_queries.connect(server, "pb")
-
-
-def tablets(session, table):
-    return tablet_queries.tablets(session, "pb", table)
-
-
-def events(session, table):
-    return tablet_queries.events(session, "pb", table)
+KEYSPACE = tablet_queries.Keyspace("pb")
+connect, tablets, events = KEYSPACE.connect, KEYSPACE.tablets, KEYSPACE.events
 
 
 def create_series(session, name, options):

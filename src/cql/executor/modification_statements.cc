@@ -48,7 +48,7 @@ uint64_t PrependTicks(int64_t now_micros, size_t n) {
 
 Status ApplyUsing(const Using& u, const WriteContext& ctx, Mutation* m) {
   m->timestamp_micros = ctx.default_timestamp.value_or(kNoTimestamp);
-  if (m->table && IsCounterTable(*m->table)) {
+  if (m->table && m->table->HasCounters()) {
     if (u.timestamp) return Status::InvalidArgument("Cannot provide custom timestamp for counter updates");
     if (u.ttl) return Status::InvalidArgument("Cannot provide custom TTL for counter updates");
   }
@@ -226,7 +226,7 @@ Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatem
   if (s.json) return Status::InvalidArgument("INSERT JSON is not supported yet");
   if (s.if_not_exists) return Status::InvalidArgument("Conditional updates (IF NOT EXISTS) are not supported yet");
   if (s.columns.size() != s.values.size()) return Status::InvalidArgument("Unmatched column names/values");
-  if (IsCounterTable(*t)) return Status::InvalidArgument("INSERT statements are not allowed on counter tables, use UPDATE instead");
+  if (t->HasCounters()) return Status::InvalidArgument("INSERT statements are not allowed on counter tables, use UPDATE instead");
   Mutation m;
   m.table = t;
   TESSERA_RETURN_IF_ERROR(ApplyUsing(s.using_clause, ctx, &m));
@@ -490,15 +490,10 @@ Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& s
   return out;
 }
 
-bool IsCounterTable(const TableSchema& t) {
-  return std::any_of(t.columns.begin(), t.columns.end(),
-                     [](const ColumnDef& c) { return c.type.kind() == TypeKind::kCounter; });
-}
-
 Status CheckBatchCounters(BatchStatement::Type type, const std::vector<Mutation>& mutations) {
   bool counters = false, non_counters = false;
   for (const auto& m : mutations) {
-    const bool counter = IsCounterTable(*m.table);
+    const bool counter = m.table->HasCounters();
     if (type == BatchStatement::Type::kCounter && !counter) {
       return Status::InvalidArgument("Cannot include non-counter statement in a counter batch");
     }

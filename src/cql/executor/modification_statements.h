@@ -41,14 +41,13 @@ struct WriteContext {
   std::optional<int64_t> default_timestamp;  // the request's client timestamp (protocol flag 0x20)
 };
 
-// Counter tables (a table whose regular columns are counters; Cassandra's rules and messages):
+// Counter tables (TableSchema::HasCounters; Cassandra's rules and messages):
 // INSERT is refused, UPDATE increments (`c = c + n`, `c = c - n`, `c += n`) and cannot set,
 // no statement takes USING TIMESTAMP or TTL; DELETE removes counters for good.
 Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatement& stmt, const WriteContext& ctx);
 Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& stmt, const WriteContext& ctx);
 Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& stmt, const WriteContext& ctx);
 
-bool IsCounterTable(const TableSchema& table);
 // Cassandra's rules for counters in a batch (BatchStatement.validate), over the batch's
 // mutations. Errors: InvalidArgument "Cannot include non-counter statement in a counter batch",
 // "Cannot include a counter statement in a logged batch", "Counter and non-counter mutations

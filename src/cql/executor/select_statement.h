@@ -1,6 +1,9 @@
 // SELECT: plan (read_plan.h), read from the table or a virtual table, filter,
 // apply PER PARTITION LIMIT and LIMIT, project (columns, aliases, WRITETIME,
-// TTL, token(), count(*), count/min/max/sum/avg) and page.
+// TTL, token(), count(*), count/min/max/sum/avg, selection.h) and page.
+// GROUP BY (group_by.h) folds the rows per group and counts LIMIT, PER
+// PARTITION LIMIT and pages in groups; its paging state (kind 3) holds the
+// groups returned, and each page reads the query again (refused on system tables).
 //
 // Paging (native protocol v4 §8): with a page size, a page holds at most that
 // many rows and, when more may follow, a paging state that resumes exactly

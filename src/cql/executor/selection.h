@@ -25,7 +25,8 @@ namespace tessera::cql {
 class Selection {
  public:
   // Errors: InvalidArgument (unknown column, WRITETIME/TTL on a key column or
-  // a collection, mixing aggregates and plain columns, unsupported functions).
+  // a collection, a blob conversion of a column of another type, unsupported
+  // functions).
   static Result<Selection> Make(const TableSchema& table, const SelectStatement& stmt);
 
   const std::vector<ColumnSpec>& columns() const { return columns_; }

@@ -72,8 +72,7 @@ Result<std::vector<SourceRow>> SystemTables::LargePartitionRows(const TableSchem
     auto table = db_->catalog().GetTableById(m.table_id);
     if (!table) continue;
     auto pk = DecodePartitionPosition(*table, m.position);
-    const bool over = (g.partition_rows_warn > 0 && m.rows > g.partition_rows_warn) ||
-                      (g.partition_bytes_warn > 0 && m.bytes > g.partition_bytes_warn);
+    const bool over = g.PartitionAboveWarn(m.rows, m.bytes);
     RowBuilder b(t);
     b.Text("keyspace_name", table->keyspace).Text("table_name", table->name)
         .Text("partition_key", pk.ok() ? PartitionKeyLiteral(*table, *pk) : ToHex(m.position))
