@@ -56,6 +56,11 @@ else
   clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -Isrc -I. "fuzz/${target}_fuzzer.cc" "${sources[@]}" ${libs[@]+"${libs[@]}"} -o "$out/${target}_fuzzer"
 fi
+# Inputs that once failed stay in the corpus (fuzz/regressions/<target>/; the executor's and auth's
+# seeding scripts above copy theirs).
+if [ -d "$root/fuzz/regressions/$target" ] && [ "$target" != auth ] && [ "$target" != executor ]; then
+  cp "$root/fuzz/regressions/$target"/* "$out/${target}_corpus/"
+fi
 log="$out/${target}.log"
 status=0
 "$out/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
