@@ -58,6 +58,16 @@ int RunServer(const ServerConfig& config) {
     spdlog::error("{}", s.message());
     return 2;
   }
+  options.cluster.etcd_endpoint = config.etcd;
+  options.cluster.node_address = config.node_address;
+  options.cluster.data_center = config.data_center;
+  options.cluster.rack = config.rack;
+  options.cluster.lease_ttl_seconds = config.lease_ttl_seconds;
+  if (!config.node_address.empty() && config.node_address != options.cql_address) {
+    spdlog::error("--node-address {} differs from the address of --listen {}: drivers reach a node where it listens",
+                  config.node_address, options.cql_address);
+    return 2;
+  }
   auto node = server::Node::Start(options);
   if (!node.ok()) {
     spdlog::error("cannot start on {}: {}", config.data_dir, node.status().ToString());
@@ -76,9 +86,9 @@ int RunServer(const ServerConfig& config) {
                  "(ALTER ROLE cassandra WITH PASSWORD = '...') before going further",
                  options.auth.authorization ? ", CassandraAuthorizer" : "");
   }
-  spdlog::info("tessera server ready: data directory {}, {} keyspaces, {} tables, {} tablets; CQL on {}:{}",
+  spdlog::info("tessera server ready: data directory {}, {} keyspaces, {} tables, {} tablets; CQL on {}:{}{}",
                config.data_dir, db.catalog().Keyspaces().size(), tables.size(), tablets, options.cql_address,
-               (*node)->cql_port());
+               (*node)->cql_port(), config.etcd.empty() ? "" : "; cluster metadata in etcd at " + config.etcd);
   if (config.exit_after_start) return 0;
   spdlog::info("serving until SIGINT or SIGTERM (Ctrl-C)");
   int sig = 0;

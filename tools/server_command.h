@@ -1,4 +1,5 @@
-// `tessera server`: opens the embedded single-node database with its tablet
+// `tessera server`: opens the embedded database (alone, or as a member of a
+// cluster when given --etcd) with its tablet
 // balancer, serves CQL (native protocol v4) on the listen address and the
 // admin HTTP port (metrics, manual split and merge, the Key Visualizer) until SIGINT or SIGTERM,
 // then stops the listeners and closes the database cleanly.
@@ -28,6 +29,13 @@ struct ServerConfig {
   Guardrails guardrails;
   keyviz::KeyVizOptions keyviz;  // the Key Visualizer's columns (keyviz/history.h)
   SecurityConfig security;       // authentication, authorization, TLS, limits
+  // Cluster membership: with an etcd endpoint the server joins (or forms)
+  // the cluster registered there; without, it is the embedded single node.
+  std::string etcd;              // http://host:port of etcd's client URL
+  std::string node_address;      // this node's address as peers and drivers see it (default: --listen's)
+  std::string data_center = "datacenter1";
+  std::string rack = "rack1";
+  int lease_ttl_seconds = 5;
 };
 
 // Returns the process exit code (0 on clean shutdown).

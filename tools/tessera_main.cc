@@ -1,7 +1,8 @@
-// The `tessera` command line: server, load, shell, demo and bench.
+// The `tessera` command line: server, load, shell, demo, bench and cluster.
 #include <CLI/CLI.hpp>
 
 #include "tools/bench_command.h"
+#include "tools/cluster_command.h"
 #include "tools/demo_command.h"
 #include "tools/load_command.h"
 #include "tools/server_command.h"
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   tessera::ServerConfig server;
-  auto* cmd = app.add_subcommand("server", "run a single-node server on an embedded data directory");
+  auto* cmd = app.add_subcommand("server", "run a node on an embedded data directory (alone, or in a cluster with --etcd)");
   cmd->add_option("--data-dir", server.data_dir, "data directory (created if missing)")->capture_default_str();
   cmd->add_option("--listen", server.listen, "address:port of the CQL listener (loopback by default)")
       ->capture_default_str();
@@ -66,6 +67,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   cmd->add_flag("--exit-after-start", server.exit_after_start, "open the database, report and exit");
   cmd->add_option("--block-cache-bytes", server.block_cache_bytes, "RocksDB block cache size")->capture_default_str();
+  cmd->add_option("--etcd", server.etcd, "etcd client URL (http://host:port): join the cluster registered there");
+  cmd->add_option("--node-address", server.node_address, "this node's address for peers and drivers (default: --listen's)");
+  cmd->add_option("--dc", server.data_center, "data center of this node")->capture_default_str();
+  cmd->add_option("--rack", server.rack, "rack of this node")->capture_default_str();
+  cmd->add_option("--cluster-lease-seconds", server.lease_ttl_seconds,
+                  "TTL of the node's etcd lease: a killed node is down after at most this long")
+      ->check(CLI::Range(2, 600))->capture_default_str();
   AddTabletOptions(cmd, &server);
   tessera::AddSecurityOptions(cmd, &server.security);
   // A config file sets the same options (TOML or INI, a [server] section with the long flag names:
@@ -78,6 +86,7 @@ int main(int argc, char** argv) {
   tessera::AddShellCommand(app, &exit_code);
   tessera::AddDemoCommand(app, &exit_code);
   tessera::AddBenchCommand(app, &exit_code);
+  tessera::AddClusterCommand(app, &exit_code);
 
   CLI11_PARSE(app, argc, argv);
   if (cmd->parsed()) return tessera::RunServer(server);

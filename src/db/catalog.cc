@@ -107,7 +107,7 @@ Result<std::shared_ptr<const TableSchema>> Catalog::CreateTable(TableSchema t) {
   }
   for (size_t i = 0; i < t.columns.size(); ++i) t.columns[i].id = static_cast<uint32_t>(i);
   t.id = next_table_id_;
-  t.uuid = RandomUuidV4();
+  if (t.uuid.size() != 16) t.uuid = RandomUuidV4();
   TESSERA_RETURN_IF_ERROR(t.Validate());
   TESSERA_RETURN_IF_ERROR(engine_->MetaPut("next_table_id", std::to_string(next_table_id_ + 1)));
   ++next_table_id_;

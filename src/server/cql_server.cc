@@ -50,6 +50,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   bool registered_for_schema() const { return registered_schema_.load(); }
+  bool registered_for_topology() const { return registered_topology_.load(); }
+  bool registered_for_status() const { return registered_status_.load(); }
 
   void SendEvent(std::string body) {
     asio::post(strand_, [self = shared_from_this(), body = std::move(body)] {
@@ -227,7 +229,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (auto* reg = std::get_if<cql::RegisterRequest>(&*request)) {
       for (const auto& e : reg->event_types) {
         if (e == "SCHEMA_CHANGE") registered_schema_ = true;
-        else if (e != "TOPOLOGY_CHANGE" && e != "STATUS_CHANGE") return Fail(h.stream, "unknown event type " + e);
+        else if (e == "TOPOLOGY_CHANGE") registered_topology_ = true;
+        else if (e == "STATUS_CHANGE") registered_status_ = true;
+        else return Fail(h.stream, "unknown event type " + e);
       }
       return Send(0, h.stream, Opcode::kReady, "", {});
     }
@@ -352,6 +356,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool authenticated_ = true;  // false from an AUTHENTICATE reply until AUTH_SUCCESS
   cql::Compression compression_ = cql::Compression::kNone;
   std::atomic<bool> registered_schema_{false};
+  std::atomic<bool> registered_topology_{false};
+  std::atomic<bool> registered_status_{false};
   std::atomic<bool> closed_{false};
   cql::ConnectionState state_;
 };
@@ -473,6 +479,19 @@ void CqlServer::BroadcastSchemaChange(const cql::SchemaChange& change) {
   for (const auto& w : impl_->connections) {
     auto c = w.lock();
     if (c && !c->closed() && c->registered_for_schema()) c->SendEvent(body);
+  }
+}
+
+void CqlServer::BroadcastNodeEvent(NodeEvent event, std::string_view address_bytes, int32_t cql_port) {
+  const bool topology = event == NodeEvent::kNewNode || event == NodeEvent::kRemovedNode;
+  static const char* kChanges[] = {"NEW_NODE", "REMOVED_NODE", "UP", "DOWN"};
+  std::string body = cql::EncodeNodeEvent(topology ? "TOPOLOGY_CHANGE" : "STATUS_CHANGE",
+                                          kChanges[static_cast<int>(event)], address_bytes, cql_port);
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  for (const auto& w : impl_->connections) {
+    auto c = w.lock();
+    if (!c || c->closed()) continue;
+    if (topology ? c->registered_for_topology() : c->registered_for_status()) c->SendEvent(body);
   }
 }
 

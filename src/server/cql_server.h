@@ -75,6 +75,11 @@ class CqlServer {
   size_t connection_count() const;
   // Sends an EVENT SCHEMA_CHANGE (stream -1) to connections that REGISTERed for it.
   void BroadcastSchemaChange(const cql::SchemaChange& change);
+  // Sends TOPOLOGY_CHANGE (kNewNode, kRemovedNode) or STATUS_CHANGE (kUp,
+  // kDown) about the node at address_bytes (4 or 16 bytes) and cql_port to
+  // every connection REGISTERed for that event type (native protocol v4 §4.2.6).
+  enum class NodeEvent { kNewNode, kRemovedNode, kUp, kDown };
+  void BroadcastNodeEvent(NodeEvent event, std::string_view address_bytes, int32_t cql_port);
 
  private:
   struct Impl;

@@ -1,6 +1,7 @@
-// Node: one whole single-node Tessera in-process — the Database (with its
-// balancer), the CQL request processor, the CQL listener and the admin HTTP
-// port with the Key Visualizer's sampler — started and stopped as one. `tessera server` and `tessera demo` run
+// Node: one whole Tessera node in-process — the Database (with its
+// balancer), the CQL request processor, the CQL listener, the admin HTTP
+// port with the Key Visualizer's sampler and, with an etcd endpoint, its
+// cluster membership — started and stopped as one. `tessera server` and `tessera demo` run
 // one; tests run CQL against one through a real socket (ScyllaDB's
 // cql_test_env, over the wire).
 //
@@ -20,6 +21,16 @@
 
 namespace tessera::server {
 
+// Cluster membership (cluster/membership.h). Without an etcd endpoint the
+// node is the embedded single node: no etcd, no peers.
+struct NodeClusterOptions {
+  std::string etcd_endpoint;        // "http://127.0.0.1:2379"; empty: single node
+  std::string node_address;         // the address other nodes and drivers use; empty: the CQL address
+  std::string data_center = "datacenter1";
+  std::string rack = "rack1";
+  int lease_ttl_seconds = 5;        // a killed node is DOWN after at most this long
+};
+
 struct NodeOptions {
   DatabaseOptions database;                 // data_dir, balancer, guardrails
   std::string cql_address = "127.0.0.1";
@@ -35,6 +46,7 @@ struct NodeOptions {
   bool admin_tls = false;             // the admin port speaks HTTPS with client_tls's certificate
   bool admin_metrics_require_auth = false;
   ConnectionLimits limits;
+  NodeClusterOptions cluster;
 };
 
 class Node {
@@ -43,14 +55,17 @@ class Node {
   // (creating cassandra/cassandra on first start), and starts both
   // listeners. Errors: those of Database::Open, IOError when an address
   // cannot be bound, InvalidArgument for unreadable TLS files or an
-  // authorizer without an authenticator.
+  // authorizer without an authenticator; those of Membership::Start with an
+  // etcd endpoint (IOError when etcd is unreachable).
   static Result<std::unique_ptr<Node>> Start(const NodeOptions& options);
   ~Node();  // Stop()
 
-  // Stops the listeners (closing connections), then closes the database. Idempotent.
+  // Leaves the cluster's live set (peers see this node DOWN), stops the
+  // listeners (closing connections), then closes the database. Idempotent.
   void Stop();
   uint16_t cql_port() const;
   uint16_t admin_port() const;  // 0 without an admin port
+  const std::string& host_id() const { return host_id_; }  // 16 bytes, kept in <data_dir>/HOST_ID
   Database& db() { return *db_; }
   // Null without an authenticator.
   auth::AuthService* auth() const;
@@ -58,6 +73,8 @@ class Node {
  private:
   Node() = default;
   struct Listeners;
+  static Status JoinCluster(const NodeOptions& options, const std::string& host_id, Listeners& l);
+  std::string host_id_;
   std::unique_ptr<Database> db_;
   std::unique_ptr<Listeners> listeners_;
 };

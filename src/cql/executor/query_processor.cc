@@ -139,7 +139,7 @@ std::shared_ptr<const QueryProcessor::Prepared> QueryProcessor::FindPrepared(con
 Reply QueryProcessor::Query(ConnectionState& conn, const std::string& text, const QueryParameters& params) {
   auto parsed = ParseStatement(text);
   if (!parsed.ok()) return Error(parsed.status());
-  return Run(conn, *parsed, params);
+  return Run(conn, *parsed, text, params);
 }
 
 Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text) {
@@ -184,7 +184,7 @@ Reply QueryProcessor::Execute(ConnectionState& conn, const std::string& id, cons
   ConnectionState scoped;
   scoped.set_user(conn.user());
   scoped.set_keyspace(p->keyspace.empty() ? conn.keyspace() : p->keyspace);
-  Reply r = Run(scoped, p->parsed, params);
+  Reply r = Run(scoped, p->parsed, p->query, params);
   if (std::holds_alternative<UseStatement>(p->parsed.statement)) conn.set_keyspace(scoped.keyspace());
   return r;
 }
@@ -201,7 +201,53 @@ std::vector<std::string> QueryProcessor::DesignLintWarnings(const RawStatement& 
   return warnings;
 }
 
-Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, const QueryParameters& params) {
+std::optional<::tessera::Result<SchemaOutcome>> QueryProcessor::ExecuteSchema(const RawStatement& s,
+                                                                              const std::string& ks,
+                                                                              const std::string& table_uuid) {
+  if (const auto* x = std::get_if<CreateKeyspaceStatement>(&s)) return ExecuteCreateKeyspace(*db_, *x);
+  if (const auto* x = std::get_if<AlterKeyspaceStatement>(&s)) return ExecuteAlterKeyspace(*db_, *x);
+  if (const auto* x = std::get_if<CreateTableStatement>(&s)) return ExecuteCreateTable(*db_, *x, ks, table_uuid);
+  if (const auto* x = std::get_if<AlterTableStatement>(&s)) return ExecuteAlterTable(*db_, *x, ks);
+  if (const auto* x = std::get_if<DropStatement>(&s)) return ExecuteDrop(*db_, *x, ks);
+  return std::nullopt;
+}
+
+Status QueryProcessor::CheckUserDataServed(const RawStatement& s, const std::string& keyspace) const {
+  if (user_data_refusal_.empty()) return Status::OK();
+  auto user_table = [&](const QualifiedName& t) {
+    const std::string& ks = t.keyspace.empty() ? keyspace : t.keyspace;
+    return ks.rfind("system", 0) != 0;
+  };
+  bool user = false;
+  std::visit(
+      [&](const auto& x) {
+        using S = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<S, SelectStatement> || std::is_same_v<S, InsertStatement> ||
+                      std::is_same_v<S, UpdateStatement> || std::is_same_v<S, DeleteStatement>) {
+          user = user_table(x.table);
+        } else if constexpr (std::is_same_v<S, TruncateStatement>) {
+          user = user_table(x.table);
+        } else if constexpr (std::is_same_v<S, BatchStatement>) {
+          for (const auto& b : x.statements) std::visit([&](const auto& m) { user = user || user_table(m.table); }, b);
+        }
+      },
+      s);
+  return user ? Status::InvalidArgument(user_data_refusal_) : Status::OK();
+}
+
+Status QueryProcessor::ApplySchemaStatement(const std::string& keyspace, const std::string& statement,
+                                            const std::string& table_uuid) {
+  auto parsed = ParseStatement(statement);
+  if (!parsed.ok()) return parsed.status();
+  auto r = ExecuteSchema(parsed->statement, keyspace, table_uuid);
+  if (!r) return Status::InvalidArgument("not a schema statement: " + statement.substr(0, 200));
+  if (!r->ok()) return r->status();
+  if ((*r)->change && on_schema_change_) on_schema_change_(*(*r)->change);
+  return Status::OK();
+}
+
+Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, const std::string& text,
+                          const QueryParameters& params) {
   if (static_cast<int>(params.values.size()) < parsed.bind_marker_count) {
     return Error(Status::InvalidArgument("There were " + std::to_string(parsed.bind_marker_count) +
                                          " markers(?) in CQL but " + std::to_string(params.values.size()) +
@@ -237,6 +283,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     Status allowed = CheckAccess(*auth_, conn.user(), s, ks);
     if (!allowed.ok()) return Error(allowed);
   }
+  if (Status served = CheckUserDataServed(s, ks); !served.ok()) return Error(served);
   auto schema_result = [&](const ::tessera::Result<SchemaOutcome>& r) -> Reply {
     if (!r.ok()) return Error(r.status(), &s);
     if (r->change) UpdateGrants(conn.user(), s, ks);
@@ -304,11 +351,16 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     conn.set_keyspace(use->keyspace);
     return Result(EncodeSetKeyspaceResult(use->keyspace));
   }
-  if (const auto* x = std::get_if<CreateKeyspaceStatement>(&s)) return schema_result(ExecuteCreateKeyspace(*db_, *x));
-  if (const auto* x = std::get_if<AlterKeyspaceStatement>(&s)) return schema_result(ExecuteAlterKeyspace(*db_, *x));
-  if (const auto* x = std::get_if<CreateTableStatement>(&s)) return schema_result(ExecuteCreateTable(*db_, *x, ks));
-  if (const auto* x = std::get_if<AlterTableStatement>(&s)) return schema_result(ExecuteAlterTable(*db_, *x, ks));
-  if (const auto* x = std::get_if<DropStatement>(&s)) return schema_result(ExecuteDrop(*db_, *x, ks));
+  const bool schema_statement = std::holds_alternative<CreateKeyspaceStatement>(s) ||
+                                std::holds_alternative<AlterKeyspaceStatement>(s) ||
+                                std::holds_alternative<CreateTableStatement>(s) ||
+                                std::holds_alternative<AlterTableStatement>(s) ||
+                                (std::holds_alternative<DropStatement>(s) &&
+                                 std::get<DropStatement>(s).target != DropStatement::Target::kSequence);
+  if (schema_statement && schema_coordinator_ != nullptr) {
+    return schema_result(schema_coordinator_->Run(ks, text, [&] { return *ExecuteSchema(s, ks); }));
+  }
+  if (auto r = ExecuteSchema(s, ks)) return schema_result(*r);
   if (const auto* x = std::get_if<CreateSequenceStatement>(&s)) {
     Status st = ExecuteCreateSequence(*db_, *x, ks);
     return st.ok() ? Result(EncodeVoidResult()) : Error(st);

@@ -31,6 +31,7 @@
 #include <string>
 
 #include "auth/auth_service.h"
+#include "cql/executor/schema_coordinator.h"
 #include "cql/executor/system_tables.h"
 #include "cql/parser/raw_statements.h"
 #include "cql/protocol/request_processor.h"
@@ -47,6 +48,25 @@ class QueryProcessor : public RequestProcessor {
                  auth::AuthService* auth = nullptr);
   Reply Process(ConnectionState& connection, const Request& request) override;
   std::string Authenticator() const override;
+  // In a cluster whose data is not replicated yet: reads and writes of user
+  // tables are refused with this message (Invalid), so that rows written
+  // through one node are never silently missing from another. Empty: served.
+  // REQUIRES: set before the first request.
+  void set_user_data_refusal(std::string message) { user_data_refusal_ = std::move(message); }
+  // In a cluster: the coordinator every schema statement goes through.
+  // REQUIRES: set before the first request; outlives the processor.
+  void set_schema_coordinator(SchemaCoordinator* coordinator) { schema_coordinator_ = coordinator; }
+  // Applies a schema statement another node ran (the cluster's schema log),
+  // in `keyspace`, without the coordinator, and reports its change as a
+  // SCHEMA_CHANGE event to this node's clients. Errors: SyntaxError,
+  // InvalidArgument for a statement that is not a schema statement, and
+  // those of the statement (AlreadyExists when this node already has it).
+  // `table_uuid`: the uuid a CREATE TABLE gives the table (the one the first
+  // node chose); empty otherwise.
+  Status ApplySchemaStatement(const std::string& keyspace, const std::string& statement,
+                              const std::string& table_uuid = {});
+  // The schema version system.local reports (16 bytes; see SystemTables).
+  std::string SchemaVersion() const { return system_tables_.SchemaVersion(); }
 
  private:
   // nextval's source for statements run in `keyspace` (BindContext::next_value).
@@ -68,7 +88,12 @@ class QueryProcessor : public RequestProcessor {
   Reply Prepare(ConnectionState& conn, const std::string& text);
   Reply Execute(ConnectionState& conn, const std::string& id, const QueryParameters& params);
   Reply Batch(ConnectionState& conn, const BatchRequest& batch);
-  Reply Run(ConnectionState& conn, const ParsedStatement& parsed, const QueryParameters& params);
+  // `text` is the statement as the client sent it (the schema log records it).
+  Reply Run(ConnectionState& conn, const ParsedStatement& parsed, const std::string& text,
+            const QueryParameters& params);
+  // Runs a schema statement on this node; nullopt for any other statement.
+  std::optional<::tessera::Result<SchemaOutcome>> ExecuteSchema(const RawStatement& s, const std::string& keyspace,
+                                                                const std::string& table_uuid = {});
   // Checks the write guardrails (write_guardrails.h), applies, and replies with their warnings.
   Reply ApplyWrites(const std::vector<Mutation>& mutations);
   Reply Error(const Status& status, const RawStatement* statement = nullptr) const;
@@ -81,6 +106,10 @@ class QueryProcessor : public RequestProcessor {
   Database* db_;
   auth::AuthService* auth_;
   SystemTables system_tables_;
+  SchemaCoordinator* schema_coordinator_ = nullptr;
+  std::string user_data_refusal_;
+  // The refusal for a statement that reads or writes a user table; OK for any other.
+  Status CheckUserDataServed(const RawStatement& s, const std::string& keyspace) const;
   std::function<void(const SchemaChange&)> on_schema_change_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<const Prepared>> prepared_;

@@ -280,8 +280,10 @@ Result<SchemaOutcome> ExecuteAlterKeyspace(Database& db, const AlterKeyspaceStat
   return SchemaOutcome{SchemaChange{"UPDATED", "KEYSPACE", s.name, ""}};
 }
 
-Result<SchemaOutcome> ExecuteCreateTable(Database& db, const CreateTableStatement& s, const std::string& keyspace) {
+Result<SchemaOutcome> ExecuteCreateTable(Database& db, const CreateTableStatement& s, const std::string& keyspace,
+                                         const std::string& table_uuid) {
   TESSERA_ASSIGN_OR_RETURN(TableSchema t, BuildTableSchema(s, keyspace));
+  t.uuid = table_uuid;
   if (!db.catalog().GetKeyspace(t.keyspace).ok()) return Status::InvalidArgument("Keyspace " + t.keyspace + " doesn't exist");
   const std::string ks = t.keyspace, name = t.name;
   if (db.GetTable(ks, name).ok()) {
@@ -293,7 +295,9 @@ Result<SchemaOutcome> ExecuteCreateTable(Database& db, const CreateTableStatemen
     const Status& st = created.status();
     return st.IsInvalidArgument() ? Status::InvalidArgument(st.message()) : st;
   }
-  return SchemaOutcome{SchemaChange{"CREATED", "TABLE", ks, name}};
+  SchemaOutcome outcome{SchemaChange{"CREATED", "TABLE", ks, name}};
+  outcome.table_uuid = (*created)->uuid;
+  return outcome;
 }
 
 Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement& s, const std::string& current) {

@@ -27,6 +27,7 @@ namespace tessera::cql {
 // and the SCHEMA_CHANGE event), or nothing (IF [NOT] EXISTS that did nothing).
 struct SchemaOutcome {
   std::optional<SchemaChange> change;
+  std::string table_uuid;  // CREATE TABLE: the new table's uuid (16 bytes)
 };
 
 // Builds the table a CREATE TABLE describes. `current_keyspace` is used when
@@ -36,7 +37,10 @@ Result<KeyspaceMetadata> BuildKeyspace(const std::string& name, const std::vecto
 
 Result<SchemaOutcome> ExecuteCreateKeyspace(Database& db, const CreateKeyspaceStatement& stmt);
 Result<SchemaOutcome> ExecuteAlterKeyspace(Database& db, const AlterKeyspaceStatement& stmt);
-Result<SchemaOutcome> ExecuteCreateTable(Database& db, const CreateTableStatement& stmt, const std::string& keyspace);
+// `table_uuid` (16 bytes) names the new table; empty: a random one. A
+// cluster gives every node the uuid the first node chose.
+Result<SchemaOutcome> ExecuteCreateTable(Database& db, const CreateTableStatement& stmt, const std::string& keyspace,
+                                         const std::string& table_uuid = {});
 // CREATE SEQUENCE (db/sequences.h); DROP SEQUENCE goes through ExecuteDrop.
 // Errors: InvalidArgument (no keyspace, options, exists), SyntaxError (unknown property).
 Status ExecuteCreateSequence(Database& db, const CreateSequenceStatement& stmt, const std::string& keyspace);

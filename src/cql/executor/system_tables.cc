@@ -7,6 +7,7 @@
 #include "common/bytes.h"
 #include "cql/executor/virtual_row_builder.h"
 #include "keys/murmur3.h"
+#include "types/schema_json.h"
 #include "types/serialization.h"
 #include "types/value_literal.h"
 
@@ -170,7 +171,12 @@ std::shared_ptr<const TableSchema> SystemTables::Find(const std::string& ks, con
 }
 
 std::string SystemTables::SchemaVersion() const {
-  std::string seed = node_.host_id + std::to_string(db_->catalog().version());
+  std::string seed;
+  const auto& catalog = db_->catalog();
+  for (const auto& ks : catalog.Keyspaces()) {
+    seed += KeyspaceToJson(ks);
+    for (const auto& table : catalog.Tables(ks.name)) seed += TableToJson(*table);
+  }
   auto h = CassandraMurmur3(seed);
   std::string u;
   for (int i = 0; i < 8; ++i) u.push_back(static_cast<char>(static_cast<uint64_t>(h.h1) >> (8 * i)));
@@ -180,6 +186,26 @@ std::string SystemTables::SchemaVersion() const {
   return u;
 }
 
+std::vector<SourceRow> SystemTables::PeerRows(const TableSchema& t) const {
+  std::vector<SourceRow> rows;
+  if (node_.cluster == nullptr) return rows;
+  for (const PeerInfo& p : node_.cluster->Peers()) {
+    RowBuilder b(t);
+    const Value address = Value::Bytes(Inet(p.address));
+    b.Set("peer", address).Text("data_center", p.data_center).Set("host_id", Value::Bytes(p.host_id))
+        .Set("preferred_ip", address).Text("rack", p.rack).Text("release_version", p.release_version)
+        .Set("tokens", Value::List({Value::Bytes(std::to_string(p.token))}));
+    if (p.schema_version.size() == 16) b.Set("schema_version", Value::Bytes(p.schema_version));
+    if (t.name == "peers") {
+      b.Set("rpc_address", address);
+    } else {
+      b.Int("peer_port", 7000).Set("native_address", address).Int("native_port", p.cql_port).Int("preferred_port", 7000);
+    }
+    rows.push_back(b.Take());
+  }
+  return rows;
+}
+
 Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
   std::vector<SourceRow> rows;
   const auto& catalog = db_->catalog();
@@ -187,21 +213,22 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
     RowBuilder b(t);
     b.Text("key", "local").Text("bootstrapped", "COMPLETED").Set("broadcast_address", Value::Bytes(Inet(node_.rpc_address)))
         .Int("broadcast_port", 7000).Text("cluster_name", node_.cluster_name).Text("cql_version", "3.4.5")
-        .Text("data_center", "datacenter1").Int("gossip_generation", 1).Set("host_id", Value::Bytes(node_.host_id))
+        .Text("data_center", node_.data_center).Int("gossip_generation", 1).Set("host_id", Value::Bytes(node_.host_id))
         .Set("listen_address", Value::Bytes(Inet(node_.rpc_address))).Int("listen_port", 7000)
         .Text("native_protocol_version", "4").Text("partitioner", "org.apache.cassandra.dht.Murmur3Partitioner")
-        .Text("rack", "rack1").Text("release_version", "4.0.11")
+        .Text("rack", node_.rack).Text("release_version", "4.0.11")
         .Set("rpc_address", Value::Bytes(Inet(node_.rpc_address))).Int("rpc_port", node_.rpc_port)
         .Set("schema_version", Value::Bytes(SchemaVersion()))
-        .Set("tokens", Value::List({Value::Bytes(std::to_string(INT64_MIN))}));
+        .Set("tokens", Value::List({Value::Bytes(std::to_string(node_.token))}));
     rows.push_back(b.Take());
     return rows;
   }
+  if (t.keyspace == "system" && (t.name == "peers" || t.name == "peers_v2")) return PeerRows(t);
   if (t.keyspace == "system" && (t.name == "tablets" || t.name == "tablet_events" || t.name == "hot_partitions" ||
                                  t.name == "large_partitions" || t.name == "key_advice")) {
     return TabletRows(t);
   }
-  if (t.keyspace != "system_schema") return rows;  // peers and virtual schema: empty on a single node
+  if (t.keyspace != "system_schema") return rows;  // the virtual schema: empty
   if (t.name == "keyspaces") {
     for (const auto& ks : catalog.Keyspaces()) {
       RowBuilder b(t);

@@ -15,8 +15,12 @@
 //    a lower bound), with their share of all operations.
 //
 // system.local reports release_version 4.0.11, the Murmur3 partitioner, one
-// token (this node owns the ring), data center "datacenter1", rack "rack1",
-// and a schema_version uuid that changes with every DDL.
+// token, the node's data center and rack ("datacenter1" / "rack1" by
+// default), and a schema_version uuid hashed from the schema itself, so that
+// nodes holding the same schema report the same version (drivers wait for
+// that agreement after DDL). In a cluster, system.peers and system.peers_v2
+// list every other member from the ClusterView, alive or not; a single
+// node's are empty.
 //
 // Thread safety: thread-safe (reads the catalog, which is).
 #pragma once
@@ -25,6 +29,7 @@
 #include <memory>
 #include <string>
 
+#include "cql/executor/cluster_view.h"
 #include "cql/executor/select_statement.h"
 #include "db/database.h"
 
@@ -35,6 +40,10 @@ struct NodeInfo {
   int32_t rpc_port = 9042;
   std::string cluster_name = "Tessera";
   std::string host_id;  // 16 bytes; random when empty
+  std::string data_center = "datacenter1";
+  std::string rack = "rack1";
+  int64_t token = INT64_MIN;                // the one token reported to drivers
+  const ClusterView* cluster = nullptr;     // null on a single node; outlives the tables
 };
 
 class SystemTables : public VirtualTables {
@@ -42,13 +51,15 @@ class SystemTables : public VirtualTables {
   SystemTables(Database* db, NodeInfo node);
   std::shared_ptr<const TableSchema> Find(const std::string& keyspace, const std::string& table) const override;
   Result<std::vector<SourceRow>> Rows(const TableSchema& table) const override;
-  // The schema version uuid (16 bytes) reported for the current catalog.
+  // The schema version uuid (16 bytes) reported for the current catalog:
+  // a name-based uuid of the keyspaces' and tables' definitions.
   std::string SchemaVersion() const;
 
  private:
   Result<std::vector<SourceRow>> TabletRows(const TableSchema& table) const;  // tablet_tables.cc
   Result<std::vector<SourceRow>> LargePartitionRows(const TableSchema& table) const;
   Result<std::vector<SourceRow>> KeyAdviceRows(const TableSchema& table) const;
+  std::vector<SourceRow> PeerRows(const TableSchema& table) const;
   Database* db_;
   NodeInfo node_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const TableSchema>> tables_;

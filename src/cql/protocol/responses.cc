@@ -190,6 +190,15 @@ std::string EncodeSchemaChangeEvent(const SchemaChange& c) {
   return w.Take();
 }
 
+std::string EncodeNodeEvent(std::string_view event_type, std::string_view change, std::string_view address_bytes,
+                            int32_t port) {
+  WireWriter w;
+  w.String(event_type);
+  w.String(change);
+  w.Inet(address_bytes, port);
+  return w.Take();
+}
+
 std::string EncodeAuthenticate(std::string_view authenticator_class) {
   WireWriter w;
   w.String(authenticator_class);

@@ -93,6 +93,11 @@ struct SchemaChange {
 };
 std::string EncodeSchemaChangeResult(const SchemaChange& change);
 std::string EncodeSchemaChangeEvent(const SchemaChange& change);
+// The node events (§4.2.6): TOPOLOGY_CHANGE with change NEW_NODE or
+// REMOVED_NODE, STATUS_CHANGE with UP or DOWN, each followed by the node's
+// [inet]: address_bytes (4 or 16) and its CQL port.
+std::string EncodeNodeEvent(std::string_view event_type, std::string_view change, std::string_view address_bytes,
+                            int32_t port);
 
 std::string EncodeAuthenticate(std::string_view authenticator_class);
 std::string EncodeAuthSuccess(const std::optional<std::string>& token);

@@ -1,0 +1,32 @@
+// ClusterView: what the system tables need to know about the other nodes
+// of a cluster. The executor reads it; the cluster layer implements it (the
+// executor never depends on the cluster layer). A single node has none.
+//
+// Thread safety: implementations are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::cql {
+
+struct PeerInfo {
+  std::string host_id;  // 16 bytes
+  std::string address;  // text, e.g. "127.0.0.2": peer, rpc_address and native_address
+  int32_t cql_port = 9042;
+  std::string data_center, rack, release_version;
+  std::string schema_version;  // 16 bytes; empty when unknown
+  int64_t token = 0;
+  bool alive = false;
+};
+
+class ClusterView {
+ public:
+  virtual ~ClusterView() = default;
+  // Every member but this node, alive or not (Cassandra's system.peers
+  // lists down nodes too).
+  virtual std::vector<PeerInfo> Peers() const = 0;
+};
+
+}  // namespace tessera::cql

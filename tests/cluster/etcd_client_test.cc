@@ -1,0 +1,195 @@
+// EtcdClient and EtcdWatch against a real etcd (Debian etcd-server) started
+// on free loopback ports for this suite and stopped by its pid.
+#include "cluster/etcd_client.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+namespace tessera::cluster {
+namespace {
+
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+class EtcdClientTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = std::filesystem::temp_directory_path() / ("tessera_etcd_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    const std::string client = "http://127.0.0.1:" + std::to_string(FreePort());
+    const std::string peer = "http://127.0.0.1:" + std::to_string(FreePort());
+    endpoint_ = client;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const std::string log = (dir_ / "etcd.log").string();
+      FILE* f = std::freopen(log.c_str(), "w", stderr);
+      (void)f;
+      const std::string data = (dir_ / "etcd").string();
+      const std::string cluster = "t=" + peer;
+      ::execl("/usr/bin/etcd", "etcd", "--name", "t", "--data-dir", data.c_str(), "--listen-client-urls", client.c_str(),
+              "--advertise-client-urls", client.c_str(), "--listen-peer-urls", peer.c_str(),
+              "--initial-advertise-peer-urls", peer.c_str(), "--initial-cluster", cluster.c_str(), nullptr);
+      ::_exit(127);
+    }
+    EtcdClient probe(endpoint_, 500);
+    for (int i = 0; i < 100 && !probe.Range("x").ok(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+
+  static void TearDownTestSuite() {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    std::filesystem::remove_all(dir_);
+  }
+
+  void SetUp() override {
+    client_ = std::make_unique<EtcdClient>(endpoint_);
+    prefix_ = std::string("/test/") + ::testing::UnitTest::GetInstance()->current_test_info()->name() + "/";
+  }
+
+  static inline std::filesystem::path dir_;
+  static inline std::string endpoint_;
+  static inline pid_t pid_ = 0;
+  std::unique_ptr<EtcdClient> client_;
+  std::string prefix_;
+};
+
+TEST_F(EtcdClientTest, PutRangeAndDeleteKeepBytesAndKeyOrder) {
+  const std::string binary_value("v\0\xff\x01", 4);
+  ASSERT_TRUE(client_->Put(prefix_ + "b", "2").ok());
+  ASSERT_TRUE(client_->Put(prefix_ + "a", binary_value).ok());
+  ASSERT_TRUE(client_->Put(prefix_ + std::string("c\xff", 2), "3").ok());
+  auto range = client_->Range(prefix_, EtcdPrefixEnd(prefix_));
+  ASSERT_TRUE(range.ok()) << range.status().ToString();
+  ASSERT_EQ(range->kvs.size(), 3u);
+  EXPECT_EQ(range->kvs[0].key, prefix_ + "a");
+  EXPECT_EQ(range->kvs[0].value, binary_value);
+  EXPECT_EQ(range->kvs[2].key, prefix_ + std::string("c\xff", 2));
+  EXPECT_GT(range->kvs[0].create_revision, 0);
+  EXPECT_GE(range->revision, range->kvs[2].mod_revision);
+  auto one = client_->Range(prefix_ + "b");
+  ASSERT_TRUE(one.ok());
+  ASSERT_EQ(one->kvs.size(), 1u);
+  EXPECT_EQ(one->kvs[0].value, "2");
+  auto deleted = client_->Delete(prefix_, EtcdPrefixEnd(prefix_));
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_EQ(*deleted, 3);
+  EXPECT_TRUE(client_->Range(prefix_, EtcdPrefixEnd(prefix_))->kvs.empty());
+}
+
+TEST_F(EtcdClientTest, TxnCreatesOnlyWhenAbsentAndReadsOnFailure) {
+  const std::string key = prefix_ + "lock";
+  EtcdCompare absent{key, EtcdCompare::Target::kCreateRevision, EtcdCompare::Result::kEqual, 0, {}};
+  auto first = client_->Txn({absent}, {EtcdOp::Put(key, "node-1")}, {EtcdOp::Range(key)});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(first->succeeded);
+  auto second = client_->Txn({absent}, {EtcdOp::Put(key, "node-2")}, {EtcdOp::Range(key)});
+  ASSERT_TRUE(second.ok());
+  EXPECT_FALSE(second->succeeded);
+  ASSERT_EQ(second->ranges.size(), 1u);
+  ASSERT_EQ(second->ranges[0].size(), 1u);
+  EXPECT_EQ(second->ranges[0][0].value, "node-1");
+}
+
+TEST_F(EtcdClientTest, TxnFencedByModRevisionFailsAfterAnotherWrite) {
+  const std::string key = prefix_ + "head";
+  ASSERT_TRUE(client_->Put(key, "1").ok());
+  const int64_t seen = client_->Range(key)->kvs.at(0).mod_revision;
+  ASSERT_TRUE(client_->Put(key, "1b").ok());  // someone else moved it
+  EtcdCompare unchanged{key, EtcdCompare::Target::kModRevision, EtcdCompare::Result::kEqual, seen, {}};
+  auto txn = client_->Txn({unchanged}, {EtcdOp::Put(key, "2")});
+  ASSERT_TRUE(txn.ok());
+  EXPECT_FALSE(txn->succeeded);
+  EXPECT_EQ(client_->Range(key)->kvs.at(0).value, "1b");
+}
+
+TEST_F(EtcdClientTest, KeyBoundToALeaseGoesWhenTheLeaseExpires) {
+  auto lease = client_->LeaseGrant(2);
+  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+  const std::string key = prefix_ + "alive";
+  ASSERT_TRUE(client_->Put(key, "", *lease).ok());
+  EXPECT_EQ(client_->Range(key)->kvs.at(0).lease, *lease);
+  auto ttl = client_->LeaseKeepAlive(*lease);
+  ASSERT_TRUE(ttl.ok());
+  EXPECT_GT(*ttl, 0);
+  const auto start = std::chrono::steady_clock::now();
+  while (!client_->Range(key)->kvs.empty() && std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(client_->Range(key)->kvs.empty());
+  EXPECT_TRUE(client_->LeaseKeepAlive(*lease).status().IsNotFound());
+}
+
+TEST_F(EtcdClientTest, RevokingALeaseDeletesItsKeysAtOnce) {
+  auto lease = client_->LeaseGrant(60);
+  ASSERT_TRUE(lease.ok());
+  ASSERT_TRUE(client_->Put(prefix_ + "k", "v", *lease).ok());
+  ASSERT_TRUE(client_->LeaseRevoke(*lease).ok());
+  EXPECT_TRUE(client_->Range(prefix_ + "k")->kvs.empty());
+}
+
+TEST_F(EtcdClientTest, WatchDeliversEveryChangeFromItsStartRevisionInOrder) {
+  auto start = client_->Put(prefix_ + "0", "before");  // before the watch, at its start revision
+  ASSERT_TRUE(start.ok());
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<EtcdWatchEvent> seen;
+  EtcdWatch watch(endpoint_, prefix_, EtcdPrefixEnd(prefix_), *start, [&](const std::vector<EtcdWatchEvent>& batch, int64_t) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.insert(seen.end(), batch.begin(), batch.end());
+    cv.notify_all();
+  });
+  watch.Start();
+  ASSERT_TRUE(client_->Put(prefix_ + "1", "one").ok());
+  ASSERT_TRUE(client_->Delete(prefix_ + "0").ok());
+  ASSERT_TRUE(client_->Put("/elsewhere/x", "not watched").ok());
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait_for(lock, std::chrono::seconds(10), [&] { return seen.size() >= 3; });
+    ASSERT_EQ(seen.size(), 3u);
+    EXPECT_EQ(seen[0].kv.value, "before");
+    EXPECT_EQ(seen[1].kv.key, prefix_ + "1");
+    EXPECT_EQ(seen[1].type, EtcdWatchEvent::Type::kPut);
+    EXPECT_EQ(seen[2].kv.key, prefix_ + "0");
+    EXPECT_EQ(seen[2].type, EtcdWatchEvent::Type::kDelete);
+    EXPECT_LT(seen[0].kv.mod_revision, seen[1].kv.mod_revision);
+  }
+  const auto stop = std::chrono::steady_clock::now();
+  watch.Stop();  // an idle stream: Stop ends it without waiting for data
+  EXPECT_LT(std::chrono::steady_clock::now() - stop, std::chrono::seconds(2));
+}
+
+TEST_F(EtcdClientTest, AnUnreachableEtcdIsAnIOError) {
+  EtcdClient nowhere("http://127.0.0.1:" + std::to_string(FreePort()), 500);
+  auto r = nowhere.Put("k", "v");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kIOError) << r.status().ToString();
+}
+
+TEST(EtcdPrefixEndTest, IncrementsTheLastByteBelow0xff) {
+  EXPECT_EQ(EtcdPrefixEnd("/a/"), "/a0");
+  EXPECT_EQ(EtcdPrefixEnd(std::string("a\xff", 2)), "b");
+  EXPECT_EQ(EtcdPrefixEnd(std::string("\xff", 1)), std::string(1, '\0'));
+}
+
+}  // namespace
+}  // namespace tessera::cluster

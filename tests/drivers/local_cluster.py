@@ -1,0 +1,160 @@
+"""A local cluster for the driver tests: `tessera cluster start` (etcd and N
+nodes on 127.0.0.1..N, free ports), with stop/kill/start-node by pid, and a
+raw native-protocol connection that REGISTERs for node events."""
+import json
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import tempfile
+import time
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LocalCluster:
+    def __init__(self, binary, nodes=3, server_args=()):
+        self.binary = binary
+        self.nodes = nodes
+        self.dir = tempfile.mkdtemp(prefix="tessera_cluster_")
+        self.port = _free_port()
+        self.admin_port = _free_port()
+        self.etcd_port = _free_port()
+        self.server_args = list(server_args)
+
+    def run(self, *args, timeout=120):
+        out = subprocess.run([self.binary, "cluster", *args, "--dir", self.dir], capture_output=True, text=True,
+                             timeout=timeout)
+        assert out.returncode == 0, "tessera cluster %s failed (%d):\n%s%s" % (args, out.returncode, out.stdout,
+                                                                                 out.stderr)
+        return out.stdout
+
+    def start(self):
+        extra = []
+        for a in self.server_args:
+            extra += ["--server-arg=" + a]
+        return self.run("start", "--nodes", str(self.nodes), "--port", str(self.port), "--admin-port",
+                        str(self.admin_port), "--etcd-port", str(self.etcd_port), *extra)
+
+    def manifest(self):
+        with open(os.path.join(self.dir, "cluster.json")) as f:
+            return json.load(f)
+
+    def address(self, node):
+        return "127.0.0.%d" % node
+
+    def kill(self, node):
+        return self.run("kill", "--node", str(node))
+
+    def start_node(self, node):
+        return self.run("start-node", "--node", str(node))
+
+    def stop(self):
+        try:
+            self.run("stop")
+        finally:
+            # Whatever the launcher could not stop is killed by its own pid.
+            try:
+                m = self.manifest()
+                for p in [m["etcd"]] + m["nodes"]:
+                    if p.get("pid"):
+                        try:
+                            os.kill(p["pid"], 9)
+                        except ProcessLookupError:
+                            pass
+            except FileNotFoundError:
+                pass
+
+    def log(self, node):
+        with open(os.path.join(self.dir, "node%d.log" % node), errors="replace") as f:
+            return f.read()
+
+    def cleanup(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class EventConnection:
+    """A native protocol v4 connection that REGISTERs for TOPOLOGY_CHANGE and
+    STATUS_CHANGE and collects the EVENT frames the server pushes."""
+
+    def __init__(self, address, port):
+        self.sock = socket.create_connection((address, port), timeout=10)
+        self._request(0x01, self._string_map({"CQL_VERSION": "3.0.0"}))
+        self._expect(0x02)  # READY
+        self._request(0x0B, self._string_list(["TOPOLOGY_CHANGE", "STATUS_CHANGE"]))
+        self._expect(0x02)
+
+    @staticmethod
+    def _string(s):
+        b = s.encode()
+        return struct.pack(">H", len(b)) + b
+
+    def _string_map(self, m):
+        return struct.pack(">H", len(m)) + b"".join(self._string(k) + self._string(v) for k, v in m.items())
+
+    def _string_list(self, items):
+        return struct.pack(">H", len(items)) + b"".join(self._string(i) for i in items)
+
+    def _request(self, opcode, body):
+        self.sock.sendall(struct.pack(">BBhBI", 0x04, 0, 1, opcode, len(body)) + body)
+
+    def _read_exact(self, n):
+        data = b""
+        while len(data) < n:
+            chunk = self.sock.recv(n - len(data))
+            if not chunk:
+                raise ConnectionError("connection closed")
+            data += chunk
+        return data
+
+    def _frame(self):
+        header = self._read_exact(9)
+        _, _, stream, opcode, length = struct.unpack(">BBhBI", header)
+        return stream, opcode, self._read_exact(length)
+
+    def _expect(self, opcode):
+        _, op, body = self._frame()
+        assert op == opcode, "expected opcode %d, got %d: %r" % (opcode, op, body[:200])
+
+    def next_event(self, timeout):
+        """(event_type, change, address, port) of the next EVENT, or None after timeout seconds."""
+        self.sock.settimeout(timeout)
+        try:
+            stream, opcode, body = self._frame()
+        except socket.timeout:
+            return None
+        assert stream == -1 and opcode == 0x0C, (stream, opcode)
+        pos = 0
+
+        def string():
+            nonlocal pos
+            (n,) = struct.unpack(">H", body[pos:pos + 2])
+            pos += 2 + n
+            return body[pos - n:pos].decode()
+
+        event_type, change = string(), string()
+        size = body[pos]
+        address = socket.inet_ntop(socket.AF_INET if size == 4 else socket.AF_INET6, body[pos + 1:pos + 1 + size])
+        (port,) = struct.unpack(">i", body[pos + 1 + size:pos + 5 + size])
+        return event_type, change, address, port
+
+    def wait_for(self, wanted, timeout):
+        """Reads events until one equals `wanted` (a tuple); returns the events seen, or fails."""
+        seen = []
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            e = self.next_event(max(0.1, deadline - time.time()))
+            if e is None:
+                break
+            seen.append(e)
+            if e == wanted:
+                return seen
+        raise AssertionError("no %s within %.0f s; saw %s" % (wanted, timeout, seen))
+
+    def close(self):
+        self.sock.close()

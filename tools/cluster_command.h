@@ -1,0 +1,30 @@
+// `tessera cluster`: a local cluster for development and tests, in the
+// manner of ccm. Every process runs in the background on loopback
+// addresses, and DIR/cluster.json records them (frozen fields: "etcd":
+// {endpoint, client_port, peer_port, pid, data_dir, log}; "nodes": [{node,
+// address, cql_port, admin_port, pid, data_dir, log, args}]):
+//
+//   start --nodes N --dir DIR [--port 9042] [--admin-port 9180]
+//         [--etcd-port 2379] [--server-arg ARG ...]
+//       starts etcd (data in DIR/etcd, client port and the next one for
+//       peers) and nodes 1..N on 127.0.0.N (data in DIR/nodeN), and returns
+//       once every node is serving CQL, alive in etcd and lists every
+//       other node in system.peers. Again on a
+//       stopped DIR: restarts it on its data.
+//   stop --dir DIR            SIGTERM to every node, then etcd (SIGKILL
+//                             after 20 s)
+//   kill --dir DIR --node N   SIGKILL to node N
+//   start-node --dir DIR --node N
+//                             restarts node N on its data, with its arguments
+//
+// Exit codes: 0 done, 1 a process failed (its log's tail is printed), 2 bad
+// arguments or a DIR without cluster.json.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tessera {
+
+void AddClusterCommand(CLI::App& app, int* exit_code);
+
+}  // namespace tessera
