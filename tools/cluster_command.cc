@@ -27,6 +27,7 @@ struct ClusterFlags {
   int port = 9042;
   int admin_port = 9180;
   int etcd_port = 2379;
+  int etcd_peer_port = 0;  // 0: etcd_port + 1
   std::string etcd_binary = "/usr/bin/etcd";
   std::vector<std::string> server_args;
   int node = 0;
@@ -146,7 +147,8 @@ Status WaitForPeers(const json& manifest) {
 json NewManifest(const ClusterFlags& f) {
   const std::string dir = fs::absolute(f.dir).string();
   json etcd = {{"endpoint", "http://127.0.0.1:" + std::to_string(f.etcd_port)},
-               {"client_port", f.etcd_port}, {"peer_port", f.etcd_port + 1}, {"pid", 0},
+               {"client_port", f.etcd_port}, {"peer_port", f.etcd_peer_port > 0 ? f.etcd_peer_port : f.etcd_port + 1},
+               {"pid", 0},
                {"binary", f.etcd_binary}, {"data_dir", dir + "/etcd"}, {"log", dir + "/etcd.log"}};
   json nodes = json::array();
   for (int i = 1; i <= f.nodes; ++i) {
@@ -270,8 +272,8 @@ void AddClusterCommand(CLI::App& app, int* exit_code) {
   start->add_option("--nodes", flags->nodes, "number of nodes")->capture_default_str();
   start->add_option("--port", flags->port, "CQL port of every node")->capture_default_str();
   start->add_option("--admin-port", flags->admin_port, "admin HTTP port of every node")->capture_default_str();
-  start->add_option("--etcd-port", flags->etcd_port, "etcd client port (the next one is its peer port)")
-      ->capture_default_str();
+  start->add_option("--etcd-port", flags->etcd_port, "etcd client port")->capture_default_str();
+  start->add_option("--etcd-peer-port", flags->etcd_peer_port, "etcd peer port (default: the client port + 1)");
   start->add_option("--etcd-binary", flags->etcd_binary)->capture_default_str();
   start->add_option("--server-arg", flags->server_args, "an argument passed to every `tessera server` (repeatable)")
       ->allow_extra_args(false);

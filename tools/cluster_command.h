@@ -5,9 +5,8 @@
 // address, cql_port, admin_port, pid, data_dir, log, args}]):
 //
 //   start --nodes N --dir DIR [--port 9042] [--admin-port 9180]
-//         [--etcd-port 2379] [--server-arg ARG ...]
-//       starts etcd (data in DIR/etcd, client port and the next one for
-//       peers) and nodes 1..N on 127.0.0.N (data in DIR/nodeN), and returns
+//         [--etcd-port 2379] [--etcd-peer-port 2380] [--server-arg ARG ...]
+//       starts etcd (data in DIR/etcd) and nodes 1..N on 127.0.0.N (data in DIR/nodeN), and returns
 //       once every node is serving CQL, alive in etcd and lists every
 //       other node in system.peers. Again on a
 //       stopped DIR: restarts it on its data.

@@ -25,6 +25,7 @@ class LocalCluster:
         self.port = _free_port()
         self.admin_port = _free_port()
         self.etcd_port = _free_port()
+        self.etcd_peer_port = _free_port()
         self.server_args = list(server_args)
 
     def run(self, *args, timeout=120):
@@ -39,7 +40,8 @@ class LocalCluster:
         for a in self.server_args:
             extra += ["--server-arg=" + a]
         return self.run("start", "--nodes", str(self.nodes), "--port", str(self.port), "--admin-port",
-                        str(self.admin_port), "--etcd-port", str(self.etcd_port), *extra)
+                        str(self.admin_port), "--etcd-port", str(self.etcd_port), "--etcd-peer-port",
+                        str(self.etcd_peer_port), *extra)
 
     def manifest(self):
         with open(os.path.join(self.dir, "cluster.json")) as f:

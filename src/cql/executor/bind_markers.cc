@@ -25,6 +25,8 @@ class Describer {
       if (AsciiLower(term.function_name) == "bit_reverse") {
         if (!term.elements.empty()) Mark(term.elements[0], name, CqlType::Scalar(TypeKind::kBigint));
         if (term.elements.size() > 1) Mark(term.elements[1], "preserve_sign", CqlType::Scalar(TypeKind::kBoolean));
+      } else if (AsciiLower(term.function_name) == "fromjson" && !term.elements.empty()) {
+        Mark(term.elements[0], name, CqlType::Scalar(TypeKind::kText));  // fromJson(?): the JSON text
       }
       return;
     }
@@ -95,6 +97,7 @@ class Describer {
       if (sel->limit) Mark(*sel->limit, "[limit]", CqlType::Scalar(TypeKind::kInt));
       if (sel->per_partition_limit) Mark(*sel->per_partition_limit, "[per_partition_limit]", CqlType::Scalar(TypeKind::kInt));
     } else if (const auto* ins = std::get_if<InsertStatement>(&s)) {
+      if (ins->json) Mark(*ins->json, "[json]", CqlType::Scalar(TypeKind::kText));
       for (size_t i = 0; i < ins->columns.size() && i < ins->values.size(); ++i) {
         const ColumnDef* c = t_.FindColumn(ins->columns[i]);
         if (!c) return Status::InvalidArgument("Undefined column name " + ins->columns[i]);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/bytes.h"
+#include "cql/executor/insert_json.h"
 #include "cql/executor/where_clause.h"
 #include "types/serialization.h"
 
@@ -223,7 +224,10 @@ Result<std::shared_ptr<const TableSchema>> ResolveTable(const Database& db, cons
 
 Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatement& s, const WriteContext& ctx) {
   TESSERA_ASSIGN_OR_RETURN(auto t, ResolveTable(db, s.table, ctx.keyspace));
-  if (s.json) return Status::InvalidArgument("INSERT JSON is not supported yet");
+  if (s.json) {
+    TESSERA_ASSIGN_OR_RETURN(InsertStatement expanded, ExpandInsertJson(*t, s, ctx.bind));
+    return BuildInsert(db, expanded, ctx);
+  }
   if (s.if_not_exists) return Status::InvalidArgument("Conditional updates (IF NOT EXISTS) are not supported yet");
   if (s.columns.size() != s.values.size()) return Status::InvalidArgument("Unmatched column names/values");
   if (t->HasCounters()) return Status::InvalidArgument("INSERT statements are not allowed on counter tables, use UPDATE instead");

@@ -6,6 +6,7 @@
 
 #include "common/bytes.h"
 #include "cql/executor/group_by.h"
+#include "cql/executor/json_values.h"
 #include "cql/executor/modification_statements.h"
 #include "cql/executor/read_plan.h"
 #include "cql/executor/selection.h"
@@ -436,7 +437,41 @@ Result<std::vector<ColumnSpec>> SelectColumns(const TableSchema& table, const Se
   return sel.columns();
 }
 
+// The rows of a SELECT (its JSON form aside).
+static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const SelectStatement& s,
+                                    const SelectContext& ctx);
+
+namespace {
+
+// SELECT JSON: each row becomes one "[json]" text cell holding an object of
+// the selected columns, in selection order (Cassandra's Selection.rowToJson).
+void RowsToJson(ResultSet* result) {
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  rows.reserve(result->rows.size());
+  for (const auto& row : result->rows) {
+    std::string object = "{";
+    for (size_t i = 0; i < result->columns.size() && i < row.size(); ++i) {
+      if (i > 0) object += ", ";
+      object += ValueToJson(CqlType::Scalar(TypeKind::kText), JsonColumnKey(result->columns[i].name));
+      object += ": " + ValueToJson(result->columns[i].type, row[i]);
+    }
+    rows.push_back({object + "}"});
+  }
+  const ColumnSpec& first = result->columns.front();
+  result->columns = {ColumnSpec{first.keyspace, first.table, "[json]", CqlType::Scalar(TypeKind::kText)}};
+  result->rows = std::move(rows);
+}
+
+}  // namespace
+
 Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* vt, const SelectStatement& s, const SelectContext& ctx) {
+  TESSERA_ASSIGN_OR_RETURN(ResultSet result, SelectRows(db, vt, s, ctx));
+  if (s.json && !result.columns.empty()) RowsToJson(&result);
+  return result;
+}
+
+static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const SelectStatement& s,
+                                    const SelectContext& ctx) {
   const std::string ks = s.table.keyspace.empty() ? ctx.keyspace : s.table.keyspace;
   std::shared_ptr<const TableSchema> table = vt ? vt->Find(ks, s.table.name) : nullptr;
   const bool is_virtual = table != nullptr;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/bytes.h"
+#include "cql/executor/json_values.h"
 #include "cql/executor/term_binder.h"
 #include "keys/token.h"
 #include "types/serialization.h"
@@ -48,7 +49,6 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
   sel.table_ = &t;
   for (const auto* c : t.PartitionKey()) sel.partition_key_columns_.push_back(static_cast<size_t>(c - t.columns.data()));
   auto spec = [&](const std::string& name, const CqlType& type) { return ColumnSpec{t.keyspace, t.name, name, type}; };
-  if (s.json) return Status::InvalidArgument("SELECT JSON is not supported yet");
   if (s.star) {
     // Cassandra's order: partition key, clustering, then the other columns by name.
     std::vector<size_t> order;
@@ -194,6 +194,10 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
           item.blob_type = *native;
           name = "system." + fn + "(" + c.name + ")";
           type = to_blob ? CqlType::Scalar(TypeKind::kBlob) : *native;
+        } else if (fn == "tojson") {
+          item.kind = Item::Kind::kToJson;
+          name = "system.tojson(" + c.name + ")";
+          type = CqlType::Scalar(TypeKind::kText);
         } else if (fn == "sum" || fn == "avg") {
           if (!IsNumeric(c.type.kind())) return Status::InvalidArgument(fn + " is supported on integer and floating-point columns");
           item.kind = fn == "sum" ? Item::Kind::kSum : Item::Kind::kAvg;
@@ -265,6 +269,11 @@ std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row,
         std::string b;
         PutBigEndian64(&b, static_cast<uint64_t>(((now_ms % 86'400'000) + 86'400'000) % 86'400'000 * 1'000'000));
         out.push_back(b);
+        continue;
+      }
+      case Item::Kind::kToJson: {  // never null: a null value is the JSON text null
+        const ColumnDef& c = table_->columns[item.column];
+        out.push_back(ValueToJson(c.type, row.values[item.column]));
         continue;
       }
       case Item::Kind::kBlobAs: {  // bytes that are no valid value of the type read as null

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "common/bytes.h"
+#include "cql/executor/json_values.h"
 #include "cql/executor/literals.h"
 #include "types/serialization.h"
 
@@ -143,6 +144,17 @@ Result<BoundValue> CallFunction(const Term& t, const CqlType& type, const std::s
     TESSERA_ASSIGN_OR_RETURN(int64_t v, ctx.next_value(t.elements[0].text));
     PutBigEndian64(&b.bytes, static_cast<uint64_t>(v));
     return b;
+  }
+  if (fn == "fromjson") {  // fromJson(text): the value its JSON means for the receiver (json_values.h)
+    if (t.elements.size() != 1) return Status::InvalidArgument("Invalid number of arguments for function system.fromjson");
+    TESSERA_ASSIGN_OR_RETURN(BoundValue text, BindTerm(t.elements[0], CqlType::Scalar(TypeKind::kText), receiver, ctx));
+    if (text.kind != BoundValue::Kind::kValue) return text;
+    TESSERA_ASSIGN_OR_RETURN(Term literal, JsonToTerm(text.bytes, type, receiver));
+    auto bound = BindTerm(literal, type, receiver, ctx);
+    if (!bound.ok()) {
+      return Status::InvalidArgument("Error decoding JSON value for " + receiver + ": " + bound.status().message());
+    }
+    return bound;
   }
   if (fn == "mintimeuuid" || fn == "maxtimeuuid") {  // for timeuuid ranges: the least / greatest of a millisecond
     if (t.elements.size() != 1) return Status::InvalidArgument(fn + " takes one argument");

@@ -23,8 +23,10 @@ before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera_node_cluster_'));
   port = await freePort();
   const etcdPort = await freePort();
+  const etcdPeerPort = await freePort();
   const adminPort = await freePort();
-  cluster('start', '--nodes', '3', '--port', String(port), '--etcd-port', String(etcdPort), '--admin-port', String(adminPort),
+  cluster('start', '--nodes', '3', '--port', String(port), '--etcd-port', String(etcdPort),
+          '--etcd-peer-port', String(etcdPeerPort), '--admin-port', String(adminPort),
           '--server-arg=--cluster-lease-seconds=3');
   client = new cassandra.Client({ contactPoints: ['127.0.0.2'], protocolOptions: { port }, localDataCenter: 'datacenter1' });
   await client.connect();
