@@ -228,7 +228,6 @@ Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatem
     TESSERA_ASSIGN_OR_RETURN(InsertStatement expanded, ExpandInsertJson(*t, s, ctx.bind));
     return BuildInsert(db, expanded, ctx);
   }
-  if (s.if_not_exists) return Status::InvalidArgument("Conditional updates (IF NOT EXISTS) are not supported yet");
   if (s.columns.size() != s.values.size()) return Status::InvalidArgument("Unmatched column names/values");
   if (t->HasCounters()) return Status::InvalidArgument("INSERT statements are not allowed on counter tables, use UPDATE instead");
   Mutation m;
@@ -274,7 +273,6 @@ Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatem
 
 Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s, const WriteContext& ctx) {
   TESSERA_ASSIGN_OR_RETURN(auto t, ResolveTable(db, s.table, ctx.keyspace));
-  if (s.if_exists || !s.conditions.empty()) return Status::InvalidArgument("Conditional updates (IF ...) are not supported yet");
   const bool static_only = !s.assignments.empty() && std::all_of(s.assignments.begin(), s.assignments.end(), [&](const Assignment& a) {
     const ColumnDef* c = t->FindColumn(a.column);
     return c && c->kind == ColumnKind::kStatic;
@@ -410,7 +408,6 @@ Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s
 
 Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& s, const WriteContext& ctx) {
   TESSERA_ASSIGN_OR_RETURN(auto t, ResolveTable(db, s.table, ctx.keyspace));
-  if (s.if_exists || !s.conditions.empty()) return Status::InvalidArgument("Conditional deletions (IF ...) are not supported yet");
   TESSERA_ASSIGN_OR_RETURN(WriteTarget target, AnalyzeWriteWhere(*t, s.where, WriteKind::kDelete, ctx.bind));
   Mutation templ;
   templ.table = t;

@@ -12,8 +12,9 @@
 //  - lists: l = l + [..] appends, l = [..] + l prepends, l[i] = v sets,
 //    DELETE l[i] deletes and l = l - [..] removes by value; the last three
 //    read the current list first, as in Cassandra.
-// Not yet supported (InvalidArgument saying so): conditional writes (IF ...),
-// INSERT JSON, counters.
+// The IF NOT EXISTS / IF EXISTS / IF conditions of a statement are ignored
+// here: conditional_writes.h checks them and then applies what these build.
+// INSERT JSON is expanded by insert_json.h.
 //
 // Thread safety: pure functions over immutable schemas.
 #pragma once

@@ -312,12 +312,24 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     for (const auto& w : rs->warnings) spdlog::warn("{}", w);
     return Reply{Opcode::kResult, EncodeRows(*rs, params.skip_metadata), rs->warnings};
   }
+  if (ConditionalWrites::IsConditional(s)) {
+    std::vector<std::string> warnings;
+    auto rs = conditional_writes_.Run(s, write, [&](const std::vector<Mutation>& mutations) {
+      TESSERA_RETURN_IF_ERROR(CheckWriteGuardrails(mutations, db_->guardrails(), &warnings));
+      return db_->ApplyBatch(mutations, &warnings);
+    });
+    if (!rs.ok()) return Error(rs.status());
+    return Reply{Opcode::kResult, EncodeRows(*rs, false), std::move(warnings)};
+  }
   if (const auto* ins = std::get_if<InsertStatement>(&s)) return apply(BuildInsert(*db_, *ins, write));
   if (const auto* up = std::get_if<UpdateStatement>(&s)) return apply(BuildUpdate(*db_, *up, write));
   if (const auto* del = std::get_if<DeleteStatement>(&s)) return apply(BuildDelete(*db_, *del, write));
   if (const auto* b = std::get_if<BatchStatement>(&s)) {
     std::vector<Mutation> all;
     for (const auto& stmt : b->statements) {
+      if (std::visit([](const auto& x) { return ConditionalWrites::IsConditional(RawStatement{x}); }, stmt)) {
+        return Error(Status::InvalidArgument("Conditional statements in a BATCH are not supported yet"));
+      }
       WriteContext w = write;
       ::tessera::Result<std::vector<Mutation>> m = std::visit(
           [&](const auto& x) -> ::tessera::Result<std::vector<Mutation>> {

@@ -31,6 +31,7 @@
 #include <string>
 
 #include "auth/auth_service.h"
+#include "cql/executor/conditional_writes.h"
 #include "cql/executor/schema_coordinator.h"
 #include "cql/executor/system_tables.h"
 #include "cql/parser/raw_statements.h"
@@ -107,6 +108,7 @@ class QueryProcessor : public RequestProcessor {
   auth::AuthService* auth_;
   SystemTables system_tables_;
   SchemaCoordinator* schema_coordinator_ = nullptr;
+  ConditionalWrites conditional_writes_{db_};
   std::string user_data_refusal_;
   // The refusal for a statement that reads or writes a user table; OK for any other.
   Status CheckUserDataServed(const RawStatement& s, const std::string& keyspace) const;
