@@ -147,3 +147,51 @@ def test_racing_inserts_if_not_exists_apply_exactly_once(session, sessions):
     assert sorted(k for k, _ in winners) == list(range(50))
     for k, i in winners:
         assert session.execute("SELECT email FROM lwt.users WHERE id = %s", ["race%d" % k]).one().email == "thread%d" % i
+
+
+def test_conditional_batch_on_one_partition(session):
+    session.execute("INSERT INTO lwt.events (p, c, s, v) VALUES (5, 1, 100, 'a')")
+    rs = session.execute("BEGIN BATCH "
+                         "UPDATE lwt.events SET s = 90 WHERE p = 5 IF s = 100; "
+                         "INSERT INTO lwt.events (p, c, v) VALUES (5, 2, 'b') IF NOT EXISTS; "
+                         "UPDATE lwt.events SET v = 'a2' WHERE p = 5 AND c = 1; "
+                         "APPLY BATCH")
+    assert rs.was_applied
+    assert [tuple(r) for r in session.execute("SELECT c, s, v FROM lwt.events WHERE p = 5")] == [(1, 90, "a2"), (2, 90, "b")]
+    # One condition fails: nothing of the batch is written, and the current values come back.
+    rs = session.execute("BEGIN BATCH "
+                         "UPDATE lwt.events SET s = 80 WHERE p = 5 IF s = 90; "
+                         "UPDATE lwt.events SET v = 'x' WHERE p = 5 AND c = 2 IF v = 'nope'; "
+                         "APPLY BATCH")
+    rows = list(rs)  # a batch sent as text: was_applied wants one row, so the rows are read directly
+    assert all(r[0] is False for r in rows) and len(rows) == 2
+    assert rs.column_names[0] == "[applied]" and "v" in rs.column_names and "s" in rs.column_names
+    assert any(r.v == "b" for r in rows)
+    assert [tuple(r) for r in session.execute("SELECT c, s, v FROM lwt.events WHERE p = 5")] == [(1, 90, "a2"), (2, 90, "b")]
+
+
+@pytest.mark.parametrize("statement, message", [
+    ("BEGIN BATCH UPDATE lwt.events SET v = 'x' WHERE p = 1 AND c = 1 IF v = 'a'; "
+     "UPDATE lwt.events SET v = 'y' WHERE p = 2 AND c = 1; APPLY BATCH", "Batch with conditions cannot span multiple partitions"),
+    ("BEGIN BATCH UPDATE lwt.events SET v = 'x' WHERE p = 1 AND c = 1 IF v = 'a'; "
+     "UPDATE lwt.users SET n = 1 WHERE id = 'q'; APPLY BATCH", "Batch with conditions cannot span multiple tables"),
+    ("BEGIN BATCH USING TIMESTAMP 5 UPDATE lwt.events SET v = 'x' WHERE p = 1 AND c = 1 IF v = 'a'; APPLY BATCH",
+     "Cannot provide custom timestamp for conditional BATCH"),
+    ("UPDATE lwt.users USING TIMESTAMP 5 SET n = 1 WHERE id = 'a' IF n = 1", "Cannot provide custom timestamp for conditional updates"),
+])
+def test_conditional_batch_refusals(session, statement, message):
+    with pytest.raises(InvalidRequest, match=message):
+        session.execute(statement)
+
+
+def test_conditional_batch_of_prepared_statements(session):
+    from cassandra.query import BatchStatement
+    batch = BatchStatement()
+    batch.add(session.prepare("UPDATE lwt.events SET s = ? WHERE p = ? IF s = ?"), [70, 5, 90])
+    batch.add(session.prepare("INSERT INTO lwt.events (p, c, v) VALUES (?, ?, ?) IF NOT EXISTS"), [5, 3, "c"])
+    assert session.execute(batch).was_applied
+    again = BatchStatement()
+    again.add(session.prepare("INSERT INTO lwt.events (p, c, v) VALUES (?, ?, ?) IF NOT EXISTS"), [5, 3, "d"])
+    rs = session.execute(again)
+    assert not rs.was_applied and rs.one().v == "c"
+    assert session.execute("SELECT s FROM lwt.events WHERE p = 5 LIMIT 1").one().s == 70

@@ -20,7 +20,7 @@ std::string Quoted(const std::string& name) {
 // The row the statement writes: its partition key and, unless it touches
 // only the static row or the whole partition, its clustering key.
 struct Target {
-  const Mutation* mutation = nullptr;
+  std::vector<std::string> partition_key;
   std::vector<std::string> clustering;
   bool row = false;
 };
@@ -29,7 +29,7 @@ Result<Target> TargetOf(const TableSchema& t, const std::vector<Mutation>& mutat
   const char* what = deletion ? "deletions" : "updates";
   if (mutations.size() != 1) return Status::InvalidArgument(std::string("IN on the partition key is not supported with conditional ") + what);
   Target target;
-  target.mutation = &mutations[0];
+  target.partition_key = mutations[0].partition_key;
   if (!mutations[0].range_deletions.empty()) {
     return Status::InvalidArgument("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF conditions");
   }
@@ -52,7 +52,7 @@ Result<ResultSet> ReadCurrent(Database& db, const TableSchema& t, const Target& 
   size_t i = 0;
   for (const auto* c : t.PartitionKey()) {
     cql += (i ? " AND " : "") + Quoted(c->name) + " = ?";
-    values.push_back(WireValue::Of(target.mutation->partition_key[i++]));
+    values.push_back(WireValue::Of(target.partition_key[i++]));
   }
   size_t k = 0;
   for (const auto* c : t.Clustering()) {
@@ -217,16 +217,35 @@ bool ConditionalWrites::IsConditional(const RawStatement& s) {
   return false;
 }
 
-Result<ResultSet> ConditionalWrites::Run(const RawStatement& s, const WriteContext& ctx,
-                                         const std::function<Status(const std::vector<Mutation>&)>& apply) {
-  bool if_exists = false, if_not_exists = false, deletion = false;
+// One statement of a conditional write: what it writes and what it checks.
+struct ConditionalWrites::Check {
+  std::shared_ptr<const TableSchema> table;
+  std::vector<Mutation> mutations;
+  Target target;
+  bool conditional = false;
+  bool if_exists = false, if_not_exists = false;
   std::vector<Relation> conditions;
+  const BindContext* bind = nullptr;
+};
+
+Result<ConditionalWrites::Check> ConditionalWrites::Prepare(const RawStatement& s, const WriteContext& request) {
+  // The write is timed by this node's clock, not by the client's default
+  // timestamp (Cassandra times it by the Paxos ballot), so that a write
+  // that was checked is not hidden by an older client clock.
+  WriteContext ctx = request;
+  ctx.default_timestamp.reset();
+  Check check;
+  check.conditional = IsConditional(s);
+  check.bind = &request.bind;
+  bool deletion = false;
   Result<std::vector<Mutation>> built = std::vector<Mutation>{};
   QualifiedName name;
   // UPDATE and DELETE: the conditions, and the write built without them.
+  bool timestamp = false;
   auto unconditional = [&](auto plain, auto build) {
-    if_exists = plain.if_exists;
-    conditions = plain.conditions;
+    timestamp = plain.using_clause.timestamp.has_value();
+    check.if_exists = plain.if_exists;
+    check.conditions = plain.conditions;
     name = plain.table;
     plain.if_exists = false;
     plain.conditions.clear();
@@ -235,7 +254,8 @@ Result<ResultSet> ConditionalWrites::Run(const RawStatement& s, const WriteConte
   if (const auto* i = std::get_if<InsertStatement>(&s)) {
     InsertStatement plain = *i;
     plain.if_not_exists = false;
-    if_not_exists = true;
+    check.if_not_exists = i->if_not_exists;
+    timestamp = i->using_clause.timestamp.has_value();
     name = i->table;
     built = BuildInsert(*db_, plain, ctx);
   } else if (const auto* u = std::get_if<UpdateStatement>(&s)) {
@@ -244,45 +264,133 @@ Result<ResultSet> ConditionalWrites::Run(const RawStatement& s, const WriteConte
     deletion = true;
     unconditional(*d, BuildDelete);
   }
-  TESSERA_ASSIGN_OR_RETURN(auto table, ResolveTable(*db_, name, ctx.keyspace));
-  if (table->HasCounters()) return Status::InvalidArgument("Conditional updates are not supported on counter tables");
+  if (check.conditional && timestamp) return Status::InvalidArgument("Cannot provide custom timestamp for conditional updates");
+  TESSERA_ASSIGN_OR_RETURN(check.table, ResolveTable(*db_, name, ctx.keyspace));
+  if (check.table->HasCounters()) return Status::InvalidArgument("Conditional updates are not supported on counter tables");
   if (!built.ok()) return built.status();
-  TESSERA_ASSIGN_OR_RETURN(Target target, TargetOf(*table, *built, deletion));
-  if (!target.row && !table->Clustering().empty() && !conditions.empty()) {
-    for (const auto& r : conditions) {
-      const ColumnDef* c = r.columns.empty() ? nullptr : table->FindColumn(r.columns[0]);
+  check.mutations = std::move(*built);
+  if (!check.conditional) return check;
+  TESSERA_ASSIGN_OR_RETURN(check.target, TargetOf(*check.table, check.mutations, deletion));
+  if (!check.target.row && !check.table->Clustering().empty()) {
+    for (const auto& r : check.conditions) {
+      const ColumnDef* c = r.columns.empty() ? nullptr : check.table->FindColumn(r.columns[0]);
       if (c && c->kind == ColumnKind::kRegular) {
-        return Status::InvalidArgument("Some clustering keys are missing: " + table->Clustering()[0]->name);
+        return Status::InvalidArgument("Some clustering keys are missing: " + check.table->Clustering()[0]->name);
       }
     }
   }
-  std::string stripe_key = table->uuid;
-  for (const auto& part : target.mutation->partition_key) stripe_key += part;
-  std::lock_guard<std::mutex> lock(stripes_[static_cast<uint64_t>(CassandraMurmur3(stripe_key).h1) % stripes_.size()]);
-  TESSERA_ASSIGN_OR_RETURN(ResultSet current, ReadCurrent(*db_, *table, target));
+  return check;
+}
+
+std::mutex& ConditionalWrites::StripeOf(const TableSchema& table, const std::vector<std::string>& partition_key) {
+  std::string key = table.uuid;
+  for (const auto& part : partition_key) key += part;
+  return stripes_[static_cast<uint64_t>(CassandraMurmur3(key).h1) % stripes_.size()];
+}
+
+// Whether the check holds now; when not (or always, for a batch), the current
+// row's columns to show (all of them for IF NOT EXISTS, else the
+// conditions' columns).
+Result<bool> ConditionalWrites::Evaluate(const Check& check, bool show_always, ResultSet* shown) {
+  TESSERA_ASSIGN_OR_RETURN(ResultSet current, ReadCurrent(*db_, *check.table, check.target));
   const bool exists = !current.rows.empty();
   std::set<size_t> named;
-  bool applied = false;
-  if (if_not_exists) {
-    applied = !exists;
-  } else if (if_exists) {
-    applied = exists;
+  bool holds = false;
+  if (check.if_not_exists) {
+    holds = !exists;
+  } else if (check.if_exists) {
+    holds = exists;
   } else {
-    TESSERA_ASSIGN_OR_RETURN(applied, ConditionsHold(*table, conditions, current, ctx.bind, &named));
+    TESSERA_ASSIGN_OR_RETURN(holds, ConditionsHold(*check.table, check.conditions, current, *check.bind, &named));
   }
-  if (applied) {
-    TESSERA_RETURN_IF_ERROR(apply(*built));
-    return AppliedResult(*table, true);
-  }
-  ResultSet rs = AppliedResult(*table, false);
-  if (!exists) return rs;
+  shown->rows.clear();
+  if ((holds && !show_always) || !exists) return holds;
+  shown->rows.emplace_back();
   for (size_t i = 0; i < current.columns.size(); ++i) {
-    const ColumnDef* c = table->FindColumn(current.columns[i].name);
-    const bool shown = if_not_exists || (c != nullptr && named.count(static_cast<size_t>(c - table->columns.data())));
-    if (!shown) continue;
-    rs.columns.push_back(current.columns[i]);
-    rs.rows[0].push_back(current.rows[0][i]);
+    const ColumnDef* c = check.table->FindColumn(current.columns[i].name);
+    const bool show = check.if_not_exists || (c != nullptr && named.count(static_cast<size_t>(c - check.table->columns.data())));
+    if (!show) continue;
+    shown->columns.push_back(current.columns[i]);
+    shown->rows[0].push_back(current.rows[0][i]);
   }
+  return holds;
+}
+
+Result<ResultSet> ConditionalWrites::Run(const RawStatement& s, const WriteContext& ctx,
+                                         const std::function<Status(const std::vector<Mutation>&)>& apply) {
+  TESSERA_ASSIGN_OR_RETURN(Check check, Prepare(s, ctx));
+  std::lock_guard<std::mutex> lock(StripeOf(*check.table, check.target.partition_key));
+  ResultSet shown;
+  TESSERA_ASSIGN_OR_RETURN(bool holds, Evaluate(check, /*show_always=*/false, &shown));
+  if (holds) TESSERA_RETURN_IF_ERROR(apply(check.mutations));
+  ResultSet rs = AppliedResult(*check.table, holds);
+  if (!shown.rows.empty()) {
+    rs.columns.insert(rs.columns.end(), shown.columns.begin(), shown.columns.end());
+    rs.rows[0].insert(rs.rows[0].end(), shown.rows[0].begin(), shown.rows[0].end());
+  }
+  return rs;
+}
+
+Result<ResultSet> ConditionalWrites::RunBatch(const std::vector<RawStatement>& statements,
+                                              const std::vector<WriteContext>& contexts,
+                                              const std::function<Status(const std::vector<Mutation>&)>& apply) {
+  std::vector<Check> checks;
+  for (size_t i = 0; i < statements.size(); ++i) {
+    TESSERA_ASSIGN_OR_RETURN(Check check, Prepare(statements[i], contexts[i]));
+    checks.push_back(std::move(check));
+  }
+  const Check& first = checks.front();
+  std::vector<Mutation> all;
+  for (const auto& check : checks) {
+    if (check.table->uuid != first.table->uuid) {
+      return Status::InvalidArgument("Batch with conditions cannot span multiple tables");
+    }
+    for (const auto& m : check.mutations) {
+      if (m.partition_key != first.mutations.front().partition_key) {
+        return Status::InvalidArgument("Batch with conditions cannot span multiple partitions");
+      }
+      all.push_back(m);
+    }
+  }
+  std::lock_guard<std::mutex> lock(StripeOf(*first.table, first.mutations.front().partition_key));
+  bool holds = true;
+  ResultSet rs = AppliedResult(*first.table, false);
+  std::vector<ResultSet> failures;
+  for (const auto& check : checks) {
+    if (!check.conditional) continue;
+    ResultSet shown;
+    TESSERA_ASSIGN_OR_RETURN(bool ok, Evaluate(check, /*show_always=*/true, &shown));
+    holds = holds && ok;
+    if (!shown.rows.empty()) failures.push_back(std::move(shown));
+  }
+  if (holds) {
+    TESSERA_RETURN_IF_ERROR(apply(all));
+    return AppliedResult(*first.table, true);
+  }
+  // Not applied: a row per checked row that exists, under the union of the
+  // columns shown (each row's other columns null), in the table's order.
+  std::vector<ColumnSpec> columns;
+  for (const auto& c : first.table->columns) {
+    for (const auto& f : failures) {
+      const bool has = std::any_of(f.columns.begin(), f.columns.end(), [&](const ColumnSpec& s) { return s.name == c.name; });
+      const bool listed = std::any_of(columns.begin(), columns.end(), [&](const ColumnSpec& s) { return s.name == c.name; });
+      if (has && !listed) columns.push_back(ColumnSpec{first.table->keyspace, first.table->name, c.name, c.type});
+    }
+  }
+  rs.columns.insert(rs.columns.end(), columns.begin(), columns.end());
+  rs.rows.clear();
+  for (const auto& f : failures) {
+    std::vector<std::optional<std::string>> row{std::string(1, '\x00')};
+    for (const auto& c : columns) {
+      std::optional<std::string> cell;
+      for (size_t i = 0; i < f.columns.size(); ++i) {
+        if (f.columns[i].name == c.name) cell = f.rows[0][i];
+      }
+      row.push_back(cell);
+    }
+    rs.rows.push_back(std::move(row));
+  }
+  if (rs.rows.empty()) rs.rows.push_back({std::string(1, '\x00')});
   return rs;
 }
 

@@ -1,6 +1,7 @@
 // Lightweight transactions on one node: INSERT ... IF NOT EXISTS, UPDATE and
 // DELETE ... IF EXISTS and IF conditions (=, !=, <, <=, >, >=, IN on
-// columns, map entries m['k'] and list elements l[i]), with Cassandra 4.1's
+// columns, map entries m['k'] and list elements l[i]) and conditional
+// BATCH on one partition, with Cassandra 4.1's
 // semantics and result (ModificationStatement's CAS path):
 //  - the statement must name one partition, and one row unless it only
 //    touches static columns or deletes the partition;
@@ -10,6 +11,8 @@
 //    conditions name, in table order); a missing row gives [applied] alone;
 //  - `IF col = null` holds for a null column and for a missing row; an
 //    ordering operator against a missing value is false.
+// The write takes this node's clock as its timestamp (the client's default
+// timestamp is ignored, as Cassandra times it by the Paxos ballot).
 // Linearizable among conditional statements: each runs its read, check and
 // write under a lock striped by partition (one node: the seam Paxos will
 // take across replicas). Ordinary writes do not take the lock, as in
@@ -40,8 +43,19 @@ class ConditionalWrites {
   // the guardrails) when the conditions hold.
   Result<ResultSet> Run(const RawStatement& statement, const WriteContext& ctx,
                         const std::function<Status(const std::vector<Mutation>&)>& apply);
+  // A BATCH with conditions: every statement on one partition of one
+  // table; applied all together when every condition holds. When not, one
+  // row per checked row that exists (whether its own condition held or
+  // not), under [applied] and the union of the columns shown. contexts[i]
+  // binds statements[i].
+  Result<ResultSet> RunBatch(const std::vector<RawStatement>& statements, const std::vector<WriteContext>& contexts,
+                             const std::function<Status(const std::vector<Mutation>&)>& apply);
 
  private:
+  struct Check;
+  Result<Check> Prepare(const RawStatement& statement, const WriteContext& ctx);
+  Result<bool> Evaluate(const Check& check, bool show_always, ResultSet* shown);
+  std::mutex& StripeOf(const TableSchema& table, const std::vector<std::string>& partition_key);
   Database* db_;
   std::array<std::mutex, 64> stripes_;
 };

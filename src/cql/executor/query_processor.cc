@@ -313,23 +313,32 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     return Reply{Opcode::kResult, EncodeRows(*rs, params.skip_metadata), rs->warnings};
   }
   if (ConditionalWrites::IsConditional(s)) {
-    std::vector<std::string> warnings;
-    auto rs = conditional_writes_.Run(s, write, [&](const std::vector<Mutation>& mutations) {
-      TESSERA_RETURN_IF_ERROR(CheckWriteGuardrails(mutations, db_->guardrails(), &warnings));
-      return db_->ApplyBatch(mutations, &warnings);
-    });
-    if (!rs.ok()) return Error(rs.status());
-    return Reply{Opcode::kResult, EncodeRows(*rs, false), std::move(warnings)};
+    return Conditional([&](const ApplyFn& apply) { return conditional_writes_.Run(s, write, apply); });
   }
   if (const auto* ins = std::get_if<InsertStatement>(&s)) return apply(BuildInsert(*db_, *ins, write));
   if (const auto* up = std::get_if<UpdateStatement>(&s)) return apply(BuildUpdate(*db_, *up, write));
   if (const auto* del = std::get_if<DeleteStatement>(&s)) return apply(BuildDelete(*db_, *del, write));
   if (const auto* b = std::get_if<BatchStatement>(&s)) {
     std::vector<Mutation> all;
-    for (const auto& stmt : b->statements) {
-      if (std::visit([](const auto& x) { return ConditionalWrites::IsConditional(RawStatement{x}); }, stmt)) {
-        return Error(Status::InvalidArgument("Conditional statements in a BATCH are not supported yet"));
+    const bool conditional = std::any_of(b->statements.begin(), b->statements.end(), [](const auto& stmt) {
+      return std::visit([](const auto& x) { return ConditionalWrites::IsConditional(RawStatement{x}); }, stmt);
+    });
+    if (conditional) {
+      if (b->using_clause.timestamp) {
+        return Error(Status::InvalidArgument("Cannot provide custom timestamp for conditional BATCH"));
       }
+      std::vector<RawStatement> statements;
+      for (const auto& stmt : b->statements) {
+        statements.push_back(std::visit([&](const auto& x) -> RawStatement {
+          auto copy = x;
+          if (!copy.using_clause.timestamp) copy.using_clause.timestamp = b->using_clause.timestamp;
+          return copy;
+        }, stmt));
+      }
+      std::vector<WriteContext> contexts(statements.size(), write);
+      return Conditional([&](const ApplyFn& apply) { return conditional_writes_.RunBatch(statements, contexts, apply); });
+    }
+    for (const auto& stmt : b->statements) {
       WriteContext w = write;
       ::tessera::Result<std::vector<Mutation>> m = std::visit(
           [&](const auto& x) -> ::tessera::Result<std::vector<Mutation>> {
@@ -396,8 +405,22 @@ std::function<::tessera::Result<int64_t>(const std::string&)> QueryProcessor::Ne
   };
 }
 
+Reply QueryProcessor::Conditional(const std::function<::tessera::Result<ResultSet>(const ApplyFn&)>& run) {
+  std::vector<std::string> warnings;
+  auto rs = run([&](const std::vector<Mutation>& mutations) {
+    TESSERA_RETURN_IF_ERROR(CheckWriteGuardrails(mutations, db_->guardrails(), &warnings));
+    return db_->ApplyBatch(mutations, &warnings);
+  });
+  if (!rs.ok()) return Error(rs.status());
+  return Reply{Opcode::kResult, EncodeRows(*rs, false), std::move(warnings)};
+}
+
 Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
   std::vector<Mutation> all;
+  // Statements with conditions make the whole batch conditional (conditional_writes.h).
+  std::vector<RawStatement> statements;
+  std::vector<WriteContext> contexts;
+  bool conditional = false;
   for (const auto& entry : batch.statements) {
     ParsedStatement parsed;
     std::string keyspace = conn.keyspace();
@@ -425,12 +448,23 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
     bind.rng = &rng_;
     bind.next_value = NextValue(keyspace);
     WriteContext w{bind, keyspace, batch.default_timestamp};
+    const bool dml = std::holds_alternative<InsertStatement>(parsed.statement) ||
+                     std::holds_alternative<UpdateStatement>(parsed.statement) ||
+                     std::holds_alternative<DeleteStatement>(parsed.statement);
+    if (dml) {
+      conditional = conditional || ConditionalWrites::IsConditional(parsed.statement);
+      statements.push_back(parsed.statement);
+      contexts.push_back(w);
+    }
     ::tessera::Result<std::vector<Mutation>> m = Status::InvalidArgument("Invalid statement in batch: only INSERT, UPDATE and DELETE are allowed");
     if (const auto* x = std::get_if<InsertStatement>(&parsed.statement)) m = BuildInsert(*db_, *x, w);
     else if (const auto* x = std::get_if<UpdateStatement>(&parsed.statement)) m = BuildUpdate(*db_, *x, w);
     else if (const auto* x = std::get_if<DeleteStatement>(&parsed.statement)) m = BuildDelete(*db_, *x, w);
     if (!m.ok()) return Error(m.status());
     all.insert(all.end(), m->begin(), m->end());
+  }
+  if (conditional) {
+    return Conditional([&](const ApplyFn& apply) { return conditional_writes_.RunBatch(statements, contexts, apply); });
   }
   const BatchStatement::Type type = batch.type == BatchRequest::kCounter    ? BatchStatement::Type::kCounter
                                     : batch.type == BatchRequest::kUnlogged ? BatchStatement::Type::kUnlogged
