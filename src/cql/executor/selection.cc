@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/bytes.h"
+#include "cql/executor/cast.h"
 #include "cql/executor/json_values.h"
 #include "cql/executor/term_binder.h"
 #include "keys/token.h"
@@ -208,8 +209,27 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
         }
         break;
       }
+      case Selector::Kind::kCast: {
+        // CAST(col AS type): cast.h says which conversions exist.
+        if (x.args.size() != 1 || x.args[0].kind != Selector::Kind::kColumn) {
+          return Status::InvalidArgument("CAST takes a column: CAST(column AS type)");
+        }
+        TESSERA_ASSIGN_OR_RETURN(item.column, column_index(x.args[0].name));
+        const ColumnDef& c = t.columns[item.column];
+        auto target = CqlType::Parse(x.cast_type);
+        if (!target.ok()) return Status::InvalidArgument("Unknown type " + x.cast_type);
+        if (!CastSupported(c.type, *target)) {
+          return Status::InvalidArgument("Cannot cast column " + c.name + " of type " + c.type.ToCql() + " to type " +
+                                         target->ToCql());
+        }
+        item.kind = Item::Kind::kCast;
+        item.blob_type = *target;
+        name = "cast(" + c.name + " as " + target->ToCql() + ")";
+        type = *target;
+        break;
+      }
       default:
-        return Status::InvalidArgument("Unsupported selector (CAST and literals are not supported yet)");
+        return Status::InvalidArgument("Unsupported selector (literals are not supported yet)");
     }
     bool is_aggregate = item.kind == Item::Kind::kCount || item.kind == Item::Kind::kCountColumn ||
                         item.kind == Item::Kind::kMin || item.kind == Item::Kind::kMax ||
@@ -220,18 +240,6 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
   }
   // Plain columns beside aggregates take the first row's value (of the group), as in Cassandra 2.2+.
   return sel;
-}
-
-// Milliseconds since the epoch of a timestamp, date or timeuuid cell.
-std::optional<int64_t> MillisOf(TypeKind kind, const std::string& bytes) {
-  if (kind == TypeKind::kTimestamp && bytes.size() == 8) return static_cast<int64_t>(GetBigEndian64(bytes.data()));
-  if (kind == TypeKind::kDate && bytes.size() == 4) {
-    return (static_cast<int64_t>(GetBigEndian32(bytes.data())) - (int64_t{1} << 31)) * 86'400'000;
-  }
-  if (kind == TypeKind::kTimeuuid && bytes.size() == 16) {
-    return (static_cast<int64_t>(UuidTimestamp(bytes)) - 0x01B21DD213814000LL) / 10'000;
-  }
-  return std::nullopt;
 }
 
 std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row, int64_t now_micros,
@@ -269,6 +277,11 @@ std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row,
         std::string b;
         PutBigEndian64(&b, static_cast<uint64_t>(((now_ms % 86'400'000) + 86'400'000) % 86'400'000 * 1'000'000));
         out.push_back(b);
+        continue;
+      }
+      case Item::Kind::kCast: {
+        const auto& v = row.values[item.column];
+        out.push_back(v ? CastValue(table_->columns[item.column].type, item.blob_type, *v) : std::nullopt);
         continue;
       }
       case Item::Kind::kToJson: {  // never null: a null value is the JSON text null

@@ -1,6 +1,6 @@
 // The select clause: which values a SELECT returns per row, under which
 // names and types — columns (with aliases), WRITETIME(col) and TTL(col),
-// token(pk...), the blob conversions (<type>AsBlob, blobAs<type>), toJson(col) (json_values.h), and the aggregates count(*), count(col), min, max, sum, avg
+// token(pk...), the blob conversions (<type>AsBlob, blobAs<type>), toJson(col) (json_values.h), CAST(col AS type) (cast.h), and the aggregates count(*), count(col), min, max, sum, avg
 // (which fold all rows, or each GROUP BY group, into one; plain columns beside
 // them take the first row's value).
 //
@@ -43,11 +43,11 @@ class Selection {
     enum class Kind {
       kColumn, kWritetime, kTtl, kToken, kCount, kCountColumn, kMin, kMax, kSum, kAvg,
       kNow, kUuid, kCurrentTimestamp, kCurrentDate, kCurrentTime, kToTimestamp, kToUnixTimestamp, kToDate,
-      kBitReverse, kBlobAs, kToJson,
+      kBitReverse, kBlobAs, kToJson, kCast,
     } kind;
     size_t column = 0;
     bool preserve_sign = false;  // kBitReverse
-    CqlType blob_type = CqlType::Scalar(TypeKind::kBlob);  // kBlobAs: the type the bytes must be
+    CqlType blob_type = CqlType::Scalar(TypeKind::kBlob);  // kBlobAs: the type the bytes must be; kCast: the target
   };
   std::vector<Item> items_;
   std::vector<ColumnSpec> columns_;
