@@ -11,7 +11,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev libedit-dev
   python3-cassandra python3-pytest
-  etcd-server
+  etcd-server golang-go golang-github-gocql-gocql-dev
   chromium
 )
 

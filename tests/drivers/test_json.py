@@ -54,6 +54,12 @@ def test_select_json_names_columns_as_selected(session):
     assert session.execute("SELECT JSON count(*) FROM js.t WHERE k = 2").one()[0] == '{"count": 1}'
 
 
+def test_prepared_select_json_describes_one_text_column(session):
+    prepared = session.prepare("SELECT JSON k, c FROM js.t WHERE k = ?")
+    assert [c[2] for c in prepared.result_metadata] == ["[json]"]  # (keyspace, table, name, type)
+    assert session.execute(prepared, [2]).one()[0] == '{"k": 2, "c": "b"}'
+
+
 def test_to_json_of_each_column(session):
     row = session.execute("SELECT toJson(ts), toJson(m), toJson(f), toJson(tu), toJson(c) FROM js.t "
                           "WHERE k = 1 AND c = 'a'").one()

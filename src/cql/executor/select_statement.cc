@@ -434,6 +434,9 @@ void FoldGroups(const TableSchema& t, const Selection& sel, const GroupBy& group
 
 Result<std::vector<ColumnSpec>> SelectColumns(const TableSchema& table, const SelectStatement& stmt) {
   TESSERA_ASSIGN_OR_RETURN(Selection sel, Selection::Make(table, stmt));
+  if (stmt.json) {  // SELECT JSON answers one text column (RowsToJson)
+    return std::vector<ColumnSpec>{ColumnSpec{table.keyspace, table.name, "[json]", CqlType::Scalar(TypeKind::kText)}};
+  }
   return sel.columns();
 }
 

@@ -111,8 +111,11 @@ SystemTables::SystemTables(Database* db, NodeInfo node) : db_(db), node_(std::mo
             {"crc_check_chance", "double", R}, {"default_time_to_live", "int", R},
             {"extensions", "frozen<map<text, blob>>", R}, {"flags", "frozen<set<text>>", R},
             {"gc_grace_seconds", "int", R}, {"id", "uuid", R}, {"max_index_interval", "int", R},
-            {"memtable_flush_period_in_ms", "int", R}, {"min_index_interval", "int", R},
+            {"memtable", "text", R}, {"memtable_flush_period_in_ms", "int", R}, {"min_index_interval", "int", R},
             {"read_repair", "text", R}, {"speculative_retry", "text", R}}));
+  add(Make("system_schema", "dropped_columns",
+           {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"column_name", "text", CK},
+            {"dropped_time", "timestamp", R}, {"kind", "text", R}, {"type", "text", R}}));
   add(Make("system_schema", "columns",
            {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"column_name", "text", CK},
             {"clustering_order", "text", R}, {"column_name_bytes", "blob", R}, {"kind", "text", R},
@@ -135,9 +138,16 @@ SystemTables::SystemTables(Database* db, NodeInfo node) : db_(db), node_(std::mo
            {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"index_name", "text", CK},
             {"kind", "text", R}, {"options", "frozen<map<text, text>>", R}}));
   add(Make("system_schema", "views",
-           {{"keyspace_name", "text", PK}, {"view_name", "text", CK}, {"base_table_id", "uuid", R},
-            {"base_table_name", "text", R}, {"include_all_columns", "boolean", R}, {"where_clause", "text", R},
-            {"id", "uuid", R}}));
+           {{"keyspace_name", "text", PK}, {"view_name", "text", CK}, {"additional_write_policy", "text", R},
+            {"base_table_id", "uuid", R}, {"base_table_name", "text", R}, {"bloom_filter_fp_chance", "double", R},
+            {"caching", "frozen<map<text, text>>", R}, {"cdc", "boolean", R}, {"comment", "text", R},
+            {"compaction", "frozen<map<text, text>>", R}, {"compression", "frozen<map<text, text>>", R},
+            {"crc_check_chance", "double", R}, {"dclocal_read_repair_chance", "double", R},
+            {"default_time_to_live", "int", R},
+            {"extensions", "frozen<map<text, blob>>", R}, {"gc_grace_seconds", "int", R}, {"id", "uuid", R},
+            {"include_all_columns", "boolean", R}, {"max_index_interval", "int", R}, {"memtable", "text", R},
+            {"memtable_flush_period_in_ms", "int", R}, {"min_index_interval", "int", R}, {"read_repair", "text", R},
+            {"read_repair_chance", "double", R}, {"speculative_retry", "text", R}, {"where_clause", "text", R}}));
   add(Make("system", "tablets",
            {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"tablet_id", "bigint", CK},
             {"start_key", "text", R}, {"end_key", "text", R}, {"size_bytes", "bigint", R}, {"rows_estimate", "bigint", R},

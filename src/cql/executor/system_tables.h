@@ -1,9 +1,13 @@
 // The system tables drivers read on connect and after schema changes
 // (shared reference cql-driver-requirements.md): system.local, system.peers,
-// system.peers_v2, system_schema.{keyspaces, tables, columns, types,
+// system.peers_v2, system_schema.{keyspaces, tables, dropped_columns, columns, types,
 // functions, aggregates, triggers, indexes, views} and
 // system_virtual_schema.{keyspaces, tables, columns}, with Cassandra 4.0's
-// columns and types, computed from the catalog on every read.
+// columns and types (4.1's: memtable, dropped_columns), computed from the
+// catalog on every read. system_schema.views also keeps the 3.x columns
+// dclocal_read_repair_chance and read_repair_chance, as ScyllaDB does,
+// because the Go driver gocql 1.3.2 (Debian's) reads them in
+// KeyspaceMetadata.
 //
 // Tessera's own virtual tables (the tablet layer made visible):
 //  - system.tablets: per tablet its key range (hex storage-key bounds), size

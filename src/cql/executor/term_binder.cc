@@ -161,6 +161,11 @@ Result<BoundValue> CallFunction(const Term& t, const CqlType& type, const std::s
     TESSERA_RETURN_IF_ERROR(expect(TypeKind::kTimeuuid));
     TESSERA_ASSIGN_OR_RETURN(int64_t ms, MillisOfArgument(t.elements[0], receiver, ctx));
     const bool least = fn == "mintimeuuid";
+    // A version-1 uuid holds 60 bits of 100 ns ticks since 1582-10-15.
+    constexpr int64_t kMaxTicks = (int64_t{1} << 60) - 1;
+    if (ms < -kGregorianOffset100ns / 10'000 || ms > (kMaxTicks - kGregorianOffset100ns - 9'999) / 10'000) {
+      return Status::InvalidArgument("Timestamp " + std::to_string(ms) + " is out of the range of a timeuuid (" + fn + ")");
+    }
     // Clock sequence and node bytes as Cassandra orders them (signed bytes): 0x80.. is least, 0x7f.. greatest.
     b.bytes = TimeUuidOf(ms * 10'000 + (least ? 0 : 9'999) + kGregorianOffset100ns,
                          least ? 0x8080808080808080ULL : 0x7F7F7F7F7F7F7F7FULL);
