@@ -4,6 +4,7 @@ Python driver, given one contact point, discovers every node; system.peers,
 peers_v2 and system.local agree on host ids; node events (STATUS_CHANGE,
 TOPOLOGY_CHANGE) reach a REGISTERed connection when a node is killed with
 -9, restarted, joins and leaves."""
+import json
 import os
 import subprocess
 import time
@@ -273,3 +274,58 @@ def test_user_data_is_refused_until_replication_lands(cluster):
         assert session.execute("SELECT count(*) FROM system_schema.tables WHERE keyspace_name = 'shared'").one()[0] >= 3
     finally:
         driver.shutdown()
+
+
+def test_membership_survives_an_etcd_restart(cluster):
+    """etcd is killed with -9 and restarted on its data: the nodes' watches
+    reconnect from the revision they had reached and their leases are
+    renewed again, so a node killed afterwards still goes DOWN, and a DDL
+    still reaches every node."""
+    import signal
+    m = cluster.manifest()
+    etcd = m["etcd"]
+    os.kill(etcd["pid"], signal.SIGKILL)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            os.kill(etcd["pid"], 0)
+            with open("/proc/%d/stat" % etcd["pid"]) as f:
+                if f.read().split(")")[-1].split()[0] == "Z":
+                    break
+        except (ProcessLookupError, FileNotFoundError):
+            break
+        time.sleep(0.05)
+    time.sleep(1)  # the nodes see etcd gone
+    peer = "http://127.0.0.1:%d" % etcd["peer_port"]
+    client = "http://127.0.0.1:%d" % etcd["client_port"]
+    log = open(etcd["log"], "ab")
+    proc = subprocess.Popen([etcd["binary"], "--name", "tessera-etcd", "--data-dir", etcd["data_dir"],
+                             "--listen-client-urls", client, "--advertise-client-urls", client,
+                             "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+                             "--initial-cluster", "tessera-etcd=" + peer], stdout=log, stderr=log,
+                            start_new_session=True)
+    m["etcd"]["pid"] = proc.pid  # so that `tessera cluster stop` stops this one
+    with open(os.path.join(cluster.dir, "cluster.json"), "w") as f:
+        json.dump(m, f)
+    events = EventConnection(cluster.address(1), cluster.port)
+    try:
+        d, s = node_session(cluster, 3)
+        wait_until(lambda: _try(lambda: s.execute("CREATE TABLE shared.after_etcd (k int PRIMARY KEY)")), 30,
+                   "DDL works again once etcd is back")
+        d.shutdown()
+        wait_until(lambda: any(t == "after_etcd" for t, _, _ in columns_on(cluster, 1, "shared")), 15,
+                   "node 1 applies the DDL made on node 3")
+        cluster.kill(2)
+        events.wait_for(("STATUS_CHANGE", "DOWN", "127.0.0.2", cluster.port), LEASE_SECONDS + 10)
+        cluster.start_node(2)
+        events.wait_for(("STATUS_CHANGE", "UP", "127.0.0.2", cluster.port), 20)
+    finally:
+        events.close()
+
+
+def _try(action):
+    try:
+        action()
+        return True
+    except Exception:
+        return False
