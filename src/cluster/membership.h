@@ -16,8 +16,9 @@
 // Stop revokes the lease (the others see this node DOWN at once) and stops
 // both threads; it is explicit, and the destructor calls it.
 //
-// Errors from Start: IOError when etcd is unreachable; AlreadyExists when
-// another live node holds the same address.
+// Errors from Start: InvalidArgument for a host id that is not 16 bytes or
+// a lease TTL under 2 s; IOError when etcd is unreachable; AlreadyExists
+// when another live node holds the same address.
 //
 // Thread safety: Members() and the accessors from any thread; the listener
 // runs on the watch thread, never under Membership's lock. Start/Stop from

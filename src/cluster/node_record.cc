@@ -36,40 +36,6 @@ Result<NodeRecord> DecodeNodeRecord(const std::string& text) {
   }
 }
 
-std::string UuidText(const std::string& bytes) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
-    const auto b = static_cast<unsigned char>(bytes[i]);
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
-}
-
-Result<std::string> UuidFromText(const std::string& text) {
-  if (text.size() != 36) return Status::InvalidArgument("not a uuid: " + text);
-  std::string bytes;
-  int high = -1;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (i == 8 || i == 13 || i == 18 || i == 23) {
-      if (c != '-') return Status::InvalidArgument("not a uuid: " + text);
-      continue;
-    }
-    int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-    if (v < 0) return Status::InvalidArgument("not a uuid: " + text);
-    if (high < 0) {
-      high = v;
-    } else {
-      bytes.push_back(static_cast<char>(high * 16 + v));
-      high = -1;
-    }
-  }
-  return bytes;
-}
-
 int64_t TokenOfHostId(const std::string& host_id) { return CassandraMurmur3(host_id).h1; }
 
 }  // namespace tessera::cluster

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "common/uuid.h"  // UuidText, UuidFromText: the host id's text form
 
 namespace tessera::cluster {
 
@@ -42,10 +43,6 @@ struct NodeRecord {
 std::string EncodeNodeRecord(const NodeRecord& record);
 // Corruption for JSON that is not a node record.
 Result<NodeRecord> DecodeNodeRecord(const std::string& text);
-
-// 16 uuid bytes <-> "8-4-4-4-12" text. UuidFromText: InvalidArgument for anything else.
-std::string UuidText(const std::string& bytes);
-Result<std::string> UuidFromText(const std::string& text);
 
 // The token a node reports: Murmur3 of its host id, so that every node has
 // its own and keeps it across restarts.

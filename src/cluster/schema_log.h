@@ -53,7 +53,8 @@ class SchemaLog : public cql::SchemaCoordinator {
   using Apply = std::function<Status(const std::string& keyspace, const std::string& statement,
                                      const std::string& table_uuid)>;
   // Applies every entry this node has not applied yet, then watches for more.
-  // Errors: IOError (etcd unreachable, the applied file unwritable).
+  // Errors: IOError when etcd is unreachable. An entry that fails to apply
+  // and an unwritable applied file are logged, not returned (the log moves on).
   static Result<std::unique_ptr<SchemaLog>> Start(const std::string& etcd_endpoint, const std::string& data_dir,
                                                   const std::string& host_id, Apply apply);
   ~SchemaLog() override;

@@ -1,5 +1,7 @@
 #include "common/bytes.h"
 
+#include <arpa/inet.h>
+
 #include <cctype>
 
 namespace tessera {
@@ -182,6 +184,13 @@ std::string AsciiLower(std::string s) {
 std::string AsciiUpper(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
+}
+
+std::string InetAddressBytes(const std::string& address) {
+  unsigned char buf[16];
+  if (inet_pton(AF_INET, address.c_str(), buf) == 1) return std::string(reinterpret_cast<char*>(buf), 4);
+  if (inet_pton(AF_INET6, address.c_str(), buf) == 1) return std::string(reinterpret_cast<char*>(buf), 16);
+  return {};
 }
 
 }  // namespace tessera

@@ -53,6 +53,10 @@ inline int64_t BitReverse(int64_t v, bool preserve_sign) {
 std::string AsciiLower(std::string s);
 std::string AsciiUpper(std::string s);
 
+// The inet value (4 or 16 bytes, network order, as CQL serializes it) of an
+// IPv4 or IPv6 address text; empty for anything else.
+std::string InetAddressBytes(const std::string& address);
+
 // Lowercase hex of `bytes`; FromHex returns false on odd length or a non-hex digit.
 std::string ToHex(std::string_view bytes);
 bool FromHex(std::string_view hex, std::string* out);

@@ -1,28 +1,12 @@
 #include "db/catalog.h"
 
 #include "common/bytes.h"
+#include "common/uuid.h"
 
-#include <random>
 
 #include "types/schema_json.h"
 
 namespace tessera {
-namespace {
-
-std::string RandomUuidV4() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::string u(16, '\0');
-  for (int i = 0; i < 16; i += 8) {
-    uint64_t r = rng();
-    for (int k = 0; k < 8; ++k) u[static_cast<size_t>(i + k)] = static_cast<char>(r >> (8 * k));
-  }
-  u[6] = static_cast<char>((u[6] & 0x0F) | 0x40);
-  u[8] = static_cast<char>((u[8] & 0x3F) | 0x80);
-  return u;
-}
-
-}  // namespace
-
 Status Catalog::Load() {
   std::lock_guard<std::mutex> lock(mu_);
   TESSERA_ASSIGN_OR_RETURN(auto kss, engine_->MetaScan("keyspace/"));

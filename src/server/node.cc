@@ -1,11 +1,11 @@
 #include "server/node.h"
 
-#include <arpa/inet.h>
 #include <spdlog/spdlog.h>
 
 #include "cluster/membership.h"
 #include "cluster/membership_view.h"
 #include "cluster/schema_log.h"
+#include "common/bytes.h"
 #include "cql/executor/query_processor.h"
 #include "cql/executor/system_auth_store.h"
 #include "keyviz/sampler.h"
@@ -15,13 +15,6 @@
 
 namespace tessera::server {
 namespace {
-
-std::string InetBytes(const std::string& address) {
-  unsigned char buf[16];
-  if (inet_pton(AF_INET, address.c_str(), buf) == 1) return std::string(reinterpret_cast<char*>(buf), 4);
-  if (inet_pton(AF_INET6, address.c_str(), buf) == 1) return std::string(reinterpret_cast<char*>(buf), 16);
-  return {};
-}
 
 CqlServer::NodeEvent NodeEventOf(cluster::MembershipEvent::Kind kind) {
   switch (kind) {
@@ -62,11 +55,11 @@ Status Node::JoinCluster(const NodeOptions& options, const std::string& host_id,
   m.self.token = cluster::TokenOfHostId(host_id);
   m.schema_version = [&l] { return l.processor->SchemaVersion(); };
   TESSERA_ASSIGN_OR_RETURN(l.membership, cluster::Membership::Start(m, [&l](const cluster::MembershipEvent& e) {
-    spdlog::info("cluster: node {} ({}) {}", cluster::UuidText(e.node.host_id), e.node.address,
+    spdlog::info("cluster: node {} ({}) {}", UuidText(e.node.host_id), e.node.address,
                  e.kind == cluster::MembershipEvent::Kind::kNewNode ? "joined"
                  : e.kind == cluster::MembershipEvent::Kind::kRemovedNode ? "left"
                  : e.kind == cluster::MembershipEvent::Kind::kUp ? "is up" : "is down");
-    const std::string address = InetBytes(e.node.address);
+    const std::string address = InetAddressBytes(e.node.address);
     if (!address.empty()) l.cql->BroadcastNodeEvent(NodeEventOf(e.kind), address, e.node.cql_port);
   }));
   l.peers.Attach(l.membership.get());

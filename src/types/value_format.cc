@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "common/bytes.h"
+#include "common/uuid.h"
 #include "types/decimal_digits.h"
 #include "types/serialization.h"
 
@@ -49,11 +50,6 @@ std::string Time(int64_t nanos) {
                 static_cast<long long>(nanos / 60'000'000'000 % 60), static_cast<long long>(nanos / 1'000'000'000 % 60),
                 static_cast<long long>(nanos % 1'000'000'000));
   return buf;
-}
-
-std::string Uuid(std::string_view b) {
-  std::string h = ToHex(b);
-  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
 }
 
 std::string Inet(std::string_view b) {
@@ -128,7 +124,7 @@ std::string Format(const CqlType& type, const Value& v, bool nested) {
     case TypeKind::kTimestamp: return Timestamp(v.as_int());
     case TypeKind::kDate: return Date(v.as_int());
     case TypeKind::kTime: return Time(v.as_int());
-    case TypeKind::kUuid: case TypeKind::kTimeuuid: return Uuid(v.as_bytes());
+    case TypeKind::kUuid: case TypeKind::kTimeuuid: return UuidText(v.as_bytes());
     case TypeKind::kInet: return Inet(v.as_bytes());
     case TypeKind::kBlob: return "0x" + ToHex(v.as_bytes());
     case TypeKind::kDuration: return Duration(v.as_duration());

@@ -11,12 +11,6 @@
 namespace tessera::cql {
 namespace {
 
-std::string Quoted(const std::string& name) {
-  std::string q = "\"";
-  for (char c : name) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 // The row the statement writes: its partition key and, unless it touches
 // only the static row or the whole partition, its clustering key.
 struct Target {
@@ -25,7 +19,7 @@ struct Target {
   bool row = false;
 };
 
-Result<Target> TargetOf(const TableSchema& t, const std::vector<Mutation>& mutations, bool deletion) {
+Result<Target> TargetOf(const std::vector<Mutation>& mutations, bool deletion) {
   const char* what = deletion ? "deletions" : "updates";
   if (mutations.size() != 1) return Status::InvalidArgument(std::string("IN on the partition key is not supported with conditional ") + what);
   Target target;
@@ -41,23 +35,22 @@ Result<Target> TargetOf(const TableSchema& t, const std::vector<Mutation>& mutat
     target.row = true;
     target.clustering = r.clustering;
   }
-  (void)t;
   return target;
 }
 
 // The current row (SELECT * of the target), or nothing.
 Result<ResultSet> ReadCurrent(Database& db, const TableSchema& t, const Target& target) {
-  std::string cql = "SELECT * FROM " + Quoted(t.keyspace) + "." + Quoted(t.name) + " WHERE ";
+  std::string cql = "SELECT * FROM " + QuoteIdentifier(t.keyspace) + "." + QuoteIdentifier(t.name) + " WHERE ";
   std::vector<WireValue> values;
   size_t i = 0;
   for (const auto* c : t.PartitionKey()) {
-    cql += (i ? " AND " : "") + Quoted(c->name) + " = ?";
+    cql += (i ? " AND " : "") + QuoteIdentifier(c->name) + " = ?";
     values.push_back(WireValue::Of(target.partition_key[i++]));
   }
   size_t k = 0;
   for (const auto* c : t.Clustering()) {
     if (k >= target.clustering.size()) break;
-    cql += " AND " + Quoted(c->name) + " = ?";
+    cql += " AND " + QuoteIdentifier(c->name) + " = ?";
     values.push_back(WireValue::Of(target.clustering[k++]));
   }
   return ExecuteInternal(db, cql + " LIMIT 1", values);
@@ -270,7 +263,7 @@ Result<ConditionalWrites::Check> ConditionalWrites::Prepare(const RawStatement& 
   if (!built.ok()) return built.status();
   check.mutations = std::move(*built);
   if (!check.conditional) return check;
-  TESSERA_ASSIGN_OR_RETURN(check.target, TargetOf(*check.table, check.mutations, deletion));
+  TESSERA_ASSIGN_OR_RETURN(check.target, TargetOf(check.mutations, deletion));
   if (!check.target.row && !check.table->Clustering().empty()) {
     for (const auto& r : check.conditions) {
       const ColumnDef* c = r.columns.empty() ? nullptr : check.table->FindColumn(r.columns[0]);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "types/schema.h"
 #include "types/serialization.h"
 #include "types/value_format.h"
 
@@ -23,7 +24,9 @@ std::string FloatJson(F f) {
   return std::string(buf, r.ptr);
 }
 
-std::string ValueJson(const CqlType& type, const Value& v);
+// `bytes`: the value's serialized form when the caller has it (top level),
+// so that scalars are not serialized again for FormatValue.
+std::string ValueJson(const CqlType& type, const Value& v, const std::string* bytes = nullptr);
 
 std::string Join(const CqlType& type, const std::vector<Value>& items, const std::vector<CqlType>* per_item) {
   std::string out = "[";
@@ -35,7 +38,7 @@ std::string Join(const CqlType& type, const std::vector<Value>& items, const std
   return out + "]";
 }
 
-std::string ValueJson(const CqlType& type, const Value& v) {
+std::string ValueJson(const CqlType& type, const Value& v, const std::string* serialized) {
   if (v.is_null()) return "null";
   std::string bytes;
   switch (type.kind()) {
@@ -58,8 +61,8 @@ std::string ValueJson(const CqlType& type, const Value& v) {
     }
     default: break;
   }
-  if (!Serialize(type, v, &bytes).ok()) return "null";
-  const std::string shown = FormatValue(type, bytes);
+  if (serialized == nullptr && !Serialize(type, v, &bytes).ok()) return "null";
+  const std::string shown = FormatValue(type, serialized != nullptr ? *serialized : bytes);
   switch (type.kind()) {
     case TypeKind::kTinyint: case TypeKind::kSmallint: case TypeKind::kInt: case TypeKind::kBigint:
     case TypeKind::kCounter: case TypeKind::kVarint: case TypeKind::kDecimal:
@@ -242,18 +245,12 @@ std::string ValueToJson(const CqlType& type, const std::optional<std::string>& b
   if (!bytes) return "null";
   auto v = Deserialize(type, *bytes);
   if (!v.ok()) return "null";
-  return ValueJson(type, *v);
+  return ValueJson(type, *v, &*bytes);
 }
 
 std::string JsonColumnKey(const std::string& name) {
   // Function results (ttl(b), system.tojson(m)) keep their names as they are.
-  if (name.find('(') != std::string::npos) return name;
-  bool plain = !name.empty() && name[0] >= 'a' && name[0] <= 'z';
-  for (char c : name) plain = plain && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
-  if (plain) return name;
-  std::string quoted = "\"";
-  for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
+  return name.find('(') != std::string::npos ? name : QuoteIdentifier(name);
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> ParseJsonObject(const std::string& text) {

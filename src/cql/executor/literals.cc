@@ -1,6 +1,5 @@
 #include "cql/executor/literals.h"
 
-#include <arpa/inet.h>
 
 #include <cctype>
 #include <charconv>
@@ -185,9 +184,8 @@ Result<Value> ToUuid(const Term& t, const CqlType& type, const std::string& r) {
 
 Result<Value> ToInet(const Term& t, const CqlType& type, const std::string& r) {
   if (t.kind != Term::Kind::kString) return Invalid(t, type, r);
-  unsigned char buf[16];
-  if (inet_pton(AF_INET, t.text.c_str(), buf) == 1) return Value::Bytes(std::string(reinterpret_cast<char*>(buf), 4));
-  if (inet_pton(AF_INET6, t.text.c_str(), buf) == 1) return Value::Bytes(std::string(reinterpret_cast<char*>(buf), 16));
+  std::string bytes = InetAddressBytes(t.text);
+  if (!bytes.empty()) return Value::Bytes(std::move(bytes));
   return Invalid(t, type, r, "not an IPv4 or IPv6 address");
 }
 

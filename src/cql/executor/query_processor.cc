@@ -416,7 +416,6 @@ Reply QueryProcessor::Conditional(const std::function<::tessera::Result<ResultSe
 }
 
 Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
-  std::vector<Mutation> all;
   // Statements with conditions make the whole batch conditional (conditional_writes.h).
   std::vector<RawStatement> statements;
   std::vector<WriteContext> contexts;
@@ -447,24 +446,25 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
     bind.now_micros = db_->NowMicros();
     bind.rng = &rng_;
     bind.next_value = NextValue(keyspace);
-    WriteContext w{bind, keyspace, batch.default_timestamp};
     const bool dml = std::holds_alternative<InsertStatement>(parsed.statement) ||
                      std::holds_alternative<UpdateStatement>(parsed.statement) ||
                      std::holds_alternative<DeleteStatement>(parsed.statement);
-    if (dml) {
-      conditional = conditional || ConditionalWrites::IsConditional(parsed.statement);
-      statements.push_back(parsed.statement);
-      contexts.push_back(w);
-    }
-    ::tessera::Result<std::vector<Mutation>> m = Status::InvalidArgument("Invalid statement in batch: only INSERT, UPDATE and DELETE are allowed");
-    if (const auto* x = std::get_if<InsertStatement>(&parsed.statement)) m = BuildInsert(*db_, *x, w);
-    else if (const auto* x = std::get_if<UpdateStatement>(&parsed.statement)) m = BuildUpdate(*db_, *x, w);
-    else if (const auto* x = std::get_if<DeleteStatement>(&parsed.statement)) m = BuildDelete(*db_, *x, w);
-    if (!m.ok()) return Error(m.status());
-    all.insert(all.end(), m->begin(), m->end());
+    if (!dml) return Error(Status::InvalidArgument("Invalid statement in batch: only INSERT, UPDATE and DELETE are allowed"));
+    conditional = conditional || ConditionalWrites::IsConditional(parsed.statement);
+    statements.push_back(std::move(parsed.statement));
+    contexts.push_back(WriteContext{bind, keyspace, batch.default_timestamp});
   }
   if (conditional) {
     return Conditional([&](const ApplyFn& apply) { return conditional_writes_.RunBatch(statements, contexts, apply); });
+  }
+  std::vector<Mutation> all;
+  for (size_t i = 0; i < statements.size(); ++i) {
+    ::tessera::Result<std::vector<Mutation>> m = std::vector<Mutation>{};
+    if (const auto* x = std::get_if<InsertStatement>(&statements[i])) m = BuildInsert(*db_, *x, contexts[i]);
+    else if (const auto* x = std::get_if<UpdateStatement>(&statements[i])) m = BuildUpdate(*db_, *x, contexts[i]);
+    else if (const auto* x = std::get_if<DeleteStatement>(&statements[i])) m = BuildDelete(*db_, *x, contexts[i]);
+    if (!m.ok()) return Error(m.status());
+    all.insert(all.end(), m->begin(), m->end());
   }
   const BatchStatement::Type type = batch.type == BatchRequest::kCounter    ? BatchStatement::Type::kCounter
                                     : batch.type == BatchRequest::kUnlogged ? BatchStatement::Type::kUnlogged

@@ -449,14 +449,18 @@ namespace {
 // SELECT JSON: each row becomes one "[json]" text cell holding an object of
 // the selected columns, in selection order (Cassandra's Selection.rowToJson).
 void RowsToJson(ResultSet* result) {
+  // Each column's `"key": ` once, not once per row.
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < result->columns.size(); ++i) {
+    keys.push_back((i > 0 ? ", " : "") + ValueToJson(CqlType::Scalar(TypeKind::kText),
+                                                     JsonColumnKey(result->columns[i].name)) + ": ");
+  }
   std::vector<std::vector<std::optional<std::string>>> rows;
   rows.reserve(result->rows.size());
   for (const auto& row : result->rows) {
     std::string object = "{";
     for (size_t i = 0; i < result->columns.size() && i < row.size(); ++i) {
-      if (i > 0) object += ", ";
-      object += ValueToJson(CqlType::Scalar(TypeKind::kText), JsonColumnKey(result->columns[i].name));
-      object += ": " + ValueToJson(result->columns[i].type, row[i]);
+      object += keys[i] + ValueToJson(result->columns[i].type, row[i]);
     }
     rows.push_back({object + "}"});
   }

@@ -1,10 +1,8 @@
 #include "cql/executor/system_tables.h"
 
-#include <arpa/inet.h>
-
-#include <random>
 
 #include "common/bytes.h"
+#include "common/uuid.h"
 #include "cql/executor/virtual_row_builder.h"
 #include "keys/murmur3.h"
 #include "types/schema_json.h"
@@ -56,11 +54,10 @@ Value TextMap(const std::map<std::string, std::string>& m) {
   return Value::Map(std::move(entries));
 }
 
+// The inet of an address text; 127.0.0.1 for one that does not parse.
 std::string Inet(const std::string& address) {
-  unsigned char buf[16];
-  if (inet_pton(AF_INET, address.c_str(), buf) == 1) return std::string(reinterpret_cast<char*>(buf), 4);
-  if (inet_pton(AF_INET6, address.c_str(), buf) == 1) return std::string(reinterpret_cast<char*>(buf), 16);
-  return std::string("\x7f\x00\x00\x01", 4);
+  std::string bytes = InetAddressBytes(address);
+  return bytes.empty() ? std::string("\x7f\x00\x00\x01", 4) : bytes;
 }
 
 const char* KindName(ColumnKind k) {
@@ -75,13 +72,7 @@ const char* KindName(ColumnKind k) {
 }  // namespace
 
 SystemTables::SystemTables(Database* db, NodeInfo node) : db_(db), node_(std::move(node)) {
-  if (node_.host_id.size() != 16) {
-    std::random_device rd;
-    node_.host_id.clear();
-    for (int i = 0; i < 16; ++i) node_.host_id.push_back(static_cast<char>(rd()));
-    node_.host_id[6] = static_cast<char>((node_.host_id[6] & 0x0F) | 0x40);
-    node_.host_id[8] = static_cast<char>((node_.host_id[8] & 0x3F) | 0x80);
-  }
+  if (node_.host_id.size() != 16) node_.host_id = RandomUuidV4();
   auto add = [&](std::shared_ptr<const TableSchema> t) { tables_[{t->keyspace, t->name}] = std::move(t); };
   add(Make("system", "local",
            {{"key", "text", PK}, {"bootstrapped", "text", R}, {"broadcast_address", "inet", R},
@@ -181,8 +172,13 @@ std::shared_ptr<const TableSchema> SystemTables::Find(const std::string& ks, con
 }
 
 std::string SystemTables::SchemaVersion() const {
-  std::string seed;
   const auto& catalog = db_->catalog();
+  const uint64_t at = catalog.version();
+  {
+    std::lock_guard<std::mutex> lock(version_mu_);
+    if (version_of_ == at) return version_;
+  }
+  std::string seed;
   for (const auto& ks : catalog.Keyspaces()) {
     seed += KeyspaceToJson(ks);
     for (const auto& table : catalog.Tables(ks.name)) seed += TableToJson(*table);
@@ -193,6 +189,12 @@ std::string SystemTables::SchemaVersion() const {
   for (int i = 0; i < 8; ++i) u.push_back(static_cast<char>(static_cast<uint64_t>(h.h2) >> (8 * i)));
   u[6] = static_cast<char>((u[6] & 0x0F) | 0x30);  // a name-based (version 3) uuid
   u[8] = static_cast<char>((u[8] & 0x3F) | 0x80);
+  // Kept only if no DDL ran meanwhile (else the next call hashes again).
+  if (catalog.version() == at) {
+    std::lock_guard<std::mutex> lock(version_mu_);
+    version_of_ = at;
+    version_ = u;
+  }
   return u;
 }
 

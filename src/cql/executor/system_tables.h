@@ -31,6 +31,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "cql/executor/cluster_view.h"
@@ -67,6 +68,12 @@ class SystemTables : public VirtualTables {
   Database* db_;
   NodeInfo node_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const TableSchema>> tables_;
+  // SchemaVersion hashes the whole schema; it is read on every system.local
+  // read and by the cluster's lease renewals, so the last hash is kept with
+  // the catalog version it was computed at.
+  mutable std::mutex version_mu_;
+  mutable uint64_t version_of_ = UINT64_MAX;
+  mutable std::string version_;
 };
 
 }  // namespace tessera::cql
