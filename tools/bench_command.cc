@@ -2,10 +2,12 @@
 
 #include "tools/client_flags.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 
+#include "cql/protocol/requests.h"
 #include "workload/runner.h"
 
 namespace tessera {
@@ -18,11 +20,25 @@ struct BenchFlags {
   int port = 9042;
   bool load = false, no_run = false;
   std::string json;
+  std::string consistency = "ONE";
   ClientFlags client;
 };
 
 int Run(BenchFlags& f) {
   f.run.client.host = f.host;
+  f.run.hosts.clear();
+  for (size_t start = 0; start <= f.host.size();) {
+    const size_t comma = std::min(f.host.find(',', start), f.host.size());
+    if (comma > start) f.run.hosts.push_back(f.host.substr(start, comma - start));
+    start = comma + 1;
+  }
+  if (!f.run.hosts.empty()) f.run.client.host = f.run.hosts.front();
+  auto level = cql::ConsistencyFromName(f.consistency);
+  if (!level) {
+    std::fprintf(stderr, "error: unknown consistency level '%s'\n", f.consistency.c_str());
+    return 2;
+  }
+  f.run.consistency = *level;
   f.run.client.port = static_cast<uint16_t>(f.port);
   ApplyClientFlags(f.client, &f.run.client);
   auto w = workload::Workload::Create(f.workload);
@@ -30,7 +46,8 @@ int Run(BenchFlags& f) {
     std::fprintf(stderr, "error: %s\n", w.status().message().c_str());
     return 2;
   }
-  std::printf("%s | %d connections x %d in flight%s\n", (*w)->Describe().c_str(), f.run.connections, f.run.inflight,
+  std::printf("%s | %d connections x %d in flight | %s over %zu node(s)%s\n", (*w)->Describe().c_str(),
+              f.run.connections, f.run.inflight, cql::ConsistencyName(f.run.consistency), f.run.hosts.size(),
               f.run.target_ops_per_second > 0 ? (" | target " + std::to_string(static_cast<int64_t>(f.run.target_ops_per_second)) + " ops/s").c_str() : "");
   std::vector<workload::RunResult> results;
   if (f.load) {
@@ -67,7 +84,12 @@ CLI::App* AddBenchCommand(CLI::App& app, int* exit_code) {
   auto& r = f->run;
   cmd->add_option("--workload", w.name, "a-f, monotonic, swapped, timeseries, latest-n, point-read, write")
       ->capture_default_str();
-  cmd->add_option("--host", f->host)->capture_default_str();
+  cmd->add_option("--host", f->host, "a node, or several separated by commas (connections spread over them)")
+      ->capture_default_str();
+  cmd->add_option("--consistency", f->consistency, "consistency level of every request (ONE, QUORUM, ALL, ...)")
+      ->capture_default_str();
+  cmd->add_option("--replication-factor", w.replication_factor, "of the keyspace the workload creates")
+      ->check(CLI::Range(1, 16))->capture_default_str();
   cmd->add_option("--port", f->port)->capture_default_str();
   AddClientFlags(cmd, &f->client);
   cmd->add_flag("--load", f->load, "insert recordcount records first (YCSB's load phase)");

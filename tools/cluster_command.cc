@@ -26,6 +26,7 @@ struct ClusterFlags {
   std::string dir;
   int port = 9042;
   int admin_port = 9180;
+  int internode_port = 7000;
   int etcd_port = 2379;
   int etcd_peer_port = 0;  // 0: etcd_port + 1
   std::string etcd_binary = "/usr/bin/etcd";
@@ -157,10 +158,11 @@ json NewManifest(const ClusterFlags& f) {
     std::vector<std::string> args = {SelfPath(), "server", "--data-dir", data,
                                      "--listen", address + ":" + std::to_string(f.port),
                                      "--admin-listen", address + ":" + std::to_string(f.admin_port),
-                                     "--etcd", etcd["endpoint"], "--node-address", address};
+                                     "--etcd", etcd["endpoint"], "--node-address", address,
+                                     "--internode-port", std::to_string(f.internode_port)};
     args.insert(args.end(), f.server_args.begin(), f.server_args.end());
     nodes.push_back({{"node", i}, {"address", address}, {"cql_port", f.port}, {"admin_port", f.admin_port},
-                     {"pid", 0}, {"data_dir", data}, {"log", dir + "/node" + std::to_string(i) + ".log"},
+                     {"internode_port", f.internode_port}, {"pid", 0}, {"data_dir", data}, {"log", dir + "/node" + std::to_string(i) + ".log"},
                      {"args", args}});
   }
   return {{"etcd", etcd}, {"nodes", nodes}};
@@ -272,6 +274,8 @@ void AddClusterCommand(CLI::App& app, int* exit_code) {
   start->add_option("--nodes", flags->nodes, "number of nodes")->capture_default_str();
   start->add_option("--port", flags->port, "CQL port of every node")->capture_default_str();
   start->add_option("--admin-port", flags->admin_port, "admin HTTP port of every node")->capture_default_str();
+  start->add_option("--internode-port", flags->internode_port, "internode (gRPC) port of every node")
+      ->capture_default_str();
   start->add_option("--etcd-port", flags->etcd_port, "etcd client port")->capture_default_str();
   start->add_option("--etcd-peer-port", flags->etcd_peer_port, "etcd peer port (default: the client port + 1)");
   start->add_option("--etcd-binary", flags->etcd_binary)->capture_default_str();

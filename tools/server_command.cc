@@ -63,6 +63,11 @@ int RunServer(const ServerConfig& config) {
   options.cluster.data_center = config.data_center;
   options.cluster.rack = config.rack;
   options.cluster.lease_ttl_seconds = config.lease_ttl_seconds;
+  options.cluster.internode_port = static_cast<uint16_t>(config.internode_port);
+  options.cluster.write_timeout_micros = int64_t{config.write_request_timeout_ms} * 1000;
+  options.cluster.read_timeout_micros = int64_t{config.read_request_timeout_ms} * 1000;
+  options.cluster.max_hint_window_micros = int64_t{config.max_hint_window_seconds} * 1'000'000;
+  options.cluster.max_hints_bytes_per_node = uint64_t(config.max_hints_mb) << 20;
   if (!config.node_address.empty() && config.node_address != options.cql_address) {
     spdlog::error("--node-address {} differs from the address of --listen {}: drivers reach a node where it listens",
                   config.node_address, options.cql_address);

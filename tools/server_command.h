@@ -36,6 +36,11 @@ struct ServerConfig {
   std::string data_center = "datacenter1";
   std::string rack = "rack1";
   int lease_ttl_seconds = 5;
+  int internode_port = 7000;             // gRPC port of internode requests, on the node's address
+  int write_request_timeout_ms = 2000;   // Cassandra's write_request_timeout
+  int read_request_timeout_ms = 5000;    // Cassandra's read_request_timeout
+  int max_hint_window_seconds = 3 * 3600;  // Cassandra's max_hint_window
+  int max_hints_mb = 128;
 };
 
 // Returns the process exit code (0 on clean shutdown).

@@ -5,6 +5,7 @@
 #include "tools/cluster_command.h"
 #include "tools/demo_command.h"
 #include "tools/load_command.h"
+#include "tools/repair_command.h"
 #include "tools/server_command.h"
 #include "tools/shell_command.h"
 
@@ -74,6 +75,20 @@ int main(int argc, char** argv) {
   cmd->add_option("--cluster-lease-seconds", server.lease_ttl_seconds,
                   "TTL of the node's etcd lease: a killed node is down after at most this long")
       ->check(CLI::Range(2, 600))->capture_default_str();
+  cmd->add_option("--internode-port", server.internode_port,
+                  "port of internode requests (gRPC) on --node-address, in a cluster")
+      ->check(CLI::Range(1, 65535))->capture_default_str();
+  cmd->add_option("--write-request-timeout-ms", server.write_request_timeout_ms,
+                  "how long a coordinator waits for replicas to acknowledge a write")
+      ->check(CLI::Range(1, 600000))->capture_default_str();
+  cmd->add_option("--read-request-timeout-ms", server.read_request_timeout_ms,
+                  "how long a coordinator waits for replicas to answer a read")
+      ->check(CLI::Range(1, 600000))->capture_default_str();
+  cmd->add_option("--max-hint-window-seconds", server.max_hint_window_seconds,
+                  "hints older than this are dropped, not delivered (Cassandra's max_hint_window)")
+      ->check(CLI::Range(1, 30 * 24 * 3600))->capture_default_str();
+  cmd->add_option("--max-hints-mb", server.max_hints_mb, "hints kept per down replica, at most (MiB)")
+      ->check(CLI::Range(1, 1 << 20))->capture_default_str();
   AddTabletOptions(cmd, &server);
   tessera::AddSecurityOptions(cmd, &server.security);
   // A config file sets the same options (TOML or INI, a [server] section with the long flag names:
@@ -87,6 +102,7 @@ int main(int argc, char** argv) {
   tessera::AddDemoCommand(app, &exit_code);
   tessera::AddBenchCommand(app, &exit_code);
   tessera::AddClusterCommand(app, &exit_code);
+  tessera::AddRepairCommand(app, &exit_code);
 
   CLI11_PARSE(app, argc, argv);
   if (cmd->parsed()) return tessera::RunServer(server);

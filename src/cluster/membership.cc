@@ -227,4 +227,11 @@ std::vector<MemberState> Membership::Members() const {
   return out;
 }
 
+std::optional<MemberState> Membership::Member(const std::string& host_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = members_.find(host_id);
+  if (it == members_.end()) return std::nullopt;
+  return it->second;
+}
+
 }  // namespace tessera::cluster

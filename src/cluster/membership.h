@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -72,6 +73,8 @@ class Membership {
   void NotifySchemaChanged();
   // Every member, this node included, ordered by host id.
   std::vector<MemberState> Members() const;
+  // One member by host id (16 bytes); nullopt when not a member.
+  std::optional<MemberState> Member(const std::string& host_id) const;
   const NodeRecord& self() const { return options_.self; }
   EtcdClient& etcd() { return *etcd_; }
 

@@ -10,7 +10,7 @@ std::string EncodeNodeRecord(const NodeRecord& r) {
   nlohmann::json j = {{"host_id", UuidText(r.host_id)}, {"address", r.address},
                       {"cql_port", r.cql_port},         {"data_center", r.data_center},
                       {"rack", r.rack},                 {"release_version", r.release_version},
-                      {"token", std::to_string(r.token)}};
+                      {"token", std::to_string(r.token)}, {"internode_port", r.internode_port}};
   return j.dump();
 }
 
@@ -30,6 +30,7 @@ Result<NodeRecord> DecodeNodeRecord(const std::string& text) {
     r.rack = j.value("rack", std::string("rack1"));
     r.release_version = j.value("release_version", std::string("4.0.11"));
     r.token = std::stoll(j.value("token", std::string("0")));
+    r.internode_port = j.value("internode_port", 0);
     return r;
   } catch (const std::exception& e) {
     return Status::Corruption(std::string("node record: ") + e.what());

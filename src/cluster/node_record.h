@@ -15,7 +15,8 @@
 // JSON fields (frozen): host_id (uuid text), address (IPv4/IPv6 text: the
 // node's broadcast and rpc address), cql_port, data_center, rack,
 // release_version, token (decimal int64 text: the one token reported to
-// drivers; tablets, not tokens, place data).
+// drivers; tablets, not tokens, place data), internode_port (the gRPC port
+// of internode requests on `address`; 0 or absent: none).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,7 @@ struct NodeRecord {
   std::string rack = "rack1";
   std::string release_version = "4.0.11";
   int64_t token = 0;
+  int32_t internode_port = 0;
 };
 
 std::string EncodeNodeRecord(const NodeRecord& record);

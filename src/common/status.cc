@@ -15,6 +15,9 @@ std::string Status::ToString() const {
     case Code::kSyntaxError: name = "SyntaxError"; break;
     case Code::kUnauthorized: name = "Unauthorized"; break;
     case Code::kAuthenticationFailed: name = "AuthenticationFailed"; break;
+    case Code::kUnavailable: name = "Unavailable"; break;
+    case Code::kWriteTimeout: name = "WriteTimeout"; break;
+    case Code::kReadTimeout: name = "ReadTimeout"; break;
   }
   return std::string(name) + ": " + message_;
 }

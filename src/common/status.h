@@ -10,6 +10,8 @@
 // used from different threads, a single object needs external synchronisation.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +33,23 @@ class Status {
     kSyntaxError,      // a statement does not parse (CQL 0x2000); the message names line:column
     kUnauthorized,     // the logged-in role lacks a permission (CQL 0x2100)
     kAuthenticationFailed,  // wrong credentials, or a role that may not log in (CQL 0x0100)
+    kUnavailable,      // too few replicas alive for the consistency level (CQL 0x1000); see ReplicaShortfall
+    kWriteTimeout,     // replicas did not acknowledge a write in time (CQL 0x1100); see ReplicaShortfall
+    kReadTimeout,      // replicas did not answer a read in time (CQL 0x1200); see ReplicaShortfall
+  };
+
+  // What a consistency failure reports (native protocol v4 §9, the bodies
+  // of Unavailable, WriteTimeout and ReadTimeout): the consistency level
+  // (its wire value), then required/alive (Unavailable) or received/blockfor
+  // (the time-outs), the write type (WriteTimeout: "SIMPLE", "BATCH",
+  // "UNLOGGED_BATCH", "COUNTER", "BATCH_LOG", "CAS") and data_present
+  // (ReadTimeout: whether the replica asked for data answered).
+  struct ReplicaShortfall {
+    uint16_t consistency = 1;
+    int32_t first = 0;   // required (Unavailable) or received (time-outs)
+    int32_t second = 0;  // alive (Unavailable) or blockfor (time-outs)
+    std::string write_type = "SIMPLE";
+    bool data_present = false;
   };
 
   Status() = default;  // OK
@@ -45,6 +64,12 @@ class Status {
   static Status SyntaxError(std::string msg) { return Status(Code::kSyntaxError, std::move(msg)); }
   static Status Unauthorized(std::string msg) { return Status(Code::kUnauthorized, std::move(msg)); }
   static Status AuthenticationFailed(std::string msg) { return Status(Code::kAuthenticationFailed, std::move(msg)); }
+  // REQUIRES: code is kUnavailable, kWriteTimeout or kReadTimeout.
+  static Status ConsistencyFailure(Code code, std::string msg, ReplicaShortfall shortfall) {
+    Status s(code, std::move(msg));
+    s.shortfall_ = std::make_shared<const ReplicaShortfall>(std::move(shortfall));
+    return s;
+  }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
@@ -54,6 +79,8 @@ class Status {
   bool IsInvalidArgument() const { return code_ == Code::kInvalidArgument; }
   bool IsSyntaxError() const { return code_ == Code::kSyntaxError; }
   bool IsUnauthorized() const { return code_ == Code::kUnauthorized; }
+  // Set for kUnavailable, kWriteTimeout and kReadTimeout; nullptr otherwise.
+  const ReplicaShortfall* shortfall() const { return shortfall_.get(); }
 
   // "OK" or "<CodeName>: <message>".
   std::string ToString() const;
@@ -62,6 +89,7 @@ class Status {
   Status(Code code, std::string msg) : code_(code), message_(std::move(msg)) {}
   Code code_ = Code::kOk;
   std::string message_;
+  std::shared_ptr<const ReplicaShortfall> shortfall_;  // shared: Status stays cheap to copy
 };
 
 // Result<T> holds either a value or a non-OK Status.

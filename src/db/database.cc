@@ -14,6 +14,9 @@ namespace tessera {
 namespace {
 
 constexpr size_t kMaxEvents = 1000;
+constexpr char kClusterTabletChange[] =
+    "tablets of a cluster node are not merged and their bucket counts do not change: a replicated tablet's map "
+    "changes through the cluster's metadata in etcd, where only splits are built yet (issue 11 brings the rest)";
 constexpr size_t kHotPartitionCapacity = 256;  // counters per table and direction
 constexpr size_t kMaxSampledPartitions = 4096;
 
@@ -58,6 +61,7 @@ Database::Database(std::unique_ptr<StorageEngine> engine, const DatabaseOptions&
       catalog_(engine_.get()),
       guardrails_(options.guardrails),
       balancer_options_(options.balancer),
+      defer_balancer_(options.defer_balancer),
       large_partitions_(options.guardrails) {}
 
 Database::~Database() {
@@ -80,9 +84,13 @@ Result<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options)
   TESSERA_ASSIGN_OR_RETURN(db->sequences_, Sequences::Open(db->engine_.get()));
   if (options.balancer.enabled) {
     db->balancer_ = std::make_unique<TabletBalancer>(db.get(), options.balancer);
-    db->balancer_->Start();
+    if (!options.defer_balancer) db->balancer_->Start();
   }
   return db;
+}
+
+void Database::StartBalancer() {
+  if (balancer_ && defer_balancer_) balancer_->Start();
 }
 
 Status Database::LoadTablets() {
@@ -107,8 +115,34 @@ std::shared_ptr<const TabletMap> Database::TabletsOf(uint32_t table_id) const {
   return it == tablet_maps_.end() ? nullptr : it->second;
 }
 
+void Database::ChooseReplicas(TabletMap* map) const {
+  auto table = catalog_.GetTableById(map->table_id());
+  map->SetReplicas([&](const Tablet& t) {
+    auto chosen = resolver_ && table ? resolver_->ReplicaFor(*table, t) : nullptr;
+    return chosen ? chosen : local_replica_;
+  });
+}
+
+void Database::AttachReplicaResolver(ReplicaResolver* resolver) {
+  std::lock_guard<std::mutex> admin(admin_mu_);
+  resolver_ = resolver;
+  cluster_tablets_ = resolver != nullptr;
+  std::vector<std::shared_ptr<const TabletMap>> maps;
+  {
+    std::lock_guard<std::mutex> lock(tablets_mu_);
+    for (const auto& [id, map] : tablet_maps_) maps.push_back(map);
+  }
+  for (const auto& map : maps) {
+    TabletMap next = *map;
+    ChooseReplicas(&next);
+    std::lock_guard<std::mutex> lock(tablets_mu_);
+    tablet_maps_[next.table_id()] = std::make_shared<const TabletMap>(std::move(next));
+  }
+}
+
 Status Database::PublishTablets(TabletMap map) {
   TESSERA_RETURN_IF_ERROR(engine_->MetaPut(TabletsKey(map.table_id()), map.ToJson()));
+  ChooseReplicas(&map);
   auto ptr = std::make_shared<const TabletMap>(std::move(map));
   std::lock_guard<std::mutex> lock(tablets_mu_);
   tablet_maps_[ptr->table_id()] = std::move(ptr);
@@ -174,7 +208,15 @@ Status Database::DropTable(const std::string& keyspace, const std::string& name,
 Status Database::TruncateTable(const std::string& keyspace, const std::string& name) {
   TESSERA_ASSIGN_OR_RETURN(auto table, catalog_.GetTable(keyspace, name));
   large_partitions_.ForgetTable(table->id);
-  return RemoveTableData(*table);
+  if (!resolver_) return RemoveTableData(*table);
+  auto map = TabletsOf(table->id);
+  if (!map) return Status::NotFound("table " + keyspace + "." + name + " was dropped");
+  for (const Tablet& t : map->tablets()) {
+    WriteSet ws;
+    ws.DeleteRange(t.start, t.end);
+    TESSERA_RETURN_IF_ERROR(t.replica->Apply(ws));
+  }
+  return Status::OK();
 }
 
 Result<std::shared_ptr<const TableSchema>> Database::GetTable(const std::string& keyspace,
@@ -210,6 +252,35 @@ Status Database::ApplyBatch(const std::vector<Mutation>& mutations, std::vector<
   return ApplyRouted(mutations, warnings);
 }
 
+Status Database::ApplyToReplicas(const WriteSet& ws) {
+  std::map<uint32_t, std::shared_ptr<const TabletMap>> maps;
+  std::vector<std::pair<Replica*, WriteSet>> groups;
+  for (const WriteSet::Op& op : ws.ops()) {
+    if (op.key.size() < 4) return Status::InvalidArgument("a write outside every table");
+    const uint32_t table_id = GetBigEndian32(op.key.data());
+    auto& map = maps[table_id];
+    if (!map) map = TabletsOf(table_id);
+    if (!map) return Status::NotFound("the table was dropped");
+    Replica* replica = map->Find(op.key).replica.get();
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == replica; });
+    if (group == groups.end()) group = groups.insert(groups.end(), {replica, WriteSet()});
+    if (op.kind == WriteSet::Op::kMerge) {
+      group->second.Merge(op.key, op.value);
+    } else {
+      group->second.DeleteRange(op.key, op.value);
+    }
+  }
+  if (groups.size() == 1) return groups.front().first->Apply(ws);
+  // Several replica sets (only in a cluster): one write each, as Cassandra's
+  // unlogged batch across replica sets; the first error is returned.
+  Status first;
+  for (const auto& [replica, part] : groups) {
+    Status s = replica->Apply(part);
+    if (!s.ok() && first.ok()) first = s;
+  }
+  return first;
+}
+
 Status Database::ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings) {
   const int64_t started = SteadyMicros();
   const int64_t now = NextTimestamp();
@@ -233,8 +304,7 @@ Status Database::ApplyRouted(const std::vector<Mutation>& mutations, std::vector
     built_mutations.push_back(std::move(built));
   }
   if (routed.empty()) return Status::OK();
-  // One replica per node today: the whole batch is one atomic write.
-  TESSERA_RETURN_IF_ERROR(routed.front().tablet->replica->Apply(ws));
+  TESSERA_RETURN_IF_ERROR(ApplyToReplicas(ws));
   for (const auto& r : routed) {
     r.tablet->counters->CountWrite(now, r.part.row_writes, r.part.bytes);
     r.tablet->counters->sample.Add(now, r.part.position, std::max<uint64_t>(1, r.part.row_writes), /*write=*/true);
@@ -384,6 +454,7 @@ std::vector<TabletStatus> Database::Tablets(const TableSchema& table) {
     s.read_bytes_per_second = c.read_bytes_rate.Rate(now, t.created_micros);
     s.write_bytes_per_second = c.write_bytes_rate.Rate(now, t.created_micros);
     s.size_bytes = t.replica->ApproximateSize(t.start, t.end);
+    s.replicas = t.replica->Hosts();
     s.rows_estimate = avg > 0 ? static_cast<uint64_t>(static_cast<double>(s.size_bytes) / avg) : 0;
     if (auto h = holds.find(t.id); h != holds.end()) {
       s.state = h->second;
@@ -539,6 +610,7 @@ Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& t
   } else {
     TESSERA_ASSIGN_OR_RETURN(split, MiddleOf(table, *tablet));
   }
+  if (resolver_) TESSERA_RETURN_IF_ERROR(resolver_->BeforeSplit(table, *tablet, split));
   TabletMap next = *current;
   TESSERA_ASSIGN_OR_RETURN(auto ids, next.Split(id, split, NowMicros()));
   TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));
@@ -550,6 +622,7 @@ Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& t
 
 Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left, const std::string& reason) {
   std::lock_guard<std::mutex> admin(admin_mu_);
+  if (resolver_) return Status::InvalidArgument(kClusterTabletChange);
   auto current = TabletsOf(table.id);
   if (!current) return Status::NotFound("table " + table.name + " has no tablets");
   TabletMap next = *current;

@@ -49,6 +49,9 @@ struct DatabaseOptions {
   std::function<int64_t()> clock_micros;     // default: system clock (tests inject one)
   // Automatic split and merge (db/tablet_balancer.h); off unless enabled.
   BalancerOptions balancer;
+  // The balancer's thread starts at StartBalancer, not at Open (a cluster
+  // node first attaches its replica resolver).
+  bool defer_balancer = false;
   Guardrails guardrails;
 };
 
@@ -68,6 +71,9 @@ struct TabletStatus {
   // "normal", "hot" (load above the split threshold) or "hold: <condition>"
   // (hot, and the balancer declines to split it; see TabletHold).
   std::string state = "normal";
+  // Host ids (16 bytes) of the nodes holding it (Replica::Hosts); empty on
+  // a single node.
+  std::vector<std::string> replicas;
 };
 
 // Per-table request metrics (Prometheus, server/metrics_text.h). Latencies
@@ -131,7 +137,9 @@ class Database {
   Result<std::shared_ptr<const TableSchema>> CreateTable(TableSchema table, bool if_not_exists = false);
   Result<std::shared_ptr<const TableSchema>> AlterTable(TableSchema table);
   Status DropTable(const std::string& keyspace, const std::string& name, bool if_exists = false);
-  // Removes every row, keeps schema and tablets.
+  // Removes every row, keeps schema and tablets. Goes through each tablet's
+  // replica, so a replicated table is truncated on every replica (at the
+  // calling thread's request consistency: the executor asks for ALL).
   Status TruncateTable(const std::string& keyspace, const std::string& name);
   Result<std::shared_ptr<const TableSchema>> GetTable(const std::string& keyspace, const std::string& name) const;
   const Catalog& catalog() const { return catalog_; }
@@ -185,6 +193,17 @@ class Database {
   Result<RangeResult> ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request);
 
   // --- Tablets ---
+  // Lets `resolver` choose the replica of every tablet, now and whenever a
+  // tablet map is published (a cluster node: cluster/replicated_tablet.h).
+  // With a resolver attached, a split goes ahead only once the resolver's
+  // BeforeSplit allowed it (a replicated tablet's map changes through the
+  // cluster's metadata first); MergeTablets and bucket-count changes return
+  // InvalidArgument. nullptr gives every tablet the local replica again.
+  // REQUIRES: `resolver` stays alive until it is replaced; called before
+  // the node serves requests and after it stopped.
+  void AttachReplicaResolver(ReplicaResolver* resolver);
+  // True while a resolver is attached (the balancer then only splits).
+  bool cluster_tablets() const { return cluster_tablets_.load(); }
   std::vector<TabletStatus> Tablets(const TableSchema& table);
   // The balancer policy's view of a table: bounds, ages, sizes, rates and key samples.
   TableLoad TabletLoads(const TableSchema& table);
@@ -192,6 +211,9 @@ class Database {
   std::vector<TabletHold> TabletHolds() const;
   // nullptr unless DatabaseOptions::balancer.enabled.
   TabletBalancer* balancer() { return balancer_.get(); }
+  // Starts the balancer's thread when Open deferred it (defer_balancer);
+  // does nothing otherwise. REQUIRES: called at most once.
+  void StartBalancer();
   const BalancerOptions& balancer_options() const { return balancer_options_; }
   // Splits a tablet at `split_position` (a partition position or token
   // prefix, see keys/storage_key.h), or, when absent, at its middle: the
@@ -245,8 +267,14 @@ class Database {
   Status LoadTablets();
   std::shared_ptr<const TabletMap> TabletsOf(uint32_t table_id) const;
   Status PublishTablets(TabletMap map);  // persists, then swaps the snapshot
+  void ChooseReplicas(TabletMap* map) const;
+  ReplicaResolver* resolver_ = nullptr;  // set once before serving
+  std::atomic<bool> cluster_tablets_{false};
   ReadContext MakeReadContext(const std::shared_ptr<const TableSchema>& table);
   Status ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings);
+  // Writes `ws` through the replicas of the tablets its keys fall in: one
+  // atomic write when they share one replica (always, on a single node).
+  Status ApplyToReplicas(const WriteSet& ws);
   int64_t NextTimestamp();
   Result<std::string> MiddleOf(const TableSchema& table, const Tablet& tablet);
   Status RemoveTableData(const TableSchema& table);
@@ -279,6 +307,7 @@ class Database {
   std::map<uint32_t, std::shared_ptr<PartitionLoad>> load_;
   const Guardrails guardrails_;
   const BalancerOptions balancer_options_;
+  const bool defer_balancer_;
   LargePartitionTracker large_partitions_;
   mutable std::mutex reports_mu_;
   std::map<uint32_t, TombstoneReport> tombstone_reports_;

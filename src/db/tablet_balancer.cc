@@ -90,16 +90,18 @@ void TabletBalancer::RunTable(uint32_t table_id) {
     }
     holds[{table_id, tablet}] = std::move(h);
   };
+  const bool cluster = db_->cluster_tablets();
   for (const auto& d : decisions) {
     switch (d.kind) {
       case BalancerDecision::Kind::kHold:
         hold(d.tablet, d.condition, d.reason);
+        if (cluster) break;  // bucket counts change only on a single node (Database::ChangeBucketCount)
         if (d.condition == "append_tail" && table->buckets.automatic) RaiseBuckets(*table, d.reason, now);
         if (d.condition != "append_tail" && table->partition_buckets.automatic) RaiseHotPartition(*table, load, d, now);
         break;
       case BalancerDecision::Kind::kSplit: {
         // A raise splits the tablets at the new buckets' starts itself; the next round re-plans.
-        if (table->buckets.automatic && RaiseBucketsForGrowingTail(*table, load, d, now)) break;
+        if (!cluster && table->buckets.automatic && RaiseBucketsForGrowingTail(*table, load, d, now)) break;
         if (!d.split_position && unsplittable_.count({table_id, d.tablet})) {
           hold(d.tablet, "single_partition", "size split declined: the tablet's only partition cannot be split");
           break;
@@ -124,6 +126,7 @@ void TabletBalancer::RunTable(uint32_t table_id) {
         break;
       }
       case BalancerDecision::Kind::kMerge: {
+        if (cluster) break;  // merges of replicated tablets are not built yet (Database::MergeTablets)
         auto merged = db_->MergeTablets(*table, d.tablet, d.reason);
         if (merged.ok()) {
           spdlog::info("tablets: {}.{} merged tablet {} and its neighbour into {}: {}", table->keyspace, table->name,

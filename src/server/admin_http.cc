@@ -4,6 +4,7 @@
 #define CPPHTTPLIB_OPENSSL_SUPPORT
 #include <httplib.h>
 
+#include <mutex>
 #include <thread>
 
 #include "auth/auth_service.h"
@@ -63,7 +64,19 @@ Status Target(Database& db, const httplib::Request& req, std::shared_ptr<const T
 struct AdminHttpServer::Impl {
   std::unique_ptr<httplib::Server> http;  // an httplib::SSLServer with a certificate
   std::thread thread;
+  std::mutex hooks_mu;
+  AdminClusterHooks hooks;  // guarded by hooks_mu
+
+  AdminClusterHooks Hooks() {
+    std::lock_guard<std::mutex> lock(hooks_mu);
+    return hooks;
+  }
 };
+
+void AdminHttpServer::SetClusterHooks(AdminClusterHooks hooks) {
+  std::lock_guard<std::mutex> lock(impl_->hooks_mu);
+  impl_->hooks = std::move(hooks);
+}
 
 namespace {
 
@@ -118,8 +131,17 @@ AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz, Ad
     res.set_content(keyviz->Json(req.get_param_value("table"), columns), "application/json");
   });
   http.Get("/health", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
-  http.Get("/metrics", [db](const httplib::Request&, httplib::Response& res) {
-    res.set_content(RenderMetrics(*db), "text/plain; version=0.0.4");
+  http.Get("/metrics", [db, impl = impl_.get()](const httplib::Request&, httplib::Response& res) {
+    std::string text = RenderMetrics(*db);
+    if (auto metrics = impl->Hooks().metrics) text += metrics();
+    res.set_content(text, "text/plain; version=0.0.4");
+  });
+  http.Post("/repair", [impl = impl_.get()](const httplib::Request& req, httplib::Response& res) {
+    auto repair = impl->Hooks().repair;
+    if (!repair) return Reply(res, 404, "{\"error\": \"this node is not part of a cluster: nothing to repair\"}");
+    auto report = repair(req.get_param_value("keyspace"), req.get_param_value("table"));
+    if (!report.ok()) return ReplyError(res, report.status());
+    Reply(res, report->first ? 200 : 500, report->second);
   });
   http.Post("/tablets/split", [db](const httplib::Request& req, httplib::Response& res) {
     std::shared_ptr<const TableSchema> table;

@@ -6,6 +6,10 @@
 //   POST /tablets/split?keyspace=K&table=T&tablet=ID   split at the middle
 //   POST /tablets/merge?keyspace=K&table=T&tablet=ID   merge with the right neighbour
 //   POST /compact         flush and compact everything (nodetool compact); 200 when done
+//   POST /repair[?keyspace=K[&table=T]]   repair (cluster/repair.h) on a
+//                         cluster node: 200 with its JSON report when every
+//                         tablet was compared, 500 with it when one failed,
+//                         404 on a single node, 400/404 for a bad name
 //   GET  /keyvisualizer   the Key Visualizer page (keyviz/keyviz_page.h)
 //   GET  /keyvisualizer/data.json[?table=KS.T][&columns=N]   its data
 //                         (keyviz/keyviz_json.h); N: the newest N columns
@@ -26,8 +30,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "common/status.h"
 
@@ -50,6 +56,14 @@ struct AdminSecurity {
   std::string private_key_file;
 };
 
+// What a cluster node adds to the port, set once it has joined (and reset
+// before it leaves). `repair` returns the JSON report (and ok) or an error;
+// `metrics` returns Prometheus text appended to /metrics.
+struct AdminClusterHooks {
+  std::function<Result<std::pair<bool, std::string>>(const std::string& keyspace, const std::string& table)> repair;
+  std::function<std::string()> metrics;
+};
+
 class AdminHttpServer {
  public:
   // REQUIRES: db, keyviz (may be null: no Key Visualizer) and security.auth outlive the server.
@@ -62,6 +76,8 @@ class AdminHttpServer {
   Status Start(const std::string& address, uint16_t port);
   void Stop();
   uint16_t port() const { return port_; }
+  // Thread-safe; routes called after it see the new hooks.
+  void SetClusterHooks(AdminClusterHooks hooks);
 
  private:
   struct Impl;

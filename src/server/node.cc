@@ -5,6 +5,15 @@
 #include "cluster/membership.h"
 #include "cluster/membership_view.h"
 #include "cluster/schema_log.h"
+#include "cluster/cluster_metrics.h"
+#include "cluster/hint_replayer.h"
+#include "cluster/hint_store.h"
+#include "cluster/internode_client.h"
+#include "cluster/repair.h"
+#include "cluster/internode_service.h"
+#include "cluster/replicated_tablet.h"
+#include "cluster/tablet_map_sync.h"
+#include "cluster/tablet_placement.h"
 #include "common/bytes.h"
 #include "cql/executor/query_processor.h"
 #include "cql/executor/system_auth_store.h"
@@ -38,6 +47,16 @@ struct Node::Listeners {
   std::unique_ptr<AdminHttpServer> admin;
   std::unique_ptr<cluster::Membership> membership;
   std::unique_ptr<cluster::SchemaLog> schema_log;
+  // Replication (cluster mode): the internode listener serves this node's
+  // replicas; the resolver gives tablets of replicated keyspaces a
+  // coordinator over their replica sets.
+  std::unique_ptr<cluster::InternodeServer> internode;
+  std::unique_ptr<cluster::InternodeClient> internode_client;
+  std::unique_ptr<cluster::TabletPlacements> placements;
+  std::unique_ptr<cluster::ReplicationServices> replication;
+  std::unique_ptr<cluster::ClusterReplicaResolver> resolver;
+  std::unique_ptr<cluster::HintReplayer> hint_replayer;
+  std::unique_ptr<cluster::TabletMapSync> tablet_sync;
 };
 
 // Registers the node in etcd and connects membership changes to the
@@ -53,6 +72,7 @@ Status Node::JoinCluster(const NodeOptions& options, const std::string& host_id,
   m.self.data_center = c.data_center;
   m.self.rack = c.rack;
   m.self.token = cluster::TokenOfHostId(host_id);
+  m.self.internode_port = l.internode ? l.internode->port() : 0;
   m.schema_version = [&l] { return l.processor->SchemaVersion(); };
   TESSERA_ASSIGN_OR_RETURN(l.membership, cluster::Membership::Start(m, [&l](const cluster::MembershipEvent& e) {
     spdlog::info("cluster: node {} ({}) {}", UuidText(e.node.host_id), e.node.address,
@@ -66,9 +86,65 @@ Status Node::JoinCluster(const NodeOptions& options, const std::string& host_id,
   return Status::OK();
 }
 
+// Starts the internode listener (before joining, so that the node record
+// carries its port).
+Status Node::StartInternode(const NodeOptions& options, Listeners& l) {
+  const NodeClusterOptions& c = options.cluster;
+  l.internode = std::make_unique<cluster::InternodeServer>(db_.get());
+  const std::string address = c.node_address.empty() ? options.cql_address : c.node_address;
+  return l.internode->Start(address, c.internode_port);
+}
+
+// Lets every tablet of a replicated keyspace coordinate over its replicas.
+// REQUIRES: membership started.
+Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
+  const NodeClusterOptions& c = options.cluster;
+  cluster::HintLimits limits;
+  limits.max_bytes_per_node = c.max_hints_bytes_per_node;
+  limits.max_age_micros = c.max_hint_window_micros;
+  TESSERA_ASSIGN_OR_RETURN(auto hints, cluster::HintStore::Open(options.database.data_dir + "/hints", limits));
+  l.internode_client = std::make_unique<cluster::InternodeClient>();
+  l.placements = std::make_unique<cluster::TabletPlacements>(&l.membership->etcd());
+  l.replication = std::make_unique<cluster::ReplicationServices>();
+  cluster::ReplicationServices& r = *l.replication;
+  r.db = db_.get();
+  r.membership = l.membership.get();
+  r.placements = l.placements.get();
+  r.client = l.internode_client.get();
+  r.self_host_id = host_id_;
+  r.local_dc = c.data_center;
+  r.write_timeout_micros = c.write_timeout_micros;
+  r.read_timeout_micros = c.read_timeout_micros;
+  r.hints = hints;
+  l.resolver = std::make_unique<cluster::ClusterReplicaResolver>(l.replication.get());
+  db_->AttachReplicaResolver(l.resolver.get());
+  l.hint_replayer = std::make_unique<cluster::HintReplayer>(hints, l.membership.get(), l.internode_client.get());
+  l.hint_replayer->Start();
+  l.tablet_sync = std::make_unique<cluster::TabletMapSync>(db_.get(), &l.membership->etcd(), c.etcd_endpoint,
+                                                           l.placements.get());
+  TESSERA_RETURN_IF_ERROR(l.tablet_sync->Start());
+  db_->StartBalancer();
+  if (l.admin) {
+    AdminClusterHooks hooks;
+    cluster::ReplicationServices* services = l.replication.get();
+    const cluster::InternodeServer* internode = l.internode.get();
+    hooks.repair = [services](const std::string& keyspace,
+                              const std::string& table) -> Result<std::pair<bool, std::string>> {
+      TESSERA_ASSIGN_OR_RETURN(cluster::RepairReport report, cluster::RepairTables(services, keyspace, table));
+      return std::make_pair(report.failed == 0, cluster::RepairReportJson(report));
+    };
+    hooks.metrics = [services, internode] { return cluster::RenderClusterMetrics(*services, internode); };
+    l.admin->SetClusterHooks(std::move(hooks));
+  }
+  return Status::OK();
+}
+
 Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
   std::unique_ptr<Node> node(new Node());
-  TESSERA_ASSIGN_OR_RETURN(node->db_, Database::Open(options.database));
+  DatabaseOptions database = options.database;
+  // A cluster node's balancer splits only once splits go through etcd.
+  database.defer_balancer = !options.cluster.etcd_endpoint.empty();
+  TESSERA_ASSIGN_OR_RETURN(node->db_, Database::Open(database));
   TESSERA_ASSIGN_OR_RETURN(node->host_id_, LoadOrCreateHostId(options.database.data_dir));
   node->listeners_ = std::make_unique<Listeners>();
   Listeners& l = *node->listeners_;
@@ -127,14 +203,12 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
                                                                                            table_uuid);
                                                 }));
     l.processor->set_schema_coordinator(l.schema_log.get());
-    l.processor->set_user_data_refusal(
-        "Tessera's cluster mode does not replicate table data yet (membership, discovery and schema are cluster-wide; "
-        "replication is the next step of issue 10), so reads and writes of user tables are refused rather than "
-        "scattered over nodes; run a single node (without --etcd) to store data");
+    TESSERA_RETURN_IF_ERROR(node->StartInternode(options, l));
+    // Joins before serving, so that the first driver to connect finds every
+    // member in system.peers.
+    TESSERA_RETURN_IF_ERROR(JoinCluster(options, node->host_id_, l));
+    TESSERA_RETURN_IF_ERROR(node->AttachReplication(options, l));
   }
-  // Joins before serving, so that the first driver to connect finds every
-  // member in system.peers.
-  if (!options.cluster.etcd_endpoint.empty()) TESSERA_RETURN_IF_ERROR(JoinCluster(options, node->host_id_, l));
   TESSERA_RETURN_IF_ERROR(l.cql->Start());
   return node;
 }
@@ -143,11 +217,19 @@ Node::~Node() { Stop(); }
 
 void Node::Stop() {
   if (listeners_) {
+    // Tablets go back to the local replica before the services they use go.
+    if (listeners_->admin) listeners_->admin->SetClusterHooks({});
+    if (listeners_->hint_replayer) listeners_->hint_replayer->Stop();
+    if (listeners_->tablet_sync) listeners_->tablet_sync->Stop();
+    // No split or merge may happen locally once splits stop going through etcd.
+    if (listeners_->resolver && db_->balancer()) db_->balancer()->Stop();
+    if (listeners_->resolver) db_->AttachReplicaResolver(nullptr);
     if (listeners_->membership) {
       listeners_->peers.Detach();
       listeners_->membership->Stop();
     }
     if (listeners_->cql) listeners_->cql->Stop();
+    if (listeners_->internode) listeners_->internode->Stop();
     if (listeners_->schema_log) listeners_->schema_log->Stop();
     if (listeners_->admin) listeners_->admin->Stop();
     if (listeners_->keyviz) listeners_->keyviz->Stop();

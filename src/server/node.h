@@ -29,6 +29,13 @@ struct NodeClusterOptions {
   std::string data_center = "datacenter1";
   std::string rack = "rack1";
   int lease_ttl_seconds = 5;        // a killed node is DOWN after at most this long
+  uint16_t internode_port = 7000;   // gRPC internode listener on node_address; 0: any free port
+  int64_t write_timeout_micros = 2'000'000;  // a coordinator's wait for write acknowledgements
+  int64_t read_timeout_micros = 5'000'000;   // a coordinator's wait for read answers
+  // Hinted handoff (cluster/hint_store.h): per-replica size bound and age
+  // bound (Cassandra's max_hint_window); hints live in <data_dir>/hints.
+  uint64_t max_hints_bytes_per_node = 128u << 20;
+  int64_t max_hint_window_micros = 3LL * 3600 * 1'000'000;
 };
 
 struct NodeOptions {
@@ -74,6 +81,8 @@ class Node {
   Node() = default;
   struct Listeners;
   static Status JoinCluster(const NodeOptions& options, const std::string& host_id, Listeners& l);
+  Status StartInternode(const NodeOptions& options, Listeners& l);
+  Status AttachReplication(const NodeOptions& options, Listeners& l);
   std::string host_id_;
   std::unique_ptr<Database> db_;
   std::unique_ptr<Listeners> listeners_;

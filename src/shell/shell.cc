@@ -41,17 +41,6 @@ std::string Identifier(std::string s) {
 
 std::string QuoteIfNeeded(const std::string& name) { return QuoteIdentifier(name); }
 
-std::optional<cql::Consistency> ParseConsistency(const std::string& name) {
-  static const std::map<std::string, cql::Consistency> kLevels = {
-      {"ANY", cql::Consistency::kAny}, {"ONE", cql::Consistency::kOne}, {"TWO", cql::Consistency::kTwo},
-      {"THREE", cql::Consistency::kThree}, {"QUORUM", cql::Consistency::kQuorum}, {"ALL", cql::Consistency::kAll},
-      {"LOCAL_QUORUM", cql::Consistency::kLocalQuorum}, {"EACH_QUORUM", cql::Consistency::kEachQuorum},
-      {"SERIAL", cql::Consistency::kSerial}, {"LOCAL_SERIAL", cql::Consistency::kLocalSerial},
-      {"LOCAL_ONE", cql::Consistency::kLocalOne}};
-  auto it = kLevels.find(Upper(name));
-  if (it == kLevels.end()) return std::nullopt;
-  return it->second;
-}
 
 std::string Text(const std::optional<std::string>& cell) { return cell ? *cell : std::string(); }
 
@@ -380,7 +369,7 @@ bool Shell::Consistency(const std::string& statement) {
     out_ << "Current consistency level is " << cql::ConsistencyName(consistency_) << ".\n";
     return true;
   }
-  auto level = ParseConsistency(w[1]);
+  auto level = cql::ConsistencyFromName(w[1]);
   if (!level) {
     err_ << "Improper CONSISTENCY command: unknown level " << w[1] << "\n";
     return false;

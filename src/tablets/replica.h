@@ -33,6 +33,10 @@ class Replica {
   // false, only what has been flushed (RocksDB's memtable estimate is coarse
   // for small ranges before RocksDB 9.8).
   virtual uint64_t ApproximateSize(std::string_view begin, std::string_view end, bool include_memtables = true) = 0;
+  // The host ids (16 bytes) of the nodes holding this tablet, as far as
+  // known without waiting on anything; empty: this node alone (no cluster),
+  // or not known yet. For system.tablets.
+  virtual std::vector<std::string> Hosts() { return {}; }
 };
 
 // The single-node replica: the local StorageEngine.

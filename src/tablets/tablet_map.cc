@@ -124,4 +124,8 @@ Result<TabletMap> TabletMap::FromJson(const std::string& text, std::shared_ptr<R
   }
 }
 
+void TabletMap::SetReplicas(const std::function<std::shared_ptr<Replica>(const Tablet&)>& choose) {
+  for (Tablet& t : tablets_) t.replica = choose(t);
+}
+
 }  // namespace tessera

@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -72,6 +73,25 @@ struct Tablet {
   bool Contains(std::string_view key) const { return start <= key && key < end; }
 };
 
+// Chooses the Replica of each tablet of a table. Database consults it, when
+// one is attached, for every tablet map it loads or publishes; the cluster
+// layer gives the tablets of replicated keyspaces a replica that spreads
+// reads and writes over the tablet's replica set.
+// Thread safety: implementations are thread-safe.
+class ReplicaResolver {
+ public:
+  virtual ~ReplicaResolver() = default;
+  // The replica of `tablet` of `table`; nullptr for the node's local replica.
+  virtual std::shared_ptr<Replica> ReplicaFor(const TableSchema& table, const Tablet& tablet) = 0;
+  // Asked before `tablet` of `table` splits at storage key `split`: OK lets
+  // the split go ahead here; the cluster layer first records it in the
+  // cluster's tablet metadata, which every other node then applies. Errors
+  // refuse the split (the tablet stays whole). Called under Database's
+  // tablet-change lock: it may read Database (tablets, catalog) but must not
+  // split, merge or publish tablets.
+  virtual Status BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split) = 0;
+};
+
 class TabletMap {
  public:
   // The initial tablets of a new table: hash tables `initial_tablets` equal
@@ -92,6 +112,10 @@ class TabletMap {
   // Replaces tablet `left_id` and its right neighbour by one tablet with a new id.
   // Errors: NotFound, InvalidArgument (no right neighbour).
   Result<TabletId> Merge(TabletId left_id, int64_t now_micros);
+
+  // Gives every tablet the replica `choose` returns for it (not persisted:
+  // replicas are chosen when a map is loaded or published).
+  void SetReplicas(const std::function<std::shared_ptr<Replica>(const Tablet&)>& choose);
 
   std::string ToJson() const;
   // Errors: Corruption on a malformed document.

@@ -88,6 +88,7 @@ struct Worker {
     const size_t statement = p.second_step ? p.op.then_statement : p.op.statement;
     params.values = p.second_step ? p.op.then_values : p.op.values;
     params.skip_metadata = true;
+    params.consistency = options->consistency;
     TESSERA_ASSIGN_OR_RETURN(int16_t stream, conn.Send(cql::ExecuteRequest{prepared[statement].id, std::move(params)}));
     inflight->emplace(stream, std::move(p));
     return Status::OK();
@@ -98,8 +99,11 @@ Result<RunResult> Execute(const Workload& w, const RunOptions& o, const std::str
                           const std::function<std::function<bool(Op*)>(int worker)>& source) {
   std::vector<std::unique_ptr<client::CqlConnection>> conns;
   std::vector<Worker> workers(static_cast<size_t>(std::max(1, o.connections)));
-  for (auto& worker : workers) {
-    TESSERA_ASSIGN_OR_RETURN(auto c, client::CqlConnection::Connect(o.client));
+  for (size_t i = 0; i < workers.size(); ++i) {
+    Worker& worker = workers[i];
+    client::ClientOptions target = o.client;
+    if (!o.hosts.empty()) target.host = o.hosts[i % o.hosts.size()];
+    TESSERA_ASSIGN_OR_RETURN(auto c, client::CqlConnection::Connect(target));
     worker.workload = &w;
     worker.options = &o;
     for (const auto& cql : w.statements()) {
@@ -197,6 +201,8 @@ std::string FormatJson(const std::vector<RunResult>& results, const std::string&
   j["workload"] = description;
   j["connections"] = o.connections;
   j["inflight"] = o.inflight;
+  j["consistency"] = cql::ConsistencyName(o.consistency);
+  j["nodes"] = o.hosts.empty() ? 1 : o.hosts.size();
   j["target_ops_per_second"] = o.target_ops_per_second;
   for (const auto& r : results) {
     nlohmann::json phase = {{"phase", r.phase},        {"seconds", r.seconds}, {"operations", r.operations},

@@ -29,6 +29,10 @@ struct RunOptions {
   int64_t operations = 0;     // 0: run for `seconds`
   double seconds = 10;
   double target_ops_per_second = 0;  // 0: as fast as possible (closed loop)
+  cql::Consistency consistency = cql::Consistency::kOne;  // of every EXECUTE
+  // Connection i goes to hosts[i % size] (client.host when empty): spreads
+  // the coordinators over a cluster's nodes.
+  std::vector<std::string> hosts;
 };
 
 struct OpStats {

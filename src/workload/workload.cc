@@ -81,7 +81,8 @@ Result<std::shared_ptr<const Workload>> Workload::Create(const WorkloadOptions& 
   }
   w->max_scan_ = o.max_scan_length > 0 ? o.max_scan_length : p.max_scan;
   const std::string ks = "CREATE KEYSPACE IF NOT EXISTS %s WITH replication = "
-                         "{'class': 'SimpleStrategy', 'replication_factor': 1}";
+                         "{'class': 'SimpleStrategy', 'replication_factor': " +
+                         std::to_string(o.replication_factor) + "}";
   auto keyspace = [&](const std::string& name) {
     std::string s = ks;
     s.replace(s.find("%s"), 2, name);

@@ -42,6 +42,7 @@ struct WorkloadOptions {
   double read = -1, update = -1, insert = -1, scan = -1, read_modify_write = -1;
   int max_scan_length = 0;           // 0: the preset's (YCSB default 1000; E 100)
   int series = 100;                  // timeseries / latest-n partitions
+  int replication_factor = 1;        // of the keyspaces the workload creates (SimpleStrategy)
 };
 
 enum class OpKind { kRead, kUpdate, kInsert, kScan, kReadModifyWrite };

@@ -9,6 +9,7 @@ import struct
 import subprocess
 import tempfile
 import time
+import urllib.request
 
 
 def _free_port():
@@ -26,6 +27,7 @@ class LocalCluster:
         self.admin_port = _free_port()
         self.etcd_port = _free_port()
         self.etcd_peer_port = _free_port()
+        self.internode_port = _free_port()
         self.server_args = list(server_args)
 
     def run(self, *args, timeout=120):
@@ -41,7 +43,7 @@ class LocalCluster:
             extra += ["--server-arg=" + a]
         return self.run("start", "--nodes", str(self.nodes), "--port", str(self.port), "--admin-port",
                         str(self.admin_port), "--etcd-port", str(self.etcd_port), "--etcd-peer-port",
-                        str(self.etcd_peer_port), *extra)
+                        str(self.etcd_peer_port), "--internode-port", str(self.internode_port), *extra)
 
     def manifest(self):
         with open(os.path.join(self.dir, "cluster.json")) as f:
@@ -160,3 +162,42 @@ class EventConnection:
 
     def close(self):
         self.sock.close()
+
+
+def running_cluster(binary, nodes, server_args):
+    """A pytest fixture body: a started LocalCluster, stopped (and its
+    directory removed unless TESSERA_KEEP_CLUSTER is set) afterwards."""
+    c = LocalCluster(binary, nodes=nodes, server_args=server_args)
+    c.start()
+    try:
+        yield c
+    finally:
+        c.stop()
+        if not os.environ.get("TESSERA_KEEP_CLUSTER"):
+            c.cleanup()
+        else:
+            print("cluster kept in", c.dir)
+
+
+def wait_until(predicate, timeout, what):
+    """Polls `predicate` every 0.2 s (an exception counts as not yet: a node
+    may be starting) until it is true, or fails after `timeout` seconds."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if predicate():
+                return
+        except Exception:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("not within %.0f s: %s" % (timeout, what))
+
+
+def metric(cluster, node, name):
+    """A counter or gauge of node `node`'s /metrics."""
+    url = "http://%s:%d/metrics" % (cluster.address(node), cluster.admin_port)
+    with urllib.request.urlopen(url, timeout=10) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[1])
+    raise AssertionError("no metric " + name)

@@ -13,7 +13,7 @@ import pytest
 from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
 from cassandra.policies import RoundRobinPolicy, WhiteListRoundRobinPolicy
 
-from local_cluster import EventConnection, LocalCluster
+from local_cluster import EventConnection, running_cluster
 
 BINARY = os.environ["TESSERA_BINARY"]
 LEASE_SECONDS = 3
@@ -21,16 +21,7 @@ LEASE_SECONDS = 3
 
 @pytest.fixture(scope="module")
 def cluster():
-    c = LocalCluster(BINARY, nodes=3, server_args=["--cluster-lease-seconds=%d" % LEASE_SECONDS])
-    c.start()
-    try:
-        yield c
-    finally:
-        c.stop()
-        if not os.environ.get("TESSERA_KEEP_CLUSTER"):
-            c.cleanup()
-        else:
-            print("cluster kept in", c.dir)
+    yield from running_cluster(BINARY, 3, ["--cluster-lease-seconds=%d" % LEASE_SECONDS])
 
 
 def connect(cluster, contact=1, policy=None):
@@ -153,6 +144,7 @@ def test_a_new_node_joins_and_a_stopped_one_goes_down_at_once(cluster):
     proc = subprocess.Popen([BINARY, "server", "--data-dir", data, "--listen", "127.0.0.4:%d" % cluster.port,
                              "--admin-listen", "off", "--etcd", "http://127.0.0.1:%d" % cluster.etcd_port,
                              "--node-address", "127.0.0.4", "--dc", "datacenter1", "--rack", "rack2",
+                             "--internode-port", str(cluster.internode_port),
                              "--cluster-lease-seconds=%d" % LEASE_SECONDS], stdout=log, stderr=log)
     try:
         events.wait_for(("TOPOLOGY_CHANGE", "NEW_NODE", "127.0.0.4", cluster.port), 30)
@@ -258,22 +250,6 @@ def test_a_node_that_was_down_catches_up_on_schema(cluster):
     cluster.start_node(2)
     assert columns_on(cluster, 2, "shared") == columns_on(cluster, 1, "shared")
     assert "node 2" not in cluster.log(2) or "applied entry" in cluster.log(2)
-
-
-def test_user_data_is_refused_until_replication_lands(cluster):
-    from cassandra import InvalidRequest
-    driver, session = connect(cluster)
-    try:
-        for statement in ["INSERT INTO shared.t1 (pk, ck, v) VALUES (1, 1, 'x')",
-                          "SELECT * FROM shared.t1 WHERE pk = 1",
-                          "BEGIN BATCH INSERT INTO shared.t1 (pk, ck) VALUES (1, 2) APPLY BATCH",
-                          "TRUNCATE shared.t1"]:
-            with pytest.raises(InvalidRequest, match="does not replicate table data yet"):
-                session.execute(statement)
-        # System tables stay readable: drivers need them.
-        assert session.execute("SELECT count(*) FROM system_schema.tables WHERE keyspace_name = 'shared'").one()[0] >= 3
-    finally:
-        driver.shutdown()
 
 
 def test_membership_survives_an_etcd_restart(cluster):

@@ -13,6 +13,21 @@ ErrorResponse ToErrorResponse(const Status& status) {
     case Status::Code::kBusy: e.code = ErrorCode::kOverloaded; break;
     case Status::Code::kUnauthorized: e.code = ErrorCode::kUnauthorized; break;
     case Status::Code::kAuthenticationFailed: e.code = ErrorCode::kBadCredentials; break;
+    case Status::Code::kUnavailable:
+    case Status::Code::kWriteTimeout:
+    case Status::Code::kReadTimeout: {
+      e.code = status.code() == Status::Code::kUnavailable    ? ErrorCode::kUnavailable
+               : status.code() == Status::Code::kWriteTimeout ? ErrorCode::kWriteTimeout
+                                                              : ErrorCode::kReadTimeout;
+      if (const Status::ReplicaShortfall* f = status.shortfall()) {
+        e.consistency = static_cast<Consistency>(f->consistency);
+        e.required_or_received = f->first;
+        e.alive_or_blockfor = f->second;
+        e.write_type = f->write_type;
+        e.data_present = f->data_present;
+      }
+      break;
+    }
     case Status::Code::kOk:
     case Status::Code::kCorruption:
     case Status::Code::kIOError: e.code = ErrorCode::kServerError; break;

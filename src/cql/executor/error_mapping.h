@@ -7,6 +7,9 @@
 //   Busy             -> 0x1001 Overloaded (drivers retry on another host)
 //   Unauthorized     -> 0x2100 Unauthorized ("User u has no SELECT permission on <table k.t> ...")
 //   AuthenticationFailed -> 0x0100 Bad credentials ("Provided username u and/or password are incorrect")
+//   Unavailable      -> 0x1000 Unavailable (consistency, required, alive from Status::shortfall())
+//   WriteTimeout     -> 0x1100 Write timeout (consistency, received, blockfor, write type)
+//   ReadTimeout      -> 0x1200 Read timeout (consistency, received, blockfor, data_present)
 //   Corruption, IOError, anything else -> 0x0000 Server error
 //
 // Thread safety: pure function.

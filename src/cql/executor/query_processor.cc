@@ -1,6 +1,8 @@
 #include "cql/executor/query_processor.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <map>
 #include <type_traits>
 #include <variant>
 
@@ -15,6 +17,7 @@
 #include "cql/parser/parser.h"
 #include "db/schema_lint.h"
 #include "keys/murmur3.h"
+#include "tablets/request_consistency.h"
 
 #include <spdlog/spdlog.h>
 
@@ -41,7 +44,13 @@ std::string EncodeRows(const ResultSet& rs, bool skip_metadata) {
 
 QueryProcessor::QueryProcessor(Database* db, NodeInfo node, std::function<void(const SchemaChange&)> on_schema_change,
                                auth::AuthService* auth)
-    : db_(db), auth_(auth), system_tables_(db, std::move(node)), on_schema_change_(std::move(on_schema_change)) {}
+    : db_(db),
+      auth_(auth),
+      cluster_(node.cluster != nullptr),
+      cluster_view_(node.cluster),
+      local_dc_(node.data_center),
+      system_tables_(db, std::move(node)),
+      on_schema_change_(std::move(on_schema_change)) {}
 
 std::string QueryProcessor::Authenticator() const {
   return auth_ && auth_->authentication_required() ? auth::kPasswordAuthenticatorClass : "";
@@ -75,11 +84,44 @@ void QueryProcessor::UpdateGrants(const std::string& user, const RawStatement& s
   if (!st.ok()) spdlog::warn("updating permissions after a schema change failed: {}", st.ToString());
 }
 
+namespace {
+
+RequestConsistency ConsistencyOf(Consistency level, WriteType type = WriteType::kSimple) {
+  return RequestConsistency{static_cast<ConsistencyLevel>(level), type};
+}
+
+// A keyspace's total replication factor (SimpleStrategy's, or the data
+// centers' summed), 1 when it does not parse (creation validated it).
+int ReplicationFactorOf(const KeyspaceMetadata& ks) {
+  const bool nts = ks.replication.count("class") && ks.replication.at("class").find("NetworkTopology") != std::string::npos;
+  int total = 0;
+  for (const auto& [key, value] : ks.replication) {
+    if (key == "class" || (nts && key == "replication_factor") || (!nts && key != "replication_factor")) continue;
+    total += std::atoi(value.c_str());
+  }
+  return std::max(total, 1);
+}
+
+}  // namespace
+
 Reply QueryProcessor::Process(ConnectionState& conn, const Request& request) {
-  if (const auto* q = std::get_if<QueryRequest>(&request)) return Query(conn, q->query, q->params);
+  // The request's consistency level reaches the replicas of every tablet it
+  // touches (tablets/request_consistency.h); a single node ignores it.
+  if (const auto* q = std::get_if<QueryRequest>(&request)) {
+    ScopedRequestConsistency scope(ConsistencyOf(q->params.consistency));
+    return Query(conn, q->query, q->params);
+  }
+  if (const auto* e = std::get_if<ExecuteRequest>(&request)) {
+    ScopedRequestConsistency scope(ConsistencyOf(e->params.consistency));
+    return Execute(conn, e->id, e->params);
+  }
+  if (const auto* b = std::get_if<BatchRequest>(&request)) {
+    ScopedRequestConsistency scope(ConsistencyOf(b->consistency, b->type == BatchRequest::kCounter    ? WriteType::kCounter
+                                                                 : b->type == BatchRequest::kUnlogged ? WriteType::kUnloggedBatch
+                                                                                                      : WriteType::kBatch));
+    return Batch(conn, *b);
+  }
   if (const auto* p = std::get_if<PrepareRequest>(&request)) return Prepare(conn, p->query);
-  if (const auto* e = std::get_if<ExecuteRequest>(&request)) return Execute(conn, e->id, e->params);
-  if (const auto* b = std::get_if<BatchRequest>(&request)) return Batch(conn, *b);
   if (const auto* a = std::get_if<AuthResponseRequest>(&request)) return AuthResponse(conn, *a);
   return Error(Status::InvalidArgument("unexpected request"));
 }
@@ -212,27 +254,80 @@ std::optional<::tessera::Result<SchemaOutcome>> QueryProcessor::ExecuteSchema(co
   return std::nullopt;
 }
 
-Status QueryProcessor::CheckUserDataServed(const RawStatement& s, const std::string& keyspace) const {
-  if (user_data_refusal_.empty()) return Status::OK();
-  auto user_table = [&](const QualifiedName& t) {
-    const std::string& ks = t.keyspace.empty() ? keyspace : t.keyspace;
-    return ks.rfind("system", 0) != 0;
+Status QueryProcessor::CheckReplicationFits(const RawStatement& s) const {
+  const std::string* name = nullptr;
+  const std::vector<Property>* properties = nullptr;
+  if (const auto* c = std::get_if<CreateKeyspaceStatement>(&s)) {
+    name = &c->name;
+    properties = &c->properties;
+  } else if (const auto* a = std::get_if<AlterKeyspaceStatement>(&s)) {
+    name = &a->name;
+    properties = &a->properties;
+  }
+  if (!name || !cluster_view_) return Status::OK();
+  if (std::none_of(properties->begin(), properties->end(), [](const Property& p) { return p.name == "replication"; })) {
+    return Status::OK();
+  }
+  auto ks = BuildKeyspace(*name, *properties);
+  if (!ks.ok()) return Status::OK();  // the statement reports its own error
+  std::map<std::string, int> nodes{{local_dc_, 1}};
+  int all = 1;
+  for (const auto& peer : cluster_view_->Peers()) {
+    ++nodes[peer.data_center];
+    ++all;
+  }
+  const bool nts = ks->replication["class"].find("NetworkTopology") != std::string::npos;
+  for (const auto& [key, value] : ks->replication) {
+    if (key == "class" || (nts && key == "replication_factor") || (!nts && key != "replication_factor")) continue;
+    const int factor = std::atoi(value.c_str());
+    const int available = nts ? (nodes.count(key) ? nodes[key] : 0) : all;
+    if (factor > available) {
+      return Status::InvalidArgument("Replication factor " + std::to_string(factor) + " exceeds the number of nodes " +
+                                     std::to_string(available) + (nts ? " in data center " + key : " of the cluster"));
+    }
+  }
+  return Status::OK();
+}
+
+Status QueryProcessor::CheckReplicatedStatement(const RawStatement& s, const std::string& keyspace) const {
+  if (!cluster_) return Status::OK();
+  // Conditional statements and counters need Paxos and counter shards
+  // across replicas (a later issue); on one replica they are exact.
+  auto check = [&](const QualifiedName& name, bool conditional) -> Status {
+    const std::string& ks = name.keyspace.empty() ? keyspace : name.keyspace;
+    auto meta = db_->catalog().GetKeyspace(ks);
+    if (!meta.ok() || ReplicationFactorOf(*meta) <= 1) return Status::OK();
+    if (conditional) {
+      return Status::InvalidArgument("Conditional statements (IF ...) on keyspace " + ks +
+                                     " are not supported yet: it has more than one replica, and Tessera runs "
+                                     "lightweight transactions on one replica until Paxos comes");
+    }
+    auto table = db_->GetTable(ks, name.name);
+    if (table.ok() && std::any_of((*table)->columns.begin(), (*table)->columns.end(),
+                                  [](const ColumnDef& c) { return c.type.kind() == TypeKind::kCounter; })) {
+      return Status::InvalidArgument("Counter tables on keyspace " + ks +
+                                     " are not supported yet: it has more than one replica, and replicated "
+                                     "counters need counter shards (a later issue)");
+    }
+    return Status::OK();
   };
-  bool user = false;
+  Status result;
   std::visit(
       [&](const auto& x) {
         using S = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<S, SelectStatement> || std::is_same_v<S, InsertStatement> ||
-                      std::is_same_v<S, UpdateStatement> || std::is_same_v<S, DeleteStatement>) {
-          user = user_table(x.table);
-        } else if constexpr (std::is_same_v<S, TruncateStatement>) {
-          user = user_table(x.table);
+        if constexpr (std::is_same_v<S, InsertStatement> || std::is_same_v<S, UpdateStatement> ||
+                      std::is_same_v<S, DeleteStatement>) {
+          result = check(x.table, ConditionalWrites::IsConditional(RawStatement{x}));
         } else if constexpr (std::is_same_v<S, BatchStatement>) {
-          for (const auto& b : x.statements) std::visit([&](const auto& m) { user = user || user_table(m.table); }, b);
+          for (const auto& b : x.statements) {
+            std::visit([&](const auto& m) {
+              if (result.ok()) result = check(m.table, ConditionalWrites::IsConditional(RawStatement{m}));
+            }, b);
+          }
         }
       },
       s);
-  return user ? Status::InvalidArgument(user_data_refusal_) : Status::OK();
+  return result;
 }
 
 Status QueryProcessor::ApplySchemaStatement(const std::string& keyspace, const std::string& statement,
@@ -283,7 +378,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     Status allowed = CheckAccess(*auth_, conn.user(), s, ks);
     if (!allowed.ok()) return Error(allowed);
   }
-  if (Status served = CheckUserDataServed(s, ks); !served.ok()) return Error(served);
+  if (Status replicated = CheckReplicatedStatement(s, ks); !replicated.ok()) return Error(replicated);
   auto schema_result = [&](const ::tessera::Result<SchemaOutcome>& r) -> Reply {
     if (!r.ok()) return Error(r.status(), &s);
     if (r->change) UpdateGrants(conn.user(), s, ks);
@@ -379,6 +474,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
                                 (std::holds_alternative<DropStatement>(s) &&
                                  std::get<DropStatement>(s).target != DropStatement::Target::kSequence);
   if (schema_statement && schema_coordinator_ != nullptr) {
+    if (Status fits = CheckReplicationFits(s); !fits.ok()) return Error(fits, &s);
     return schema_result(schema_coordinator_->Run(ks, text, [&] { return *ExecuteSchema(s, ks); }));
   }
   if (auto r = ExecuteSchema(s, ks)) return schema_result(*r);
@@ -387,6 +483,8 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     return st.ok() ? Result(EncodeVoidResult()) : Error(st);
   }
   if (const auto* x = std::get_if<TruncateStatement>(&s)) {
+    // As Cassandra: a truncation reaches every replica or fails.
+    ScopedRequestConsistency all(RequestConsistency{ConsistencyLevel::kAll, WriteType::kSimple});
     Status st = ExecuteTruncate(*db_, *x, ks);
     return st.ok() ? Result(EncodeVoidResult()) : Error(st);
   }
@@ -450,6 +548,9 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
                      std::holds_alternative<UpdateStatement>(parsed.statement) ||
                      std::holds_alternative<DeleteStatement>(parsed.statement);
     if (!dml) return Error(Status::InvalidArgument("Invalid statement in batch: only INSERT, UPDATE and DELETE are allowed"));
+    if (Status replicated = CheckReplicatedStatement(parsed.statement, keyspace); !replicated.ok()) {
+      return Error(replicated);
+    }
     conditional = conditional || ConditionalWrites::IsConditional(parsed.statement);
     statements.push_back(std::move(parsed.statement));
     contexts.push_back(WriteContext{bind, keyspace, batch.default_timestamp});

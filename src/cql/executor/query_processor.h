@@ -49,11 +49,6 @@ class QueryProcessor : public RequestProcessor {
                  auth::AuthService* auth = nullptr);
   Reply Process(ConnectionState& connection, const Request& request) override;
   std::string Authenticator() const override;
-  // In a cluster whose data is not replicated yet: reads and writes of user
-  // tables are refused with this message (Invalid), so that rows written
-  // through one node are never silently missing from another. Empty: served.
-  // REQUIRES: set before the first request.
-  void set_user_data_refusal(std::string message) { user_data_refusal_ = std::move(message); }
   // In a cluster: the coordinator every schema statement goes through.
   // REQUIRES: set before the first request; outlives the processor.
   void set_schema_coordinator(SchemaCoordinator* coordinator) { schema_coordinator_ = coordinator; }
@@ -110,12 +105,19 @@ class QueryProcessor : public RequestProcessor {
 
   Database* db_;
   auth::AuthService* auth_;
+  const bool cluster_;  // a cluster node (NodeInfo::cluster given)
+  const ClusterView* cluster_view_;
+  const std::string local_dc_;
   SystemTables system_tables_;
   SchemaCoordinator* schema_coordinator_ = nullptr;
   ConditionalWrites conditional_writes_{db_};
-  std::string user_data_refusal_;
   // The refusal for a statement that reads or writes a user table; OK for any other.
-  Status CheckUserDataServed(const RawStatement& s, const std::string& keyspace) const;
+  // In a cluster: Invalid for conditional statements and counter writes on a
+  // keyspace with more than one replica (no Paxos, no counter shards yet).
+  Status CheckReplicatedStatement(const RawStatement& s, const std::string& keyspace) const;
+  // In a cluster: Invalid for CREATE / ALTER KEYSPACE asking more replicas
+  // of a data center than it has nodes (members, alive or not).
+  Status CheckReplicationFits(const RawStatement& s) const;
   std::function<void(const SchemaChange&)> on_schema_change_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<const Prepared>> prepared_;

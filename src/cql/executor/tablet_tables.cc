@@ -43,6 +43,11 @@ Result<std::vector<SourceRow>> SystemTables::TabletRows(const TableSchema& t) co
               .Int("bytes_read", static_cast<int64_t>(s.bytes_read)).Int("bytes_written", static_cast<int64_t>(s.bytes_written))
               .Set("reads_per_second", Value::Double(s.reads_per_second))
               .Set("writes_per_second", Value::Double(s.writes_per_second)).Text("state", s.state);
+          if (!s.replicas.empty()) {
+            std::vector<Value> hosts;
+            for (const auto& h : s.replicas) hosts.push_back(Value::Bytes(h));
+            b.Set("replicas", Value::List(std::move(hosts)));
+          }
           rows.push_back(b.Take());
         }
         continue;

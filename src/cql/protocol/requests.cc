@@ -1,5 +1,8 @@
 #include "cql/protocol/requests.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "cql/protocol/frame.h"
 
 namespace tessera::cql {
@@ -108,6 +111,18 @@ const char* ConsistencyName(Consistency c) {
                                  "EACH_QUORUM", "SERIAL", "LOCAL_SERIAL", "LOCAL_ONE"};
   auto i = static_cast<size_t>(c);
   return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "UNKNOWN";
+}
+
+std::optional<Consistency> ConsistencyFromName(std::string_view name) {
+  for (uint16_t i = 0; i <= static_cast<uint16_t>(Consistency::kLocalOne); ++i) {
+    const std::string_view known = ConsistencyName(static_cast<Consistency>(i));
+    if (known.size() == name.size() &&
+        std::equal(known.begin(), known.end(), name.begin(),
+                   [](char a, char b) { return a == std::toupper(static_cast<unsigned char>(b)); })) {
+      return static_cast<Consistency>(i);
+    }
+  }
+  return std::nullopt;
 }
 
 Result<Request> DecodeRequest(uint8_t opcode, std::string_view body) {

@@ -27,6 +27,8 @@ enum class Consistency : uint16_t {
   kLocalQuorum = 0x0006, kEachQuorum = 0x0007, kSerial = 0x0008, kLocalSerial = 0x0009, kLocalOne = 0x000A,
 };
 const char* ConsistencyName(Consistency c);
+// The level a name (any case) spells, e.g. "quorum"; nullopt for another word.
+std::optional<Consistency> ConsistencyFromName(std::string_view name);
 
 // <query_parameters> of QUERY and EXECUTE (§4.1.4). Flag bits FROZEN ON THE WIRE.
 struct QueryParameters {

@@ -25,8 +25,10 @@ before(async () => {
   const etcdPort = await freePort();
   const etcdPeerPort = await freePort();
   const adminPort = await freePort();
+  const internodePort = await freePort();
   cluster('start', '--nodes', '3', '--port', String(port), '--etcd-port', String(etcdPort),
           '--etcd-peer-port', String(etcdPeerPort), '--admin-port', String(adminPort),
+          '--internode-port', String(internodePort),
           '--server-arg=--cluster-lease-seconds=3');
   client = new cassandra.Client({ contactPoints: ['127.0.0.2'], protocolOptions: { port }, localDataCenter: 'datacenter1' });
   await client.connect();
@@ -84,6 +86,34 @@ test('schema changes through any node reach every node, with agreement', async (
   }
   const metadata = await client.metadata.getTable('node_shared', 'items');
   assert.deepStrictEqual(metadata.columns.map((c) => c.name).sort(), ['id', 'name']);
+});
+
+test('replication_factor 3: writes and paged reads at QUORUM through each node', async () => {
+  await client.execute(
+    "CREATE KEYSPACE node_rep WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}");
+  await client.execute('CREATE TABLE node_rep.events (p int, c int, v text, PRIMARY KEY (p, c))');
+  const quorum = { prepare: true, consistency: cassandra.types.consistencies.quorum };
+  const hosts = client.hosts.values();
+  // Each write through a different coordinator.
+  for (let i = 0; i < 60; i++) {
+    await client.execute('INSERT INTO node_rep.events (p, c, v) VALUES (?, ?, ?)', [i % 4, i, 'v' + i],
+                         { ...quorum, host: hosts[i % hosts.length] });
+  }
+  for (const host of hosts) {
+    const seen = [];
+    for await (const row of client.stream('SELECT p, c, v FROM node_rep.events', [],
+                                          { ...quorum, host, fetchSize: 11, autoPage: true })) {
+      seen.push([row.p, row.c, row.v]);
+    }
+    assert.strictEqual(seen.length, 60, host.address);
+    assert.deepStrictEqual(seen.map((r) => r[1]).sort((a, b) => a - b), [...Array(60).keys()]);
+    const part = await client.execute('SELECT c FROM node_rep.events WHERE p = 2', [], { ...quorum, host });
+    assert.deepStrictEqual(part.rows.map((r) => r.c), [...Array(15).keys()].map((k) => 4 * k + 2));
+  }
+  // A replication factor above the node count is refused.
+  await assert.rejects(
+    client.execute("CREATE KEYSPACE node_rep4 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 4}"),
+    /Replication factor 4 exceeds the number of nodes 3/);
 });
 
 test('a killed node is marked down and comes back up', async () => {

@@ -1,0 +1,44 @@
+#include "cluster/cluster_metrics.h"
+
+#include <fmt/format.h>
+
+namespace tessera::cluster {
+namespace {
+
+void Metric(std::string* out, const char* name, const char* type, const char* help, uint64_t value) {
+  *out += fmt::format("# HELP {} {}\n# TYPE {} {}\n{} {}\n", name, help, name, type, name, value);
+}
+
+}  // namespace
+
+std::string RenderClusterMetrics(const ReplicationServices& s, const InternodeServer* server) {
+  std::string out;
+  Metric(&out, "tessera_internode_requests_sent_total", "counter", "Internode requests this node sent.",
+         s.client->requests_sent());
+  Metric(&out, "tessera_internode_bytes_sent_total", "counter", "Key and value bytes of the internode requests sent.",
+         s.client->bytes_sent());
+  Metric(&out, "tessera_internode_requests_served_total", "counter", "Internode requests this node served.",
+         server ? server->requests_served() : 0);
+  Metric(&out, "tessera_internode_bytes_served_total", "counter",
+         "Key and value bytes of the internode requests served.", server ? server->bytes_served() : 0);
+  const HintStore* h = s.hints.get();
+  Metric(&out, "tessera_hints_stored_total", "counter", "Hints stored for replicas that missed a write.",
+         h ? h->stored() : 0);
+  Metric(&out, "tessera_hints_delivered_total", "counter", "Hints delivered to their replica.",
+         h ? h->delivered() : 0);
+  Metric(&out, "tessera_hints_dropped_total", "counter", "Hints dropped: over the size bound or expired.",
+         h ? h->dropped() : 0);
+  Metric(&out, "tessera_hints_pending", "gauge", "Hints waiting for their replica.", h ? h->pending() : 0);
+  Metric(&out, "tessera_hints_pending_bytes", "gauge", "Bytes of the hints waiting.", h ? h->pending_bytes() : 0);
+  Metric(&out, "tessera_read_repairs_total", "counter", "Keys written back to a replica by a read.",
+         s.read_repairs.load());
+  Metric(&out, "tessera_coordinator_unavailables_total", "counter", "Requests refused as Unavailable.",
+         s.unavailables.load());
+  Metric(&out, "tessera_coordinator_write_timeouts_total", "counter", "Writes that ended in WriteTimeout.",
+         s.write_timeouts.load());
+  Metric(&out, "tessera_coordinator_read_timeouts_total", "counter", "Reads that ended in ReadTimeout.",
+         s.read_timeouts.load());
+  return out;
+}
+
+}  // namespace tessera::cluster

@@ -1,0 +1,28 @@
+// The cluster layer's Prometheus metrics (text format 0.0.4), appended to
+// /metrics (server/metrics_text.h) on a cluster node: internode traffic
+// sent and served, hinted handoff, read repair, and the requests that ended
+// in Unavailable, WriteTimeout or ReadTimeout at this coordinator.
+//
+// Names (stable: dashboards use them): tessera_internode_requests_sent_total,
+// tessera_internode_bytes_sent_total, tessera_internode_requests_served_total,
+// tessera_internode_bytes_served_total, tessera_hints_stored_total,
+// tessera_hints_delivered_total, tessera_hints_dropped_total,
+// tessera_hints_pending, tessera_hints_pending_bytes,
+// tessera_read_repairs_total (keys written back by reads),
+// tessera_coordinator_unavailables_total, tessera_coordinator_write_timeouts_total,
+// tessera_coordinator_read_timeouts_total.
+//
+// Thread safety: reads atomics; callable from any thread.
+#pragma once
+
+#include <string>
+
+#include "cluster/internode_service.h"
+#include "cluster/replicated_tablet.h"
+
+namespace tessera::cluster {
+
+// REQUIRES: services->client set; server may be null (not serving).
+std::string RenderClusterMetrics(const ReplicationServices& services, const InternodeServer* server);
+
+}  // namespace tessera::cluster

@@ -1,0 +1,57 @@
+// InternodeClient: this node's side of internode requests (gRPC, the
+// service in cluster/proto/internode.proto) to other nodes' replicas. Calls
+// are asynchronous: each returns at once and runs `done` exactly once, on a
+// gRPC thread, with the outcome; a call that exceeds its deadline ends with
+// Busy ("timed out"), an unreachable node with IOError, a replica that does
+// not know the table with NotFound. One channel per target address is kept
+// for the client's lifetime (gRPC reconnects it as needed).
+//
+// gRPC types stay in internode_client.cc (this header is included by the
+// replicated tablet and the node).
+//
+// Thread safety: thread-safe; `done` callbacks may run concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/replica_reads.h"
+#include "common/status.h"
+#include "storage/storage_engine.h"
+
+namespace tessera::cluster {
+
+class InternodeClient {
+ public:
+  InternodeClient();
+  ~InternodeClient();
+  InternodeClient(const InternodeClient&) = delete;
+  InternodeClient& operator=(const InternodeClient&) = delete;
+
+  // target: "address:port" of a node's internode listener.
+  void Apply(const std::string& target, const std::string& table_uuid, const WriteSet& relative_writes,
+             int64_t timeout_micros, std::function<void(Status)> done);
+  void ReadRange(const std::string& target, const RangeQuery& query, int64_t timeout_micros,
+                 std::function<void(Result<RangeBatch>)> done);
+  void ReadKeys(const std::string& target, const std::string& table_uuid, const std::vector<std::string>& relative_keys,
+                int64_t timeout_micros, std::function<void(Result<std::vector<std::optional<std::string>>>)> done);
+
+  void Digest(const std::string& target, const std::string& table_uuid, const std::string& lower,
+              const std::string& upper, int64_t timeout_micros, std::function<void(Result<RangeDigest>)> done);
+
+  // Requests sent and bytes of their payloads, since start (for /metrics).
+  uint64_t requests_sent() const;
+  uint64_t bytes_sent() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tessera::cluster

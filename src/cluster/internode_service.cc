@@ -1,0 +1,165 @@
+#include "cluster/internode_service.h"
+
+#include <chrono>
+#include <map>
+#include <mutex>
+
+#include <grpcpp/grpcpp.h>
+
+#include "cluster/replica_reads.h"
+#include "db/database.h"
+#include "internode.grpc.pb.h"
+
+namespace tessera::cluster {
+namespace {
+
+namespace pb = tessera::internode;
+
+grpc::Status ToGrpc(const Status& s) {
+  if (s.ok()) return grpc::Status::OK;
+  if (s.IsNotFound()) return grpc::Status(grpc::StatusCode::NOT_FOUND, s.message());
+  if (s.IsInvalidArgument()) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, s.message());
+  return grpc::Status(grpc::StatusCode::INTERNAL, s.ToString());
+}
+
+class Service final : public pb::Internode::Service {
+ public:
+  explicit Service(Database* db) : db_(db) {}
+
+  grpc::Status Apply(grpc::ServerContext*, const pb::ApplyRequest* request, pb::ApplyReply*) override {
+    auto id = TableIdOf(request->table_uuid());
+    if (!id.ok()) return ToGrpc(id.status());
+    WriteSet ws;
+    for (const auto& op : request->ops()) {
+      if (op.kind() == pb::WriteOp::MERGE) {
+        ws.Merge(op.key(), op.value());
+      } else {
+        ws.DeleteRange(op.key(), op.value());
+      }
+    }
+    Count(ws.bytes());
+    return ToGrpc(ApplyLocal(db_->engine(), *id, ws));
+  }
+
+  grpc::Status ReadRange(grpc::ServerContext*, const pb::ReadRangeRequest* r, pb::ReadRangeReply* reply) override {
+    auto id = TableIdOf(r->table_uuid());
+    if (!id.ok()) return ToGrpc(id.status());
+    RangeQuery q;
+    q.lower = r->lower();
+    q.upper = r->upper();
+    q.from = r->from();
+    q.from_inclusive = r->from_inclusive();
+    q.reverse = r->reverse();
+    q.from_end = r->from_end();
+    q.limit = std::max<uint32_t>(1, r->limit());
+    auto batch = ReadRangeLocal(db_->engine(), *id, q);
+    if (!batch.ok()) return ToGrpc(batch.status());
+    size_t bytes = 0;
+    for (auto& [k, v] : batch->entries) {
+      bytes += k.size() + v.size();
+      pb::KeyValue* kv = reply->add_entries();
+      kv->set_key(std::move(k));
+      kv->set_value(std::move(v));
+    }
+    reply->set_more(batch->more);
+    Count(bytes);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ReadKeys(grpc::ServerContext*, const pb::ReadKeysRequest* r, pb::ReadKeysReply* reply) override {
+    auto id = TableIdOf(r->table_uuid());
+    if (!id.ok()) return ToGrpc(id.status());
+    std::vector<std::string> keys(r->keys().begin(), r->keys().end());
+    auto values = ReadKeysLocal(db_->engine(), *id, keys);
+    if (!values.ok()) return ToGrpc(values.status());
+    size_t bytes = 0;
+    for (auto& v : *values) {
+      reply->add_found(v.has_value());
+      bytes += v ? v->size() : 0;
+      reply->add_values(v ? std::move(*v) : std::string());
+    }
+    Count(bytes);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Digest(grpc::ServerContext*, const pb::DigestRequest* r, pb::DigestReply* reply) override {
+    auto id = TableIdOf(r->table_uuid());
+    if (!id.ok()) return ToGrpc(id.status());
+    auto digest = DigestLocal(db_->engine(), *id, r->lower(), r->upper());
+    if (!digest.ok()) return ToGrpc(digest.status());
+    reply->set_digest(digest->digest);
+    reply->set_keys(digest->keys);
+    Count(16);
+    return grpc::Status::OK;
+  }
+
+  std::atomic<uint64_t> requests{0}, bytes{0};
+
+ private:
+  void Count(size_t n) {
+    ++requests;
+    bytes += n;
+  }
+  // This node's id of the table with `uuid`; ids never change for a uuid.
+  Result<uint32_t> TableIdOf(const std::string& uuid) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = ids_.find(uuid);
+      if (it != ids_.end()) {
+        auto t = db_->catalog().GetTableById(it->second);
+        if (t && t->uuid == uuid) return it->second;
+        ids_.erase(it);
+      }
+    }
+    for (const auto& t : db_->catalog().AllTables()) {
+      if (t->uuid != uuid) continue;
+      std::lock_guard<std::mutex> lock(mu_);
+      ids_[uuid] = t->id;
+      return t->id;
+    }
+    return Status::NotFound("no table with this uuid on this node (its schema may not have arrived yet)");
+  }
+
+  Database* db_;
+  std::mutex mu_;
+  std::map<std::string, uint32_t> ids_;
+};
+
+}  // namespace
+
+struct InternodeServer::Impl {
+  explicit Impl(Database* db) : service(db) {}
+  Service service;
+  std::unique_ptr<grpc::Server> server;
+};
+
+InternodeServer::InternodeServer(Database* db) : impl_(std::make_unique<Impl>(db)) {}
+InternodeServer::~InternodeServer() { Stop(); }
+
+Status InternodeServer::Start(const std::string& address, uint16_t port) {
+  grpc::ServerBuilder builder;
+  int bound = 0;
+  builder.AddListeningPort(address + ":" + std::to_string(port), grpc::InsecureServerCredentials(), &bound);
+  builder.RegisterService(&impl_->service);
+  builder.SetMaxReceiveMessageSize(256 << 20);
+  builder.SetMaxSendMessageSize(256 << 20);
+  impl_->server = builder.BuildAndStart();
+  if (!impl_->server || bound == 0) {
+    impl_->server.reset();
+    return Status::IOError("cannot listen for internode requests on " + address + ":" + std::to_string(port));
+  }
+  port_ = static_cast<uint16_t>(bound);
+  return Status::OK();
+}
+
+void InternodeServer::Stop() {
+  if (!impl_ || !impl_->server) return;
+  impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  impl_->server->Wait();
+  impl_->server.reset();
+}
+
+uint64_t InternodeServer::requests_served() const { return impl_->service.requests.load(); }
+uint64_t InternodeServer::bytes_served() const { return impl_->service.bytes.load(); }
+
+}  // namespace tessera::cluster

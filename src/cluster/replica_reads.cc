@@ -1,0 +1,126 @@
+#include "cluster/replica_reads.h"
+
+#include <xxhash.h>
+
+#include "common/bytes.h"
+#include "keys/storage_key.h"
+
+namespace tessera::cluster {
+
+std::optional<std::string> RelativeKey(uint32_t table_id, std::string_view key) {
+  const std::string prefix = TablePrefix(table_id);
+  if (key.starts_with(prefix)) return std::string(key.substr(prefix.size()));
+  if (key < prefix) return std::string();
+  return std::nullopt;
+}
+
+std::string AbsoluteKey(uint32_t table_id, std::string_view relative) {
+  std::string key = TablePrefix(table_id);
+  key.append(relative);
+  return key;
+}
+
+namespace {
+
+std::string AbsoluteEnd(uint32_t table_id, const std::string& relative_end) {
+  return relative_end.empty() ? TablePrefix(table_id + 1) : AbsoluteKey(table_id, relative_end);
+}
+
+}  // namespace
+
+Result<RangeBatch> ReadRangeLocal(StorageEngine* engine, uint32_t table_id, const RangeQuery& q) {
+  const std::string lower = AbsoluteKey(table_id, q.lower);
+  const std::string upper = AbsoluteEnd(table_id, q.upper);
+  const std::string from = AbsoluteKey(table_id, q.from);
+  auto it = engine->NewIterator(lower, upper);
+  if (!q.reverse) {
+    it->Seek(from);
+    if (!q.from_inclusive && it->Valid() && it->key() == from) it->Next();
+  } else if (q.from_end) {
+    it->SeekToLast();
+  } else {
+    it->SeekForPrev(from);
+    if (!q.from_inclusive && it->Valid() && it->key() == from) it->Prev();
+  }
+  RangeBatch batch;
+  for (; it->Valid(); q.reverse ? it->Prev() : it->Next()) {
+    if (batch.entries.size() >= q.limit) {
+      batch.more = true;
+      break;
+    }
+    batch.entries.emplace_back(std::string(it->key().substr(4)), std::string(it->value()));
+  }
+  TESSERA_RETURN_IF_ERROR(it->status());
+  return batch;
+}
+
+Result<std::vector<std::optional<std::string>>> ReadKeysLocal(StorageEngine* engine, uint32_t table_id,
+                                                              const std::vector<std::string>& relative_keys) {
+  std::vector<std::string> keys;
+  keys.reserve(relative_keys.size());
+  for (const auto& k : relative_keys) keys.push_back(AbsoluteKey(table_id, k));
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::vector<std::string> values;
+  std::vector<Status> statuses;
+  engine->MultiGet(views, &values, &statuses);
+  std::vector<std::optional<std::string>> out(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (statuses[i].ok()) {
+      out[i] = std::move(values[i]);
+    } else if (!statuses[i].IsNotFound()) {
+      return statuses[i];
+    }
+  }
+  return out;
+}
+
+Result<RangeDigest> DigestLocal(StorageEngine* engine, uint32_t table_id, const std::string& lower,
+                                const std::string& upper) {
+  std::unique_ptr<KvIterator> it =
+      engine->NewIterator(AbsoluteKey(table_id, lower), AbsoluteEnd(table_id, upper));
+  XXH3_state_t* state = XXH3_createState();
+  if (!state) return Status::IOError("digest: out of memory");
+  XXH3_64bits_reset(state);
+  RangeDigest d;
+  std::string length;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    for (std::string_view part : {it->key().substr(4), it->value()}) {
+      length.clear();
+      PutVarint64(&length, part.size());
+      XXH3_64bits_update(state, length.data(), length.size());
+      XXH3_64bits_update(state, part.data(), part.size());
+    }
+    ++d.keys;
+  }
+  d.digest = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  TESSERA_RETURN_IF_ERROR(it->status());
+  return d;
+}
+
+Status ApplyLocal(StorageEngine* engine, uint32_t table_id, const WriteSet& relative_writes) {
+  WriteSet ws;
+  for (const auto& op : relative_writes.ops()) {
+    if (op.kind == WriteSet::Op::kMerge) {
+      ws.Merge(AbsoluteKey(table_id, op.key), op.value);
+    } else {
+      ws.DeleteRange(AbsoluteKey(table_id, op.key), AbsoluteEnd(table_id, op.value));
+    }
+  }
+  return engine->Write(ws);
+}
+
+WriteSet ToRelative(uint32_t table_id, const WriteSet& absolute) {
+  WriteSet ws;
+  for (const auto& op : absolute.ops()) {
+    if (op.kind == WriteSet::Op::kMerge) {
+      ws.Merge(RelativeKey(table_id, op.key).value_or(std::string()), op.value);
+    } else {
+      ws.DeleteRange(RelativeKey(table_id, op.key).value_or(std::string()),
+                     RelativeKey(table_id, op.value).value_or(std::string()));
+    }
+  }
+  return ws;
+}
+
+}  // namespace tessera::cluster

@@ -1,0 +1,62 @@
+// The operations a replica serves for a coordinator, on this node's storage,
+// in table-relative keys (cluster/proto/internode.proto): applying writes,
+// reading a batch of a key range, reading keys. The internode service runs
+// them for remote coordinators; a coordinator that is itself a replica runs
+// them directly, so both paths return the same bytes.
+//
+// Thread safety: functions are thread-safe (StorageEngine is).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "storage/storage_engine.h"
+
+namespace tessera::cluster {
+
+// A storage key of table `table_id` without its 4-byte table id, and back.
+// An absolute key outside the table maps to "" (below) or nullopt (at or
+// past its end).
+std::optional<std::string> RelativeKey(uint32_t table_id, std::string_view key);
+std::string AbsoluteKey(uint32_t table_id, std::string_view relative);
+
+struct RangeQuery {
+  std::string table_uuid;       // 16 bytes
+  std::string lower, upper;     // table-relative; empty upper: the table's end
+  std::string from;             // where to start, within [lower, upper)
+  bool from_inclusive = true;
+  bool reverse = false;         // descending from `from`
+  bool from_end = false;        // reverse only: from `upper` down (`from` ignored)
+  uint32_t limit = 512;
+};
+
+struct RangeBatch {
+  std::vector<std::pair<std::string, std::string>> entries;  // relative keys, in the query's direction
+  bool more = false;  // the limit cut the range short
+};
+
+// Stored values of the keys the query selects, reconciled (merge operands
+// folded) as this node holds them.
+Result<RangeBatch> ReadRangeLocal(StorageEngine* engine, uint32_t table_id, const RangeQuery& query);
+// One value per key (nullopt: no value).
+Result<std::vector<std::optional<std::string>>> ReadKeysLocal(StorageEngine* engine, uint32_t table_id,
+                                                              const std::vector<std::string>& relative_keys);
+// A replica's digest of a key range (repair): XXH3-64 over every key of
+// [lower, upper) in order and its stored value (the format in
+// internode.proto's DigestRequest), and how many keys it covered.
+struct RangeDigest {
+  uint64_t digest = 0;
+  uint64_t keys = 0;
+};
+Result<RangeDigest> DigestLocal(StorageEngine* engine, uint32_t table_id, const std::string& lower,
+                                const std::string& upper);
+// Applies writes given in relative keys (a range delete's empty end: the table's end).
+Status ApplyLocal(StorageEngine* engine, uint32_t table_id, const WriteSet& relative_writes);
+
+// The same write set with keys made relative to `table_id`.
+WriteSet ToRelative(uint32_t table_id, const WriteSet& absolute);
+
+}  // namespace tessera::cluster

@@ -1,0 +1,463 @@
+#include "cluster/replicated_tablet.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+
+#include <spdlog/spdlog.h>
+
+#include "cluster/replica_reads.h"
+#include "db/database.h"
+#include "storage/merge_operator.h"
+
+namespace tessera::cluster {
+
+struct ReplicatedTablet::Target {
+  ReplicaTarget info;
+  std::string endpoint;  // "address:port"; empty for this node
+};
+
+namespace {
+
+// Answers gathered from replicas asked in parallel; shared with the gRPC
+// callbacks, which may outlive the request that waited for them.
+template <typename T>
+struct Gathered {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::optional<T>> answers;
+  int answered = 0;
+  int succeeded = 0;
+
+  explicit Gathered(size_t n) : answers(n) {}
+  void Record(size_t i, T answer, bool ok) {
+    std::lock_guard<std::mutex> lock(mu);
+    answers[i] = std::move(answer);
+    ++answered;
+    succeeded += ok;
+    cv.notify_all();
+  }
+  // Waits until `enough` succeeded, all `sent` answered, or the deadline.
+  void Wait(int enough, int sent, int64_t timeout_micros) {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait_for(lock, std::chrono::microseconds(timeout_micros),
+                [&] { return succeeded >= enough || answered >= sent; });
+  }
+};
+
+Status Timeout(Status::Code code, ConsistencyLevel level, int received, int block_for, bool data_present) {
+  Status::ReplicaShortfall f;
+  f.consistency = static_cast<uint16_t>(level);
+  f.first = received;
+  f.second = block_for;
+  f.write_type = WriteTypeName(CurrentRequestConsistency().write_type);
+  f.data_present = data_present;
+  const char* what = code == Status::Code::kWriteTimeout ? "write" : "read";
+  return Status::ConsistencyFailure(code,
+                                    std::string("Operation timed out - received only ") + std::to_string(received) +
+                                        " responses of " + std::to_string(block_for) + " required for the " + what +
+                                        " at " + ConsistencyLevelName(level),
+                                    f);
+}
+
+// The value every replica should hold: the stored values folded by the
+// merge operator (equal values stay as they are).
+Result<std::string> Reconcile(const std::vector<const std::string*>& values) {
+  const std::string* first = nullptr;
+  bool all_equal = true;
+  std::vector<std::string_view> views;
+  for (const std::string* v : values) {
+    if (!v) continue;
+    if (first && *v != *first) all_equal = false;
+    if (!first) first = v;
+    views.push_back(*v);
+  }
+  if (all_equal) return *first;
+  std::string merged;
+  TESSERA_RETURN_IF_ERROR(MergeStoredValues(std::nullopt, views, &merged));
+  return merged;
+}
+
+}  // namespace
+
+ReplicatedTablet::ReplicatedTablet(ReplicationServices* services, std::shared_ptr<const TableSchema> table,
+                                   std::string start, std::string end)
+    : services_(services), table_(std::move(table)), start_(std::move(start)), end_(std::move(end)) {}
+
+std::vector<std::string> ReplicatedTablet::Hosts() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!replicas_.empty()) return replicas_;
+  }
+  auto placement = services_->placements->Cached(table_->uuid);
+  if (!placement) return {};
+  const TabletReplicas* holder = PlacementOf(*placement, RelativeKey(table_->id, start_).value_or(std::string()));
+  return holder ? holder->replicas : std::vector<std::string>{};
+}
+
+Result<std::vector<std::string>> ReplicatedTablet::Replicas() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!replicas_.empty()) return replicas_;
+  }
+  // Not under mu_: making the placement reads every tablet's Hosts().
+  ReplicationServices* s = services_;
+  auto table = table_;
+  auto make = [s, table]() -> Result<std::vector<TabletReplicas>> {
+    TESSERA_ASSIGN_OR_RETURN(KeyspaceMetadata ks, s->db->catalog().GetKeyspace(table->keyspace));
+    TESSERA_ASSIGN_OR_RETURN(ReplicationFactors factors, ParseReplication(ks.replication));
+    std::vector<PlacementNode> nodes;
+    for (const auto& m : s->membership->Members()) {
+      nodes.push_back({m.record.host_id, m.record.data_center, m.record.rack});
+    }
+    std::vector<TabletReplicas> placement;
+    const auto tablets = s->db->Tablets(*table);
+    for (size_t i = 0; i < tablets.size(); ++i) {
+      TabletReplicas t;
+      t.start = RelativeKey(table->id, tablets[i].start).value_or(std::string());
+      t.end = RelativeKey(table->id, tablets[i].end).value_or(std::string());
+      TESSERA_ASSIGN_OR_RETURN(t.replicas, PlaceReplicas(factors, nodes, i, s->local_dc));
+      placement.push_back(std::move(t));
+    }
+    return placement;
+  };
+  TESSERA_ASSIGN_OR_RETURN(auto placement, services_->placements->Get(table_->uuid, make));
+  // This node's tablet may not have applied a split of the placement yet:
+  // the placement tablet holding its start has the same replicas as every
+  // placement tablet within it (a split keeps the replicas).
+  const std::string relative_start = RelativeKey(table_->id, start_).value_or(std::string());
+  const TabletReplicas* holder = PlacementOf(*placement, relative_start);
+  if (!holder) {
+    return Status::Corruption("table " + table_->keyspace + "." + table_->name +
+                              ": no tablet of its placement in etcd holds this node's tablet");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  replicas_ = holder->replicas;
+  return replicas_;
+}
+
+Result<std::vector<ReplicatedTablet::Target>> ReplicatedTablet::Targets() {
+  TESSERA_ASSIGN_OR_RETURN(std::vector<std::string> replicas, Replicas());
+  std::vector<Target> targets;
+  for (const auto& host : replicas) {
+    Target t;
+    t.info.host_id = host;
+    if (host == services_->self_host_id) {
+      t.info.data_center = services_->local_dc;
+      t.info.alive = true;
+      t.info.local = true;
+    } else if (auto m = services_->membership->Member(host)) {
+      t.info.data_center = m->record.data_center;
+      t.info.alive = m->alive && m->record.internode_port > 0;
+      t.endpoint = m->record.address + ":" + std::to_string(m->record.internode_port);
+    }
+    targets.push_back(std::move(t));
+  }
+  return targets;
+}
+
+Status ReplicatedTablet::Apply(const WriteSet& writes) {
+  const ConsistencyLevel level = CurrentRequestConsistency().level;
+  TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
+  std::vector<ReplicaTarget> infos;
+  for (const auto& t : targets) infos.push_back(t.info);
+  TESSERA_ASSIGN_OR_RETURN(ConsistencyPlan plan, PlanConsistency(level, infos, services_->local_dc, /*write=*/true));
+  // A range delete (TRUNCATE) carries no timestamp: replayed late it would
+  // remove newer writes, so it is never hinted (Cassandra does not hint
+  // truncation either).
+  std::shared_ptr<HintStore> hints = services_->hints;
+  if (hints && std::any_of(writes.ops().begin(), writes.ops().end(),
+                           [](const WriteSet::Op& op) { return op.kind != WriteSet::Op::kMerge; })) {
+    hints = nullptr;
+  }
+  // ANY: a stored hint is an acknowledgement, so no replica need be alive.
+  if (!(level == ConsistencyLevel::kAny && hints)) {
+    Status alive = CheckAlive(level, plan, infos);
+    if (!alive.ok()) {
+      ++services_->unavailables;
+      return alive;
+    }
+  }
+  auto relative = std::make_shared<const WriteSet>(ToRelative(table_->id, writes));
+  auto gathered = std::make_shared<Gathered<Status>>(targets.size());
+  int sent = 0, hinted = 0;
+  std::optional<size_t> local;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (!targets[i].info.alive) {
+      hinted += hints && hints->Store(targets[i].info.host_id, table_->uuid, *relative).ok();
+      continue;
+    }
+    ++sent;
+    if (targets[i].info.local) {
+      local = i;
+      continue;
+    }
+    const bool counts = plan.counts[i];
+    // A replica that fails or does not answer within the time-out gets a
+    // hint, even when the level was reached without it.
+    services_->client->Apply(
+        targets[i].endpoint, table_->uuid, *relative, services_->write_timeout_micros,
+        [gathered, i, counts, hints, relative, host = targets[i].info.host_id, uuid = table_->uuid](Status s) {
+          if (!s.ok() && hints) (void)hints->Store(host, uuid, *relative);
+          const bool ok = s.ok() && counts;
+          gathered->Record(i, std::move(s), ok);
+        });
+  }
+  if (local) {
+    Status s = services_->db->engine()->Write(writes);
+    gathered->Record(*local, s, s.ok() && plan.counts[*local]);
+  }
+  const int hint_acks = level == ConsistencyLevel::kAny ? hinted : 0;
+  gathered->Wait(plan.block_for - hint_acks, sent, services_->write_timeout_micros);
+  std::lock_guard<std::mutex> lock(gathered->mu);
+  if (gathered->succeeded + hint_acks >= plan.block_for) return Status::OK();
+  ++services_->write_timeouts;
+  return Timeout(Status::Code::kWriteTimeout, level, gathered->succeeded, plan.block_for, false);
+}
+
+Result<std::vector<const ReplicatedTablet::Target*>> ReplicatedTablet::ChooseReadTargets(
+    const std::vector<Target>& targets, ConsistencyPlan* plan) {
+  const ConsistencyLevel level = CurrentRequestConsistency().level;
+  std::vector<ReplicaTarget> infos;
+  for (const auto& t : targets) infos.push_back(t.info);
+  TESSERA_ASSIGN_OR_RETURN(*plan, PlanConsistency(level, infos, services_->local_dc, /*write=*/false));
+  Status alive = CheckAlive(level, *plan, infos);
+  if (!alive.ok()) {
+    ++services_->unavailables;
+    return alive;
+  }
+  std::vector<const Target*> asked;
+  for (int pass = 0; pass < 2; ++pass) {  // this node first
+    for (size_t i = 0; i < targets.size() && static_cast<int>(asked.size()) < plan->block_for; ++i) {
+      if (targets[i].info.alive && plan->counts[i] && targets[i].info.local == (pass == 0)) asked.push_back(&targets[i]);
+    }
+  }
+  return asked;
+}
+
+Status ReplicatedTablet::Repair(const std::vector<const Target*>& asked, const std::vector<WriteSet>& repairs) {
+  auto gathered = std::make_shared<Gathered<Status>>(asked.size());
+  int sent = 0;
+  for (size_t i = 0; i < asked.size(); ++i) {
+    if (repairs[i].empty()) continue;
+    ++sent;
+    services_->read_repairs += repairs[i].size();
+    if (asked[i]->info.local) {
+      Status s = ApplyLocal(services_->db->engine(), table_->id, repairs[i]);
+      gathered->Record(i, s, s.ok());
+      continue;
+    }
+    services_->client->Apply(asked[i]->endpoint, table_->uuid, repairs[i], services_->write_timeout_micros,
+                             [gathered, i](Status s) {
+                               const bool ok = s.ok();
+                               gathered->Record(i, std::move(s), ok);
+                             });
+  }
+  if (sent == 0) return Status::OK();
+  gathered->Wait(sent, sent, services_->write_timeout_micros);
+  std::lock_guard<std::mutex> lock(gathered->mu);
+  if (gathered->succeeded >= sent) return Status::OK();
+  ++services_->read_timeouts;
+  const ConsistencyLevel level = CurrentRequestConsistency().level;
+  spdlog::warn("read repair of {}.{} was not acknowledged by every replica", table_->keyspace, table_->name);
+  return Timeout(Status::Code::kReadTimeout, level, static_cast<int>(asked.size()) - (sent - gathered->succeeded),
+                 static_cast<int>(asked.size()), true);
+}
+
+template <typename T>
+Result<std::vector<T>> ReplicatedTablet::AskAll(const std::vector<const Target*>& asked, const ConsistencyPlan& plan,
+                                                const AskRemote<T>& remote, const std::function<Result<T>()>& local) {
+  auto gathered = std::make_shared<Gathered<Result<T>>>(asked.size());
+  std::optional<size_t> self;
+  for (size_t i = 0; i < asked.size(); ++i) {
+    if (asked[i]->info.local) {
+      self = i;
+      continue;
+    }
+    remote(asked[i]->endpoint, [gathered, i](Result<T> r) {
+      const bool ok = r.ok();
+      gathered->Record(i, std::move(r), ok);
+    });
+  }
+  if (self) {
+    Result<T> r = local();
+    const bool ok = r.ok();
+    gathered->Record(*self, std::move(r), ok);
+  }
+  const int n = static_cast<int>(asked.size());
+  gathered->Wait(n, n, services_->read_timeout_micros);
+  std::lock_guard<std::mutex> lock(gathered->mu);
+  if (gathered->succeeded < n) {
+    ++services_->read_timeouts;
+    return Timeout(Status::Code::kReadTimeout, CurrentRequestConsistency().level, gathered->succeeded,
+                   plan.block_for, gathered->succeeded > 0);
+  }
+  std::vector<T> answers;
+  answers.reserve(asked.size());
+  for (auto& a : gathered->answers) answers.push_back(std::move(a->value()));
+  return answers;
+}
+
+Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query) {
+  TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
+  ConsistencyPlan plan;
+  TESSERA_ASSIGN_OR_RETURN(std::vector<const Target*> asked, ChooseReadTargets(targets, &plan));
+  TESSERA_ASSIGN_OR_RETURN(
+      std::vector<RangeBatch> batches,
+      AskAll<RangeBatch>(
+          asked, plan,
+          [&](const std::string& endpoint, std::function<void(Result<RangeBatch>)> done) {
+            services_->client->ReadRange(endpoint, query, services_->read_timeout_micros, std::move(done));
+          },
+          [&] { return ReadRangeLocal(services_->db->engine(), table_->id, query); }));
+  // Every replica's answer is complete up to the horizon: the nearest last
+  // key among the answers the limit cut short.
+  const bool reverse = query.reverse;
+  std::optional<std::string> horizon;
+  bool more = false;
+  for (const auto& b : batches) {
+    if (!b.more || b.entries.empty()) continue;
+    more = true;
+    const std::string& last = b.entries.back().first;
+    if (!horizon || (reverse ? last > *horizon : last < *horizon)) horizon = last;
+  }
+  std::map<std::string, std::vector<const std::string*>> keys;
+  for (size_t i = 0; i < batches.size(); ++i) {
+    for (const auto& [k, v] : batches[i].entries) {
+      if (horizon && (reverse ? k < *horizon : k > *horizon)) break;
+      auto& slot = keys[k];
+      slot.resize(batches.size(), nullptr);
+      slot[i] = &v;
+    }
+  }
+  KeyWindow window;
+  window.more = more;
+  std::vector<WriteSet> repairs(asked.size());
+  auto add = [&](const std::string& key, std::vector<const std::string*>& values) -> Status {
+    TESSERA_ASSIGN_OR_RETURN(std::string value, Reconcile(values));
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (!values[i] || *values[i] != value) repairs[i].Merge(key, value);
+    }
+    window.entries.emplace_back(AbsoluteKey(table_->id, key), std::move(value));
+    return Status::OK();
+  };
+  if (reverse) {
+    for (auto it = keys.rbegin(); it != keys.rend(); ++it) TESSERA_RETURN_IF_ERROR(add(it->first, it->second));
+  } else {
+    for (auto& [k, values] : keys) TESSERA_RETURN_IF_ERROR(add(k, values));
+  }
+  TESSERA_RETURN_IF_ERROR(Repair(asked, repairs));
+  return window;
+}
+
+Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeys(const std::vector<std::string>& keys) {
+  TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
+  ConsistencyPlan plan;
+  TESSERA_ASSIGN_OR_RETURN(std::vector<const Target*> asked, ChooseReadTargets(targets, &plan));
+  using Values = std::vector<std::optional<std::string>>;
+  TESSERA_ASSIGN_OR_RETURN(
+      std::vector<Values> answers,
+      AskAll<Values>(
+          asked, plan,
+          [&](const std::string& endpoint, std::function<void(Result<Values>)> done) {
+            services_->client->ReadKeys(endpoint, table_->uuid, keys, services_->read_timeout_micros, std::move(done));
+          },
+          [&] { return ReadKeysLocal(services_->db->engine(), table_->id, keys); }));
+  std::vector<std::optional<std::string>> out(keys.size());
+  std::vector<WriteSet> repairs(asked.size());
+  for (size_t k = 0; k < keys.size(); ++k) {
+    std::vector<const std::string*> values(asked.size(), nullptr);
+    bool any = false;
+    for (size_t i = 0; i < asked.size(); ++i) {
+      if (answers[i][k]) {
+        values[i] = &*answers[i][k];
+        any = true;
+      }
+    }
+    if (!any) continue;
+    TESSERA_ASSIGN_OR_RETURN(std::string value, Reconcile(values));
+    for (size_t i = 0; i < asked.size(); ++i) {
+      if (!values[i] || *values[i] != value) repairs[i].Merge(keys[k], value);
+    }
+    out[k] = std::move(value);
+  }
+  TESSERA_RETURN_IF_ERROR(Repair(asked, repairs));
+  return out;
+}
+
+Status ReplicatedTablet::Get(std::string_view key, std::string* value) {
+  std::vector<std::string> values;
+  std::vector<Status> statuses;
+  MultiGet({key}, &values, &statuses);
+  if (statuses[0].ok()) *value = std::move(values[0]);
+  return statuses[0];
+}
+
+void ReplicatedTablet::MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
+                                std::vector<Status>* statuses) {
+  values->assign(keys.size(), std::string());
+  statuses->assign(keys.size(), Status::NotFound(""));
+  std::vector<std::string> relative;
+  for (auto k : keys) relative.push_back(RelativeKey(table_->id, k).value_or(std::string()));
+  auto read = ReadKeys(relative);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!read.ok()) {
+      (*statuses)[i] = read.status();
+    } else if ((*read)[i]) {
+      (*values)[i] = std::move(*(*read)[i]);
+      (*statuses)[i] = Status::OK();
+    }
+  }
+}
+
+std::unique_ptr<KvIterator> ReplicatedTablet::NewIterator(std::string lower, std::string upper) {
+  // One replica and it is this node: the storage iterator itself.
+  auto targets = Targets();
+  if (targets.ok()) {
+    ConsistencyPlan plan;
+    auto asked = ChooseReadTargets(*targets, &plan);
+    if (asked.ok() && asked->size() == 1 && asked->front()->info.local) {
+      return services_->db->engine()->NewIterator(std::move(lower), std::move(upper));
+    }
+  }
+  RangeQuery base;
+  base.table_uuid = table_->uuid;
+  base.lower = RelativeKey(table_->id, lower).value_or(std::string());
+  base.upper = upper.empty() ? std::string() : RelativeKey(table_->id, upper).value_or(std::string());
+  base.limit = services_->read_window_keys;
+  auto fetch = [this, base](const WindowRequest& w) -> Result<KeyWindow> {
+    RangeQuery q = base;
+    q.from = RelativeKey(table_->id, w.from).value_or(std::string());
+    q.from_inclusive = w.inclusive;
+    q.reverse = w.reverse;
+    q.from_end = w.from_end;
+    return ReadWindow(q);
+  };
+  return std::make_unique<ReconcilingIterator>(std::move(lower), std::move(upper), std::move(fetch));
+}
+
+uint64_t ReplicatedTablet::ApproximateSize(std::string_view begin, std::string_view end, bool include_memtables) {
+  return services_->db->engine()->ApproximateSize(begin, end, include_memtables);
+}
+
+Status ClusterReplicaResolver::BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split) {
+  if (table.keyspace.starts_with("system")) return Status::OK();
+  auto current = services_->db->catalog().GetTableById(table.id);
+  if (!current) return Status::NotFound("table " + table.name + " is gone");
+  // The placement exists once the table served a request; make sure.
+  ReplicatedTablet replica(services_, current, tablet.start, tablet.end);
+  TESSERA_RETURN_IF_ERROR(replica.Replicas().status());
+  auto relative = RelativeKey(table.id, split);
+  if (!relative || relative->empty()) return Status::InvalidArgument("split key outside the table");
+  return services_->placements->RecordSplit(table.uuid, *relative).status();
+}
+
+std::shared_ptr<Replica> ClusterReplicaResolver::ReplicaFor(const TableSchema& table, const Tablet& tablet) {
+  if (table.keyspace.starts_with("system")) return nullptr;
+  auto current = services_->db->catalog().GetTableById(table.id);
+  if (!current) return nullptr;
+  return std::make_shared<ReplicatedTablet>(services_, current, tablet.start, tablet.end);
+}
+
+}  // namespace tessera::cluster

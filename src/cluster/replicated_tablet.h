@@ -1,0 +1,130 @@
+// Replicated tablets: the Replica (tablets/replica.h) of a tablet of a
+// replicated keyspace on a cluster node. This node coordinates: a write goes
+// to every live replica of the tablet and succeeds once the request's
+// consistency level (tablets/request_consistency.h) has acknowledged it; a
+// read asks as many replicas as the level needs, reconciles their answers
+// key by key (the storage merge operator: last write wins per cell,
+// deletions shadow), writes the reconciled value back to every asked replica
+// that held something else (blocking read repair) and only then answers.
+// So QUORUM writes with QUORUM reads read their writes, and a value a read
+// returned is on a quorum afterwards (monotonic reads).
+//
+// Follows Cassandra 4.1's coordinator (StorageProxy: mutate, fetchRows,
+// BlockingReadRepair) with two simplifications, stated: every asked replica
+// sends data (Cassandra sends data from one and digests from the others; the
+// comparison here is of whole values), and no speculative retry.
+//
+// Hinted handoff: a replica that is down when a write is sent, or fails or
+// does not answer within the write time-out, gets a hint
+// (cluster/hint_store.h), delivered when it is back (hint_replayer.h). At
+// ANY a stored hint counts as the acknowledgement.
+//
+// Errors (Status codes mapped to CQL in error_mapping.h): Unavailable
+// before anything is sent when fewer replicas are alive than the level
+// needs; WriteTimeout / ReadTimeout when fewer answered within the
+// time-out; InvalidArgument for a level the operation does not take.
+// Which replicas hold a tablet: TabletPlacements (cluster/tablet_placement.h),
+// resolved on first use. Liveness: Membership (etcd leases).
+//
+// Thread safety: thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cluster/hint_store.h"
+#include "cluster/internode_client.h"
+#include "cluster/membership.h"
+#include "cluster/reconciling_iterator.h"
+#include "cluster/replication_strategy.h"
+#include "cluster/tablet_placement.h"
+#include "tablets/tablet_map.h"
+
+namespace tessera {
+class Database;
+}
+
+namespace tessera::cluster {
+
+// What every replicated tablet of a node shares. REQUIRES: every pointer
+// outlives the tablets.
+struct ReplicationServices {
+  Database* db = nullptr;
+  Membership* membership = nullptr;
+  TabletPlacements* placements = nullptr;
+  InternodeClient* client = nullptr;
+  std::shared_ptr<HintStore> hints;  // null: no hinted handoff
+  std::string self_host_id;  // 16 bytes
+  std::string local_dc;
+  int64_t write_timeout_micros = 2'000'000;  // Cassandra's write_request_timeout
+  int64_t read_timeout_micros = 5'000'000;   // Cassandra's read_request_timeout
+  uint32_t read_window_keys = 512;            // keys per replica per range read step
+  std::atomic<uint64_t> read_repairs{0};      // keys written back to a replica by a read
+  std::atomic<uint64_t> write_timeouts{0}, read_timeouts{0}, unavailables{0};
+};
+
+class ReplicatedTablet : public Replica {
+ public:
+  // `start`, `end`: the tablet's storage-key bounds on this node.
+  ReplicatedTablet(ReplicationServices* services, std::shared_ptr<const TableSchema> table, std::string start,
+                   std::string end);
+  Status Apply(const WriteSet& writes) override;
+  Status Get(std::string_view key, std::string* value) override;
+  void MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
+                std::vector<Status>* statuses) override;
+  std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper) override;
+  // This node's share only (its local storage).
+  uint64_t ApproximateSize(std::string_view begin, std::string_view end, bool include_memtables = true) override;
+
+  // From the resolved or cached placement only (no etcd request).
+  std::vector<std::string> Hosts() override;
+
+  // The tablet's replicas (host ids), resolving the placement if needed.
+  Result<std::vector<std::string>> Replicas();
+
+ private:
+  struct Target;
+  Result<std::vector<Target>> Targets();
+  Result<KeyWindow> ReadWindow(const RangeQuery& query);
+  Result<std::vector<std::optional<std::string>>> ReadKeys(const std::vector<std::string>& relative_keys);
+  Status Repair(const std::vector<const Target*>& asked, const std::vector<WriteSet>& repairs);
+  // Asks every replica of `asked` (remote ones through `remote`, this node
+  // through `local`) and waits for all within the read time-out; their
+  // answers in `asked` order, or ReadTimeout.
+  template <typename T>
+  using AskRemote = std::function<void(const std::string& endpoint, std::function<void(Result<T>)> done)>;
+  template <typename T>
+  Result<std::vector<T>> AskAll(const std::vector<const Target*>& asked, const ConsistencyPlan& plan,
+                                const AskRemote<T>& remote, const std::function<Result<T>()>& local);
+  // The replicas a read at the current level asks (local first), after the
+  // Unavailable check; `plan` gets the level's needs.
+  Result<std::vector<const Target*>> ChooseReadTargets(const std::vector<Target>& targets, ConsistencyPlan* plan);
+
+  ReplicationServices* services_;
+  std::shared_ptr<const TableSchema> table_;
+  std::string start_, end_;
+  std::mutex mu_;
+  std::vector<std::string> replicas_;  // guarded by mu_; empty until resolved
+};
+
+// Gives tablets of replicated keyspaces a ReplicatedTablet; system keyspaces
+// (system_auth, system_traces, ...) stay on each node (nullptr).
+class ClusterReplicaResolver : public ReplicaResolver {
+ public:
+  explicit ClusterReplicaResolver(ReplicationServices* services) : services_(services) {}
+  std::shared_ptr<Replica> ReplicaFor(const TableSchema& table, const Tablet& tablet) override;
+  // Records the split in the table's placement in etcd (TabletPlacements::
+  // RecordSplit) before this node applies it; a split that is already there
+  // (another node's, applied here through TabletMapSync) is allowed at once.
+  Status BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split) override;
+
+ private:
+  ReplicationServices* services_;
+};
+
+}  // namespace tessera::cluster

@@ -1,0 +1,181 @@
+#include "cluster/tablet_placement.h"
+
+#include <algorithm>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "cluster/etcd_client.h"
+#include "common/bytes.h"
+#include "common/uuid.h"
+
+namespace tessera::cluster {
+namespace {
+
+Result<std::string> Unhex(const std::string& text) {
+  std::string out;
+  if (!FromHex(text, &out)) return Status::Corruption("a tablet placement bound is not hex: " + text);
+  return out;
+}
+
+std::string EncodePlacement(const std::vector<TabletReplicas>& tablets) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& t : tablets) {
+    nlohmann::json replicas = nlohmann::json::array();
+    for (const auto& r : t.replicas) replicas.push_back(UuidText(r));
+    list.push_back({{"start", ToHex(t.start)}, {"end", ToHex(t.end)}, {"replicas", replicas}});
+  }
+  return nlohmann::json{{"version", 1}, {"tablets", list}}.dump();
+}
+
+Result<std::vector<TabletReplicas>> DecodePlacement(const std::string& text) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.contains("tablets")) return Status::Corruption("not a tablet placement");
+  std::vector<TabletReplicas> out;
+  try {
+    for (const auto& t : j.at("tablets")) {
+      TabletReplicas r;
+      TESSERA_ASSIGN_OR_RETURN(r.start, Unhex(t.at("start").get<std::string>()));
+      TESSERA_ASSIGN_OR_RETURN(r.end, Unhex(t.at("end").get<std::string>()));
+      for (const auto& h : t.at("replicas")) {
+        TESSERA_ASSIGN_OR_RETURN(std::string id, UuidFromText(h.get<std::string>()));
+        r.replicas.push_back(std::move(id));
+      }
+      out.push_back(std::move(r));
+    }
+  } catch (const std::exception& e) {
+    return Status::Corruption(std::string("tablet placement: ") + e.what());
+  }
+  return out;
+}
+
+// `count` nodes of `dc_nodes` (sorted by host id) starting at `offset`,
+// one per rack first.
+std::vector<std::string> PickInDc(const std::vector<PlacementNode>& dc_nodes, size_t offset, int count) {
+  std::vector<std::string> picked;
+  std::set<std::string> racks;
+  std::vector<bool> taken(dc_nodes.size(), false);
+  for (int pass = 0; pass < 2 && static_cast<int>(picked.size()) < count; ++pass) {
+    for (size_t i = 0; i < dc_nodes.size() && static_cast<int>(picked.size()) < count; ++i) {
+      const size_t k = (offset + i) % dc_nodes.size();
+      if (taken[k] || (pass == 0 && racks.count(dc_nodes[k].rack))) continue;
+      taken[k] = true;
+      racks.insert(dc_nodes[k].rack);
+      picked.push_back(dc_nodes[k].host_id);
+    }
+  }
+  return picked;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> PlaceReplicas(const ReplicationFactors& factors, std::vector<PlacementNode> nodes,
+                                               size_t tablet_index, const std::string& default_dc) {
+  std::sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.host_id < b.host_id; });
+  std::map<std::string, int> wanted = factors.per_dc;
+  if (!factors.network_topology) {
+    // SimpleStrategy ignores data centers: one ring of every node.
+    for (auto& n : nodes) n.data_center = default_dc;
+    wanted = {{default_dc, factors.simple_factor}};
+  }
+  std::vector<std::string> replicas;
+  for (const auto& [dc, factor] : wanted) {
+    if (factor == 0) continue;
+    std::vector<PlacementNode> dc_nodes;
+    for (const auto& n : nodes) {
+      if (n.data_center == dc) dc_nodes.push_back(n);
+    }
+    if (static_cast<int>(dc_nodes.size()) < factor) {
+      return Status::InvalidArgument("Replication factor " + std::to_string(factor) + " exceeds the number of nodes " +
+                                     std::to_string(dc_nodes.size()) + " in " + dc);
+    }
+    auto picked = PickInDc(dc_nodes, tablet_index % dc_nodes.size(), factor);
+    replicas.insert(replicas.end(), picked.begin(), picked.end());
+  }
+  return replicas;
+}
+
+Result<std::shared_ptr<const std::vector<TabletReplicas>>> TabletPlacements::Get(const std::string& table_uuid,
+                                                                                 const MakePlacement& make) {
+  if (auto cached = Cached(table_uuid)) return cached;
+  // Not under mu_: `make` reads the node's tablets, and etcd answers slowly.
+  const std::string key = kTabletsPrefix + UuidText(table_uuid);
+  TESSERA_ASSIGN_OR_RETURN(EtcdRangeResult current, etcd_->Range(key));
+  std::string text;
+  if (!current.kvs.empty()) {
+    text = current.kvs.front().value;
+  } else {
+    TESSERA_ASSIGN_OR_RETURN(std::vector<TabletReplicas> made, make());
+    EtcdCompare absent;
+    absent.key = key;
+    absent.target = EtcdCompare::Target::kCreateRevision;
+    absent.revision = 0;
+    TESSERA_ASSIGN_OR_RETURN(EtcdTxnResult txn,
+                             etcd_->Txn({absent}, {EtcdOp::Put(key, EncodePlacement(made))}, {EtcdOp::Range(key)}));
+    if (txn.succeeded) {
+      text = EncodePlacement(made);
+    } else if (!txn.ranges.empty() && !txn.ranges.front().empty()) {
+      text = txn.ranges.front().front().value;  // another node created it first
+    } else {
+      return Status::IOError("tablet placement of a table vanished while it was created");
+    }
+  }
+  TESSERA_ASSIGN_OR_RETURN(std::vector<TabletReplicas> placement, DecodePlacement(text));
+  auto shared = std::make_shared<const std::vector<TabletReplicas>>(std::move(placement));
+  std::lock_guard<std::mutex> lock(mu_);
+  return cache_.emplace(table_uuid, std::move(shared)).first->second;  // a newer one from a watch wins
+}
+
+const TabletReplicas* PlacementOf(const std::vector<TabletReplicas>& placement, const std::string& key) {
+  for (const auto& t : placement) {
+    if (t.Contains(key)) return &t;
+  }
+  return nullptr;
+}
+
+Result<bool> TabletPlacements::RecordSplit(const std::string& table_uuid, const std::string& split) {
+  const std::string key = kTabletsPrefix + UuidText(table_uuid);
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    TESSERA_ASSIGN_OR_RETURN(EtcdRangeResult current, etcd_->Range(key));
+    if (current.kvs.empty()) return Status::NotFound("table " + UuidText(table_uuid) + " has no placement yet");
+    const EtcdKeyValue& kv = current.kvs.front();
+    TESSERA_ASSIGN_OR_RETURN(std::vector<TabletReplicas> placement, DecodePlacement(kv.value));
+    auto pos = std::find_if(placement.begin(), placement.end(), [&](const auto& t) { return t.Contains(split); });
+    if (pos == placement.end()) return Status::Corruption("no placement tablet holds the split key");
+    if (pos->start == split) {
+      TESSERA_RETURN_IF_ERROR(Update(table_uuid, kv.value));
+      return false;
+    }
+    TabletReplicas right = *pos;
+    right.start = split;
+    pos->end = split;
+    placement.insert(std::next(pos), std::move(right));
+    EtcdCompare unchanged;
+    unchanged.key = key;
+    unchanged.target = EtcdCompare::Target::kModRevision;
+    unchanged.revision = kv.mod_revision;
+    const std::string text = EncodePlacement(placement);
+    TESSERA_ASSIGN_OR_RETURN(EtcdTxnResult txn, etcd_->Txn({unchanged}, {EtcdOp::Put(key, text)}));
+    if (txn.succeeded) {
+      TESSERA_RETURN_IF_ERROR(Update(table_uuid, text));
+      return true;
+    }
+  }
+  return Status::Busy("tablet placement of " + UuidText(table_uuid) + " changed 20 times during a split");
+}
+
+Status TabletPlacements::Update(const std::string& table_uuid, const std::string& text) {
+  TESSERA_ASSIGN_OR_RETURN(std::vector<TabletReplicas> placement, DecodePlacement(text));
+  auto shared = std::make_shared<const std::vector<TabletReplicas>>(std::move(placement));
+  std::lock_guard<std::mutex> lock(mu_);
+  cache_[table_uuid] = std::move(shared);
+  return Status::OK();
+}
+
+std::shared_ptr<const std::vector<TabletReplicas>> TabletPlacements::Cached(const std::string& table_uuid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = cache_.find(table_uuid);
+  return it == cache_.end() ? nullptr : it->second;
+}
+
+}  // namespace tessera::cluster

@@ -1,0 +1,93 @@
+// Tablet placement: which nodes hold the replicas of each tablet, chosen
+// once per table and kept in etcd so that every node routes to the same
+// replicas whatever joins later.
+//
+// etcd key (FROZEN: nodes of different releases read it):
+//   /tessera/tablets/<table uuid text> = {"version": 1, "tablets": [
+//       {"start": hex, "end": hex, "replicas": [host id text, ...]}, ...]}
+// with table-relative bounds (a storage key without its 4-byte table id; an
+// empty end is the table's end). The first node to need a table's placement
+// computes it from the members at that moment and creates the key if it is
+// absent (a transaction comparing its create revision with 0); every node
+// then uses the winner's. A split (RecordSplit) replaces one tablet by two
+// holding the same replicas, in a transaction comparing the key's
+// mod_revision, so concurrent splits by different nodes both land; nodes
+// learn of it through their watch (cluster/tablet_map_sync.h). "version" is
+// the format (1). Tablet migration (issue 11) will change replica sets the
+// same way.
+//
+// PlaceReplicas follows the rules Cassandra's strategies keep: per data
+// center its replication factor of distinct nodes, racks spread (a node of
+// every rack before a second node of any), and consecutive tablets starting
+// on different nodes so that load spreads.
+//
+// Thread safety: PlaceReplicas is pure; TabletPlacements is thread-safe.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cluster/replication_strategy.h"
+#include "common/status.h"
+
+namespace tessera::cluster {
+
+class EtcdClient;
+
+inline constexpr char kTabletsPrefix[] = "/tessera/tablets/";
+
+struct PlacementNode {
+  std::string host_id;  // 16 bytes
+  std::string data_center, rack;
+};
+
+// The replicas (host ids) of the tablet numbered `tablet_index` in table
+// order. Errors: InvalidArgument when a data center has fewer nodes than its
+// factor ("Replication factor 3 exceeds the number of nodes 2 in datacenter1").
+Result<std::vector<std::string>> PlaceReplicas(const ReplicationFactors& factors,
+                                               std::vector<PlacementNode> nodes, size_t tablet_index,
+                                               const std::string& default_dc);
+
+struct TabletReplicas {
+  std::string start, end;  // table-relative; empty end: the table's end
+  std::vector<std::string> replicas;  // host ids
+  bool Contains(const std::string& key) const { return start <= key && (end.empty() || key < end); }
+};
+
+// The placement tablet holding table-relative key `key`, or nullptr.
+const TabletReplicas* PlacementOf(const std::vector<TabletReplicas>& placement, const std::string& key);
+
+class TabletPlacements {
+ public:
+  // `etcd` must outlive this object.
+  explicit TabletPlacements(EtcdClient* etcd) : etcd_(etcd) {}
+
+  // The placement of a table: read from etcd, or, when absent, made by
+  // `make` and created there (the first creator wins; its placement is
+  // returned to everyone). Cached per table uuid. Errors: IOError (etcd),
+  // Corruption, and make's errors.
+  using MakePlacement = std::function<Result<std::vector<TabletReplicas>>()>;
+  Result<std::shared_ptr<const std::vector<TabletReplicas>>> Get(const std::string& table_uuid,
+                                                                  const MakePlacement& make);
+  // Splits the placement tablet holding table-relative key `split` at it
+  // (both halves keep its replicas). Returns false when `split` already
+  // starts a tablet. Errors: NotFound when the table has no placement yet,
+  // Busy after 20 lost races, IOError (etcd), Corruption.
+  Result<bool> RecordSplit(const std::string& table_uuid, const std::string& split);
+  // Replaces the cached placement with `text` (the key's value, from a
+  // watch). Errors: Corruption.
+  Status Update(const std::string& table_uuid, const std::string& text);
+  // The cached placement, or nullptr.
+  std::shared_ptr<const std::vector<TabletReplicas>> Cached(const std::string& table_uuid);
+
+ private:
+  EtcdClient* etcd_;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const std::vector<TabletReplicas>>> cache_;
+};
+
+}  // namespace tessera::cluster

@@ -1,0 +1,304 @@
+"""Replicated tablets through the front door (issue 10, second part): a local
+cluster of etcd and three nodes started by `tessera cluster start`; a
+keyspace with replication_factor 3 takes writes and reads at QUORUM through
+each node (paging, IN, slices, BATCH, DELETE); a replication factor above
+the number of nodes is refused; with two nodes killed QUORUM gets
+Unavailable (required 2, alive 1) while ONE works; a read at ALL repairs the
+replica that missed writes; a stopped (SIGSTOP) replica gives WriteTimeout
+and ReadTimeout with Cassandra's fields; conditional statements and counters
+on a replicated keyspace are refused with a clear Invalid error."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+from cassandra import ConsistencyLevel, InvalidRequest, ReadTimeout, Unavailable, WriteTimeout
+from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
+from cassandra.policies import FallthroughRetryPolicy, WhiteListRoundRobinPolicy
+from cassandra.query import BatchStatement, SimpleStatement
+
+from local_cluster import metric, running_cluster, wait_until
+
+BINARY = os.environ["TESSERA_BINARY"]
+LEASE_SECONDS = 3
+Q, ONE, ALL = ConsistencyLevel.QUORUM, ConsistencyLevel.ONE, ConsistencyLevel.ALL
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    yield from running_cluster(BINARY, 3, ["--cluster-lease-seconds=%d" % LEASE_SECONDS, "--max-hints-mb=1"])
+
+
+def node_session(cluster, node):
+    """A driver bound to one node (its coordinator), no retries: errors
+    arrive as the node sends them."""
+    profile = ExecutionProfile(load_balancing_policy=WhiteListRoundRobinPolicy([cluster.address(node)]),
+                               retry_policy=FallthroughRetryPolicy(), request_timeout=30)
+    driver = Cluster([cluster.address(node)], port=cluster.port, protocol_version=4, connect_timeout=10,
+                     execution_profiles={EXEC_PROFILE_DEFAULT: profile})
+    return driver, driver.connect()
+
+
+def run(session, cql, params=None, cl=Q, fetch_size=None):
+    return session.execute(SimpleStatement(cql, consistency_level=cl, fetch_size=fetch_size), params)
+
+
+def unavailable_error(session, cql, cl):
+    """The Unavailable the statement raises, or None if it succeeds. A
+    killed node is DOWN once its lease expires; until then a request waits
+    for it and times out, so callers poll."""
+    try:
+        run(session, cql, cl=cl)
+    except Unavailable as e:
+        return e
+    except (WriteTimeout, ReadTimeout):
+        return None
+    return None
+
+
+def test_rf3_writes_and_reads_at_quorum_through_each_node(cluster):
+    d1, s1 = node_session(cluster, 1)
+    try:
+        s1.execute("CREATE KEYSPACE rep WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+        s1.execute("CREATE TABLE rep.t (p int, c int, v text, PRIMARY KEY (p, c)) WITH CLUSTERING ORDER BY (c DESC)")
+        insert = s1.prepare("INSERT INTO rep.t (p, c, v) VALUES (?, ?, ?)")
+        insert.consistency_level = Q
+        for p in range(10):
+            for c in range(25):
+                s1.execute(insert, (p, c, "v%d.%d" % (p, c)))
+        batch = BatchStatement(consistency_level=Q)
+        for c in range(25, 30):
+            batch.add(insert, (3, c, "batched"))
+        s1.execute(batch)
+    finally:
+        d1.shutdown()
+    expected = {(p, c) for p in range(10) for c in range(25)} | {(3, c) for c in range(25, 30)}
+    for node in (1, 2, 3):
+        d, s = node_session(cluster, node)
+        try:
+            wait_until(lambda: s.cluster.metadata.keyspaces.get("rep") is not None, 10, "schema on node %d" % node)
+            rows = list(run(s, "SELECT p, c, v FROM rep.t", fetch_size=17))
+            assert len(rows) == len(expected), (node, len(rows))
+            assert {(r.p, r.c) for r in rows} == expected
+            # Clustering order (DESC) within each partition, partitions whole.
+            by_partition = {}
+            for r in rows:
+                by_partition.setdefault(r.p, []).append(r.c)
+            assert all(cs == sorted(cs, reverse=True) for cs in by_partition.values())
+            assert len(by_partition) == 10
+            assert [r.c for r in run(s, "SELECT c FROM rep.t WHERE p = 3", fetch_size=7)] == list(range(29, -1, -1))
+            assert run(s, "SELECT v FROM rep.t WHERE p = 3 AND c = 27").one().v == "batched"
+            assert [r.c for r in run(s, "SELECT c FROM rep.t WHERE p = 4 AND c >= 10 AND c < 14")] == [13, 12, 11, 10]
+            assert sorted((r.p, r.c) for r in run(s, "SELECT p, c FROM rep.t WHERE p IN (1, 2) AND c IN (0, 24)")) == [
+                (1, 0), (1, 24), (2, 0), (2, 24)]
+            assert run(s, "SELECT count(*) FROM rep.t WHERE p = 5").one()[0] == 25
+        finally:
+            d.shutdown()
+    # A delete through node 2 is seen at QUORUM through node 3 (read-your-writes).
+    d2, s2 = node_session(cluster, 2)
+    d3, s3 = node_session(cluster, 3)
+    try:
+        run(s2, "DELETE FROM rep.t WHERE p = 7")
+        run(s2, "DELETE FROM rep.t WHERE p = 8 AND c = 3")
+        run(s2, "UPDATE rep.t SET v = 'updated' WHERE p = 9 AND c = 0")
+        assert list(run(s3, "SELECT * FROM rep.t WHERE p = 7")) == []
+        assert 3 not in [r.c for r in run(s3, "SELECT c FROM rep.t WHERE p = 8")]
+        assert run(s3, "SELECT v FROM rep.t WHERE p = 9 AND c = 0").one().v == "updated"
+        assert len(list(run(s3, "SELECT p FROM rep.t", fetch_size=50))) == len(expected) - 26
+    finally:
+        d2.shutdown()
+        d3.shutdown()
+
+
+def test_replication_factor_above_node_count_is_refused(cluster):
+    d, s = node_session(cluster, 2)
+    try:
+        with pytest.raises(InvalidRequest, match="Replication factor 4 exceeds the number of nodes 3"):
+            s.execute("CREATE KEYSPACE too_many WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 4}")
+        with pytest.raises(InvalidRequest, match="exceeds the number of nodes 3 in data center datacenter1"):
+            s.execute("CREATE KEYSPACE too_many WITH replication = "
+                      "{'class': 'NetworkTopologyStrategy', 'datacenter1': 5}")
+        assert "too_many" not in s.cluster.metadata.keyspaces
+    finally:
+        d.shutdown()
+
+
+def test_conditional_statements_and_counters_refused_on_replicated_keyspace(cluster):
+    d, s = node_session(cluster, 1)
+    try:
+        s.execute("CREATE TABLE IF NOT EXISTS rep.lwt (k int PRIMARY KEY, v int)")
+        with pytest.raises(InvalidRequest, match="Conditional statements .* more than one replica"):
+            s.execute("INSERT INTO rep.lwt (k, v) VALUES (1, 1) IF NOT EXISTS")
+        with pytest.raises(InvalidRequest, match="Conditional statements"):
+            s.execute("UPDATE rep.lwt SET v = 2 WHERE k = 1 IF v = 1")
+        s.execute("CREATE TABLE IF NOT EXISTS rep.hits (k int PRIMARY KEY, n counter)")
+        with pytest.raises(InvalidRequest, match="Counter tables .* more than one replica"):
+            s.execute("UPDATE rep.hits SET n = n + 1 WHERE k = 1")
+        # An RF=1 keyspace keeps both.
+        s.execute("CREATE KEYSPACE single WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE single.lwt (k int PRIMARY KEY, v int)")
+        assert s.execute("INSERT INTO single.lwt (k, v) VALUES (1, 1) IF NOT EXISTS").one()[0] is True
+    finally:
+        d.shutdown()
+
+
+def stop_two_and_wait_unavailable(cluster, session, table):
+    cluster.kill(2)
+    cluster.kill(3)
+    # Polled with a read: a write sent before node 1 sees them down times
+    # out but is applied on node 1 (a time-out is not a rollback).
+    probe = "SELECT * FROM %s WHERE k = -1" % table
+    wait_until(lambda: unavailable_error(session, probe, Q) is not None, 10 * LEASE_SECONDS,
+               "node 1 sees nodes 2 and 3 down")
+    # Unavailable is decided before anything is sent: this write is nowhere.
+    return unavailable_error(session, "INSERT INTO %s (k, v) VALUES (-1, -1)" % table, Q)
+
+
+def restart_two_and_wait_hints(cluster):
+    cluster.start_node(2)
+    cluster.start_node(3)
+    wait_until(lambda: metric(cluster, 1, "tessera_hints_pending") == 0, 60, "node 1 delivered its hints")
+
+
+def test_two_nodes_down_quorum_unavailable_one_works_hints_delivered(cluster):
+    d1, s1 = node_session(cluster, 1)
+    try:
+        s1.execute("CREATE TABLE rep.down (k int PRIMARY KEY, v int)")
+        e = stop_two_and_wait_unavailable(cluster, s1, "rep.down")
+        assert (e.consistency, e.required_replicas, e.alive_replicas) == (Q, 2, 1)
+        e = unavailable_error(s1, "SELECT * FROM rep.down WHERE k = 1", ALL)
+        assert (e.consistency, e.required_replicas, e.alive_replicas) == (ALL, 3, 1)
+        delivered = metric(cluster, 1, "tessera_hints_delivered_total")
+        for k in range(50):
+            run(s1, "INSERT INTO rep.down (k, v) VALUES (%s, %s)", (k, k * k), cl=ONE)
+        assert len(list(run(s1, "SELECT k FROM rep.down", cl=ONE))) == 50
+        # Two replicas missed each write: 100 hints wait on node 1.
+        assert metric(cluster, 1, "tessera_hints_pending") == 100
+    finally:
+        d1.shutdown()
+    restart_two_and_wait_hints(cluster)
+    assert metric(cluster, 1, "tessera_hints_delivered_total") - delivered == 100
+    cluster.kill(1)
+    cluster.kill(2)
+    d3, s3 = node_session(cluster, 3)
+    try:
+        # Alone, node 3 answers at ONE from its own replica: the hints
+        # brought it every write it missed, with no read repair.
+        rows = list(run(s3, "SELECT k, v FROM rep.down", cl=ONE))
+        assert sorted((r.k, r.v) for r in rows) == [(k, k * k) for k in range(50)]
+    finally:
+        d3.shutdown()
+    cluster.start_node(1)
+    cluster.start_node(2)
+
+
+def repair(cluster, node, *args):
+    out = subprocess.run([BINARY, "repair", "--admin", "%s:%d" % (cluster.address(node), cluster.admin_port), "--json",
+                          *args], capture_output=True, text=True, timeout=300)
+    assert out.returncode in (0, 1), out.stderr
+    return out.returncode, json.loads(out.stdout)
+
+
+def local_rows(cluster, node, cql):
+    """Rows of `cql` as node `node` alone holds them (ONE, local replica)."""
+    d, s = node_session(cluster, node)
+    try:
+        return sorted(tuple(r) for r in run(s, cql, cl=ONE, fetch_size=500))
+    finally:
+        d.shutdown()
+
+
+def test_hints_over_their_bound_are_dropped_and_repair_makes_replicas_identical(cluster):
+    # Nodes run with --max-hints-mb=1: two nodes down while 1,500 rows of
+    # 1 KiB are written at ONE leaves most of their hints dropped; repair
+    # then finds the tablets whose digests differ and repairs them.
+    d1, s1 = node_session(cluster, 1)
+    try:
+        wait_until(lambda: run(s1, "SELECT * FROM rep.down WHERE k = 1", cl=ALL) is not None, 30, "every node up")
+        s1.execute("CREATE TABLE rep.big (k int PRIMARY KEY, v text) WITH initial_tablets = 4")
+        stop_two_and_wait_unavailable(cluster, s1, "rep.down")
+        dropped = metric(cluster, 1, "tessera_hints_dropped_total")
+        insert = s1.prepare("INSERT INTO rep.big (k, v) VALUES (?, ?)")
+        insert.consistency_level = ONE
+        for k in range(1500):
+            s1.execute(insert, (k, ("%04d" % k) * 256))
+        assert metric(cluster, 1, "tessera_hints_dropped_total") - dropped > 1000
+        run(s1, "DELETE FROM rep.big WHERE k = 7", cl=ONE)
+    finally:
+        d1.shutdown()
+    restart_two_and_wait_hints(cluster)
+    expected = [(k, ("%04d" % k) * 256) for k in range(1500) if k != 7]
+    assert local_rows(cluster, 1, "SELECT k, v FROM rep.big") == expected
+    assert len(local_rows(cluster, 3, "SELECT k, v FROM rep.big")) < 1000  # node 3 missed most writes
+    code, report = repair(cluster, 2, "--keyspace", "rep", "--table", "big")
+    assert code == 0, report
+    tablets = report["tablets"]
+    assert tablets and report["failed"] == 0 and report["repaired"] >= 1
+    for t in tablets:
+        assert t["consistent"], t
+        final = t.get("after", t["replicas"])
+        assert len(final) == 3 and len({(r["digest"], r["keys"]) for r in final}) == 1, t
+    assert sum(t["keys_written"] for t in tablets) > 1000
+    # Repaired: every replica alone returns the same rows, the deleted one
+    # included as deleted; a second repair finds nothing to do.
+    for node in (1, 2, 3):
+        assert local_rows(cluster, node, "SELECT k, v FROM rep.big") == expected, node
+    code, again = repair(cluster, 3, "--keyspace", "rep")
+    assert code == 0 and again["repaired"] == 0 and again["consistent"] == len(again["tablets"]), again
+
+
+@pytest.fixture(scope="module")
+def slow_cluster():
+    # A long lease: a SIGSTOPped node stays a live member, so requests reach
+    # it and time out (rather than being refused as Unavailable).
+    clusters = running_cluster(BINARY, 2, ["--cluster-lease-seconds=30", "--write-request-timeout-ms=1000",
+                                           "--read-request-timeout-ms=1000"])
+    c = next(clusters)
+    try:
+        yield c
+    finally:
+        for n in c.manifest()["nodes"]:
+            try:
+                os.kill(n["pid"], signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        next(clusters, None)
+
+
+def test_stopped_replica_gives_write_and_read_timeouts(slow_cluster):
+    d, s = node_session(slow_cluster, 1)
+    try:
+        s.execute("CREATE KEYSPACE slow WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}")
+        s.execute("CREATE TABLE slow.t (k int PRIMARY KEY, v int)")
+        run(s, "INSERT INTO slow.t (k, v) VALUES (1, 1)", cl=ALL)
+        pid2 = slow_cluster.manifest()["nodes"][1]["pid"]
+        os.kill(pid2, signal.SIGSTOP)
+        try:
+            started = time.time()
+            with pytest.raises(WriteTimeout) as e:
+                run(s, "INSERT INTO slow.t (k, v) VALUES (2, 2)", cl=ALL)
+            assert time.time() - started < 10
+            assert (e.value.consistency, e.value.received_responses, e.value.required_responses) == (ALL, 1, 2)
+            assert e.value.write_type == 0  # SIMPLE
+            batch = BatchStatement(consistency_level=ALL)
+            batch.add(SimpleStatement("INSERT INTO slow.t (k, v) VALUES (3, 3)"))
+            batch.add(SimpleStatement("INSERT INTO slow.t (k, v) VALUES (4, 4)"))
+            with pytest.raises(WriteTimeout) as e:
+                s.execute(batch)
+            assert e.value.write_type == 1  # BATCH (logged)
+            with pytest.raises(ReadTimeout) as e:
+                run(s, "SELECT * FROM slow.t WHERE k = 1", cl=ALL)
+            assert (e.value.received_responses, e.value.required_responses) == (1, 2)
+            assert e.value.data_retrieved
+            # ONE is answered by node 1 alone.
+            run(s, "INSERT INTO slow.t (k, v) VALUES (5, 5)", cl=ONE)
+            assert run(s, "SELECT v FROM slow.t WHERE k = 5", cl=ONE).one().v == 5
+        finally:
+            os.kill(pid2, signal.SIGCONT)
+        # Node 2 back: the writes that timed out were applied on node 1 (a
+        # time-out is not a rollback) and ALL reads repair node 2.
+        wait_until(lambda: run(s, "SELECT v FROM slow.t WHERE k = 2", cl=ALL).one().v == 2, 20, "ALL read after SIGCONT")
+    finally:
+        d.shutdown()
