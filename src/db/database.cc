@@ -253,26 +253,35 @@ Status Database::ApplyBatch(const std::vector<Mutation>& mutations, std::vector<
 }
 
 Status Database::ApplyToReplicas(const WriteSet& ws) {
+  // One node: every tablet's replica is the local one.
+  if (!cluster_tablets_.load(std::memory_order_relaxed)) return local_replica_->Apply(ws);
   std::map<uint32_t, std::shared_ptr<const TabletMap>> maps;
-  std::vector<std::pair<Replica*, WriteSet>> groups;
+  std::vector<Replica*> replicas;  // per op
+  replicas.reserve(ws.ops().size());
   for (const WriteSet::Op& op : ws.ops()) {
     if (op.key.size() < 4) return Status::InvalidArgument("a write outside every table");
     const uint32_t table_id = GetBigEndian32(op.key.data());
     auto& map = maps[table_id];
     if (!map) map = TabletsOf(table_id);
     if (!map) return Status::NotFound("the table was dropped");
-    Replica* replica = map->Find(op.key).replica.get();
-    auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == replica; });
-    if (group == groups.end()) group = groups.insert(groups.end(), {replica, WriteSet()});
+    replicas.push_back(map->Find(op.key).replica.get());
+  }
+  if (std::all_of(replicas.begin(), replicas.end(), [&](Replica* r) { return r == replicas.front(); })) {
+    return replicas.empty() ? Status::OK() : replicas.front()->Apply(ws);
+  }
+  // Several replica sets (only in a cluster): one write each, as Cassandra's
+  // unlogged batch across replica sets; the first error is returned.
+  std::vector<std::pair<Replica*, WriteSet>> groups;
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == replicas[i]; });
+    if (group == groups.end()) group = groups.insert(groups.end(), {replicas[i], WriteSet()});
+    const WriteSet::Op& op = ws.ops()[i];
     if (op.kind == WriteSet::Op::kMerge) {
       group->second.Merge(op.key, op.value);
     } else {
       group->second.DeleteRange(op.key, op.value);
     }
   }
-  if (groups.size() == 1) return groups.front().first->Apply(ws);
-  // Several replica sets (only in a cluster): one write each, as Cassandra's
-  // unlogged batch across replica sets; the first error is returned.
   Status first;
   for (const auto& [replica, part] : groups) {
     Status s = replica->Apply(part);
