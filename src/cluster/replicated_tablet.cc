@@ -441,16 +441,48 @@ uint64_t ReplicatedTablet::ApproximateSize(std::string_view begin, std::string_v
   return services_->db->engine()->ApproximateSize(begin, end, include_memtables);
 }
 
-Status ClusterReplicaResolver::BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split) {
-  if (table.keyspace.starts_with("system")) return Status::OK();
+Result<std::string> ClusterReplicaResolver::PlacedBoundary(const TableSchema& table, const Tablet& tablet,
+                                                            const std::string& boundary) {
   auto current = services_->db->catalog().GetTableById(table.id);
   if (!current) return Status::NotFound("table " + table.name + " is gone");
   // The placement exists once the table served a request; make sure.
   ReplicatedTablet replica(services_, current, tablet.start, tablet.end);
   TESSERA_RETURN_IF_ERROR(replica.Replicas().status());
-  auto relative = RelativeKey(table.id, split);
-  if (!relative || relative->empty()) return Status::InvalidArgument("split key outside the table");
-  return services_->placements->RecordSplit(table.uuid, *relative).status();
+  auto relative = RelativeKey(table.id, boundary);
+  if (!relative || relative->empty()) return Status::InvalidArgument("tablet boundary outside the table");
+  return *relative;
+}
+
+namespace {
+thread_local bool applying_placement = false;
+}  // namespace
+
+ApplyingPlacementScope::ApplyingPlacementScope() { applying_placement = true; }
+ApplyingPlacementScope::~ApplyingPlacementScope() { applying_placement = false; }
+
+bool ClusterReplicaResolver::PlacementStartsAt(const TableSchema& table, const std::string& relative) {
+  auto placement = services_->placements->Cached(table.uuid);
+  return placement && std::any_of(placement->begin(), placement->end(),
+                                  [&](const TabletReplicas& t) { return t.start == relative; });
+}
+
+Status ClusterReplicaResolver::BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split) {
+  if (table.keyspace.starts_with("system")) return Status::OK();
+  TESSERA_ASSIGN_OR_RETURN(std::string relative, PlacedBoundary(table, tablet, split));
+  if (applying_placement) {
+    return PlacementStartsAt(table, relative) ? Status::OK() : Status::NotFound("no longer in the placement");
+  }
+  return services_->placements->RecordSplit(table.uuid, relative).status();
+}
+
+Status ClusterReplicaResolver::BeforeMerge(const TableSchema& table, const Tablet& left, const Tablet& right) {
+  if (table.keyspace.starts_with("system")) return Status::OK();
+  TESSERA_ASSIGN_OR_RETURN(std::string relative, PlacedBoundary(table, left, right.start));
+  if (applying_placement) {
+    return PlacementStartsAt(table, relative) ? Status::NotFound("the placement has this boundary again")
+                                              : Status::OK();
+  }
+  return services_->placements->RecordMerge(table.uuid, relative).status();
 }
 
 std::shared_ptr<Replica> ClusterReplicaResolver::ReplicaFor(const TableSchema& table, const Tablet& tablet) {

@@ -112,6 +112,19 @@ class ReplicatedTablet : public Replica {
   std::vector<std::string> replicas_;  // guarded by mu_; empty until resolved
 };
 
+// While one is alive on a thread, the resolver's BeforeSplit / BeforeMerge
+// on that thread apply a change the placement already holds (TabletMapSync)
+// instead of recording one: a split is allowed only at a boundary the
+// cached placement has, a merge only at one it no longer has (else
+// NotFound), and nothing is written to etcd.
+class ApplyingPlacementScope {
+ public:
+  ApplyingPlacementScope();
+  ~ApplyingPlacementScope();
+  ApplyingPlacementScope(const ApplyingPlacementScope&) = delete;
+  ApplyingPlacementScope& operator=(const ApplyingPlacementScope&) = delete;
+};
+
 // Gives tablets of replicated keyspaces a ReplicatedTablet; system keyspaces
 // (system_auth, system_traces, ...) stay on each node (nullptr).
 class ClusterReplicaResolver : public ReplicaResolver {
@@ -122,8 +135,17 @@ class ClusterReplicaResolver : public ReplicaResolver {
   // RecordSplit) before this node applies it; a split that is already there
   // (another node's, applied here through TabletMapSync) is allowed at once.
   Status BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split) override;
+  // Records the merge (TabletPlacements::RecordMerge); refused when the two
+  // tablets have different replica sets.
+  Status BeforeMerge(const TableSchema& table, const Tablet& left, const Tablet& right) override;
 
  private:
+  // `boundary` (a storage key) made table-relative, once the table's
+  // placement exists (created if needed).
+  Result<std::string> PlacedBoundary(const TableSchema& table, const Tablet& tablet, const std::string& boundary);
+  // Whether the cached placement has a tablet starting at `relative`.
+  bool PlacementStartsAt(const TableSchema& table, const std::string& relative);
+
   ReplicationServices* services_;
 };
 

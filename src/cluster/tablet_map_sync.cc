@@ -1,8 +1,11 @@
 #include "cluster/tablet_map_sync.h"
 
+#include <set>
+
 #include <spdlog/spdlog.h>
 
 #include "cluster/replica_reads.h"
+#include "cluster/replicated_tablet.h"
 #include "common/uuid.h"
 #include "db/database.h"
 
@@ -17,6 +20,21 @@ std::string TableUuidOf(const std::string& key) {
   return uuid.ok() ? *uuid : std::string();
 }
 
+// Counts a split or merge this sync applied; false when it did not happen.
+// NotFound is a race with this node's own change (the tablet id is gone),
+// not worth a warning.
+bool Count(const Status& s, const TableSchema& table, int* n) {
+  if (s.ok()) {
+    ++*n;
+    return true;
+  }
+  if (!s.IsNotFound()) {
+    spdlog::warn("tablets: {}.{}: cannot apply a change recorded in etcd: {}", table.keyspace, table.name,
+                 s.ToString());
+  }
+  return false;
+}
+
 }  // namespace
 
 TabletMapSync::TabletMapSync(Database* db, EtcdClient* etcd, std::string etcd_endpoint, TabletPlacements* placements)
@@ -28,14 +46,14 @@ Status TabletMapSync::Start() {
   TESSERA_ASSIGN_OR_RETURN(EtcdRangeResult all, etcd_->Range(kTabletsPrefix, EtcdPrefixEnd(kTabletsPrefix)));
   for (const auto& kv : all.kvs) {
     const std::string uuid = TableUuidOf(kv.key);
-    if (!uuid.empty()) Apply(uuid, kv.value);
+    if (!uuid.empty()) Apply(uuid, kv.value, kv.mod_revision);
   }
   watch_ = std::make_unique<EtcdWatch>(
       endpoint_, kTabletsPrefix, EtcdPrefixEnd(kTabletsPrefix), all.revision + 1,
       [this](const std::vector<EtcdWatchEvent>& events, int64_t) {
         for (const auto& e : events) {
           const std::string uuid = TableUuidOf(e.kv.key);
-          if (e.type == EtcdWatchEvent::Type::kPut && !uuid.empty()) Apply(uuid, e.kv.value);
+          if (e.type == EtcdWatchEvent::Type::kPut && !uuid.empty()) Apply(uuid, e.kv.value, e.kv.mod_revision);
         }
       });
   watch_->Start();
@@ -47,8 +65,8 @@ void TabletMapSync::Stop() {
   watch_.reset();
 }
 
-int TabletMapSync::Apply(const std::string& table_uuid, const std::string& text) {
-  if (Status s = placements_->Update(table_uuid, text); !s.ok()) {
+int TabletMapSync::Apply(const std::string& table_uuid, const std::string& text, int64_t revision) {
+  if (Status s = placements_->Update(table_uuid, text, revision); !s.ok()) {
     spdlog::warn("tablets: placement of table {} unreadable: {}", UuidText(table_uuid), s.ToString());
     return 0;
   }
@@ -58,27 +76,38 @@ int TabletMapSync::Apply(const std::string& table_uuid, const std::string& text)
     if (t->uuid == table_uuid) table = t;
   }
   if (!table || !placement) return 0;  // dropped, or its schema not here yet
-  int splits = 0;
-  for (const TabletReplicas& p : *placement) {
-    if (p.start.empty()) continue;
-    const std::string boundary = AbsoluteKey(table->id, p.start);
+  ApplyingPlacementScope applying;  // check these changes against the placement; record nothing
+  int splits = 0, merges = 0;
+  std::set<std::string> placed;  // absolute starts of the placement's tablets
+  for (const TabletReplicas& p : *placement) placed.insert(AbsoluteKey(table->id, p.start));
+  // Splits: a placement boundary inside one of this node's tablets. The
+  // tablets are read again after each change (ids change).
+  for (bool again = true; again;) {
+    again = false;
     for (const TabletStatus& local : db_->Tablets(*table)) {
-      if (local.start == boundary) break;
-      if (!(local.start < boundary && (local.end.empty() || boundary < local.end))) continue;
-      auto split = db_->SplitTablet(*table, local.id, boundary, "split recorded in etcd by another node");
-      if (split.ok()) {
-        ++splits;
-      } else {
-        spdlog::warn("tablets: {}.{}: cannot apply a split recorded in etcd: {}", table->keyspace, table->name,
-                     split.status().ToString());
-      }
+      auto inside = placed.upper_bound(local.start);
+      if (inside == placed.end() || (!local.end.empty() && *inside >= local.end)) continue;
+      again = Count(db_->SplitTablet(*table, local.id, *inside, "split recorded in etcd by another node").status(),
+                    *table, &splits);
       break;
     }
   }
-  if (splits > 0) {
-    spdlog::info("tablets: {}.{}: applied {} splits recorded in etcd", table->keyspace, table->name, splits);
+  // Merges: a boundary of this node's tablets the placement no longer has.
+  for (bool again = true; again;) {
+    again = false;
+    const auto locals = db_->Tablets(*table);
+    for (size_t i = 0; i + 1 < locals.size(); ++i) {
+      if (placed.count(locals[i + 1].start)) continue;
+      again = Count(db_->MergeTablets(*table, locals[i].id, "merge recorded in etcd by another node").status(),
+                    *table, &merges);
+      break;
+    }
   }
-  return splits;
+  if (splits + merges > 0) {
+    spdlog::info("tablets: {}.{}: applied {} splits and {} merges recorded in etcd", table->keyspace, table->name,
+                 splits, merges);
+  }
+  return splits + merges;
 }
 
 }  // namespace tessera::cluster

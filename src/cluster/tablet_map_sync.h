@@ -1,16 +1,18 @@
 // TabletMapSync: applies the cluster's tablet placements
 // (cluster/tablet_placement.h) to this node's tablet maps. At Start it reads
-// every placement under /tessera/tablets/ and splits local tablets at every
-// placement boundary they lack (a node that was down while others split);
-// then it watches the prefix and does the same for each change, so that a
-// split one node recorded in etcd reaches every node. Local splits go
-// through Database::SplitTablet, whose BeforeSplit finds the boundary
-// already recorded.
+// every placement under /tessera/tablets/ and brings the local tablets to
+// its boundaries (a node that was down while others split or merged); then
+// it watches the prefix and does the same for each change, so that a split
+// or merge one node recorded in etcd reaches every node. Local changes go
+// through Database::SplitTablet / MergeTablets under an
+// ApplyingPlacementScope (cluster/replicated_tablet.h): checked against the
+// newest cached placement, never recorded again.
 //
-// Correctness does not wait for it: a split keeps the replicas, so a node
-// whose tablet spans several placement tablets routes to the same replicas
-// (ReplicatedTablet::Replicas); the sync keeps tablet boundaries, and so
-// load statistics and the balancer's view, the same on every node.
+// Correctness does not wait for it: splits and merges keep the replicas, so
+// a node whose tablet spans several placement tablets, or lies within one,
+// routes to the same replicas (ReplicatedTablet::Replicas); the sync keeps
+// tablet boundaries, and so load statistics and the balancer's view, the
+// same on every node.
 //
 // Thread safety: Start and Stop from one thread; Stop joins the watch.
 #pragma once
@@ -36,9 +38,12 @@ class TabletMapSync {
   // Applies every placement, then watches. Errors: IOError (etcd).
   Status Start();
   void Stop();
-  // Splits `table_uuid`'s local tablets at the boundaries of the placement
-  // `text`. Returns how many splits it made.
-  int Apply(const std::string& table_uuid, const std::string& text);
+  // Brings `table_uuid`'s local tablets to the boundaries of its placement
+  // (`text` at etcd revision `revision`, or a newer one this node holds):
+  // splits at boundaries it lacks, merges at boundaries the placement no
+  // longer has. These local changes are checked against the placement, not
+  // recorded in etcd again (ApplyingPlacementScope). Returns how many it made.
+  int Apply(const std::string& table_uuid, const std::string& text, int64_t revision);
 
  private:
   Database* db_;

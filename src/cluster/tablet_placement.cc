@@ -1,6 +1,7 @@
 #include "cluster/tablet_placement.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -102,8 +103,10 @@ Result<std::shared_ptr<const std::vector<TabletReplicas>>> TabletPlacements::Get
   const std::string key = kTabletsPrefix + UuidText(table_uuid);
   TESSERA_ASSIGN_OR_RETURN(EtcdRangeResult current, etcd_->Range(key));
   std::string text;
+  int64_t revision = 0;
   if (!current.kvs.empty()) {
     text = current.kvs.front().value;
+    revision = current.kvs.front().mod_revision;
   } else {
     TESSERA_ASSIGN_OR_RETURN(std::vector<TabletReplicas> made, make());
     EtcdCompare absent;
@@ -114,16 +117,16 @@ Result<std::shared_ptr<const std::vector<TabletReplicas>>> TabletPlacements::Get
                              etcd_->Txn({absent}, {EtcdOp::Put(key, EncodePlacement(made))}, {EtcdOp::Range(key)}));
     if (txn.succeeded) {
       text = EncodePlacement(made);
+      revision = txn.revision;
     } else if (!txn.ranges.empty() && !txn.ranges.front().empty()) {
       text = txn.ranges.front().front().value;  // another node created it first
+      revision = txn.ranges.front().front().mod_revision;
     } else {
       return Status::IOError("tablet placement of a table vanished while it was created");
     }
   }
-  TESSERA_ASSIGN_OR_RETURN(std::vector<TabletReplicas> placement, DecodePlacement(text));
-  auto shared = std::make_shared<const std::vector<TabletReplicas>>(std::move(placement));
-  std::lock_guard<std::mutex> lock(mu_);
-  return cache_.emplace(table_uuid, std::move(shared)).first->second;  // a newer one from a watch wins
+  TESSERA_RETURN_IF_ERROR(Update(table_uuid, text, revision));
+  return Cached(table_uuid);
 }
 
 const TabletReplicas* PlacementOf(const std::vector<TabletReplicas>& placement, const std::string& key) {
@@ -133,49 +136,81 @@ const TabletReplicas* PlacementOf(const std::vector<TabletReplicas>& placement, 
   return nullptr;
 }
 
-Result<bool> TabletPlacements::RecordSplit(const std::string& table_uuid, const std::string& split) {
+// Replaces the placement by the result of `change` (nullopt: nothing to
+// do) in a transaction on the key's mod_revision, retried on lost races.
+Result<bool> TabletPlacements::Change(const std::string& table_uuid, const PlacementChange& change) {
   const std::string key = kTabletsPrefix + UuidText(table_uuid);
   for (int attempt = 0; attempt < 20; ++attempt) {
     TESSERA_ASSIGN_OR_RETURN(EtcdRangeResult current, etcd_->Range(key));
     if (current.kvs.empty()) return Status::NotFound("table " + UuidText(table_uuid) + " has no placement yet");
     const EtcdKeyValue& kv = current.kvs.front();
     TESSERA_ASSIGN_OR_RETURN(std::vector<TabletReplicas> placement, DecodePlacement(kv.value));
-    auto pos = std::find_if(placement.begin(), placement.end(), [&](const auto& t) { return t.Contains(split); });
-    if (pos == placement.end()) return Status::Corruption("no placement tablet holds the split key");
-    if (pos->start == split) {
-      TESSERA_RETURN_IF_ERROR(Update(table_uuid, kv.value));
+    TESSERA_ASSIGN_OR_RETURN(auto changed, change(std::move(placement)));
+    if (!changed) {
+      TESSERA_RETURN_IF_ERROR(Update(table_uuid, kv.value, kv.mod_revision));
       return false;
     }
-    TabletReplicas right = *pos;
-    right.start = split;
-    pos->end = split;
-    placement.insert(std::next(pos), std::move(right));
     EtcdCompare unchanged;
     unchanged.key = key;
     unchanged.target = EtcdCompare::Target::kModRevision;
     unchanged.revision = kv.mod_revision;
-    const std::string text = EncodePlacement(placement);
+    const std::string text = EncodePlacement(*changed);
     TESSERA_ASSIGN_OR_RETURN(EtcdTxnResult txn, etcd_->Txn({unchanged}, {EtcdOp::Put(key, text)}));
     if (txn.succeeded) {
-      TESSERA_RETURN_IF_ERROR(Update(table_uuid, text));
+      TESSERA_RETURN_IF_ERROR(Update(table_uuid, text, txn.revision));
       return true;
     }
   }
-  return Status::Busy("tablet placement of " + UuidText(table_uuid) + " changed 20 times during a split");
+  return Status::Busy("tablet placement of " + UuidText(table_uuid) + " changed 20 times during a tablet change");
 }
 
-Status TabletPlacements::Update(const std::string& table_uuid, const std::string& text) {
+Result<bool> TabletPlacements::RecordSplit(const std::string& table_uuid, const std::string& split) {
+  return Change(table_uuid, [&](std::vector<TabletReplicas> placement)
+                                -> Result<std::optional<std::vector<TabletReplicas>>> {
+    auto pos = std::find_if(placement.begin(), placement.end(), [&](const auto& t) { return t.Contains(split); });
+    if (pos == placement.end()) return Status::Corruption("no placement tablet holds the split key");
+    using Changed = std::optional<std::vector<TabletReplicas>>;
+    if (pos->start == split) return Changed();
+    TabletReplicas right = *pos;
+    right.start = split;
+    pos->end = split;
+    placement.insert(std::next(pos), std::move(right));
+    return Changed(std::move(placement));
+  });
+}
+
+Result<bool> TabletPlacements::RecordMerge(const std::string& table_uuid, const std::string& boundary) {
+  return Change(table_uuid, [&](std::vector<TabletReplicas> placement)
+                                -> Result<std::optional<std::vector<TabletReplicas>>> {
+    auto right = std::find_if(placement.begin(), placement.end(), [&](const auto& t) { return t.start == boundary; });
+    using Changed = std::optional<std::vector<TabletReplicas>>;
+    if (boundary.empty() || right == placement.end() || right == placement.begin()) return Changed();
+    auto left = std::prev(right);
+    if (left->replicas != right->replicas) {
+      return Status::InvalidArgument("the two tablets have different replica sets: joining them moves data (tablet "
+                                     "migration, not built yet)");
+    }
+    left->end = right->end;
+    placement.erase(right);
+    return Changed(std::move(placement));
+  });
+}
+
+Status TabletPlacements::Update(const std::string& table_uuid, const std::string& text, int64_t revision) {
   TESSERA_ASSIGN_OR_RETURN(std::vector<TabletReplicas> placement, DecodePlacement(text));
   auto shared = std::make_shared<const std::vector<TabletReplicas>>(std::move(placement));
   std::lock_guard<std::mutex> lock(mu_);
-  cache_[table_uuid] = std::move(shared);
+  Cache& c = cache_[table_uuid];
+  if (c.placement && c.revision >= revision) return Status::OK();  // an older version arrived late
+  c.placement = std::move(shared);
+  c.revision = revision;
   return Status::OK();
 }
 
 std::shared_ptr<const std::vector<TabletReplicas>> TabletPlacements::Cached(const std::string& table_uuid) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = cache_.find(table_uuid);
-  return it == cache_.end() ? nullptr : it->second;
+  return it == cache_.end() ? nullptr : it->second.placement;
 }
 
 }  // namespace tessera::cluster

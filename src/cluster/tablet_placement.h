@@ -10,8 +10,9 @@
 // computes it from the members at that moment and creates the key if it is
 // absent (a transaction comparing its create revision with 0); every node
 // then uses the winner's. A split (RecordSplit) replaces one tablet by two
-// holding the same replicas, in a transaction comparing the key's
-// mod_revision, so concurrent splits by different nodes both land; nodes
+// holding the same replicas, a merge (RecordMerge) two neighbours holding
+// the same replicas by one, each in a transaction comparing the key's
+// mod_revision, so concurrent changes by different nodes all land; nodes
 // learn of it through their watch (cluster/tablet_map_sync.h). "version" is
 // the format (1). Tablet migration (issue 11) will change replica sets the
 // same way.
@@ -28,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,16 +80,31 @@ class TabletPlacements {
   // starts a tablet. Errors: NotFound when the table has no placement yet,
   // Busy after 20 lost races, IOError (etcd), Corruption.
   Result<bool> RecordSplit(const std::string& table_uuid, const std::string& split);
-  // Replaces the cached placement with `text` (the key's value, from a
-  // watch). Errors: Corruption.
-  Status Update(const std::string& table_uuid, const std::string& text);
+  // Joins the placement tablets on either side of table-relative boundary
+  // `boundary`. Returns false when no tablet starts there (already joined).
+  // Errors: InvalidArgument when the two have different replica sets (a
+  // join would move data: tablet migration); those of RecordSplit.
+  Result<bool> RecordMerge(const std::string& table_uuid, const std::string& boundary);
+  // Replaces the cached placement with `text`, the key's value at etcd
+  // revision `revision` (its mod_revision), unless the cache holds a newer
+  // one (watch events and this node's own transactions race). Errors:
+  // Corruption.
+  Status Update(const std::string& table_uuid, const std::string& text, int64_t revision);
   // The cached placement, or nullptr.
   std::shared_ptr<const std::vector<TabletReplicas>> Cached(const std::string& table_uuid);
 
  private:
+  using PlacementChange =
+      std::function<Result<std::optional<std::vector<TabletReplicas>>>(std::vector<TabletReplicas> placement)>;
+  Result<bool> Change(const std::string& table_uuid, const PlacementChange& change);
+
   EtcdClient* etcd_;
   std::mutex mu_;
-  std::map<std::string, std::shared_ptr<const std::vector<TabletReplicas>>> cache_;
+  struct Cache {
+    std::shared_ptr<const std::vector<TabletReplicas>> placement;
+    int64_t revision = 0;
+  };
+  std::map<std::string, Cache> cache_;  // by table uuid; guarded by mu_
 };
 
 }  // namespace tessera::cluster

@@ -14,9 +14,6 @@ namespace tessera {
 namespace {
 
 constexpr size_t kMaxEvents = 1000;
-constexpr char kClusterTabletChange[] =
-    "tablets of a cluster node are not merged and their bucket counts do not change: a replicated tablet's map "
-    "changes through the cluster's metadata in etcd, where only splits are built yet (issue 11 brings the rest)";
 constexpr size_t kHotPartitionCapacity = 256;  // counters per table and direction
 constexpr size_t kMaxSampledPartitions = 4096;
 
@@ -631,13 +628,13 @@ Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& t
 
 Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left, const std::string& reason) {
   std::lock_guard<std::mutex> admin(admin_mu_);
-  if (resolver_) return Status::InvalidArgument(kClusterTabletChange);
   auto current = TabletsOf(table.id);
   if (!current) return Status::NotFound("table " + table.name + " has no tablets");
   TabletMap next = *current;
   const auto& ts = current->tablets();
   auto pos = std::find_if(ts.begin(), ts.end(), [&](const Tablet& t) { return t.id == left; });
   TabletId right = (pos != ts.end() && std::next(pos) != ts.end()) ? std::next(pos)->id : 0;
+  if (resolver_ && right != 0) TESSERA_RETURN_IF_ERROR(resolver_->BeforeMerge(table, *pos, *std::next(pos)));
   TESSERA_ASSIGN_OR_RETURN(TabletId merged, next.Merge(left, NowMicros()));
   TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));
   const int64_t now = NowMicros();

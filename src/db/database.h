@@ -195,14 +195,16 @@ class Database {
   // --- Tablets ---
   // Lets `resolver` choose the replica of every tablet, now and whenever a
   // tablet map is published (a cluster node: cluster/replicated_tablet.h).
-  // With a resolver attached, a split goes ahead only once the resolver's
-  // BeforeSplit allowed it (a replicated tablet's map changes through the
-  // cluster's metadata first); MergeTablets and bucket-count changes return
-  // InvalidArgument. nullptr gives every tablet the local replica again.
+  // With a resolver attached, a split or merge goes ahead only once the
+  // resolver's BeforeSplit / BeforeMerge allowed it (a replicated tablet's
+  // map changes through the cluster's metadata first); bucket-count changes
+  // return InvalidArgument. nullptr gives every tablet the local replica
+  // again.
   // REQUIRES: `resolver` stays alive until it is replaced; called before
   // the node serves requests and after it stopped.
   void AttachReplicaResolver(ReplicaResolver* resolver);
-  // True while a resolver is attached (the balancer then only splits).
+  // True while a resolver is attached (the balancer then leaves bucket
+  // counts alone).
   bool cluster_tablets() const { return cluster_tablets_.load(); }
   std::vector<TabletStatus> Tablets(const TableSchema& table);
   // The balancer policy's view of a table: bounds, ages, sizes, rates and key samples.

@@ -126,8 +126,13 @@ void TabletBalancer::RunTable(uint32_t table_id) {
         break;
       }
       case BalancerDecision::Kind::kMerge: {
-        if (cluster) break;  // merges of replicated tablets are not built yet (Database::MergeTablets)
+        if (unmergeable_.count({table_id, d.tablet})) break;
         auto merged = db_->MergeTablets(*table, d.tablet, d.reason);
+        if (!merged.ok() && merged.status().IsInvalidArgument()) {
+          // A cluster refuses to join tablets of different replica sets: not again for this pair.
+          unmergeable_.insert({table_id, d.tablet});
+          break;
+        }
         if (merged.ok()) {
           spdlog::info("tablets: {}.{} merged tablet {} and its neighbour into {}: {}", table->keyspace, table->name,
                        d.tablet, *merged, d.reason);

@@ -103,6 +103,7 @@ class TabletBalancer {
   // (table id, logical position) -> when the partition's partition-bucket count was last raised
   std::map<std::pair<uint32_t, std::string>, int64_t> last_partition_raise_;
   std::set<std::pair<uint32_t, TabletId>> unsplittable_;  // size splits that found a single partition
+  std::set<std::pair<uint32_t, TabletId>> unmergeable_;   // merges refused (left tablet id)
   struct Counted {
     uint64_t bytes = 0;          // counted size
     uint64_t bytes_written = 0;  // the tablet's write counter when counted

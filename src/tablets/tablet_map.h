@@ -90,6 +90,10 @@ class ReplicaResolver {
   // tablet-change lock: it may read Database (tablets, catalog) but must not
   // split, merge or publish tablets.
   virtual Status BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split) = 0;
+  // The same before `left` and its right neighbour `right` merge. Errors
+  // refuse the merge (InvalidArgument when the two have different replica
+  // sets: joining them would move data).
+  virtual Status BeforeMerge(const TableSchema& table, const Tablet& left, const Tablet& right) = 0;
 };
 
 class TabletMap {

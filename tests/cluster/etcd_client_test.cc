@@ -1,6 +1,7 @@
-// EtcdClient and EtcdWatch against a real etcd (Debian etcd-server) started
+// EtcdClient, EtcdWatch and TabletPlacements against a real etcd (Debian etcd-server) started
 // on free loopback ports for this suite and stopped by its pid.
 #include "cluster/etcd_client.h"
+#include "cluster/tablet_placement.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -189,6 +190,61 @@ TEST(EtcdPrefixEndTest, IncrementsTheLastByteBelow0xff) {
   EXPECT_EQ(EtcdPrefixEnd("/a/"), "/a0");
   EXPECT_EQ(EtcdPrefixEnd(std::string("a\xff", 2)), "b");
   EXPECT_EQ(EtcdPrefixEnd(std::string("\xff", 1)), std::string(1, '\0'));
+}
+
+}  // namespace
+}  // namespace tessera::cluster
+
+namespace tessera::cluster {
+namespace {
+
+// TabletPlacements against the same etcd: created once whoever asks first,
+// split and merged in fenced transactions, a merge across replica sets refused.
+std::vector<TabletReplicas> TwoTablets() {
+  const std::string a(16, 'a'), b(16, 'b');
+  return {{"", "m", {a, b}}, {"m", "", {b, a}}};
+}
+
+TEST_F(EtcdClientTest, PlacementIsCreatedOnceAndTheFirstCreatorWins) {
+  const std::string uuid(16, '\x01');
+  TabletPlacements first(client_.get()), second(client_.get());
+  int made = 0;
+  auto p1 = first.Get(uuid, [&]() -> Result<std::vector<TabletReplicas>> { ++made; return TwoTablets(); });
+  ASSERT_TRUE(p1.ok()) << p1.status().ToString();
+  auto p2 = second.Get(uuid, [&]() -> Result<std::vector<TabletReplicas>> {
+    ++made;
+    return std::vector<TabletReplicas>{{"", "", {std::string(16, 'z')}}};
+  });
+  ASSERT_TRUE(p2.ok());
+  EXPECT_EQ(made, 1);  // the second found the first's in etcd
+  ASSERT_EQ((*p2)->size(), 2u);
+  EXPECT_EQ((**p2)[1].start, "m");
+  EXPECT_EQ((**p2)[1].replicas, TwoTablets()[1].replicas);
+}
+
+TEST_F(EtcdClientTest, PlacementSplitsKeepReplicasAndMergesOnlyEqualReplicaSets) {
+  const std::string uuid(16, '\x02');
+  TabletPlacements node1(client_.get()), node2(client_.get());
+  ASSERT_TRUE(node1.Get(uuid, [] { return Result<std::vector<TabletReplicas>>(TwoTablets()); }).ok());
+  ASSERT_TRUE(node2.Get(uuid, [] { return Result<std::vector<TabletReplicas>>(TwoTablets()); }).ok());
+  // Two nodes split different tablets from stale caches: both land.
+  EXPECT_TRUE(*node1.RecordSplit(uuid, "f"));
+  EXPECT_TRUE(*node2.RecordSplit(uuid, "t"));
+  EXPECT_FALSE(*node2.RecordSplit(uuid, "f"));  // already there
+  auto now = node2.Cached(uuid);
+  ASSERT_EQ(now->size(), 4u);
+  EXPECT_EQ((*now)[1].start, "f");
+  EXPECT_EQ((*now)[1].replicas, TwoTablets()[0].replicas);  // a split keeps them
+  EXPECT_EQ((*now)[3].start, "t");
+  // Joining across the original boundary would move data.
+  auto across = node1.RecordMerge(uuid, "m");
+  ASSERT_TRUE(across.status().IsInvalidArgument()) << across.status().ToString();
+  EXPECT_TRUE(*node1.RecordMerge(uuid, "f"));
+  EXPECT_FALSE(*node2.RecordMerge(uuid, "f"));  // already joined
+  EXPECT_EQ(node2.Cached(uuid)->size(), 3u);
+  // An older version arriving late does not replace a newer one.
+  ASSERT_TRUE(node2.Update(uuid, R"({"version": 1, "tablets": [{"start": "", "end": "", "replicas": []}]})", 1).ok());
+  EXPECT_EQ(node2.Cached(uuid)->size(), 3u);
 }
 
 }  // namespace

@@ -50,6 +50,8 @@ def driver(cluster, contact=1):
 
 
 def wait_all_back_and_hints_delivered(cluster, session):
+    wait_until(lambda: all(h.is_up for h in session.cluster.metadata.all_hosts()), 60,
+               "the driver sees every node up")
     probe = SimpleStatement("SELECT k FROM faults.acked WHERE k = -1", consistency_level=ALL)
     wait_until(lambda: session.execute(probe) is not None, 60, "a read at ALL succeeds (every node up)")
     for node in (1, 2, 3):
@@ -105,6 +107,8 @@ class Load:
 def pinned(cluster, d, node, statement):
     """The rows of `statement` run with node `node` as coordinator."""
     host = next(h for h in d.metadata.all_hosts() if h.address == cluster.address(node))
+    # A node restarted moments ago may not be back in the driver's view yet.
+    wait_until(lambda: host.is_up, 60, "the driver sees node %d up" % node)
     return list(d.connect().execute(statement, host=host))
 
 
