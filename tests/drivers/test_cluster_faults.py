@@ -21,9 +21,9 @@ import threading
 import time
 
 import pytest
-from cassandra import ConsistencyLevel
-from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
-from cassandra.policies import ConstantReconnectionPolicy, RoundRobinPolicy
+from cassandra import ConsistencyLevel, OperationTimedOut
+from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile, NoHostAvailable
+from cassandra.policies import ConstantReconnectionPolicy, RoundRobinPolicy, WhiteListRoundRobinPolicy
 from cassandra.query import SimpleStatement
 
 from local_cluster import metric, running_cluster, wait_until
@@ -104,12 +104,29 @@ class Load:
             t.join(timeout=60)
 
 
-def pinned(cluster, d, node, statement):
-    """The rows of `statement` run with node `node` as coordinator."""
-    host = next(h for h in d.metadata.all_hosts() if h.address == cluster.address(node))
-    # A node restarted moments ago may not be back in the driver's view yet.
-    wait_until(lambda: host.is_up, 60, "the driver sees node %d up" % node)
-    return list(d.connect().execute(statement, host=host))
+def pinned(cluster, node, statement):
+    """The rows of `statement` run with node `node` as coordinator, through a
+    driver of its own that talks to that node only. A node restarted moments
+    ago may refuse or drop the first connections (the driver's pools to it are
+    still being rebuilt), so connecting and running are retried, for 60 s at
+    most; a retry reruns the whole statement, so no page is counted twice."""
+    profile = ExecutionProfile(load_balancing_policy=WhiteListRoundRobinPolicy([cluster.address(node)]),
+                               request_timeout=60, consistency_level=ALL)
+    deadline, attempts = time.time() + 60, 0
+    while True:
+        attempts += 1
+        d = Cluster([cluster.address(node)], port=cluster.port, protocol_version=4, connect_timeout=10,
+                    execution_profiles={EXEC_PROFILE_DEFAULT: profile})
+        try:
+            rows = list(d.connect().execute(statement))
+            print("node %d coordinated the read (attempt %d)" % (node, attempts))
+            return rows
+        except (NoHostAvailable, OperationTimedOut):
+            if time.time() > deadline:
+                raise
+            time.sleep(1)
+        finally:
+            d.shutdown()
 
 
 def control_node(d):
@@ -149,7 +166,7 @@ def test_quorum_writes_survive_kill_9_of_a_replica_and_of_the_control_node(clust
         # compared): the whole table, paged, and a sample key by key.
         started = time.time()
         scan = SimpleStatement("SELECT k, v FROM faults.acked", consistency_level=ALL, fetch_size=5000)
-        stored = {r.k: r.v for r in pinned(cluster, d, 3, scan)}
+        stored = {r.k: r.v for r in pinned(cluster, 3, scan)}
         lost = [k for k, v in load.acked.items() if stored.get(k) != v]
         assert lost == [], "%d acknowledged writes lost: %s" % (len(lost), sorted(lost)[:20])
         print("read back %d rows at ALL in %.1f s: 0 lost" % (len(stored), time.time() - started))
