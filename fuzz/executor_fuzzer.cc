@@ -59,6 +59,10 @@ const char* const kSchema[] = {
     "WITH CLUSTERING ORDER BY (b DESC, c ASC) AND partition_buckets = 4",
     "CREATE TABLE IF NOT EXISTS fz.fkeys (k frozen<list<int>>, c frozen<map<text, int>>, t tuple<int, text>, "
     "v int, PRIMARY KEY (k, c, t))",
+    "CREATE TYPE IF NOT EXISTS fz.addr (street text, zip int, tags frozen<set<text>>)",
+    "CREATE TYPE IF NOT EXISTS fz.person (name text, home frozen<addr>)",
+    "CREATE TABLE IF NOT EXISTS fz.udts (k int, c frozen<addr>, fa frozen<addr>, na addr, p frozen<person>, "
+    "la list<frozen<addr>>, PRIMARY KEY (k, c))",
 };
 
 struct Harness {

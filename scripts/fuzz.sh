@@ -22,12 +22,12 @@ case "$target" in
              src/storage/row_fragment.cc src/storage/partition_header.cc src/storage/merge_operator.cc)
     libs=(-lrocksdb) ;;
   frame_decoder)
-    sources=(src/common/status.cc src/common/bytes.cc src/types/cql_type.cc
+    sources=(src/common/status.cc src/common/bytes.cc src/types/cql_type.cc src/types/schema.cc
              src/cql/protocol/frame.cc src/cql/protocol/wire.cc src/cql/protocol/compression.cc
              src/cql/protocol/requests.cc)
     libs=(-llz4 -lsnappy) ;;
   response_decoder)
-    sources=(src/common/status.cc src/common/bytes.cc src/types/cql_type.cc
+    sources=(src/common/status.cc src/common/bytes.cc src/types/cql_type.cc src/types/schema.cc
              src/cql/protocol/wire.cc src/cql/protocol/responses.cc src/cql/protocol/response_decoding.cc)
     libs=() ;;
   cql_parser)

@@ -2,8 +2,6 @@
 
 #include "common/bytes.h"
 #include "common/uuid.h"
-
-
 #include "types/schema_json.h"
 
 namespace tessera {
@@ -14,9 +12,14 @@ Status Catalog::Load() {
     TESSERA_ASSIGN_OR_RETURN(KeyspaceMetadata ks, KeyspaceFromJson(v));
     keyspaces_[ks.name] = ks;
   }
+  TESSERA_RETURN_IF_ERROR(LoadTypes());
   TESSERA_ASSIGN_OR_RETURN(auto tables, engine_->MetaScan("table/"));
   for (const auto& [k, v] : tables) {
-    TESSERA_ASSIGN_OR_RETURN(TableSchema t, TableFromJson(v));
+    const size_t slash = k.find('/', 6);
+    UserTypeLookup types = [this, ks = k.substr(6, slash - 6)](const std::string& name) {
+      return FindTypeLocked(ks, name);  // mu_ is held by Load
+    };
+    TESSERA_ASSIGN_OR_RETURN(TableSchema t, TableFromJson(v, &types));
     auto ptr = std::make_shared<const TableSchema>(std::move(t));
     tables_[{ptr->keyspace, ptr->name}] = ptr;
     engine_->registry().Put(ptr);
@@ -71,6 +74,14 @@ Result<std::vector<std::shared_ptr<const TableSchema>>> Catalog::DropKeyspace(co
       engine_->registry().Remove(it->second->id);
       dropped.push_back(it->second);
       it = tables_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto it = types_.begin(); it != types_.end();) {
+    if (it->first.first == name) {
+      TESSERA_RETURN_IF_ERROR(engine_->MetaDelete("type/" + name + "/" + it->first.second));
+      it = types_.erase(it);
     } else {
       ++it;
     }

@@ -3,6 +3,7 @@
 //
 // Meta keys (FROZEN ON DISK): "keyspace/<name>" -> keyspace JSON,
 // "table/<keyspace>/<name>" -> table JSON (types/schema_json.h),
+// "type/<keyspace>/<name>" -> user-defined type JSON,
 // "next_table_id" -> decimal text. Table ids are never reused, so data of a
 // dropped table can never be mistaken for a new table's.
 //
@@ -17,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,7 +65,28 @@ class Catalog {
   std::vector<std::shared_ptr<const TableSchema>> AllTables() const;
   uint64_t version() const;
 
+  // --- user-defined types (CQL CREATE / ALTER / DROP TYPE), catalog_types.cc ---
+  // REQUIRES: type.kind() == kUdt, its fields resolved. Errors: NotFound
+  // (keyspace), AlreadyExists, IOError.
+  Status CreateType(const CqlType& type);
+  // Replaces a type's definition (ALTER TYPE ADD / RENAME: fields only ever
+  // appended or renamed, so stored values stay readable); every table column
+  // and every other type holding it gets the new definition. Errors: NotFound, IOError.
+  Status AlterType(const CqlType& type);
+  // Errors: NotFound; InvalidArgument (Cassandra's words) while a table or
+  // another type uses it.
+  Status DropType(const std::string& keyspace, const std::string& name);
+  // The type, frozen; nullopt if there is none.
+  std::optional<CqlType> GetType(const std::string& keyspace, const std::string& name) const;
+  std::vector<CqlType> Types(const std::string& keyspace) const;  // by name
+  // Resolves "name" in `keyspace` and "ks.name" anywhere (CqlType::Parse).
+  // The lookup reads the catalog when called; it must not outlive it.
+  UserTypeLookup TypeLookup(const std::string& keyspace) const;
+
  private:
+  Status LoadTypes();  // REQUIRES: mu_ held
+  // "name" in `keyspace`, or "ks.name". REQUIRES: mu_ held.
+  std::optional<CqlType> FindTypeLocked(const std::string& keyspace, const std::string& name) const;
   Status PersistTable(const TableSchema& t);
   std::string TableKey(const std::string& ks, const std::string& name) const { return "table/" + ks + "/" + name; }
 
@@ -71,6 +94,7 @@ class Catalog {
   mutable std::mutex mu_;
   std::map<std::string, KeyspaceMetadata> keyspaces_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const TableSchema>> tables_;
+  std::map<std::pair<std::string, std::string>, CqlType> types_;  // frozen definitions
   uint32_t next_table_id_ = 1;
   uint64_t version_ = 0;
 };

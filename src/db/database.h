@@ -133,6 +133,10 @@ class Database {
   Status DropKeyspace(const std::string& name, bool if_exists = false);
   // Errors: NotFound, IOError.
   Status AlterKeyspace(const KeyspaceMetadata& ks) { return catalog_.AlterKeyspace(ks); }
+  // User-defined types; see Catalog::CreateType, AlterType, DropType.
+  Status CreateType(const CqlType& type) { return catalog_.CreateType(type); }
+  Status AlterType(const CqlType& type) { return catalog_.AlterType(type); }
+  Status DropType(const std::string& keyspace, const std::string& name) { return catalog_.DropType(keyspace, name); }
   // Creates the table and its initial tablets; see Catalog::CreateTable.
   Result<std::shared_ptr<const TableSchema>> CreateTable(TableSchema table, bool if_not_exists = false);
   Result<std::shared_ptr<const TableSchema>> AlterTable(TableSchema table);

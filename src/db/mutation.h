@@ -25,7 +25,8 @@ struct CellWrite {
   // One element of a non-frozen collection: list -> 16-byte element id
   // (8 bytes big-endian time ticks, so that element order is time order,
   // then 8 distinguishing bytes) and element value; set -> element as path,
-  // empty value; map -> key as path.
+  // empty value; map -> key as path; user type -> the field index
+  // (UserTypeFieldPath) as path, the field's value.
   bool has_path = false;
   std::string path;
   // Deletes the whole collection (written before its new elements when a

@@ -19,7 +19,7 @@ Status ValidateCell(const TableSchema& t, const RowWrite& row, const CellWrite& 
     return Status::InvalidArgument("column " + col->name + (row.is_static ? " is not static" : " is static"));
   }
   if (c.delete_collection) {
-    if (!col->type.IsMultiCell()) return Status::InvalidArgument("column " + col->name + " is not a non-frozen collection");
+    if (!col->type.IsMultiCell()) return Status::InvalidArgument("column " + col->name + " is not a non-frozen collection or user type");
     return Status::OK();
   }
   const bool counter_column = col->type.kind() == TypeKind::kCounter;
@@ -47,6 +47,11 @@ Status ValidateCell(const TableSchema& t, const RowWrite& row, const CellWrite& 
       return c.value ? check(p[0], *c.value) : Status::OK();
     case TypeKind::kSet:
       return check(p[0], c.path);
+    case TypeKind::kUdt: {
+      std::optional<size_t> field = UserTypeFieldOfPath(c.path);
+      if (!field || *field >= p.size()) return Status::InvalidArgument("column " + col->name + ": no such field");
+      return c.value ? check(p[*field], *c.value) : Status::OK();
+    }
     default:  // map
       TESSERA_RETURN_IF_ERROR(check(p[0], c.path));
       return c.value ? check(p[1], *c.value) : Status::OK();

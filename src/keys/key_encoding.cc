@@ -67,7 +67,7 @@ struct SerializedElements {
 Status ParseElements(const CqlType& type, std::string_view b, SerializedElements* out) {
   ByteReader r(b);
   uint32_t n = 0;
-  bool tuple = type.kind() == TypeKind::kTuple;
+  bool tuple = type.IsTupleLike();
   if (!tuple && !r.ReadBigEndian32(&n)) return Status::InvalidArgument("truncated collection");
   while (tuple ? !r.empty() : out->items.size() < n * (type.kind() == TypeKind::kMap ? 2u : 1u)) {
     uint32_t len;
@@ -93,8 +93,17 @@ Status EncodeAsc(const CqlType& type, std::string_view b, std::string* out);
 Status EncodeCollection(const CqlType& type, std::string_view b, std::string* out) {
   SerializedElements el;
   TESSERA_RETURN_IF_ERROR(ParseElements(type, b, &el));
-  if (type.kind() == TypeKind::kTuple) {
-    for (size_t i = 0; i < type.params().size(); ++i) {
+  if (type.IsTupleLike()) {
+    // A tuple encodes every component. A user type may gain fields (ALTER TYPE
+    // ADD), so it encodes its fields up to the last non-null one, then an end
+    // marker: a key written before the type grew stays the same key.
+    const bool udt = type.kind() == TypeKind::kUdt;
+    size_t count = type.params().size();
+    if (udt) {
+      count = el.items.size();
+      while (count > 0 && el.nulls[count - 1]) --count;
+    }
+    for (size_t i = 0; i < count; ++i) {
       if (i >= el.items.size() || el.nulls[i]) {
         out->push_back(kNullComponent);
         continue;
@@ -102,6 +111,7 @@ Status EncodeCollection(const CqlType& type, std::string_view b, std::string* ou
       out->push_back(kPresentComponent);
       TESSERA_RETURN_IF_ERROR(EncodeAsc(type.params()[i], el.items[i], out));
     }
+    if (udt) out->push_back(kEndOfSequence);
     return Status::OK();
   }
   // Encode each element (map: key then value), then order sets and maps by
@@ -172,7 +182,7 @@ Status EncodeAsc(const CqlType& type, std::string_view b, std::string* out) {
       b.empty()) {
     return Status::InvalidArgument("empty " + type.ToCql() + " value in a key");
   }
-  if (type.IsCollection() || type.kind() == TypeKind::kTuple) return EncodeCollection(type, b, out);
+  if (type.IsCollection() || type.IsTupleLike()) return EncodeCollection(type, b, out);
   TESSERA_RETURN_IF_ERROR(ValidateSerialized(type, b));
   switch (type.kind()) {
     case TypeKind::kBoolean: out->push_back(b[0] != 0 ? 1 : 0); return Status::OK();
@@ -246,10 +256,18 @@ Status DecodeAsc(const CqlType& type, KeyReader* r, std::string* out);
 void PutInt32(std::string* out, int32_t v) { PutFixed(out, static_cast<uint32_t>(v), 4); }
 
 Status DecodeCollection(const CqlType& type, KeyReader* r, std::string* out) {
-  if (type.kind() == TypeKind::kTuple) {
-    for (const auto& p : type.params()) {
+  if (type.IsTupleLike()) {
+    const bool udt = type.kind() == TypeKind::kUdt;
+    for (size_t i = 0;; ++i) {
       unsigned char m;
+      if (!udt && i == type.params().size()) break;
       if (!r->Byte(&m)) return Corrupt(type, "truncated");
+      if (udt && m == static_cast<unsigned char>(kEndOfSequence)) {
+        for (; i < type.params().size(); ++i) PutInt32(out, -1);  // every field, as drivers send them
+        break;
+      }
+      if (i == type.params().size()) return Corrupt(type, "more fields than the type has");
+      const CqlType& p = type.params()[i];
       if (m == static_cast<unsigned char>(kNullComponent)) {
         PutInt32(out, -1);
         continue;
@@ -343,7 +361,7 @@ Status DecodeDecimal(const CqlType& type, KeyReader* r, std::string* out) {
 Status DecodeScalar(const CqlType& type, KeyReader* r, std::string* out);
 
 Status DecodeAsc(const CqlType& type, KeyReader* r, std::string* out) {
-  if (type.IsCollection() || type.kind() == TypeKind::kTuple) return DecodeCollection(type, r, out);
+  if (type.IsCollection() || type.IsTupleLike()) return DecodeCollection(type, r, out);
   // Strict: what decodes is a value the encoder accepts (valid UTF-8, a 4- or
   // 16-byte inet, a time within a day, ...), never just some bytes.
   const size_t start = out->size();

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <utility>
 
+#include "types/schema.h"
+
 namespace tessera {
 namespace {
 
@@ -29,7 +31,7 @@ constexpr ScalarName kScalarNames[] = {
 
 class TypeParser {
  public:
-  explicit TypeParser(std::string_view text) : text_(text) {}
+  TypeParser(std::string_view text, const UserTypeLookup* user_types) : text_(text), user_types_(user_types) {}
 
   Result<CqlType> ParseAll() {
     auto t = ParseType(/*nested=*/false);
@@ -47,9 +49,26 @@ class TypeParser {
   void SkipSpaces() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
+  // An identifier, lower-cased; a "quoted" one kept as written (quoted_ set).
   std::string Word() {
     SkipSpaces();
     std::string w;
+    quoted_ = pos_ < text_.size() && text_[pos_] == '"';
+    if (quoted_) {
+      for (++pos_; pos_ < text_.size(); ++pos_) {
+        if (text_[pos_] == '"') {
+          if (pos_ + 1 < text_.size() && text_[pos_ + 1] == '"') {
+            w.push_back('"');
+            ++pos_;
+            continue;
+          }
+          ++pos_;
+          break;
+        }
+        w.push_back(text_[pos_]);
+      }
+      return w;
+    }
     while (pos_ < text_.size() &&
            (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
       w.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(text_[pos_++]))));
@@ -75,6 +94,7 @@ class TypeParser {
     } exit{&depth_};
     std::string w = Word();
     if (w.empty()) return Error("expected a type name");
+    if (quoted_) return UserType(w, nested, frozen, in_frozen);
     if (w == "frozen") {
       if (!Consume('<')) return Error("expected '<' after frozen");
       auto inner = ParseType(nested, /*frozen=*/true, /*in_frozen=*/true);
@@ -116,13 +136,31 @@ class TypeParser {
         return CqlType::Scalar(s.kind);
       }
     }
-    return Error("unknown type '" + w + "'");
+    return UserType(w, nested, frozen, in_frozen);
+  }
+
+  // `name` [. name]: a user-defined type, looked up.
+  Result<CqlType> UserType(std::string name, bool nested, bool frozen, bool in_frozen) {
+    SkipSpaces();
+    if (pos_ < text_.size() && text_[pos_] == '.') {  // keyspace.type
+      ++pos_;
+      std::string type_name = Word();
+      if (type_name.empty()) return Error("expected a type name after '.'");
+      name += "." + type_name;
+    }
+    std::optional<CqlType> found = user_types_ ? (*user_types_)(name) : std::nullopt;
+    if (!found) return Error("unknown type '" + name + "'");
+    frozen = frozen || in_frozen;
+    if (nested && !frozen) return Error("non-frozen user types are not allowed inside collections, tuples or user types");
+    return found->WithFrozen(frozen);
   }
 
   static constexpr int kMaxDepth = 32;  // user input: bound the recursion
   std::string_view text_;
+  const UserTypeLookup* user_types_;
   size_t pos_ = 0;
   int depth_ = 0;
+  bool quoted_ = false;
 };
 
 }  // namespace
@@ -141,13 +179,44 @@ CqlType CqlType::Tuple(std::vector<CqlType> components) {
   return CqlType(TypeKind::kTuple, true, std::move(components));
 }
 
-Result<CqlType> CqlType::Parse(std::string_view text) { return TypeParser(text).ParseAll(); }
+CqlType CqlType::UserType(std::string keyspace, std::string name, std::vector<std::string> field_names,
+                          std::vector<CqlType> field_types, bool frozen) {
+  CqlType t(TypeKind::kUdt, frozen, std::move(field_types));
+  t.udt_keyspace_ = std::move(keyspace);
+  t.udt_name_ = std::move(name);
+  t.field_names_ = std::move(field_names);
+  return t;
+}
+
+Result<CqlType> CqlType::Parse(std::string_view text, const UserTypeLookup* user_types) {
+  return TypeParser(text, user_types).ParseAll();
+}
+
+CqlType CqlType::WithFrozen(bool frozen) const {
+  CqlType t = *this;
+  if (kind_ == TypeKind::kUdt || IsCollection()) t.frozen_ = frozen;
+  return t;
+}
+
+bool CqlType::References(const std::string& keyspace, const std::string& name) const {
+  if (kind_ == TypeKind::kUdt && udt_keyspace_ == keyspace && udt_name_ == name) return true;
+  return std::any_of(params_.begin(), params_.end(), [&](const CqlType& p) { return p.References(keyspace, name); });
+}
+
+CqlType CqlType::ReplaceUserType(const CqlType& updated) const {
+  if (kind_ == TypeKind::kUdt && udt_keyspace_ == updated.udt_keyspace_ && udt_name_ == updated.udt_name_) {
+    return updated.WithFrozen(frozen_);
+  }
+  CqlType t = *this;
+  for (auto& p : t.params_) p = p.ReplaceUserType(updated);
+  return t;
+}
 
 bool CqlType::IsCollection() const {
   return kind_ == TypeKind::kList || kind_ == TypeKind::kSet || kind_ == TypeKind::kMap;
 }
 
-bool CqlType::IsMultiCell() const { return IsCollection() && !frozen_; }
+bool CqlType::IsMultiCell() const { return (IsCollection() || kind_ == TypeKind::kUdt) && !frozen_; }
 
 bool CqlType::IsKeyable() const {
   if (kind_ == TypeKind::kDuration || kind_ == TypeKind::kCounter) return false;
@@ -166,6 +235,8 @@ std::string CqlType::ToCql() const {
       std::string s = "map<" + params_[0].ToCql() + ", " + params_[1].ToCql() + ">";
       return frozen_ ? "frozen<" + s + ">" : s;
     }
+    case TypeKind::kUdt:
+      return frozen_ ? "frozen<" + QuoteIdentifier(udt_name_) + ">" : QuoteIdentifier(udt_name_);
     case TypeKind::kTuple: {
       // Tuples are always frozen; Cassandra spells them so in its schema tables.
       std::string s = "frozen<tuple<";
@@ -181,7 +252,25 @@ std::string CqlType::ToCql() const {
 }
 
 bool CqlType::operator==(const CqlType& other) const {
-  return kind_ == other.kind_ && frozen_ == other.frozen_ && params_ == other.params_;
+  return kind_ == other.kind_ && frozen_ == other.frozen_ && params_ == other.params_ &&
+         udt_keyspace_ == other.udt_keyspace_ && udt_name_ == other.udt_name_ && field_names_ == other.field_names_;
+}
+
+std::string UserTypeFieldPath(size_t index) {
+  return std::string{static_cast<char>((index >> 8) & 0xFF), static_cast<char>(index & 0xFF)};
+}
+
+std::optional<size_t> UserTypeFieldOfPath(std::string_view path) {
+  if (path.size() != 2) return std::nullopt;
+  return (static_cast<size_t>(static_cast<unsigned char>(path[0])) << 8) | static_cast<unsigned char>(path[1]);
+}
+
+std::optional<size_t> UserTypeFieldIndex(const CqlType& type, std::string_view name) {
+  const auto& names = type.field_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return i;
+  }
+  return std::nullopt;
 }
 
 }  // namespace tessera

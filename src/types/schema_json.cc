@@ -64,7 +64,7 @@ std::string TableToJson(const TableSchema& t) {
   return j.dump();
 }
 
-Result<TableSchema> TableFromJson(const std::string& text) {
+Result<TableSchema> TableFromJson(const std::string& text, const UserTypeLookup* user_types) {
   try {
     json j = json::parse(text);
     if (j.at("format").get<int>() != 1) return Status::Corruption("unsupported table format");
@@ -84,7 +84,7 @@ Result<TableSchema> TableFromJson(const std::string& text) {
       ColumnDef col;
       col.id = c.at("id").get<uint32_t>();
       col.name = c.at("name").get<std::string>();
-      auto type = CqlType::Parse(c.at("type").get<std::string>());
+      auto type = CqlType::Parse(c.at("type").get<std::string>(), user_types);
       if (!type.ok()) return Status::Corruption(type.status().message());
       col.type = std::move(type).value();
       TESSERA_ASSIGN_OR_RETURN(col.kind, ParseKind(c.at("kind").get<std::string>()));
@@ -117,6 +117,35 @@ Result<TableSchema> TableFromJson(const std::string& text) {
     return t;
   } catch (const json::exception& e) {
     return Status::Corruption(std::string("table document: ") + e.what());
+  }
+}
+
+std::string UserTypeToJson(const CqlType& type) {
+  json fields = json::array();
+  for (size_t i = 0; i < type.params().size(); ++i) {
+    fields.push_back({{"name", type.field_names()[i]}, {"type", type.params()[i].ToCql()}});
+  }
+  json j = {{"format", 1}, {"keyspace", type.udt_keyspace()}, {"name", type.udt_name()}, {"fields", fields}};
+  return j.dump();
+}
+
+Result<CqlType> UserTypeFromJson(const std::string& text, const UserTypeLookup* user_types) {
+  try {
+    json j = json::parse(text);
+    if (j.at("format").get<int>() != 1) return Status::Corruption("unsupported user type format");
+    std::vector<std::string> names;
+    std::vector<CqlType> types;
+    for (const json& f : j.at("fields")) {
+      names.push_back(f.at("name").get<std::string>());
+      auto type = CqlType::Parse(f.at("type").get<std::string>(), user_types);
+      if (!type.ok()) return Status::NotFound(type.status().message());
+      types.push_back(std::move(type).value());
+    }
+    if (names.empty()) return Status::Corruption("user type without fields");
+    return CqlType::UserType(j.at("keyspace").get<std::string>(), j.at("name").get<std::string>(), std::move(names),
+                             std::move(types), /*frozen=*/true);
+  } catch (const json::exception& e) {
+    return Status::Corruption(std::string("user type document: ") + e.what());
   }
 }
 

@@ -13,8 +13,16 @@
 namespace tessera {
 
 std::string TableToJson(const TableSchema& table);
-// Errors: Corruption when the text is not a version-1 table document.
-Result<TableSchema> TableFromJson(const std::string& text);
+// Errors: Corruption when the text is not a version-1 table document, or a
+// column names a user type `user_types` does not resolve.
+Result<TableSchema> TableFromJson(const std::string& text, const UserTypeLookup* user_types = nullptr);
+
+// A user-defined type (REQUIRES: kind kUdt): {"format": 1, "keyspace", "name",
+// "fields": [{"name", "type"}]}, field types in CQL spelling.
+std::string UserTypeToJson(const CqlType& type);
+// The type, frozen. Errors: Corruption (not a version-1 type document), NotFound
+// when a field names a user type `user_types` does not resolve (yet).
+Result<CqlType> UserTypeFromJson(const std::string& text, const UserTypeLookup* user_types);
 
 std::string KeyspaceToJson(const KeyspaceMetadata& ks);
 Result<KeyspaceMetadata> KeyspaceFromJson(const std::string& text);

@@ -155,7 +155,7 @@ Status SerializeCollection(const CqlType& type, const Value& value, std::string*
       }
       return Status::OK();
     }
-    case TypeKind::kTuple: {
+    case TypeKind::kTuple: case TypeKind::kUdt: {
       if (!std::holds_alternative<Elements>(value.storage())) return TypeError(type, "expected components");
       const auto& items = value.as_elements();
       if (items.size() > type.params().size()) return TypeError(type, "too many components");
@@ -220,7 +220,7 @@ Result<Value> DeserializeElement(const CqlType& elem, CollectionReader* cr, bool
 
 Result<Value> DeserializeCollection(const CqlType& type, std::string_view bytes) {
   CollectionReader cr(type, bytes);
-  if (type.kind() == TypeKind::kTuple) {
+  if (type.IsTupleLike()) {
     std::vector<Value> parts;
     for (const auto& p : type.params()) {
       if (cr.AtEnd()) break;  // trailing components may be omitted: they are null
@@ -332,7 +332,7 @@ Status ValidateSerialized(const CqlType& type, std::string_view b) {
     case TypeKind::kList:
     case TypeKind::kSet:
     case TypeKind::kMap:
-    case TypeKind::kTuple:
+    case TypeKind::kTuple: case TypeKind::kUdt:
       return Deserialize(type, b).status();
     default:
       return Status::OK();
@@ -340,7 +340,7 @@ Status ValidateSerialized(const CqlType& type, std::string_view b) {
 }
 
 Result<Value> Deserialize(const CqlType& type, std::string_view b) {
-  if (type.kind() != TypeKind::kDuration && !type.IsCollection() && type.kind() != TypeKind::kTuple) {
+  if (type.kind() != TypeKind::kDuration && !type.IsCollection() && !type.IsTupleLike()) {
     TESSERA_RETURN_IF_ERROR(ValidateSerialized(type, b));
   }
   switch (type.kind()) {
@@ -374,10 +374,26 @@ Result<Value> Deserialize(const CqlType& type, std::string_view b) {
       }
       return Value(Duration{static_cast<int32_t>(months), static_cast<int32_t>(days), nanos});
     }
-    case TypeKind::kList: case TypeKind::kSet: case TypeKind::kMap: case TypeKind::kTuple:
+    case TypeKind::kList: case TypeKind::kSet: case TypeKind::kMap: case TypeKind::kTuple: case TypeKind::kUdt:
       return DeserializeCollection(type, b);
     default:
       return Value::Bytes(std::string(b));
+  }
+}
+
+std::optional<std::string> SerializedComponent(std::string_view value, size_t index) {
+  size_t pos = 0;
+  for (size_t i = 0;; ++i) {
+    if (pos + 4 > value.size()) return std::nullopt;
+    const auto len = static_cast<int32_t>(GetFixed(value.substr(pos, 4)));
+    pos += 4;
+    if (len < 0) {
+      if (i == index) return std::nullopt;
+      continue;
+    }
+    if (pos + static_cast<size_t>(len) > value.size()) return std::nullopt;
+    if (i == index) return std::string(value.substr(pos, static_cast<size_t>(len)));
+    pos += static_cast<size_t>(len);
   }
 }
 

@@ -9,6 +9,7 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,5 +39,10 @@ Status ValidateSerialized(const CqlType& type, std::string_view bytes);
 // Protocol "vint" (§3, unsigned variable length; signed ones zig-zag encoded)
 // as used by duration.
 void PutProtocolVint(std::string* out, int64_t v);
+
+// Component `index` of a serialized tuple or user type value ([bytes] per
+// component, trailing ones omitted); nullopt when it is null, omitted, or the
+// bytes are cut short.
+std::optional<std::string> SerializedComponent(std::string_view value, size_t index);
 
 }  // namespace tessera

@@ -134,7 +134,7 @@ int CompareValues(const CqlType& type, const Value& a, const Value& b) {
       }
       return Cmp(sa.size(), sb.size());
     }
-    case TypeKind::kTuple: {
+    case TypeKind::kTuple: case TypeKind::kUdt: {
       const auto& pa = a.as_elements();
       const auto& pb = b.as_elements();
       for (size_t i = 0; i < type.params().size(); ++i) {

@@ -9,6 +9,7 @@
 #include "common/bytes.h"
 #include "common/uuid.h"
 #include "types/decimal_digits.h"
+#include "types/schema.h"
 #include "types/serialization.h"
 
 namespace tessera {
@@ -153,6 +154,15 @@ std::string Format(const CqlType& type, const Value& v, bool nested) {
         out += (i ? ", " : "") + Element(type.params()[i], items[i]);
       }
       return out + ")";
+    }
+    case TypeKind::kUdt: {  // cqlsh's form: {street: 'x', zip: null}
+      std::string out = "{";
+      const auto& items = v.as_elements();
+      for (size_t i = 0; i < type.params().size(); ++i) {
+        const Value& field = i < items.size() ? items[i] : Value();
+        out += (i ? ", " : "") + QuoteIdentifier(type.field_names()[i]) + ": " + (field.is_null() ? "null" : Element(type.params()[i], field));
+      }
+      return out + "}";
     }
     default:
       return "?";

@@ -29,6 +29,58 @@ TEST(DatabaseSchemaTest, CatalogTabletsAndDataSurviveRestart) {
   EXPECT_EQ(CellText(**again, **row, "path"), "/a");
 }
 
+// User types: persisted, resolved for tables on reload (also a type inside a
+// type), ALTER rewrites the definition tables and types hold, DROP refused while used.
+TEST(DatabaseSchemaTest, UserTypesSurviveRestartAndAlterReachesEveryHolder) {
+  TestDatabase db("schema_user_types");
+  MakeTable(db.db(), "seed", Distribution::kHash, {"k:int:pk"});  // creates keyspace ks
+  const Catalog& catalog = db->catalog();
+  const CqlType text = CqlType::Scalar(TypeKind::kText);
+  const CqlType address = CqlType::UserType("ks", "address", {"street"}, {text}, true);
+  ASSERT_TRUE(db->CreateType(address).ok());
+  EXPECT_TRUE(db->CreateType(address).IsAlreadyExists());
+  const UserTypeLookup lookup = catalog.TypeLookup("ks");
+  auto person = CqlType::Parse("frozen<tuple<text, frozen<address>>>", &lookup);  // a holder of the type
+  ASSERT_TRUE(person.ok());
+  const CqlType owner = CqlType::UserType("ks", "owner", {"home"}, {address}, true);
+  ASSERT_TRUE(db->CreateType(owner).ok());
+  TableSchema t;
+  t.keyspace = "ks";
+  t.name = "people";
+  t.columns = {{0, "k", address, ColumnKind::kPartitionKey}, {0, "home", address.WithFrozen(false)},
+               {0, "pair", *person}, {0, "o", owner}};
+  auto created = db->CreateTable(t);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+
+  db.Reopen();
+  const Catalog& reopened = db->catalog();
+  ASSERT_TRUE(reopened.GetType("ks", "owner").has_value());
+  EXPECT_EQ(*reopened.GetType("ks", "owner"), owner);
+  auto table = db->GetTable("ks", "people");
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ((*table)->FindColumn("home")->type, address.WithFrozen(false));
+  EXPECT_TRUE((*table)->FindColumn("home")->type.IsMultiCell());
+  EXPECT_EQ((*table)->FindColumn("home")->type.ToCql(), "address");
+
+  const CqlType grown = CqlType::UserType("ks", "address", {"street", "city"}, {text, text}, true);
+  ASSERT_TRUE(db->AlterType(grown).ok());
+  table = db->GetTable("ks", "people");
+  EXPECT_EQ((*table)->FindColumn("k")->type, grown);
+  EXPECT_EQ((*table)->FindColumn("home")->type, grown.WithFrozen(false));
+  EXPECT_EQ((*table)->FindColumn("pair")->type.params()[1], grown);
+  EXPECT_EQ(reopened.GetType("ks", "owner")->params()[0], grown);
+  EXPECT_EQ((*table)->FindColumn("o")->type.params()[0], grown);
+
+  EXPECT_TRUE(db->DropType("ks", "address").IsInvalidArgument());
+  ASSERT_TRUE(db->DropTable("ks", "people").ok());
+  EXPECT_TRUE(db->DropType("ks", "address").IsInvalidArgument());  // owner holds it
+  ASSERT_TRUE(db->DropType("ks", "owner").ok());
+  ASSERT_TRUE(db->DropType("ks", "address").ok());
+  EXPECT_TRUE(db->DropType("ks", "address").IsNotFound());
+  db.Reopen();
+  EXPECT_TRUE(db->catalog().Types("ks").empty());
+}
+
 TEST(DatabaseSchemaTest, DuplicateAndMissingObjectsAreReported) {
   TestDatabase db("schema_errors");
   auto t = MakeTable(db.db(), "t", Distribution::kHash, {"k:int:pk", "v:text:regular"});

@@ -125,6 +125,29 @@ def test_replication_factor_above_node_count_is_refused(cluster):
         d.shutdown()
 
 
+def test_user_types_reach_every_node_and_their_values_every_replica(cluster):
+    """CREATE / ALTER TYPE go through the schema log like tables (issue 12's UDTs on a cluster)."""
+    d1, s1 = node_session(cluster, 1)
+    try:
+        s1.execute("CREATE KEYSPACE udt3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+        s1.execute("CREATE TYPE udt3.addr (street text, zip int)")
+        s1.execute("CREATE TABLE udt3.t (k int PRIMARY KEY, a frozen<addr>, h addr)")
+        run(s1, "INSERT INTO udt3.t (k, a, h) VALUES (1, {street: 'x', zip: 1}, {zip: 2})")
+        s1.execute("ALTER TYPE udt3.addr ADD city text")
+        run(s1, "UPDATE udt3.t SET h.city = 'c' WHERE k = 1")
+        for node in (1, 2, 3):
+            d, s = node_session(cluster, node)
+            try:
+                row = run(s, "SELECT a, h FROM udt3.t WHERE k = 1", cl=ALL).one()
+                assert tuple(row.a) == ("x", 1, None) and tuple(row.h) == (None, 2, "c"), node
+                names = run(s, "SELECT field_names FROM system_schema.types WHERE keyspace_name = 'udt3'").one()
+                assert names.field_names == ["street", "zip", "city"], node
+            finally:
+                d.shutdown()
+    finally:
+        d1.shutdown()
+
+
 def test_conditional_statements_and_counters_refused_on_replicated_keyspace(cluster):
     d, s = node_session(cluster, 1)
     try:

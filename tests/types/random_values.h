@@ -36,6 +36,9 @@ inline std::vector<CqlType> KeyableTypes() {
                         "frozen<list<frozen<list<smallint>>>>"}) {
     out.push_back(p(s));
   }
+  // A frozen user type: its key encoding ends after the last non-null field.
+  out.push_back(CqlType::UserType("ks", "address", {"street", "zip", "tags"},
+                                  {p("text"), p("int"), p("frozen<set<text>>")}, /*frozen=*/true));
   return out;
 }
 
@@ -146,9 +149,10 @@ class RandomValues {
         for (int i = 0; i < n; ++i) items.emplace_back(Random(t.params()[0]), Random(t.params()[1]));
         return Value::Map(std::move(items));
       }
-      case TypeKind::kTuple: {
+      case TypeKind::kTuple:
+      case TypeKind::kUdt: {
         std::vector<Value> items;
-        for (const auto& p : t.params()) items.push_back(Uniform(0, 4) == 0 ? Value() : Random(p));
+        for (const auto& p : t.params()) items.push_back(Uniform(0, 3) == 0 ? Value() : Random(p));
         return Value::List(std::move(items));
       }
     }

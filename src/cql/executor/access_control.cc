@@ -64,13 +64,21 @@ class Checker {
     if (ks.empty()) return Status::OK();
     return Keyspace(ks, Permission::kCreate);
   }
+  // Types belong to their keyspace too (as in Cassandra): CREATE / ALTER / DROP on it.
+  Status operator()(const CreateTypeStatement& s) { return InKeyspace(s.name, Permission::kCreate); }
+  Status operator()(const AlterTypeStatement& s) { return InKeyspace(s.name, Permission::kAlter); }
   Status operator()(const DropStatement& s) {
     if (s.target == DropStatement::Target::kKeyspace) return Keyspace(s.name.name, Permission::kDrop);
+    if (s.target == DropStatement::Target::kType) return InKeyspace(s.name, Permission::kDrop);
     if (s.target == DropStatement::Target::kSequence) {
       const std::string& ks = s.name.keyspace.empty() ? keyspace_ : s.name.keyspace;
       return ks.empty() ? Status::OK() : Keyspace(ks, Permission::kDrop);
     }
     return Table(s.name, Permission::kDrop);
+  }
+  Status InKeyspace(const QualifiedName& name, Permission p) {
+    const std::string& ks = name.keyspace.empty() ? keyspace_ : name.keyspace;
+    return ks.empty() ? Status::OK() : Keyspace(ks, p);
   }
   template <typename T>
   Status operator()(const T&) {  // USE; role and permission statements (AuthService checks them)

@@ -33,7 +33,12 @@ class Describer {
     // Markers inside collection or tuple literals: their element types.
     for (size_t i = 0; i < term.elements.size(); ++i) {
       const CqlType* et = nullptr;
-      if (type.kind() == TypeKind::kTuple && i < type.params().size()) et = &type.params()[i];
+      if (term.kind == Term::Kind::kUserType) {  // {field: ?}: the named field's type
+        std::optional<size_t> f = type.kind() == TypeKind::kUdt ? UserTypeFieldIndex(type, term.field_names[i]) : std::nullopt;
+        if (f) Mark(term.elements[i], name, type.params()[*f]);
+        continue;
+      }
+      if (type.IsTupleLike() && i < type.params().size()) et = &type.params()[i];
       else if (type.IsCollection()) et = &type.params()[0];
       if (et) Mark(term.elements[i], name, *et);
     }
@@ -65,6 +70,16 @@ class Describer {
         continue;
       }
       const ColumnDef* c = cols[0];
+      if (r.lhs == Relation::Lhs::kField) {  // IF udt.field ...: the field's type
+        std::optional<size_t> f = c->type.kind() == TypeKind::kUdt ? UserTypeFieldIndex(c->type, r.field) : std::nullopt;
+        if (!f) continue;
+        const CqlType& ft = c->type.params()[*f];
+        const std::string name = c->name + "." + r.field;
+        if (r.op == Relation::Op::kIn && r.in_marker) Mark(r.value, "in(" + name + ")", CqlType::List(ft, true));
+        for (const auto& v : r.in_values) Mark(v, name, ft);
+        if (r.op != Relation::Op::kIn) Mark(r.value, name, ft);
+        continue;
+      }
       if (r.lhs == Relation::Lhs::kMapElement && c->type.kind() == TypeKind::kMap) {
         Mark(*r.map_key, "key(" + c->name + ")", c->type.params()[0]);
         Mark(r.value, "value(" + c->name + ")", c->type.params()[1]);
@@ -115,6 +130,9 @@ class Describer {
         if (a.op == Assignment::Op::kSetElement && c->type.kind() == TypeKind::kMap) {
           Mark(*a.key, "key(" + c->name + ")", c->type.params()[0]);
           Mark(a.value, "value(" + c->name + ")", c->type.params()[1]);
+        } else if (a.op == Assignment::Op::kSetField) {  // udt.field = ?: the field's type, named "udt.field"
+          std::optional<size_t> f = c->type.kind() == TypeKind::kUdt ? UserTypeFieldIndex(c->type, a.field) : std::nullopt;
+          if (f) Mark(a.value, c->name + "." + a.field, c->type.params()[*f]);
         } else if (a.op == Assignment::Op::kRemove && c->type.kind() == TypeKind::kMap) {
           Mark(a.value, c->name, CqlType::Set(c->type.params()[0], true));
         } else {

@@ -142,7 +142,7 @@ std::optional<int64_t> MillisOf(TypeKind kind, const std::string& bytes) {
 bool CastSupported(const CqlType& from, const CqlType& to) {
   const TypeKind f = from.kind(), t = to.kind();
   if (from == to) return true;
-  if (from.IsCollection() || f == TypeKind::kTuple || to.IsCollection() || t == TypeKind::kTuple) return false;
+  if (from.IsCollection() || from.IsTupleLike() || to.IsCollection() || to.IsTupleLike()) return false;
   if (t == TypeKind::kText || t == TypeKind::kAscii) return true;
   if (IsNumber(f) && IsNumber(t)) return t != TypeKind::kCounter;
   if (IsTime(f) && (t == TypeKind::kTimestamp || t == TypeKind::kDate)) return true;

@@ -160,6 +160,16 @@ Result<bool> ConditionsHold(const TableSchema& t, const std::vector<Relation>& c
       value = ElementOf(type, value, key.bytes);
       type = type.kind() == TypeKind::kMap ? type.params()[1] : type.params()[0];
     }
+    if (r.lhs == Relation::Lhs::kField) {  // IF udt.field op value
+      if (type.kind() != TypeKind::kUdt) {
+        return Status::InvalidArgument("Invalid field selection: " + c->name + " of type " + type.ToCql() +
+                                       " is not a user type");
+      }
+      std::optional<size_t> field = UserTypeFieldIndex(type, r.field);
+      if (!field) return Status::InvalidArgument(c->name + " of type " + type.ToCql() + " has no field " + r.field);
+      if (value) value = SerializedComponent(*value, *field);
+      type = type.params()[*field];
+    }
     std::vector<std::optional<std::string>> operands;
     auto bind_operand = [&](const Term& term, const CqlType& as) -> Status {
       TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(term, as, c->name, bind));

@@ -1,9 +1,11 @@
 #include "cql/executor/json_values.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "common/bytes.h"
 #include "types/schema.h"
 #include "types/serialization.h"
 #include "types/value_format.h"
@@ -48,6 +50,15 @@ std::string ValueJson(const CqlType& type, const Value& v, const std::string* se
     case TypeKind::kDouble: return FloatJson(v.as_double());
     case TypeKind::kList: case TypeKind::kSet: return Join(type.params()[0], v.as_elements(), nullptr);
     case TypeKind::kTuple: return Join(type, v.as_elements(), &type.params());
+    case TypeKind::kUdt: {  // an object of every field, as Cassandra's toJson
+      std::string out = "{";
+      const auto& items = v.as_elements();
+      for (size_t i = 0; i < type.params().size(); ++i) {
+        const Value& field = i < items.size() ? items[i] : Value();
+        out += (i ? ", " : "") + Quote(QuoteIdentifier(type.field_names()[i])) + ": " + ValueJson(type.params()[i], field);
+      }
+      return out + "}";
+    }
     case TypeKind::kMap: {
       std::string out = "{";
       for (size_t i = 0; i < v.as_entries().size(); ++i) {
@@ -178,6 +189,24 @@ Result<Term> ToTerm(const json& j, const CqlType& type, const std::string& recei
         const CqlType& element = type.kind() == TypeKind::kTuple ? type.params()[i] : type.params()[0];
         TESSERA_ASSIGN_OR_RETURN(Term e, ToTerm(j[i], element, receiver));
         t.elements.push_back(std::move(e));
+      }
+      return t;
+    }
+    case TypeKind::kUdt: {
+      if (!j.is_object()) return Expected(receiver, "a map", j);
+      Term t;
+      t.kind = Term::Kind::kUserType;
+      const auto& names = type.field_names();
+      for (const auto& [k, v] : j.items()) {
+        // Keys are CQL identifiers: "\"Quoted\"" keeps its case, others are lower-cased.
+        std::string field = k.size() >= 2 && k.front() == '"' && k.back() == '"' ? k.substr(1, k.size() - 2) : AsciiLower(k);
+        auto it = std::find(names.begin(), names.end(), field);
+        if (it == names.end()) {
+          return Decoding(receiver, "Unknown field '" + field + "' in value of user defined type " + type.udt_name());
+        }
+        TESSERA_ASSIGN_OR_RETURN(Term vt, ToTerm(v, type.params()[static_cast<size_t>(it - names.begin())], receiver));
+        t.field_names.push_back(std::move(field));
+        t.elements.push_back(std::move(vt));
       }
       return t;
     }

@@ -1,6 +1,6 @@
 #include "cql/executor/literals.h"
 
-
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -226,6 +226,15 @@ Result<Value> ToCollection(const Term& t, const CqlType& type, const std::string
       }
       return Value::Map(std::move(items));
     }
+    case TypeKind::kUdt: {
+      TESSERA_ASSIGN_OR_RETURN(Term positional, UserTypeLiteralAsTuple(t, type, r));
+      std::vector<Value> items;
+      for (size_t i = 0; i < positional.elements.size(); ++i) {
+        TESSERA_ASSIGN_OR_RETURN(Value v, LiteralToValue(positional.elements[i], p[i], r + "." + type.field_names()[i]));
+        items.push_back(std::move(v));
+      }
+      return Value::List(std::move(items));
+    }
     default: {  // tuple
       if (t.kind != Term::Kind::kTuple) return Invalid(t, type, r, "expected a tuple literal (...)");
       if (t.elements.size() > p.size()) return Invalid(t, type, r, "too many components");
@@ -330,6 +339,33 @@ Result<Duration> ParseDurationLiteral(std::string_view text) {
   d.days = sign * static_cast<int32_t>(days);
   d.nanoseconds = sign * static_cast<int64_t>(nanos);
   return d;
+}
+
+Result<Term> UserTypeLiteralAsTuple(const Term& t, const CqlType& type, const std::string& r) {
+  if (t.kind != Term::Kind::kUserType) {
+    return Status::InvalidArgument("Invalid user type literal for " + r + " of type " + type.ToCql());
+  }
+  Term positional;
+  positional.kind = Term::Kind::kTuple;
+  positional.position = t.position;
+  positional.elements.resize(type.field_names().size());
+  std::vector<bool> given(type.field_names().size(), false);
+  for (size_t i = 0; i < t.field_names.size(); ++i) {
+    const auto& names = type.field_names();
+    auto it = std::find(names.begin(), names.end(), t.field_names[i]);
+    if (it == names.end()) {
+      return Status::InvalidArgument("Unknown field '" + t.field_names[i] + "' in value of user defined type " +
+                                     type.udt_name());
+    }
+    const size_t field = static_cast<size_t>(it - names.begin());
+    if (given[field]) {
+      return Status::InvalidArgument("Duplicate field '" + t.field_names[i] + "' in value of user defined type " +
+                                     type.udt_name());
+    }
+    given[field] = true;
+    positional.elements[field] = t.elements[i];
+  }
+  return positional;
 }
 
 Result<Value> LiteralToValue(const Term& t, const CqlType& type, const std::string& r) {

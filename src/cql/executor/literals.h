@@ -35,6 +35,12 @@ namespace tessera::cql {
 // `receiver` is the column (or bind variable) name used in the message.
 Result<Value> LiteralToValue(const Term& term, const CqlType& type, const std::string& receiver);
 
+// A user type literal {field: v, ...} as the tuple literal of its fields in
+// the type's order (fields not named are null). REQUIRES: type is a user type.
+// Errors: InvalidArgument as Cassandra words them ("Unknown field 'f' in
+// value of user defined type address", "Invalid user type literal for ...").
+Result<Term> UserTypeLiteralAsTuple(const Term& term, const CqlType& type, const std::string& receiver);
+
 // Parses a timestamp string as above. Returns milliseconds since the epoch.
 Result<int64_t> ParseTimestampString(std::string_view text);
 // Parses a duration literal (1h30m, P1DT2H, P2W, -3d). Returns months, days, nanoseconds.

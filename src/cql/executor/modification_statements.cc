@@ -71,7 +71,7 @@ Status ApplyUsing(const Using& u, const WriteContext& ctx, Mutation* m) {
   return Status::OK();
 }
 
-// Element cells of a non-frozen collection value.
+// Element cells of a non-frozen collection or user type value.
 Status AddElements(const ColumnDef& col, const std::string& bytes, RowWrite* row, const BindContext& ctx,
                    bool prepend = false) {
   TESSERA_ASSIGN_OR_RETURN(Value v, Deserialize(col.type, bytes));
@@ -81,7 +81,12 @@ Status AddElements(const ColumnDef& col, const std::string& bytes, RowWrite* row
     (void)Serialize(t, x, &out);
     return out;
   };
-  if (col.type.kind() == TypeKind::kMap) {
+  if (col.type.kind() == TypeKind::kUdt) {  // one cell per field given; the others stay deleted
+    const auto& fields = v.as_elements();
+    for (size_t i = 0; i < fields.size() && i < p.size(); ++i) {
+      if (!fields[i].is_null()) row->cells.push_back(CellWrite{col.id, ser(p[i], fields[i]), true, UserTypeFieldPath(i)});
+    }
+  } else if (col.type.kind() == TypeKind::kMap) {
     for (const auto& [k, val] : v.as_entries()) {
       row->cells.push_back(CellWrite{col.id, ser(p[1], val), true, ser(p[0], k)});
     }
@@ -304,7 +309,7 @@ Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s
           TESSERA_RETURN_IF_ERROR(AddToCounter(*c, a.value, /*negate=*/false, target_row, ctx.bind));
           break;
         }
-        if (!c->type.IsMultiCell()) {
+        if (!c->type.IsMultiCell() || !c->type.IsCollection()) {
           return Status::InvalidArgument("Invalid operation (" + c->name + " = " + c->name + " + ?) for non counter column " + c->name);
         }
         TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(a.value, c->type, c->name, ctx.bind));
@@ -316,7 +321,9 @@ Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s
           TESSERA_RETURN_IF_ERROR(AddToCounter(*c, a.value, /*negate=*/true, target_row, ctx.bind));
           break;
         }
-        if (!c->type.IsMultiCell()) return Status::InvalidArgument("Invalid operation (" + c->name + " = " + c->name + " - ?) for non counter column " + c->name);
+        if (!c->type.IsMultiCell() || !c->type.IsCollection()) {
+          return Status::InvalidArgument("Invalid operation (" + c->name + " = " + c->name + " - ?) for non counter column " + c->name);
+        }
         if (c->type.kind() == TypeKind::kList) {
           TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(a.value, c->type, c->name, ctx.bind));
           if (b.kind != BoundValue::Kind::kValue) break;
@@ -360,6 +367,20 @@ Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s
         TESSERA_ASSIGN_OR_RETURN(BoundValue v, BindTerm(a.value, p[1], c->name, ctx.bind));
         if (v.kind == BoundValue::Kind::kUnset) break;
         target_row->cells.push_back(CellWrite{c->id, v.kind == BoundValue::Kind::kValue ? std::optional<std::string>(v.bytes) : std::nullopt, true, k.bytes});
+        break;
+      }
+      case Assignment::Op::kSetField: {
+        const std::string op = c->name + "." + a.field + " = ?";
+        if (c->type.kind() != TypeKind::kUdt) {
+          return Status::InvalidArgument("Invalid operation (" + op + ") for non-UDT column " + c->name);
+        }
+        if (!c->type.IsMultiCell()) return Status::InvalidArgument("Invalid operation (" + op + ") for frozen UDT column " + c->name);
+        std::optional<size_t> field = UserTypeFieldIndex(c->type, a.field);
+        if (!field) return Status::InvalidArgument("UDT column " + c->name + " does not have a field named " + a.field);
+        TESSERA_ASSIGN_OR_RETURN(BoundValue v, BindTerm(a.value, p[*field], c->name + "." + a.field, ctx.bind));
+        if (v.kind == BoundValue::Kind::kUnset) break;
+        target_row->cells.push_back(CellWrite{c->id, v.kind == BoundValue::Kind::kValue ? std::optional<std::string>(v.bytes) : std::nullopt,
+                                              true, UserTypeFieldPath(*field)});
         break;
       }
       case Assignment::Op::kPrepend: {
@@ -462,7 +483,15 @@ Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& s
           return Status::InvalidArgument("Invalid identifier " + c->name + " for deletion (should not be a PRIMARY KEY part)");
         }
         RowWrite* r = c->kind == ColumnKind::kStatic ? &static_row : &row;
-        if (target_col.key && c->type.kind() == TypeKind::kList && c->type.IsMultiCell()) {
+        if (!target_col.field.empty()) {  // DELETE udt.field
+          if (c->type.kind() != TypeKind::kUdt) {
+            return Status::InvalidArgument("Invalid deletion operation for non-UDT column " + c->name);
+          }
+          if (!c->type.IsMultiCell()) return Status::InvalidArgument("Frozen UDT column " + c->name + " does not support field deletion");
+          std::optional<size_t> field = UserTypeFieldIndex(c->type, target_col.field);
+          if (!field) return Status::InvalidArgument("UDT column " + c->name + " does not have a field named " + target_col.field);
+          r->cells.push_back(CellWrite{c->id, std::nullopt, true, UserTypeFieldPath(*field)});
+        } else if (target_col.key && c->type.kind() == TypeKind::kList && c->type.IsMultiCell()) {
           TESSERA_ASSIGN_OR_RETURN(int64_t index, BindIndex(*target_col.key, *c, ctx.bind));
           list_ops.push_back(ListOp{ListOp::Kind::kDeleteIndex, c, index});
         } else if (target_col.key) {

@@ -12,6 +12,7 @@
 #include "cql/executor/error_mapping.h"
 #include "cql/executor/modification_statements.h"
 #include "cql/executor/schema_statements.h"
+#include "cql/executor/type_statements.h"
 #include "cql/executor/select_statement.h"
 #include "cql/executor/write_guardrails.h"
 #include "cql/parser/parser.h"
@@ -134,6 +135,10 @@ Reply QueryProcessor::Error(const Status& status, const RawStatement* statement)
       e.keyspace = t->table.keyspace;
       e.table = t->table.name;
     }
+    if (const auto* t = std::get_if<CreateTypeStatement>(statement)) {  // as Cassandra: the type in the table field
+      e.keyspace = t->name.keyspace;
+      e.table = t->name.name;
+    }
   }
   return Reply{Opcode::kError, EncodeError(e), {}};
 }
@@ -250,7 +255,12 @@ std::optional<::tessera::Result<SchemaOutcome>> QueryProcessor::ExecuteSchema(co
   if (const auto* x = std::get_if<AlterKeyspaceStatement>(&s)) return ExecuteAlterKeyspace(*db_, *x);
   if (const auto* x = std::get_if<CreateTableStatement>(&s)) return ExecuteCreateTable(*db_, *x, ks, table_uuid);
   if (const auto* x = std::get_if<AlterTableStatement>(&s)) return ExecuteAlterTable(*db_, *x, ks);
-  if (const auto* x = std::get_if<DropStatement>(&s)) return ExecuteDrop(*db_, *x, ks);
+  if (const auto* x = std::get_if<CreateTypeStatement>(&s)) return ExecuteCreateType(*db_, *x, ks);
+  if (const auto* x = std::get_if<AlterTypeStatement>(&s)) return ExecuteAlterType(*db_, *x, ks);
+  if (const auto* x = std::get_if<DropStatement>(&s)) {
+    if (x->target == DropStatement::Target::kType) return ExecuteDropType(*db_, *x, ks);
+    return ExecuteDrop(*db_, *x, ks);
+  }
   return std::nullopt;
 }
 
@@ -471,6 +481,8 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
                                 std::holds_alternative<AlterKeyspaceStatement>(s) ||
                                 std::holds_alternative<CreateTableStatement>(s) ||
                                 std::holds_alternative<AlterTableStatement>(s) ||
+                                std::holds_alternative<CreateTypeStatement>(s) ||
+                                std::holds_alternative<AlterTypeStatement>(s) ||
                                 (std::holds_alternative<DropStatement>(s) &&
                                  std::get<DropStatement>(s).target != DropStatement::Target::kSequence);
   if (schema_statement && schema_coordinator_ != nullptr) {

@@ -112,6 +112,9 @@ Result<ReadPlan> PlanRead(const TableSchema& t, const std::vector<Relation>& whe
     }
     const ColumnDef* c = t.FindColumn(r.columns[0]);
     if (!c) return Status::InvalidArgument("Undefined column name " + r.columns[0]);
+    if (r.lhs == Relation::Lhs::kField) {  // as Cassandra 4.1: fields restrict only IF conditions
+      return Status::InvalidArgument("Restrictions on fields of user type column " + c->name + " are not supported");
+    }
     bool key = c->kind == ColumnKind::kPartitionKey || c->kind == ColumnKind::kClustering;
     if (key && r.lhs == Relation::Lhs::kColumn && (r.op == Relation::Op::kEq || r.op == Relation::Op::kIn)) {
       if (!eq.emplace(c->name, &r).second) return Status::InvalidArgument(c->name + " cannot be restricted by more than one relation if it includes an Equal");

@@ -7,7 +7,6 @@
 #include "common/bytes.h"
 
 namespace tessera::cql {
-namespace {
 
 std::string KeyspaceOf(const QualifiedName& name, const std::string& current) {
   return name.keyspace.empty() ? current : name.keyspace;
@@ -17,6 +16,8 @@ Status NoKeyspace() {
   return Status::InvalidArgument(
       "No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename");
 }
+
+namespace {
 
 // The text of a constant property value.
 Result<std::string> ConstantText(const Property& p) {
@@ -183,7 +184,18 @@ Result<KeyspaceMetadata> BuildKeyspace(const std::string& name, const std::vecto
   return ks;
 }
 
-Result<TableSchema> BuildTableSchema(const CreateTableStatement& s, const std::string& current_keyspace) {
+Result<CqlType> ParseColumnType(const std::string& text, const std::string& keyspace, const UserTypeLookup* user_types) {
+  auto type = CqlType::Parse(text, user_types);
+  if (type.ok()) return type;
+  const std::string m = type.status().message();
+  const size_t at = m.find("unknown type '");
+  if (at == std::string::npos) return Status::InvalidArgument(m);
+  std::string name = m.substr(at + 14, m.find('\'', at + 14) - at - 14);
+  return Status::InvalidArgument("Unknown type " + (name.find('.') == std::string::npos ? keyspace + "." : "") + name);
+}
+
+Result<TableSchema> BuildTableSchema(const CreateTableStatement& s, const std::string& current_keyspace,
+                                     const UserTypeLookup* user_types) {
   TableSchema t;
   t.keyspace = KeyspaceOf(s.table, current_keyspace);
   if (t.keyspace.empty()) return NoKeyspace();
@@ -201,14 +213,17 @@ Result<TableSchema> BuildTableSchema(const CreateTableStatement& s, const std::s
   auto column = [&](const std::string& name, ColumnKind kind) -> Result<ColumnDef> {
     auto it = declared.find(name);
     if (it == declared.end()) return Status::InvalidArgument("Unknown definition " + name + " referenced in PRIMARY KEY");
-    auto type = CqlType::Parse(it->second->type);
-    if (!type.ok()) return Status::InvalidArgument(type.status().message());
+    TESSERA_ASSIGN_OR_RETURN(CqlType type, ParseColumnType(it->second->type, t.keyspace, user_types));
     if (it->second->is_static && kind != ColumnKind::kStatic && kind != ColumnKind::kRegular) {
       return Status::InvalidArgument("Static column " + name + " cannot be part of the PRIMARY KEY");
     }
+    const bool key = kind == ColumnKind::kPartitionKey || kind == ColumnKind::kClustering;
+    if (key && type.kind() == TypeKind::kUdt && type.IsMultiCell()) {
+      return Status::InvalidArgument("Invalid non-frozen user-defined type \"" + type.ToCql() + "\" for PRIMARY KEY component " + name);
+    }
     ColumnDef def;
     def.name = name;
-    def.type = *type;
+    def.type = std::move(type);
     def.kind = kind;
     return def;
   };
@@ -282,7 +297,8 @@ Result<SchemaOutcome> ExecuteAlterKeyspace(Database& db, const AlterKeyspaceStat
 
 Result<SchemaOutcome> ExecuteCreateTable(Database& db, const CreateTableStatement& s, const std::string& keyspace,
                                          const std::string& table_uuid) {
-  TESSERA_ASSIGN_OR_RETURN(TableSchema t, BuildTableSchema(s, keyspace));
+  const UserTypeLookup user_types = db.catalog().TypeLookup(KeyspaceOf(s.table, keyspace));
+  TESSERA_ASSIGN_OR_RETURN(TableSchema t, BuildTableSchema(s, keyspace, &user_types));
   t.uuid = table_uuid;
   if (!db.catalog().GetKeyspace(t.keyspace).ok()) return Status::InvalidArgument("Keyspace " + t.keyspace + " doesn't exist");
   const std::string ks = t.keyspace, name = t.name;
@@ -311,11 +327,11 @@ Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement&
     case AlterTableStatement::Op::kAdd:
       for (const auto& c : s.added) {
         if (t.FindColumn(c.name)) return Status::InvalidArgument("Column with name '" + c.name + "' already exists");
-        auto type = CqlType::Parse(c.type);
-        if (!type.ok()) return Status::InvalidArgument(type.status().message());
+        const UserTypeLookup user_types = db.catalog().TypeLookup(ks);
+        TESSERA_ASSIGN_OR_RETURN(CqlType type, ParseColumnType(c.type, ks, &user_types));
         ColumnDef def;
         def.name = c.name;
-        def.type = *type;
+        def.type = std::move(type);
         def.kind = c.is_static ? ColumnKind::kStatic : ColumnKind::kRegular;
         t.columns.push_back(std::move(def));
       }

@@ -30,9 +30,19 @@ struct SchemaOutcome {
   std::string table_uuid;  // CREATE TABLE: the new table's uuid (16 bytes)
 };
 
+// The keyspace a statement names, else the connection's `current` one.
+std::string KeyspaceOf(const QualifiedName& name, const std::string& current);
+// The error for a statement that names no keyspace on a connection that has none.
+Status NoKeyspace();
+
 // Builds the table a CREATE TABLE describes. `current_keyspace` is used when
 // the statement names none. Errors: InvalidArgument in Cassandra's words.
-Result<TableSchema> BuildTableSchema(const CreateTableStatement& stmt, const std::string& current_keyspace);
+// `user_types` resolves user-defined type names (null: none exist).
+Result<TableSchema> BuildTableSchema(const CreateTableStatement& stmt, const std::string& current_keyspace,
+                                     const UserTypeLookup* user_types = nullptr);
+// A column's type as written in CREATE or ALTER TABLE. Errors: InvalidArgument
+// ("Unknown type ks.name", the parser's message otherwise).
+Result<CqlType> ParseColumnType(const std::string& text, const std::string& keyspace, const UserTypeLookup* user_types);
 Result<KeyspaceMetadata> BuildKeyspace(const std::string& name, const std::vector<Property>& properties);
 
 Result<SchemaOutcome> ExecuteCreateKeyspace(Database& db, const CreateKeyspaceStatement& stmt);

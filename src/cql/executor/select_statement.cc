@@ -26,6 +26,21 @@ void PutBytes(std::string* out, const std::string& b) {
 
 // A non-frozen collection's value from its element cells (sorted by path).
 std::string AssembleCollection(const CqlType& type, const std::vector<const Cell*>& cells) {
+  if (type.kind() == TypeKind::kUdt) {  // fields by index; absent ones null, trailing ones omitted
+    std::vector<const std::string*> fields;
+    for (const Cell* c : cells) {
+      std::optional<size_t> f = UserTypeFieldOfPath(c->path);
+      if (!f || *f >= type.params().size()) continue;
+      if (fields.size() <= *f) fields.resize(*f + 1, nullptr);
+      fields[*f] = &c->value;
+    }
+    std::string out;
+    for (const std::string* f : fields) {
+      if (f) PutBytes(&out, *f);
+      else PutBigEndian32(&out, 0xFFFFFFFFu);
+    }
+    return out;
+  }
   std::string body;
   for (const Cell* c : cells) {
     if (type.kind() == TypeKind::kList) PutBytes(&body, c->value);

@@ -6,10 +6,12 @@
 #include "common/bytes.h"
 #include "cql/executor/cast.h"
 #include "cql/executor/json_values.h"
+#include "cql/executor/literals.h"
 #include "cql/executor/term_binder.h"
 #include "keys/token.h"
 #include "types/serialization.h"
 #include "types/value_compare.h"
+#include "types/value_literal.h"
 
 namespace tessera::cql {
 namespace {
@@ -44,6 +46,40 @@ long double NumberOf(const CqlType& type, const std::string& bytes) {
 }
 
 }  // namespace
+
+// m[key] / s[elem]: the value (element) or null; m[a..b] / s[a..b]: the
+// entries (elements) with keys in [a, b], null when none.
+std::optional<std::string> Selection::SelectElements(const CqlType& type, const std::optional<std::string>& cell,
+                                                     const Item& item) {
+  if (!cell) return std::nullopt;
+  auto value = Deserialize(type, *cell);
+  if (!value.ok()) return std::nullopt;
+  const CqlType& key_type = type.params()[0];
+  auto in_range = [&](const Value& key) {
+    if (item.kind == Item::Kind::kElement) return CompareValues(key_type, key, *item.from) == 0;
+    return (!item.from || CompareValues(key_type, key, *item.from) >= 0) &&
+           (!item.to || CompareValues(key_type, key, *item.to) <= 0);
+  };
+  std::string out;
+  if (type.kind() == TypeKind::kMap) {
+    std::vector<std::pair<Value, Value>> kept;
+    for (const auto& [k, v] : value->as_entries()) {
+      if (!in_range(k)) continue;
+      if (item.kind == Item::Kind::kElement) return Serialize(type.params()[1], v, &out).ok() ? std::optional(out) : std::nullopt;
+      kept.emplace_back(k, v);
+    }
+    if (kept.empty()) return std::nullopt;
+    return Serialize(type, Value::Map(std::move(kept)), &out).ok() ? std::optional(out) : std::nullopt;
+  }
+  std::vector<Value> kept;
+  for (const auto& e : value->as_elements()) {
+    if (!in_range(e)) continue;
+    if (item.kind == Item::Kind::kElement) return Serialize(key_type, e, &out).ok() ? std::optional(out) : std::nullopt;
+    kept.push_back(e);
+  }
+  if (kept.empty()) return std::nullopt;
+  return Serialize(type, Value::List(std::move(kept)), &out).ok() ? std::optional(out) : std::nullopt;
+}
 
 Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s) {
   Selection sel;
@@ -228,6 +264,74 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
         type = *target;
         break;
       }
+      case Selector::Kind::kField: {
+        // col.f1.f2: walk down to the column, then resolve each field of its user type.
+        std::vector<const Selector*> chain{&x};
+        while (chain.back()->kind == Selector::Kind::kField && !chain.back()->args.empty()) chain.push_back(&chain.back()->args[0]);
+        if (chain.back()->kind != Selector::Kind::kColumn) {
+          return Status::InvalidArgument("Field selection applies to columns of user types only");
+        }
+        TESSERA_ASSIGN_OR_RETURN(item.column, column_index(chain.back()->name));
+        type = t.columns[item.column].type;
+        name = t.columns[item.column].name;
+        item.kind = Item::Kind::kField;
+        for (size_t i = chain.size() - 1; i-- > 0;) {
+          const std::string& field = chain[i]->name;
+          if (type.kind() != TypeKind::kUdt) {
+            return Status::InvalidArgument("Invalid field selection: " + name + " of type " + type.ToCql() +
+                                           " is not a user type");
+          }
+          std::optional<size_t> index = UserTypeFieldIndex(type, field);
+          if (!index) return Status::InvalidArgument(name + " of type " + type.ToCql() + " has no field " + field);
+          item.fields.push_back(*index);
+          type = type.params()[*index];
+          name += "." + field;
+        }
+        break;
+      }
+      case Selector::Kind::kElement:
+      case Selector::Kind::kSlice: {
+        if (x.args.size() != 1 || x.args[0].kind != Selector::Kind::kColumn) {
+          return Status::InvalidArgument("Element selection applies to columns of sets and maps");
+        }
+        TESSERA_ASSIGN_OR_RETURN(item.column, column_index(x.args[0].name));
+        const ColumnDef& c = t.columns[item.column];
+        if (!c.type.IsCollection()) {
+          return Status::InvalidArgument("Invalid element selection: " + c.name + " is of type " + c.type.ToCql() +
+                                         " is not a collection");
+        }
+        if (c.type.kind() == TypeKind::kList) {
+          return Status::InvalidArgument("Element selection is only allowed on sets and maps, but " + c.name +
+                                         " is a list");
+        }
+        const CqlType& key_type = c.type.params()[0];
+        auto bound = [&](const std::optional<Term>& term, std::string* text) -> ::tessera::Result<std::optional<Value>> {
+          if (!term) return std::optional<Value>();
+          if (term->kind == Term::Kind::kBindMarker || term->kind == Term::Kind::kFunctionCall) {
+            return Status::InvalidArgument("Element selection takes literals: bind markers and functions are not supported there");
+          }
+          TESSERA_ASSIGN_OR_RETURN(Value v, LiteralToValue(*term, key_type, c.name));
+          if (v.is_null()) return Status::InvalidArgument("Invalid null value for element selection on " + c.name);
+          std::string bytes;
+          TESSERA_RETURN_IF_ERROR(Serialize(key_type, v, &bytes));
+          *text = ValueLiteral(key_type, bytes);
+          return std::optional<Value>(std::move(v));
+        };
+        std::string from_text, to_text;
+        if (x.kind == Selector::Kind::kElement) {
+          TESSERA_ASSIGN_OR_RETURN(item.from, bound(x.term, &from_text));
+          item.kind = Item::Kind::kElement;
+          name = c.name + "[" + from_text + "]";
+          type = c.type.kind() == TypeKind::kMap ? c.type.params()[1] : key_type;
+        } else {
+          TESSERA_ASSIGN_OR_RETURN(item.from, bound(x.slice_from, &from_text));
+          TESSERA_ASSIGN_OR_RETURN(item.to, bound(x.slice_to, &to_text));
+          item.kind = Item::Kind::kSlice;
+          name = c.name + "[" + from_text + ".." + to_text + "]";
+          type = c.type;
+        }
+        break;
+      }
       default:
         return Status::InvalidArgument("Unsupported selector (literals are not supported yet)");
     }
@@ -282,6 +386,19 @@ std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row,
       case Item::Kind::kCast: {
         const auto& v = row.values[item.column];
         out.push_back(v ? CastValue(table_->columns[item.column].type, item.blob_type, *v) : std::nullopt);
+        continue;
+      }
+      case Item::Kind::kElement:
+      case Item::Kind::kSlice:
+        out.push_back(SelectElements(table_->columns[item.column].type, row.values[item.column], item));
+        continue;
+      case Item::Kind::kField: {
+        std::optional<std::string> v = row.values[item.column];
+        for (size_t field : item.fields) {
+          if (!v) break;
+          v = SerializedComponent(*v, field);
+        }
+        out.push_back(std::move(v));
         continue;
       }
       case Item::Kind::kToJson: {  // never null: a null value is the JSON text null

@@ -1,6 +1,7 @@
 // The select clause: which values a SELECT returns per row, under which
 // names and types — columns (with aliases), WRITETIME(col) and TTL(col),
-// token(pk...), the blob conversions (<type>AsBlob, blobAs<type>), toJson(col) (json_values.h), CAST(col AS type) (cast.h), and the aggregates count(*), count(col), min, max, sum, avg
+// token(pk...), fields of user types (col.field.field), elements and slices of
+// sets and maps (m['k'], s[a..b], as Cassandra 4's CASSANDRA-7396), the blob conversions (<type>AsBlob, blobAs<type>), toJson(col) (json_values.h), CAST(col AS type) (cast.h), and the aggregates count(*), count(col), min, max, sum, avg
 // (which fold all rows, or each GROUP BY group, into one; plain columns beside
 // them take the first row's value).
 //
@@ -19,6 +20,7 @@
 #include "cql/executor/result_set.h"
 #include "cql/parser/raw_statements.h"
 #include "types/schema.h"
+#include "types/value.h"
 
 namespace tessera::cql {
 
@@ -43,12 +45,16 @@ class Selection {
     enum class Kind {
       kColumn, kWritetime, kTtl, kToken, kCount, kCountColumn, kMin, kMax, kSum, kAvg,
       kNow, kUuid, kCurrentTimestamp, kCurrentDate, kCurrentTime, kToTimestamp, kToUnixTimestamp, kToDate,
-      kBitReverse, kBlobAs, kToJson, kCast,
+      kBitReverse, kBlobAs, kToJson, kCast, kField, kElement, kSlice,
     } kind;
     size_t column = 0;
+    std::vector<size_t> fields;  // kField: the field indexes from the column's user type down
+    std::optional<Value> from, to;  // kElement: the key (from); kSlice: the bounds, inclusive, either open
     bool preserve_sign = false;  // kBitReverse
     CqlType blob_type = CqlType::Scalar(TypeKind::kBlob);  // kBlobAs: the type the bytes must be; kCast: the target
   };
+  static std::optional<std::string> SelectElements(const CqlType& type, const std::optional<std::string>& cell,
+                                                   const Item& item);
   std::vector<Item> items_;
   std::vector<ColumnSpec> columns_;
   std::vector<size_t> partition_key_columns_;

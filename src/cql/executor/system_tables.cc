@@ -183,6 +183,7 @@ std::string SystemTables::SchemaVersion() const {
   for (const auto& ks : catalog.Keyspaces()) {
     seed += KeyspaceToJson(ks);
     for (const auto& table : catalog.Tables(ks.name)) seed += TableToJson(*table);
+    for (const auto& type : catalog.Types(ks.name)) seed += UserTypeToJson(type);
   }
   auto h = CassandraMurmur3(seed);
   std::string u;
@@ -248,6 +249,20 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
       b.Text("keyspace_name", ks.name).Set("durable_writes", Value::Boolean(ks.durable_writes))
           .Set("replication", TextMap(ks.replication));
       rows.push_back(b.Take());
+    }
+  } else if (t.name == "types") {
+    for (const auto& ks : catalog.Keyspaces()) {
+      for (const auto& type : catalog.Types(ks.name)) {
+        std::vector<Value> names, types;
+        for (size_t i = 0; i < type.params().size(); ++i) {
+          names.push_back(Value::Bytes(type.field_names()[i]));
+          types.push_back(Value::Bytes(type.params()[i].ToCql()));
+        }
+        RowBuilder b(t);
+        b.Text("keyspace_name", ks.name).Text("type_name", type.udt_name()).Set("field_names", Value::List(names))
+            .Set("field_types", Value::List(types));
+        rows.push_back(b.Take());
+      }
     }
   } else if (t.name == "tables" || t.name == "columns") {
     for (const auto& ks : catalog.Keyspaces()) {

@@ -80,7 +80,7 @@ std::optional<CqlType> NativeOfBlobConversion(const std::string& fn, bool* to_bl
     return std::nullopt;
   }
   auto type = CqlType::Parse(name);
-  if (!type.ok() || type->IsCollection() || type->kind() == TypeKind::kTuple) return std::nullopt;
+  if (!type.ok() || type->IsCollection() || type->IsTupleLike()) return std::nullopt;
   return *type;
 }
 
@@ -215,7 +215,7 @@ Result<Value> BindNested(const Term& t, const CqlType& type, const std::string& 
   auto element = [&](const Term& e, const CqlType& et) -> Result<Value> {
     TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(e, et, receiver, ctx));
     if (b.kind != BoundValue::Kind::kValue) {
-      if (type.kind() == TypeKind::kTuple) return Value();
+      if (type.IsTupleLike()) return Value();
       return Status::InvalidArgument("null is not supported inside collections (\"" + receiver + "\")");
     }
     return Deserialize(et, b.bytes);
@@ -232,8 +232,8 @@ Result<Value> BindNested(const Term& t, const CqlType& type, const std::string& 
     return Value::Map(std::move(entries));
   }
   for (size_t i = 0; i < t.elements.size(); ++i) {
-    const CqlType& et = type.kind() == TypeKind::kTuple ? p.at(std::min(i, p.size() - 1)) : p[0];
-    if (type.kind() == TypeKind::kTuple && i >= p.size()) return Status::InvalidArgument("too many tuple components");
+    const CqlType& et = type.IsTupleLike() ? p.at(std::min(i, p.size() - 1)) : p[0];
+    if (type.IsTupleLike() && i >= p.size()) return Status::InvalidArgument("too many tuple components");
     TESSERA_ASSIGN_OR_RETURN(Value v, element(t.elements[i], et));
     items.push_back(std::move(v));
   }
@@ -280,7 +280,15 @@ Result<BoundValue> BindTerm(const Term& t, const CqlType& type, const std::strin
     return b;
   }
   if (t.kind == Term::Kind::kFunctionCall) return CallFunction(t, type, receiver, ctx);
-  if (NeedsBinding(t) && (type.IsCollection() || type.kind() == TypeKind::kTuple)) {
+  if (t.kind == Term::Kind::kUserType && type.kind() != TypeKind::kUdt) {
+    return Status::InvalidArgument("Invalid user type literal for " + receiver + " of type " + type.ToCql());
+  }
+  if (type.kind() == TypeKind::kUdt && NeedsBinding(t)) {
+    TESSERA_ASSIGN_OR_RETURN(Term positional, UserTypeLiteralAsTuple(t, type, receiver));
+    TESSERA_ASSIGN_OR_RETURN(Value v, BindNested(positional, type, receiver, ctx));
+    return Serialized(type, v);
+  }
+  if (NeedsBinding(t) && (type.IsCollection() || type.IsTupleLike())) {
     TESSERA_ASSIGN_OR_RETURN(Value v, BindNested(t, type, receiver, ctx));
     return Serialized(type, v);
   }

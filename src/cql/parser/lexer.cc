@@ -140,7 +140,8 @@ class Lexer {
       Advance(k);
       return Status::OK();
     }
-    if (IsDigit(c) || (c == '.' && IsDigit(Peek(1)))) {
+    // ".5" is a number, but not the "3" of "1..3" (a slice in s[1..3]).
+    if (IsDigit(c) || (c == '.' && IsDigit(Peek(1)) && !(i_ > 0 && s_[i_ - 1] == '.'))) {
       if (AtDuration()) {
         size_t k = 0;
         while (IsIdentChar(Peek(k))) ++k;
@@ -209,7 +210,7 @@ class Lexer {
       is_float = true;
       ++k;
       while (IsDigit(Peek(k))) ++k;
-    } else if (Peek(k) == '.' && !IsIdentStart(Peek(k + 1))) {
+    } else if (Peek(k) == '.' && Peek(k + 1) != '.' && !IsIdentStart(Peek(k + 1))) {
       is_float = true;  // "1." is a float
       ++k;
     }

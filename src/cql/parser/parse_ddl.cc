@@ -1,4 +1,4 @@
-// CREATE / ALTER / DROP KEYSPACE and TABLE, TRUNCATE, USE.
+// CREATE / ALTER / DROP KEYSPACE, TABLE and TYPE, TRUNCATE, USE.
 #include "cql/parser/parser_core.h"
 
 namespace tessera::cql::internal {
@@ -35,7 +35,22 @@ Status ParserCore::ParseCreate(RawStatement* out) {
     *out = std::move(seq);
     return Status::OK();
   }
-  if (!AtTableWord(*this)) return Unexpected("KEYSPACE, TABLE or SEQUENCE");
+  if (AcceptKeyword("type")) {
+    CreateTypeStatement type;
+    TESSERA_RETURN_IF_ERROR(ParseIfNotExists(&type.if_not_exists));
+    TESSERA_RETURN_IF_ERROR(QualifiedTableName(&type.name));
+    TESSERA_RETURN_IF_ERROR(ExpectPunct("("));
+    do {
+      std::pair<std::string, std::string> field;
+      TESSERA_RETURN_IF_ERROR(Identifier(&field.first, "a field name"));
+      TESSERA_RETURN_IF_ERROR(TypeText(&field.second));
+      type.fields.push_back(std::move(field));
+    } while (AcceptPunct(","));
+    TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+    *out = std::move(type);
+    return Status::OK();
+  }
+  if (!AtTableWord(*this)) return Unexpected("KEYSPACE, TABLE, TYPE or SEQUENCE");
   Next();
   CreateTableStatement t;
   TESSERA_RETURN_IF_ERROR(ParseIfNotExists(&t.if_not_exists));
@@ -134,7 +149,8 @@ Status ParserCore::ParseAlter(RawStatement* out) {
     *out = std::move(ks);
     return Status::OK();
   }
-  if (!AtTableWord(*this)) return Unexpected("KEYSPACE or TABLE");
+  if (AcceptKeyword("type")) return ParseAlterType(out);
+  if (!AtTableWord(*this)) return Unexpected("KEYSPACE, TABLE or TYPE");
   Next();
   AlterTableStatement t;
   TESSERA_RETURN_IF_ERROR(QualifiedTableName(&t.table));
@@ -178,6 +194,35 @@ Status ParserCore::ParseAlter(RawStatement* out) {
   return Status::OK();
 }
 
+Status ParserCore::ParseAlterType(RawStatement* out) {
+  AlterTypeStatement t;
+  TESSERA_RETURN_IF_ERROR(QualifiedTableName(&t.name));
+  if (AcceptKeyword("add")) {
+    t.op = AlterTypeStatement::Op::kAdd;
+    TESSERA_RETURN_IF_ERROR(Identifier(&t.added.first, "a field name"));
+    TESSERA_RETURN_IF_ERROR(TypeText(&t.added.second));
+  } else if (AcceptKeyword("rename")) {
+    t.op = AlterTypeStatement::Op::kRename;
+    do {
+      std::string from, to;
+      TESSERA_RETURN_IF_ERROR(Identifier(&from, "a field name"));
+      TESSERA_RETURN_IF_ERROR(ExpectKeyword("to"));
+      TESSERA_RETURN_IF_ERROR(Identifier(&to, "a field name"));
+      t.renamed.emplace_back(from, to);
+    } while (AcceptKeyword("and"));
+  } else if (AcceptKeyword("alter")) {
+    t.op = AlterTypeStatement::Op::kAlterField;
+    std::string field, type;
+    TESSERA_RETURN_IF_ERROR(Identifier(&field, "a field name"));
+    TESSERA_RETURN_IF_ERROR(ExpectKeyword("type"));
+    TESSERA_RETURN_IF_ERROR(TypeText(&type));
+  } else {
+    return Unexpected("ADD, RENAME or ALTER");
+  }
+  *out = std::move(t);
+  return Status::OK();
+}
+
 Status ParserCore::ParseDrop(DropStatement* out) {
   TESSERA_RETURN_IF_ERROR(ExpectKeyword("drop"));
   if (AcceptKeyword("keyspace") || AcceptKeyword("schema")) {
@@ -187,8 +232,10 @@ Status ParserCore::ParseDrop(DropStatement* out) {
     out->target = DropStatement::Target::kTable;
   } else if (AcceptKeyword("sequence")) {
     out->target = DropStatement::Target::kSequence;
+  } else if (AcceptKeyword("type")) {
+    out->target = DropStatement::Target::kType;
   } else {
-    return Unexpected("KEYSPACE, TABLE or SEQUENCE");
+    return Unexpected("KEYSPACE, TABLE, TYPE or SEQUENCE");
   }
   if (AcceptKeyword("if")) {
     TESSERA_RETURN_IF_ERROR(ExpectKeyword("exists"));

@@ -124,6 +124,11 @@ Status ParserCore::ParseUpdate(UpdateStatement* out) {
       TESSERA_RETURN_IF_ERROR(ExpectPunct("="));
       a.op = Assignment::Op::kSetElement;
       TESSERA_RETURN_IF_ERROR(ParseTerm(&a.value));
+    } else if (AcceptPunct(".")) {  // col.field = value (a non-frozen user type)
+      TESSERA_RETURN_IF_ERROR(Identifier(&a.field, "a field name"));
+      TESSERA_RETURN_IF_ERROR(ExpectPunct("="));
+      a.op = Assignment::Op::kSetField;
+      TESSERA_RETURN_IF_ERROR(ParseTerm(&a.value));
     } else if (AcceptPunct("+") || AtPunct("-")) {  // col += v / col -= v (Cassandra 4 shorthand)
       bool minus = AcceptPunct("-");
       TESSERA_RETURN_IF_ERROR(ExpectPunct("="));
@@ -165,6 +170,8 @@ Status ParserCore::ParseDelete(DeleteStatement* out) {
         TESSERA_RETURN_IF_ERROR(ParseTerm(&key));
         target.key = std::move(key);
         TESSERA_RETURN_IF_ERROR(ExpectPunct("]"));
+      } else if (AcceptPunct(".")) {
+        TESSERA_RETURN_IF_ERROR(Identifier(&target.field, "a field name"));
       }
       out->columns.push_back(std::move(target));
     } while (AcceptPunct(","));

@@ -80,6 +80,23 @@ Status ParserCore::ParseCollectionLiteral(Term* out) {
   // '{': a set, a map, or (empty) either; the executor decides from the type.
   out->kind = Term::Kind::kSet;
   if (AcceptPunct("}")) return Status::OK();
+  const Token& key = Peek();
+  const bool field_name = (key.kind == TokenKind::kIdentifier && !AtKeyword("true") && !AtKeyword("false") &&
+                           !AtKeyword("null") && !AtKeyword("nan") && !AtKeyword("infinity")) ||
+                          key.kind == TokenKind::kQuotedIdentifier;
+  if (field_name && AtPunct(":", 1)) {  // {field: value, ...}: a user type literal
+    out->kind = Term::Kind::kUserType;
+    do {
+      std::string name;
+      TESSERA_RETURN_IF_ERROR(Identifier(&name, "a field name"));
+      TESSERA_RETURN_IF_ERROR(ExpectPunct(":"));
+      Term v;
+      TESSERA_RETURN_IF_ERROR(ParseTerm(&v));
+      out->field_names.push_back(std::move(name));
+      out->elements.push_back(std::move(v));
+    } while (AcceptPunct(","));
+    return ExpectPunct("}");
+  }
   Term first;
   TESSERA_RETURN_IF_ERROR(ParseTerm(&first));
   if (AcceptPunct(":")) {
@@ -247,6 +264,9 @@ Status ParserCore::ParseRelation(Relation* r) {
       TESSERA_RETURN_IF_ERROR(ParseTerm(&key));
       r->map_key = std::move(key);
       TESSERA_RETURN_IF_ERROR(ExpectPunct("]"));
+    } else if (AcceptPunct(".")) {
+      r->lhs = Relation::Lhs::kField;
+      TESSERA_RETURN_IF_ERROR(Identifier(&r->field, "a field name"));
     }
   }
   if (IsComparison(Peek())) {
@@ -332,6 +352,38 @@ Status ParserCore::ParseSelector(Selector* out, bool allow_alias) {
     TESSERA_RETURN_IF_ERROR(ParseTerm(&term));
     out->term = std::move(term);
   }
+  while (out->kind != Selector::Kind::kTerm && (AtPunct(".") || AtPunct("["))) {
+    Selector outer;
+    outer.position = out->position;
+    if (AcceptPunct(".")) {  // sel.field of a user type
+      outer.kind = Selector::Kind::kField;
+      TESSERA_RETURN_IF_ERROR(Identifier(&outer.name, "a field name"));
+    } else {  // sel[key], sel[from..to], sel[..to], sel[from..] of a set or map
+      Next();
+      auto at_range = [&] { return AtPunct(".") && AtPunct(".", 1); };
+      outer.kind = Selector::Kind::kElement;
+      if (!at_range()) {
+        Term key;
+        TESSERA_RETURN_IF_ERROR(ParseTerm(&key));
+        outer.term = std::move(key);
+      }
+      if (at_range()) {
+        Next();
+        Next();
+        outer.kind = Selector::Kind::kSlice;
+        outer.slice_from = std::move(outer.term);
+        outer.term.reset();
+        if (!AtPunct("]")) {
+          Term to;
+          TESSERA_RETURN_IF_ERROR(ParseTerm(&to));
+          outer.slice_to = std::move(to);
+        }
+      }
+      TESSERA_RETURN_IF_ERROR(ExpectPunct("]"));
+    }
+    outer.args.push_back(std::move(*out));
+    *out = std::move(outer);
+  }
   if (allow_alias && AcceptKeyword("as")) TESSERA_RETURN_IF_ERROR(Identifier(&out->alias, "an alias"));
   return Status::OK();
 }
@@ -376,12 +428,28 @@ Status ParserCore::ParseProperties(std::vector<Property>* out) {
 Status ParserCore::TypeText(std::string* out) {
   TESSERA_RETURN_IF_ERROR(Nest(&type_depth_));
   DepthGuard guard(&type_depth_);
+  // A type name as CqlType::Parse reads it: a "quoted" user type keeps its quotes.
+  auto name_text = [](const Token& token) {
+    if (token.kind != TokenKind::kQuotedIdentifier) return token.text;
+    std::string q = "\"";
+    for (char c : token.text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
   const Token& t = Peek();
   // Reserved words are no types, except those that name one (set<...>).
-  if (t.kind != TokenKind::kIdentifier || (ReservedKeywords().count(t.text) && !AtPunct("<", 1))) {
+  if ((t.kind != TokenKind::kIdentifier && t.kind != TokenKind::kQuotedIdentifier) ||
+      (t.kind == TokenKind::kIdentifier && ReservedKeywords().count(t.text) && !AtPunct("<", 1))) {
     return Unexpected("a type");
   }
-  *out = Next().text;
+  *out = name_text(Next());
+  if (AcceptPunct(".")) {  // keyspace.user_type
+    const Token& type_name = Peek();
+    if (type_name.kind != TokenKind::kIdentifier && type_name.kind != TokenKind::kQuotedIdentifier) {
+      return Unexpected("a type name");
+    }
+    *out += "." + name_text(Next());
+    return Status::OK();
+  }
   if (AcceptPunct("<")) {
     *out += "<";
     do {

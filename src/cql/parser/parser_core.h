@@ -49,6 +49,7 @@ class ParserCore {
   Status ParseBatch(BatchStatement* out);
   Status ParseCreate(RawStatement* out);                    // parse_ddl.cc
   Status ParseAlter(RawStatement* out);
+  Status ParseAlterType(RawStatement* out);  // after ALTER TYPE
   Status ParseDrop(DropStatement* out);
   Status ParseTruncate(TruncateStatement* out);
   Status ParseUse(UseStatement* out);

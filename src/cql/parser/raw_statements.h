@@ -23,6 +23,7 @@ struct Term {
     kString, kInteger, kFloat, kBoolean, kUuid, kBlob, kDuration, kNull,  // literals (text holds the literal)
     kBindMarker,       // ? or :name; bind_index is its position among all markers
     kList, kSet, kMap, kTuple,  // [..], {..}, {k: v, ..}, (..): elements (and map_values)
+    kUserType,         // {field: v, ..}: field_names[i] is elements[i]'s field
     kFunctionCall,     // name(args): uuid(), now(), toTimestamp(now()), ...
     kTypeHint,         // (type) term: type_name, elements[0]
   };
@@ -35,6 +36,7 @@ struct Term {
   std::vector<Term> elements;     // list, set, tuple, call arguments; map literal: the keys
   std::vector<Term> map_values;   // map literal: the value of elements[i] (a pair<Term, Term> would
                                   // need Term complete inside its own definition)
+  std::vector<std::string> field_names;  // kUserType
 };
 
 struct QualifiedName {
@@ -51,10 +53,11 @@ struct Property {
 // A restriction in WHERE (or IF).
 struct Relation {
   enum class Op { kEq, kNe, kLt, kLe, kGt, kGe, kIn, kContains, kContainsKey, kLike, kIsNotNull };
-  enum class Lhs { kColumn, kMultiColumn, kToken, kMapElement };
+  enum class Lhs { kColumn, kMultiColumn, kToken, kMapElement, kField };
   Lhs lhs = Lhs::kColumn;
   std::vector<std::string> columns;  // one; several for (a, b) > ... and token(a, b)
   std::optional<Term> map_key;       // kMapElement: col[key]
+  std::string field;                 // kField: col.field (IF conditions on user types)
   Op op = Op::kEq;
   Term value;                        // the right-hand side (a tuple or a marker for IN ?)
   std::vector<Term> in_values;       // IN (v1, v2, ...)
@@ -63,12 +66,14 @@ struct Relation {
 };
 
 struct Selector {
-  enum class Kind { kColumn, kFunction, kCountStar, kWritetime, kTtl, kCast, kTerm };
+  enum class Kind { kColumn, kFunction, kCountStar, kWritetime, kTtl, kCast, kTerm, kField, kElement, kSlice };
   Kind kind = Kind::kColumn;
-  std::string name;                  // column, or function name
+  std::string name;                  // column, function name, or kField: the field of args[0]
   std::vector<Selector> args;
   std::string cast_type;             // kCast
-  std::optional<Term> term;          // kTerm
+  std::optional<Term> term;          // kTerm; kElement: the key of args[0][key]
+  std::optional<Term> slice_from;    // kSlice: args[0][from..to], either end may be open
+  std::optional<Term> slice_to;
   std::string alias;                 // AS alias
   SourcePosition position;
 };
@@ -111,8 +116,9 @@ struct InsertStatement {
 };
 
 struct Assignment {
-  enum class Op { kSet, kAppend, kPrepend, kRemove, kSetElement, kCounterAdd, kCounterSubtract };
+  enum class Op { kSet, kAppend, kPrepend, kRemove, kSetElement, kSetField, kCounterAdd, kCounterSubtract };
   std::string column;
+  std::string field;        // kSetField: col.field = value
   Op op = Op::kSet;
   std::optional<Term> key;  // kSetElement: col[key] = value
   Term value;
@@ -132,6 +138,7 @@ struct DeleteStatement {
   struct Target {
     std::string column;
     std::optional<Term> key;  // col[key]
+    std::string field;        // col.field
   };
   QualifiedName table;
   std::vector<Target> columns;  // empty: the whole row(s)
@@ -189,8 +196,24 @@ struct CreateSequenceStatement {
   std::vector<Property> properties;
 };
 
+// CREATE TYPE [IF NOT EXISTS] [ks.]name (field type, ...).
+struct CreateTypeStatement {
+  QualifiedName name;
+  bool if_not_exists = false;
+  std::vector<std::pair<std::string, std::string>> fields;  // name, CQL type text as written
+};
+
+// ALTER TYPE [ks.]name ADD field type | RENAME f TO g [AND f2 TO g2 ...] | ALTER f TYPE t.
+struct AlterTypeStatement {
+  enum class Op { kAdd, kRename, kAlterField };
+  QualifiedName name;
+  Op op = Op::kAdd;
+  std::pair<std::string, std::string> added;  // kAdd: name, type text
+  std::vector<std::pair<std::string, std::string>> renamed;
+};
+
 struct DropStatement {
-  enum class Target { kKeyspace, kTable, kSequence };
+  enum class Target { kKeyspace, kTable, kSequence, kType };
   Target target = Target::kTable;
   QualifiedName name;  // keyspace: name.name
   bool if_exists = false;
@@ -265,7 +288,7 @@ struct UseStatement { std::string keyspace; };
 using RawStatement = std::variant<SelectStatement, InsertStatement, UpdateStatement, DeleteStatement, BatchStatement,
                                   CreateKeyspaceStatement, AlterKeyspaceStatement, CreateTableStatement,
                                   AlterTableStatement, DropStatement, TruncateStatement, UseStatement,
-                                  CreateSequenceStatement,
+                                  CreateSequenceStatement, CreateTypeStatement, AlterTypeStatement,
                                   CreateRoleStatement, AlterRoleStatement, DropRoleStatement, GrantRoleStatement,
                                   ListRolesStatement, PermissionStatement, ListPermissionsStatement>;
 

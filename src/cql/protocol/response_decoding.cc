@@ -37,6 +37,23 @@ Result<CqlType> DecodeType(WireReader* r, int depth) {
       }
       return CqlType::Tuple(std::move(components));
     }
+    case TypeKind::kUdt: {
+      std::string keyspace, name;
+      uint16_t n;
+      if (!r->String(&keyspace) || !r->String(&name) || !r->Short(&n)) return Malformed("user type", *r);
+      if (n == 0) return Malformed("user type without fields", *r);
+      std::vector<std::string> field_names;
+      std::vector<CqlType> field_types;
+      for (uint16_t i = 0; i < n; ++i) {
+        std::string field;
+        if (!r->String(&field)) return Malformed("user type field name", *r);
+        TESSERA_ASSIGN_OR_RETURN(CqlType t, DecodeType(r, depth + 1));
+        field_names.push_back(std::move(field));
+        field_types.push_back(std::move(t));
+      }
+      return CqlType::UserType(std::move(keyspace), std::move(name), std::move(field_names), std::move(field_types),
+                               /*frozen=*/true);
+    }
     default:
       break;
   }

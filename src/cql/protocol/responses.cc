@@ -111,6 +111,15 @@ void EncodeTypeOption(const CqlType& type, WireWriter* w) {
       w->Short(static_cast<uint16_t>(type.params().size()));
       for (const auto& p : type.params()) EncodeTypeOption(p, w);
       break;
+    case TypeKind::kUdt:  // v4 §4.2.5.2: keyspace, type name, then each field's name and type
+      w->String(type.udt_keyspace());
+      w->String(type.udt_name());
+      w->Short(static_cast<uint16_t>(type.params().size()));
+      for (size_t i = 0; i < type.params().size(); ++i) {
+        w->String(type.field_names()[i]);
+        EncodeTypeOption(type.params()[i], w);
+      }
+      break;
     default:
       break;
   }
