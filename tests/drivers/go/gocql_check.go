@@ -1,7 +1,8 @@
 // The Go driver (gocql 1.3.2, Debian golang-github-gocql-gocql-dev) against a
 // real tessera server: connects, creates a keyspace and a table, writes and
 // pages through rows, reads the keyspace's metadata (system_schema, as gocql
-// queries it), and uses a lightweight transaction and JSON. Exits 1 with the
+// queries it, user types among it), writes and reads user-defined type values,
+// and uses a lightweight transaction and JSON. Exits 1 with the
 // reason on the first failure. Usage: go run gocql_check.go HOST PORT
 package main
 
@@ -42,6 +43,8 @@ func main() {
 	for _, stmt := range []string{
 		"CREATE KEYSPACE IF NOT EXISTS gocql_ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE IF NOT EXISTS gocql_ks.events (device text, at timestamp, seq int, payload text, tags set<text>, PRIMARY KEY (device, at, seq)) WITH CLUSTERING ORDER BY (at DESC, seq ASC)",
+		"CREATE TYPE IF NOT EXISTS gocql_ks.address (street text, zip int)",
+		"CREATE TABLE IF NOT EXISTS gocql_ks.people (id int PRIMARY KEY, home frozen<address>, work address)",
 	} {
 		if err := session.Query(stmt).Exec(); err != nil {
 			fail("%s: %v", stmt, err)
@@ -108,6 +111,27 @@ func main() {
 		fail("no replication strategy in the keyspace metadata")
 	}
 
+	// User-defined types: the metadata gocql reads, and values marshalled from and to maps.
+	udt, ok := ks.UserTypes["address"]
+	if !ok || fmt.Sprint(udt.FieldNames) != "[street zip]" {
+		fail("user types in the metadata: %v", ks.UserTypes)
+	}
+	err = session.Query("INSERT INTO gocql_ks.people (id, home, work) VALUES (?, ?, ?)", 1,
+		map[string]interface{}{"street": "Main", "zip": 7}, map[string]interface{}{"street": "Mill"}).Exec()
+	if err != nil {
+		fail("insert user type values: %v", err)
+	}
+	if err := session.Query("UPDATE gocql_ks.people SET work.zip = ? WHERE id = 1", 9).Exec(); err != nil {
+		fail("update a field: %v", err)
+	}
+	home, work := map[string]interface{}{}, map[string]interface{}{}
+	if err := session.Query("SELECT home, work FROM gocql_ks.people WHERE id = 1").Scan(&home, &work); err != nil {
+		fail("read user type values: %v", err)
+	}
+	if home["street"] != "Main" || home["zip"] != 7 || work["street"] != "Mill" || work["zip"] != 9 {
+		fail("user type values read back as %v and %v", home, work)
+	}
+
 	// A lightweight transaction and JSON.
 	var applied bool
 	m := map[string]interface{}{}
@@ -126,5 +150,5 @@ func main() {
 	if doc != `{"device": "d2", "seq": 0, "payload": "x"}` {
 		fail("SELECT JSON gave %s", doc)
 	}
-	fmt.Printf("gocql: %d rows paged 7 a page in order, metadata of %d columns, LWT and JSON ok\n", len(seen), len(names))
+	fmt.Printf("gocql: %d rows paged 7 a page in order, metadata of %d columns and a user type, UDT values, LWT and JSON ok\n", len(seen), len(names))
 }

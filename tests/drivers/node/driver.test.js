@@ -75,3 +75,17 @@ test('batches and errors', async () => {
   await assert.rejects(client.execute('SELECT * FROM nd.missing'), (e) => e.code === 0x2200);
   await assert.rejects(client.execute('CREATE TABLE nd.t (k int PRIMARY KEY)'), (e) => e.code === 0x2400);
 });
+
+test('user-defined types: metadata, prepared values as objects, field updates', async () => {
+  await client.execute('CREATE TYPE IF NOT EXISTS nd.address (street text, zip int)');
+  await client.execute('CREATE TABLE IF NOT EXISTS nd.people (id int PRIMARY KEY, home frozen<address>, work address)');
+  const udt = await client.metadata.getUdt('nd', 'address');
+  assert.deepStrictEqual(udt.fields.map((f) => f.name), ['street', 'zip']);
+  await client.execute('INSERT INTO nd.people (id, home, work) VALUES (?, ?, ?)',
+                       [1, { street: 'Main', zip: 7 }, { street: 'Mill' }], { prepare: true });
+  await client.execute('UPDATE nd.people SET work.zip = ? WHERE id = 1', [9], { prepare: true });
+  const row = (await client.execute('SELECT home, work, home.zip FROM nd.people WHERE id = 1')).first();
+  assert.deepStrictEqual(row.home, { street: 'Main', zip: 7 });
+  assert.deepStrictEqual(row.work, { street: 'Mill', zip: 9 });
+  assert.strictEqual(row['home.zip'], 7);
+});
