@@ -63,6 +63,18 @@ const char* const kSchema[] = {
     "CREATE TYPE IF NOT EXISTS fz.person (name text, home frozen<addr>)",
     "CREATE TABLE IF NOT EXISTS fz.udts (k int, c frozen<addr>, fa frozen<addr>, na addr, p frozen<person>, "
     "la list<frozen<addr>>, PRIMARY KEY (k, c))",
+    // Secondary indexes of every kind: each write to fz.indexed maintains nine backing tables.
+    "CREATE TABLE IF NOT EXISTS fz.indexed (a int, b int, c text, s int STATIC, v int, l list<int>, "
+    "m map<text, int>, f frozen<set<int>>, PRIMARY KEY ((a, b), c))",
+    "CREATE INDEX IF NOT EXISTS ON fz.indexed (v)",
+    "CREATE INDEX IF NOT EXISTS ON fz.indexed (b)",
+    "CREATE INDEX IF NOT EXISTS ON fz.indexed (c)",
+    "CREATE INDEX IF NOT EXISTS ON fz.indexed (s)",
+    "CREATE INDEX IF NOT EXISTS ON fz.indexed (l)",
+    "CREATE INDEX IF NOT EXISTS ON fz.indexed (KEYS(m))",
+    "CREATE INDEX IF NOT EXISTS ON fz.indexed (ENTRIES(m))",
+    "CREATE INDEX IF NOT EXISTS ON fz.indexed (VALUES(m))",
+    "CREATE INDEX IF NOT EXISTS ON fz.indexed (FULL(f))",
 };
 
 struct Harness {

@@ -12,7 +12,7 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev libedit-dev
   python3-cassandra python3-pytest
   etcd-server golang-go golang-github-gocql-gocql-dev
-  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libxxhash-dev
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libxxhash-dev libgmp-dev
   chromium
 )
 

@@ -1,5 +1,7 @@
 #include "db/database.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -62,6 +64,7 @@ Database::Database(std::unique_ptr<StorageEngine> engine, const DatabaseOptions&
       large_partitions_(options.guardrails) {}
 
 Database::~Database() {
+  StopIndexBuilds();
   if (balancer_) balancer_->Stop();
 }
 
@@ -83,11 +86,17 @@ Result<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options)
     db->balancer_ = std::make_unique<TabletBalancer>(db.get(), options.balancer);
     if (!options.defer_balancer) db->balancer_->Start();
   }
+  db->RefreshIndexFlag();
+  // Index builds write through the replicas: a cluster node resumes them at StartBalancer.
+  if (!options.defer_balancer) TESSERA_RETURN_IF_ERROR(db->ResumeIndexBuilds());
   return db;
 }
 
 void Database::StartBalancer() {
-  if (balancer_ && defer_balancer_) balancer_->Start();
+  if (!defer_balancer_) return;
+  if (balancer_) balancer_->Start();
+  Status s = ResumeIndexBuilds();
+  if (!s.ok()) spdlog::warn("resuming secondary index builds failed: {}", s.ToString());
 }
 
 Status Database::LoadTablets() {
@@ -171,6 +180,7 @@ Status Database::DropKeyspace(const std::string& name, bool if_exists) {
     std::lock_guard<std::mutex> lock(tablets_mu_);
     tablet_maps_.erase(t->id);
   }
+  RefreshIndexFlag();
   return Status::OK();
 }
 
@@ -192,8 +202,21 @@ Result<std::shared_ptr<const TableSchema>> Database::AlterTable(TableSchema tabl
 
 Status Database::DropTable(const std::string& keyspace, const std::string& name, bool if_exists) {
   std::lock_guard<std::mutex> admin(admin_mu_);
+  auto table = catalog_.GetTable(keyspace, name);
+  if (!table.ok()) return table.status().IsNotFound() && if_exists ? Status::OK() : table.status();
+  // A table's secondary indexes go with it (Cassandra drops them too).
+  for (const IndexDef& index : (*table)->indexes) {
+    Status s = DropTableLocked(keyspace, index.backing_table);
+    if (!s.ok() && !s.IsNotFound()) return s;
+  }
+  TESSERA_RETURN_IF_ERROR(DropTableLocked(keyspace, name));
+  RefreshIndexFlag();
+  return Status::OK();
+}
+
+Status Database::DropTableLocked(const std::string& keyspace, const std::string& name) {
   auto dropped = catalog_.DropTable(keyspace, name);
-  if (!dropped.ok()) return dropped.status().IsNotFound() && if_exists ? Status::OK() : dropped.status();
+  if (!dropped.ok()) return dropped.status();
   TESSERA_RETURN_IF_ERROR(RemoveTableData(**dropped));
   TESSERA_RETURN_IF_ERROR(engine_->MetaDelete(TabletsKey((*dropped)->id)));
   large_partitions_.ForgetTable((*dropped)->id);
@@ -204,6 +227,10 @@ Status Database::DropTable(const std::string& keyspace, const std::string& name,
 
 Status Database::TruncateTable(const std::string& keyspace, const std::string& name) {
   TESSERA_ASSIGN_OR_RETURN(auto table, catalog_.GetTable(keyspace, name));
+  for (const IndexDef& index : table->indexes) {  // the indexes are emptied first: no entry outlives its row
+    Status s = TruncateTable(keyspace, index.backing_table);
+    if (!s.ok() && !s.IsNotFound()) return s;
+  }
   large_partitions_.ForgetTable(table->id);
   if (!resolver_) return RemoveTableData(*table);
   auto map = TabletsOf(table->id);
@@ -236,6 +263,11 @@ Status Database::Apply(const Mutation& m) { return ApplyBatch({m}); }
 
 Status Database::ApplyBatch(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings) {
   if (mutations.empty()) return Status::OK();
+  if (any_index_.load(std::memory_order_acquire)) return ApplyWithIndexes(mutations, warnings);
+  return ApplyBase(mutations, warnings);
+}
+
+Status Database::ApplyBase(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings) {
   // A bucketed or partition-bucketed table's rows go where its current layout puts them (see
   // ChangeBucketCount and RaisePartitionBuckets).
   std::shared_lock<std::shared_mutex> layout(bucket_layout_mu_, std::defer_lock);

@@ -14,6 +14,7 @@
 // swapping a tablet-map pointer.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -23,6 +24,9 @@
 #include <mutex>
 #include <shared_mutex>
 #include <optional>
+#include <set>
+#include <stop_token>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -33,6 +37,7 @@
 #include "db/large_partitions.h"
 #include "db/tablet_balancer.h"
 #include "db/mutation.h"
+#include "db/secondary_index.h"
 #include "db/sequences.h"
 #include "db/reader.h"
 #include "storage/storage_engine.h"
@@ -141,6 +146,26 @@ class Database {
   Result<std::shared_ptr<const TableSchema>> CreateTable(TableSchema table, bool if_not_exists = false);
   Result<std::shared_ptr<const TableSchema>> AlterTable(TableSchema table);
   Status DropTable(const std::string& keyspace, const std::string& name, bool if_exists = false);
+  // --- Secondary indexes (db/secondary_index.h; db/index_maintenance.cc) ---
+  // Adds `index` (name set, column_id, target; backing_table is set here to
+  // "<name>_index") to table keyspace.table and creates its backing table.
+  // With `build`, a background thread then writes the entries of the rows
+  // already there (resumed by Open when the node stopped first; a cluster
+  // node replaying another's CREATE INDEX passes false). Returns the base
+  // table's new schema. Errors: NotFound (table), AlreadyExists ("Index 'x'
+  // already exists"), InvalidArgument (a duplicate of another index, a taken
+  // backing-table name, BackingTableSchema's refusals), IOError.
+  Result<std::shared_ptr<const TableSchema>> CreateIndex(const std::string& keyspace, const std::string& table,
+                                                         IndexDef index, bool build);
+  // Removes index `name` of the keyspace and drops its backing table. Returns
+  // the base table's new schema. Errors: NotFound, IOError.
+  Result<std::shared_ptr<const TableSchema>> DropIndex(const std::string& keyspace, const std::string& name);
+  // False while this node's build of the index runs (or waits to resume).
+  bool IndexBuilt(const std::string& keyspace, const std::string& name) const;
+  // The table holding index `name` and the index, or NotFound.
+  Result<std::pair<std::shared_ptr<const TableSchema>, IndexDef>> FindIndex(const std::string& keyspace,
+                                                                            const std::string& name) const;
+
   // Removes every row, keeps schema and tablets. Goes through each tablet's
   // replica, so a replicated table is truncated on every replica (at the
   // calling thread's request consistency: the executor asks for ALL).
@@ -183,7 +208,11 @@ class Database {
   // --- Data ---
   // Errors: InvalidArgument (see BuildWriteSet), NotFound (table dropped), IOError.
   Status Apply(const Mutation& mutation);
-  // All mutations in one atomic write (a logged batch). Appends a warning to
+  // All mutations in one atomic write (a logged batch). The secondary indexes
+  // of the written tables (as the catalog has them now, whatever schema the
+  // mutations carry) are kept right: the indexed rows are read before and
+  // after, under a lock per partition, and the difference written to the
+  // backing tables (not atomically with the base write). Appends a warning to
   // `warnings` (when given) for each written partition measured above a
   // partition warn threshold. Errors as Apply, and InvalidArgument when a
   // written partition is measured at or above a fail threshold (nothing is
@@ -278,6 +307,29 @@ class Database {
   std::atomic<bool> cluster_tablets_{false};
   ReadContext MakeReadContext(const std::shared_ptr<const TableSchema>& table);
   Status ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings);
+  // ApplyBatch without index maintenance.
+  Status ApplyBase(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings);
+  // --- secondary indexes (db/index_maintenance.cc) ---
+  struct IndexedWrite;
+  using IndexEntrySets = std::map<std::pair<uint32_t, std::string>, std::vector<IndexEntry>>;
+  Status ApplyWithIndexes(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings);
+  Status CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEntrySets* out);
+  Status WriteIndexChanges(const IndexEntrySets& before, const IndexEntrySets& after);
+  Status ReadWholePartition(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& pk,
+                            std::optional<RowResult>* static_row, std::vector<RowResult>* rows);
+  std::mutex& IndexStripe(uint32_t table_id, const std::vector<std::string>& pk);
+  void RefreshIndexFlag();
+  void StartIndexBuild(const std::string& keyspace, const std::string& table, const std::string& index);
+  void BuildIndex(std::stop_token stop, std::string keyspace, std::string table, std::string index);
+  Status ResumeIndexBuilds();
+  void StopIndexBuilds();
+  Status DropTableLocked(const std::string& keyspace, const std::string& name);
+  std::atomic<bool> any_index_{false};
+  std::array<std::mutex, 64> index_stripes_;
+  mutable std::mutex index_builds_mu_;
+  std::set<std::pair<std::string, std::string>> building_indexes_;  // (keyspace, index), guarded by index_builds_mu_
+  std::vector<std::jthread> index_builders_;                       // guarded by index_builds_mu_
+  bool stopping_ = false;                                          // guarded by index_builds_mu_
   // Writes `ws` through the replicas of the tablets its keys fall in: one
   // atomic write when they share one replica (always, on a single node).
   Status ApplyToReplicas(const WriteSet& ws);

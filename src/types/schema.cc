@@ -30,6 +30,24 @@ const ColumnDef* TableSchema::FindColumnById(uint32_t cid) const {
   return nullptr;
 }
 
+const IndexDef* TableSchema::FindIndex(std::string_view index_name) const {
+  for (const auto& i : indexes) {
+    if (i.name == index_name) return &i;
+  }
+  return nullptr;
+}
+
+std::string IndexTargetText(const IndexDef& index, const std::string& column_name, bool collection) {
+  const std::string column = QuoteIdentifier(column_name);
+  switch (index.target) {
+    case IndexDef::Target::kKeys: return "keys(" + column + ")";
+    case IndexDef::Target::kEntries: return "entries(" + column + ")";
+    case IndexDef::Target::kFull: return "full(" + column + ")";
+    case IndexDef::Target::kValues: return collection ? "values(" + column + ")" : column;
+  }
+  return column;
+}
+
 bool TableSchema::HasCounters() const {
   return std::any_of(columns.begin(), columns.end(), [](const ColumnDef& c) { return c.type.kind() == TypeKind::kCounter; });
 }

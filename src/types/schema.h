@@ -108,6 +108,25 @@ struct PartitionBucketLayout {
   uint32_t SpanFor(std::string_view encoded_partition_key) const;
 };
 
+// A secondary index (Cassandra 4.1 CQL: CREATE INDEX), built as ScyllaDB's
+// global index: an internal table (`backing_table`, same keyspace) whose
+// partition key is the indexed value and whose clustering key is the base
+// row's primary key, so its tablets split and move like any other table's
+// (db/secondary_index.h). FROZEN ON DISK (schema JSON "indexes").
+struct IndexDef {
+  // What of the column is indexed; the spellings of IndexTargetName are the
+  // target option Cassandra shows in system_schema.indexes.
+  enum class Target : uint8_t { kValues, kKeys, kEntries, kFull };
+  std::string name;           // unique within the keyspace
+  uint32_t column_id = 0;     // the indexed column
+  Target target = Target::kValues;
+  std::string backing_table;  // name of the table holding the entries
+};
+
+// "v", "keys(m)", "values(s)", "entries(m)" or "full(f)": the index's target
+// as Cassandra writes it (values() only for collections).
+std::string IndexTargetText(const IndexDef& index, const std::string& column_name, bool collection);
+
 class TableSchema {
  public:
   std::string keyspace;
@@ -119,6 +138,10 @@ class TableSchema {
   std::vector<ColumnDef> columns;  // partition key, clustering (in key order), then others
   BucketLayout buckets;            // range tables only; see BucketLayout
   PartitionBucketLayout partition_buckets;  // tables with clustering columns; see PartitionBucketLayout
+  std::vector<IndexDef> indexes;   // secondary indexes on this table
+  // Non-empty on the backing table of a secondary index: the index's name.
+  // Such tables are internal: hidden from system_schema and DESCRIBE.
+  std::string index_of;
 
   // Columns of a kind, in key order for key columns.
   std::vector<const ColumnDef*> PartitionKey() const { return OfKind(ColumnKind::kPartitionKey); }
@@ -126,6 +149,7 @@ class TableSchema {
   std::vector<const ColumnDef*> OfKind(ColumnKind kind) const;
   const ColumnDef* FindColumn(std::string_view name) const;
   const ColumnDef* FindColumnById(uint32_t id) const;
+  const IndexDef* FindIndex(std::string_view index_name) const;
   bool HasStatic() const { return !OfKind(ColumnKind::kStatic).empty(); }
   // A counter table: its regular columns are counters (Validate refuses a mix).
   bool HasCounters() const;

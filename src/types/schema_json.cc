@@ -61,6 +61,15 @@ std::string TableToJson(const TableSchema& t) {
     j["partition_buckets"] = {
         {"auto", t.partition_buckets.automatic}, {"counts", t.partition_buckets.counts}, {"partitions", partitions}};
   }
+  if (!t.indexes.empty()) {
+    json indexes = json::array();
+    for (const auto& i : t.indexes) {
+      indexes.push_back({{"name", i.name}, {"column_id", i.column_id}, {"target", static_cast<int>(i.target)},
+                         {"backing_table", i.backing_table}});
+    }
+    j["indexes"] = indexes;
+  }
+  if (!t.index_of.empty()) j["index_of"] = t.index_of;
   return j.dump();
 }
 
@@ -114,6 +123,19 @@ Result<TableSchema> TableFromJson(const std::string& text, const UserTypeLookup*
         t.partition_buckets.partitions.push_back(std::move(split));
       }
     }
+    if (j.contains("indexes")) {
+      for (const json& i : j.at("indexes")) {
+        IndexDef index;
+        index.name = i.at("name").get<std::string>();
+        index.column_id = i.at("column_id").get<uint32_t>();
+        const int target = i.at("target").get<int>();
+        if (target < 0 || target > static_cast<int>(IndexDef::Target::kFull)) return Status::Corruption("bad index target");
+        index.target = static_cast<IndexDef::Target>(target);
+        index.backing_table = i.at("backing_table").get<std::string>();
+        t.indexes.push_back(std::move(index));
+      }
+    }
+    if (j.contains("index_of")) t.index_of = j.at("index_of").get<std::string>();
     return t;
   } catch (const json::exception& e) {
     return Status::Corruption(std::string("table document: ") + e.what());

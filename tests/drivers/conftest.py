@@ -71,15 +71,28 @@ class TesseraServer:
         self.start()
 
 
-@pytest.fixture(scope="session")
-def server():
+def own_server(*extra_args):
+    """A server of its own for a fixture (a generator): started, yielded, then
+    stopped and its directory removed."""
     binary = os.environ.get("TESSERA_BINARY")
     assert binary, "TESSERA_BINARY must point at the tessera executable"
-    s = TesseraServer(binary)
+    s = TesseraServer(binary, extra_args)
     s.start()
     yield s
     s.stop()
     shutil.rmtree(s.dir, ignore_errors=True)
+
+
+def connect(server, keyspace=None):
+    """A driver Cluster and its session on `server` (the caller shuts the Cluster down)."""
+    from cassandra.cluster import Cluster
+    c = Cluster(["127.0.0.1"], port=server.port, connect_timeout=10, control_connection_timeout=10)
+    return c, c.connect(keyspace)
+
+
+@pytest.fixture(scope="session")
+def server():
+    yield from own_server()
 
 
 @pytest.fixture

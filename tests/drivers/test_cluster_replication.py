@@ -148,6 +148,40 @@ def test_user_types_reach_every_node_and_their_values_every_replica(cluster):
         d1.shutdown()
 
 
+def test_secondary_indexes_on_a_cluster(cluster):
+    """CREATE INDEX goes through the schema log; the index's backing table is
+    replicated like any other (same uuid on every node), its entries written
+    by whichever node coordinates the base write, and read through any node."""
+    d1, s1 = node_session(cluster, 1)
+    try:
+        s1.execute("CREATE KEYSPACE idx3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+        s1.execute("CREATE TABLE idx3.t (k int, c int, g text, PRIMARY KEY (k, c))")
+        for k in range(6):  # rows written before the index: the build covers them
+            run(s1, "INSERT INTO idx3.t (k, c, g) VALUES (%s, 0, %s)", (k, "g%d" % (k % 2)))
+        s1.execute("CREATE INDEX by_g ON idx3.t (g)")
+        sessions = [node_session(cluster, n) for n in (2, 3)]
+        try:
+            for k in range(6, 12):  # writes coordinated by nodes 2 and 3
+                run(sessions[k % 2][1], "INSERT INTO idx3.t (k, c, g) VALUES (%s, 1, %s)", (k, "g%d" % (k % 2)))
+            run(sessions[0][1], "UPDATE idx3.t SET g = 'g0' WHERE k = 1 AND c = 0")
+            expected = sorted([(k, 0) for k in range(6) if k % 2 == 0 or k == 1] +
+                              [(k, 1) for k in range(6, 12) if k % 2 == 0])
+            for n, s in [(1, s1)] + [(2, sessions[0][1]), (3, sessions[1][1])]:
+                wait_until(lambda: sorted((r.k, r.c) for r in run(s, "SELECT k, c FROM idx3.t WHERE g = 'g0'",
+                                                                 cl=ALL, fetch_size=4)) == expected,
+                           30, "the index read through node %d" % n)
+                meta = run(s, "SELECT index_name FROM system_schema.indexes WHERE keyspace_name = 'idx3'").all()
+                assert [r.index_name for r in meta] == ["by_g"], n
+        finally:
+            for d, _ in sessions:
+                d.shutdown()
+        s1.execute("DROP INDEX idx3.by_g")
+        with pytest.raises(InvalidRequest, match="ALLOW FILTERING"):
+            run(s1, "SELECT k FROM idx3.t WHERE g = 'g0'")
+    finally:
+        d1.shutdown()
+
+
 def test_conditional_statements_and_counters_refused_on_replicated_keyspace(cluster):
     d, s = node_session(cluster, 1)
     try:

@@ -4,28 +4,16 @@ non-frozen UDT columns, UDTs in collections and in a clustering key, field
 selection, field updates and deletions, the driver's type metadata
 (system_schema.types) and registered classes, JSON, and a restart."""
 import json
-import os
-import shutil
 
 import pytest
 from cassandra import AlreadyExists, InvalidRequest
-from cassandra.cluster import Cluster
 
-from conftest import TesseraServer
+from conftest import connect, own_server
 
 
 @pytest.fixture(scope="module")
 def server():
-    s = TesseraServer(os.environ["TESSERA_BINARY"])
-    s.start()
-    yield s
-    s.stop()
-    shutil.rmtree(s.dir, ignore_errors=True)
-
-
-def connect(server):
-    c = Cluster(["127.0.0.1"], port=server.port, connect_timeout=10, control_connection_timeout=10)
-    return c, c.connect()
+    yield from own_server()
 
 
 @pytest.fixture(scope="module")

@@ -67,7 +67,10 @@ class Checker {
   // Types belong to their keyspace too (as in Cassandra): CREATE / ALTER / DROP on it.
   Status operator()(const CreateTypeStatement& s) { return InKeyspace(s.name, Permission::kCreate); }
   Status operator()(const AlterTypeStatement& s) { return InKeyspace(s.name, Permission::kAlter); }
+  // Indexes: ALTER on their table (on the keyspace for DROP INDEX, which names no table).
+  Status operator()(const CreateIndexStatement& s) { return Table(s.table, Permission::kAlter); }
   Status operator()(const DropStatement& s) {
+    if (s.target == DropStatement::Target::kIndex) return InKeyspace(s.name, Permission::kAlter);
     if (s.target == DropStatement::Target::kKeyspace) return Keyspace(s.name.name, Permission::kDrop);
     if (s.target == DropStatement::Target::kType) return InKeyspace(s.name, Permission::kDrop);
     if (s.target == DropStatement::Target::kSequence) {

@@ -30,6 +30,15 @@ class Describer {
       }
       return;
     }
+    // Operands of arithmetic: the receiver's type (a duration right of a timestamp or date).
+    if (term.kind == Term::Kind::kOperation) {
+      const CqlType operand = type.kind() == TypeKind::kCounter ? CqlType::Scalar(TypeKind::kBigint) : type;
+      const bool temporal = type.kind() == TypeKind::kTimestamp || type.kind() == TypeKind::kDate;
+      for (size_t i = 0; i < term.elements.size(); ++i) {
+        Mark(term.elements[i], name, i == 1 && temporal ? CqlType::Scalar(TypeKind::kDuration) : operand);
+      }
+      return;
+    }
     // Markers inside collection or tuple literals: their element types.
     for (size_t i = 0; i < term.elements.size(); ++i) {
       const CqlType* et = nullptr;

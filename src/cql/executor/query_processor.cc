@@ -11,6 +11,8 @@
 #include "cql/executor/auth_statements.h"
 #include "cql/executor/error_mapping.h"
 #include "cql/executor/modification_statements.h"
+#include "cql/executor/describe.h"
+#include "cql/executor/index_statements.h"
 #include "cql/executor/schema_statements.h"
 #include "cql/executor/type_statements.h"
 #include "cql/executor/select_statement.h"
@@ -250,8 +252,10 @@ std::vector<std::string> QueryProcessor::DesignLintWarnings(const RawStatement& 
 
 std::optional<::tessera::Result<SchemaOutcome>> QueryProcessor::ExecuteSchema(const RawStatement& s,
                                                                               const std::string& ks,
-                                                                              const std::string& table_uuid) {
+                                                                              const std::string& table_uuid,
+                                                                              bool originating) {
   if (const auto* x = std::get_if<CreateKeyspaceStatement>(&s)) return ExecuteCreateKeyspace(*db_, *x);
+  if (const auto* x = std::get_if<CreateIndexStatement>(&s)) return ExecuteCreateIndex(*db_, *x, ks, originating);
   if (const auto* x = std::get_if<AlterKeyspaceStatement>(&s)) return ExecuteAlterKeyspace(*db_, *x);
   if (const auto* x = std::get_if<CreateTableStatement>(&s)) return ExecuteCreateTable(*db_, *x, ks, table_uuid);
   if (const auto* x = std::get_if<AlterTableStatement>(&s)) return ExecuteAlterTable(*db_, *x, ks);
@@ -259,6 +263,7 @@ std::optional<::tessera::Result<SchemaOutcome>> QueryProcessor::ExecuteSchema(co
   if (const auto* x = std::get_if<AlterTypeStatement>(&s)) return ExecuteAlterType(*db_, *x, ks);
   if (const auto* x = std::get_if<DropStatement>(&s)) {
     if (x->target == DropStatement::Target::kType) return ExecuteDropType(*db_, *x, ks);
+    if (x->target == DropStatement::Target::kIndex) return ExecuteDropIndex(*db_, *x, ks);
     return ExecuteDrop(*db_, *x, ks);
   }
   return std::nullopt;
@@ -344,7 +349,7 @@ Status QueryProcessor::ApplySchemaStatement(const std::string& keyspace, const s
                                             const std::string& table_uuid) {
   auto parsed = ParseStatement(statement);
   if (!parsed.ok()) return parsed.status();
-  auto r = ExecuteSchema(parsed->statement, keyspace, table_uuid);
+  auto r = ExecuteSchema(parsed->statement, keyspace, table_uuid, /*originating=*/false);
   if (!r) return Status::InvalidArgument("not a schema statement: " + statement.substr(0, 200));
   if (!r->ok()) return r->status();
   if ((*r)->change && on_schema_change_) on_schema_change_(*(*r)->change);
@@ -470,6 +475,11 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     if (!counters.ok()) return Error(counters);
     return ApplyWrites(all);
   }
+  if (const auto* describe = std::get_if<DescribeStatement>(&s)) {
+    auto rows = ExecuteDescribe(*db_, *describe, ks);
+    if (!rows.ok()) return Error(rows.status());
+    return Result(EncodeRows(*rows, /*skip_metadata=*/false));  // prepared DESCRIBEs carry no result metadata
+  }
   if (const auto* use = std::get_if<UseStatement>(&s)) {
     if (!db_->catalog().GetKeyspace(use->keyspace).ok()) {
       return Error(Status::InvalidArgument("Keyspace '" + use->keyspace + "' does not exist"));
@@ -483,6 +493,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
                                 std::holds_alternative<AlterTableStatement>(s) ||
                                 std::holds_alternative<CreateTypeStatement>(s) ||
                                 std::holds_alternative<AlterTypeStatement>(s) ||
+                                std::holds_alternative<CreateIndexStatement>(s) ||
                                 (std::holds_alternative<DropStatement>(s) &&
                                  std::get<DropStatement>(s).target != DropStatement::Target::kSequence);
   if (schema_statement && schema_coordinator_ != nullptr) {

@@ -88,8 +88,11 @@ class QueryProcessor : public RequestProcessor {
   Reply Run(ConnectionState& conn, const ParsedStatement& parsed, const std::string& text,
             const QueryParameters& params);
   // Runs a schema statement on this node; nullopt for any other statement.
+  // `originating`: false when replaying another node's statement (that node
+  // builds a new index's entries).
   std::optional<::tessera::Result<SchemaOutcome>> ExecuteSchema(const RawStatement& s, const std::string& keyspace,
-                                                                const std::string& table_uuid = {});
+                                                                const std::string& table_uuid = {},
+                                                                bool originating = true);
   // Checks the write guardrails (write_guardrails.h), applies, and replies with their warnings.
   Reply ApplyWrites(const std::vector<Mutation>& mutations);
   // Runs a conditional write (conditional_writes.h); `run` gets the apply

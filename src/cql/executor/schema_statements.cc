@@ -322,6 +322,9 @@ Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement&
   auto existing = db.GetTable(ks, s.table.name);
   if (!existing.ok()) return Status::InvalidArgument("Table " + ks + "." + s.table.name + " doesn't exist");
   TableSchema t = **existing;
+  if (!t.index_of.empty()) {
+    return Status::InvalidArgument("Cannot use ALTER TABLE on table " + t.name + ": it holds secondary index " + t.index_of);
+  }
   LayoutChanges changes;
   switch (s.op) {
     case AlterTableStatement::Op::kAdd:
@@ -342,6 +345,14 @@ Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement&
         if (!c) return Status::InvalidArgument("Column " + name + " was not found in table " + s.table.name);
         if (c->kind == ColumnKind::kPartitionKey || c->kind == ColumnKind::kClustering) {
           return Status::InvalidArgument("Cannot drop PRIMARY KEY part " + name);
+        }
+        std::string dependent;
+        for (const IndexDef& i : t.indexes) {
+          if (i.column_id == c->id) dependent += (dependent.empty() ? "" : ",") + i.name;
+        }
+        if (!dependent.empty()) {  // Cassandra 4.1's words
+          return Status::InvalidArgument("Cannot drop column " + name + " because it has dependent secondary indexes (" +
+                                         dependent + ")");
         }
         std::erase_if(t.columns, [&](const ColumnDef& d) { return d.name == name; });
       }
@@ -409,6 +420,10 @@ Result<SchemaOutcome> ExecuteDrop(Database& db, const DropStatement& s, const st
   }
   const std::string ks = KeyspaceOf(s.name, current);
   if (ks.empty()) return NoKeyspace();
+  if (auto t = db.GetTable(ks, s.name.name); t.ok() && !(*t)->index_of.empty()) {
+    return Status::InvalidArgument("Cannot use DROP TABLE on table " + s.name.name + ": it holds secondary index " +
+                                   (*t)->index_of + " (use DROP INDEX)");
+  }
   Status st = db.DropTable(ks, s.name.name);
   if (st.IsNotFound()) {
     if (s.if_exists) return SchemaOutcome{};

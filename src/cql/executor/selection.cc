@@ -1,9 +1,13 @@
 #include "cql/executor/selection.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <map>
 
 #include "common/bytes.h"
+#include "cql/executor/arithmetic.h"
 #include "cql/executor/cast.h"
 #include "cql/executor/json_values.h"
 #include "cql/executor/literals.h"
@@ -80,6 +84,98 @@ std::optional<std::string> Selection::SelectElements(const CqlType& type, const 
   if (kept.empty()) return std::nullopt;
   return Serialize(type, Value::List(std::move(kept)), &out).ok() ? std::optional(out) : std::nullopt;
 }
+
+namespace {
+
+// The type a literal operand takes: the other operand's (a duration beside a
+// timestamp or date), else its own kind's (an integer the smallest of int,
+// bigint, varint that holds it; a float a double).
+Result<CqlType> LiteralType(const Term& term, const CqlType* hint) {
+  const bool temporal_hint = hint && (hint->kind() == TypeKind::kTimestamp || hint->kind() == TypeKind::kDate);
+  if (term.kind == Term::Kind::kDuration || (temporal_hint && term.kind == Term::Kind::kString)) {
+    return CqlType::Scalar(TypeKind::kDuration);
+  }
+  const bool float_hint = hint && (hint->kind() == TypeKind::kFloat || hint->kind() == TypeKind::kDouble ||
+                                   hint->kind() == TypeKind::kDecimal);
+  if (term.kind == Term::Kind::kInteger) {
+    if (hint && !temporal_hint && hint->kind() != TypeKind::kDuration) return *hint;
+    errno = 0;
+    char* end = nullptr;
+    const long long v = std::strtoll(term.text.c_str(), &end, 10);
+    if (errno == ERANGE) return CqlType::Scalar(TypeKind::kVarint);
+    return CqlType::Scalar(v >= INT32_MIN && v <= INT32_MAX ? TypeKind::kInt : TypeKind::kBigint);
+  }
+  if (term.kind == Term::Kind::kFloat) return float_hint ? *hint : CqlType::Scalar(TypeKind::kDouble);
+  if (hint) return *hint;
+  return Status::InvalidArgument("Cannot infer the type of " + term.text + " in an arithmetic operation");
+}
+
+// A selector of an arithmetic expression as an operand tree; `name` gets
+// Cassandra's column name for it ("a + 2", "-b").
+Result<ArithmeticOperand> BuildOperand(const TableSchema& t, const Selector& x, const CqlType* hint, std::string* name) {
+  ArithmeticOperand e;
+  switch (x.kind) {
+    case Selector::Kind::kColumn: {
+      const ColumnDef* c = t.FindColumn(x.name);
+      if (!c) return Status::InvalidArgument("Undefined column name " + x.name);
+      e.kind = ArithmeticOperand::Kind::kColumn;
+      e.column = static_cast<size_t>(c - t.columns.data());
+      e.type = c->type;
+      *name = c->name;
+      return e;
+    }
+    case Selector::Kind::kTerm: {
+      if (x.term->kind == Term::Kind::kBindMarker || x.term->kind == Term::Kind::kFunctionCall ||
+          x.term->kind == Term::Kind::kOperation) {
+        return Status::InvalidArgument("Arithmetic operands in selections are columns, literals or operations");
+      }
+      TESSERA_ASSIGN_OR_RETURN(e.type, LiteralType(*x.term, hint));
+      TESSERA_ASSIGN_OR_RETURN(Value v, LiteralToValue(*x.term, e.type, "arithmetic operand"));
+      if (v.is_null()) return Status::InvalidArgument("Invalid null value in an arithmetic operation");
+      TESSERA_RETURN_IF_ERROR(Serialize(e.type, v, &e.constant));
+      e.kind = ArithmeticOperand::Kind::kConstant;
+      *name = ValueLiteral(e.type, e.constant);
+      return e;
+    }
+    case Selector::Kind::kOperation: {
+      if (x.args.size() == 1) {
+        std::string inner;
+        TESSERA_ASSIGN_OR_RETURN(ArithmeticOperand arg, BuildOperand(t, x.args[0], hint, &inner));
+        e.kind = ArithmeticOperand::Kind::kNegation;
+        e.type = arg.type;
+        TESSERA_RETURN_IF_ERROR(OperationType('-', e.type, e.type).status());
+        e.args.push_back(std::move(arg));
+        *name = "-" + inner;
+        return e;
+      }
+      std::string left_name, right_name;
+      ArithmeticOperand left, right;
+      const char op = x.name[0];
+      auto right_hint = [](const CqlType& l) {
+        return l.kind() == TypeKind::kTimestamp || l.kind() == TypeKind::kDate ? CqlType::Scalar(TypeKind::kDuration) : l;
+      };
+      if (x.args[0].kind == Selector::Kind::kTerm && x.args[1].kind != Selector::Kind::kTerm) {
+        TESSERA_ASSIGN_OR_RETURN(right, BuildOperand(t, x.args[1], nullptr, &right_name));
+        TESSERA_ASSIGN_OR_RETURN(left, BuildOperand(t, x.args[0], &right.type, &left_name));
+      } else {
+        TESSERA_ASSIGN_OR_RETURN(left, BuildOperand(t, x.args[0], hint, &left_name));
+        const CqlType rh = right_hint(left.type);
+        TESSERA_ASSIGN_OR_RETURN(right, BuildOperand(t, x.args[1], &rh, &right_name));
+      }
+      TESSERA_ASSIGN_OR_RETURN(e.type, OperationType(op, left.type, right.type));
+      e.kind = ArithmeticOperand::Kind::kOperation;
+      e.op = op;
+      e.args.push_back(std::move(left));
+      e.args.push_back(std::move(right));
+      *name = left_name + " " + x.name + " " + right_name;
+      return e;
+    }
+    default:
+      return Status::InvalidArgument("Arithmetic operands in selections are columns, literals or operations");
+  }
+}
+
+}  // namespace
 
 Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s) {
   Selection sel;
@@ -332,6 +428,13 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
         }
         break;
       }
+      case Selector::Kind::kOperation: {
+        TESSERA_ASSIGN_OR_RETURN(ArithmeticOperand expr, BuildOperand(t, x, nullptr, &name));
+        type = expr.type;
+        item.kind = Item::Kind::kOperation;
+        item.expr = std::make_shared<const ArithmeticOperand>(std::move(expr));
+        break;
+      }
       default:
         return Status::InvalidArgument("Unsupported selector (literals are not supported yet)");
     }
@@ -347,7 +450,7 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
 }
 
 std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row, int64_t now_micros,
-                                                           std::mt19937_64* rng) const {
+                                                           std::mt19937_64* rng, Status* failure) const {
   std::vector<std::optional<std::string>> out;
   out.reserve(items_.size());
   const int64_t now_ms = now_micros / 1000;
@@ -381,6 +484,16 @@ std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row,
         std::string b;
         PutBigEndian64(&b, static_cast<uint64_t>(((now_ms % 86'400'000) + 86'400'000) % 86'400'000 * 1'000'000));
         out.push_back(b);
+        continue;
+      }
+      case Item::Kind::kOperation: {
+        auto v = EvaluateOperand(*item.expr, row.values);
+        if (!v.ok()) {
+          if (failure && failure->ok()) *failure = v.status();
+          out.emplace_back();
+          continue;
+        }
+        out.push_back(std::move(*v));
         continue;
       }
       case Item::Kind::kCast: {

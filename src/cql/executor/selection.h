@@ -18,6 +18,7 @@
 
 #include "common/status.h"
 #include "cql/executor/result_set.h"
+#include "cql/executor/arithmetic.h"
 #include "cql/parser/raw_statements.h"
 #include "types/schema.h"
 #include "types/value.h"
@@ -35,8 +36,10 @@ class Selection {
   bool is_aggregate() const { return aggregate_; }
   // The output cells of one row (non-aggregate selections). `now_micros`
   // and `rng` evaluate now(), uuid() and the current* functions.
+  // An arithmetic selector that fails (an integer divided by zero) gives null
+  // and its error in `*failure` (when given, and first only).
   std::vector<std::optional<std::string>> Project(const SourceRow& row, int64_t now_micros = 0,
-                                                  std::mt19937_64* rng = nullptr) const;
+                                                  std::mt19937_64* rng = nullptr, Status* failure = nullptr) const;
   // Folds rows (all, or one group's) into one aggregate row.
   std::vector<std::optional<std::string>> Aggregate(std::span<const SourceRow> rows) const;
 
@@ -45,13 +48,14 @@ class Selection {
     enum class Kind {
       kColumn, kWritetime, kTtl, kToken, kCount, kCountColumn, kMin, kMax, kSum, kAvg,
       kNow, kUuid, kCurrentTimestamp, kCurrentDate, kCurrentTime, kToTimestamp, kToUnixTimestamp, kToDate,
-      kBitReverse, kBlobAs, kToJson, kCast, kField, kElement, kSlice,
+      kBitReverse, kBlobAs, kToJson, kCast, kField, kElement, kSlice, kOperation,
     } kind;
     size_t column = 0;
     std::vector<size_t> fields;  // kField: the field indexes from the column's user type down
     std::optional<Value> from, to;  // kElement: the key (from); kSlice: the bounds, inclusive, either open
     bool preserve_sign = false;  // kBitReverse
     CqlType blob_type = CqlType::Scalar(TypeKind::kBlob);  // kBlobAs: the type the bytes must be; kCast: the target
+    std::shared_ptr<const ArithmeticOperand> expr;          // kOperation
   };
   static std::optional<std::string> SelectElements(const CqlType& type, const std::optional<std::string>& cell,
                                                    const Item& item);

@@ -264,9 +264,26 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
         rows.push_back(b.Take());
       }
     }
+  } else if (t.name == "indexes") {
+    for (const auto& ks : catalog.Keyspaces()) {
+      for (const auto& table : catalog.Tables(ks.name)) {
+        std::vector<IndexDef> indexes = table->indexes;
+        std::sort(indexes.begin(), indexes.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+        for (const IndexDef& index : indexes) {
+          const ColumnDef* c = table->FindColumnById(index.column_id);
+          if (!c) continue;
+          RowBuilder b(t);
+          b.Text("keyspace_name", ks.name).Text("table_name", table->name).Text("index_name", index.name)
+              .Text("kind", "COMPOSITES")
+              .Set("options", TextMap({{"target", IndexTargetText(index, c->name, c->type.IsMultiCell())}}));
+          rows.push_back(b.Take());
+        }
+      }
+    }
   } else if (t.name == "tables" || t.name == "columns") {
     for (const auto& ks : catalog.Keyspaces()) {
       for (const auto& table : catalog.Tables(ks.name)) {
+        if (!table->index_of.empty()) continue;  // a secondary index's entries: internal
         if (t.name == "tables") {
           RowBuilder b(t);
           std::map<std::string, std::string> compaction{{"class", "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy"}};

@@ -1,5 +1,7 @@
 #include "cql/executor/term_binder.h"
 
+#include "cql/executor/arithmetic.h"
+
 #include <atomic>
 #include <functional>
 #include <optional>
@@ -200,7 +202,7 @@ Result<BoundValue> CallFunction(const Term& t, const CqlType& type, const std::s
 }
 
 bool NeedsBinding(const Term& t) {
-  if (t.kind == Term::Kind::kBindMarker || t.kind == Term::Kind::kFunctionCall) return true;
+  if (t.kind == Term::Kind::kBindMarker || t.kind == Term::Kind::kFunctionCall || t.kind == Term::Kind::kOperation) return true;
   for (const auto& e : t.elements) {
     if (NeedsBinding(e)) return true;
   }
@@ -260,6 +262,31 @@ std::string MakeTimeUuid(int64_t micros, std::mt19937_64& rng) {
   return TimeUuidOf(ticks, clock_seq_and_node);
 }
 
+// `l op r` or `-v` for a receiver of `type` (arithmetic.h): the operands
+// take the receiver's type (a timestamp's or date's right operand a
+// duration); a null operand gives null.
+static Result<BoundValue> BindOperation(const Term& t, const CqlType& type, const std::string& receiver, const BindContext& ctx) {
+  const bool temporal = type.kind() == TypeKind::kTimestamp || type.kind() == TypeKind::kDate;
+  const CqlType operand = type.kind() == TypeKind::kCounter ? CqlType::Scalar(TypeKind::kBigint) : type;
+  if (t.elements.size() == 1) {
+    TESSERA_ASSIGN_OR_RETURN(BoundValue v, BindTerm(t.elements[0], operand, receiver, ctx));
+    if (v.kind != BoundValue::Kind::kValue) return BoundValue{};
+    TESSERA_ASSIGN_OR_RETURN(v.bytes, Negate(operand, v.bytes));
+    return v;
+  }
+  if (t.elements.size() != 2 || t.function_name.size() != 1) return Status::InvalidArgument("Invalid operation");
+  const char op = t.function_name[0];
+  const CqlType right = temporal ? CqlType::Scalar(TypeKind::kDuration) : operand;
+  TESSERA_RETURN_IF_ERROR(OperationType(op, operand, right).status());
+  TESSERA_ASSIGN_OR_RETURN(BoundValue l, BindTerm(t.elements[0], operand, receiver, ctx));
+  TESSERA_ASSIGN_OR_RETURN(BoundValue r, BindTerm(t.elements[1], right, receiver, ctx));
+  if (l.kind != BoundValue::Kind::kValue || r.kind != BoundValue::Kind::kValue) return BoundValue{};
+  BoundValue out;
+  out.kind = BoundValue::Kind::kValue;
+  TESSERA_ASSIGN_OR_RETURN(out.bytes, EvaluateOperation(op, operand, l.bytes, right, r.bytes));
+  return out;
+}
+
 Result<BoundValue> BindTerm(const Term& t, const CqlType& type, const std::string& receiver, const BindContext& ctx) {
   if (t.kind == Term::Kind::kBindMarker) {
     if (!ctx.values || t.bind_index >= static_cast<int>(ctx.values->size())) {
@@ -280,6 +307,7 @@ Result<BoundValue> BindTerm(const Term& t, const CqlType& type, const std::strin
     return b;
   }
   if (t.kind == Term::Kind::kFunctionCall) return CallFunction(t, type, receiver, ctx);
+  if (t.kind == Term::Kind::kOperation) return BindOperation(t, type, receiver, ctx);
   if (t.kind == Term::Kind::kUserType && type.kind() != TypeKind::kUdt) {
     return Status::InvalidArgument("Invalid user type literal for " + receiver + " of type " + type.ToCql());
   }

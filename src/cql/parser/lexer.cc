@@ -194,7 +194,7 @@ class Lexer {
         return Status::OK();
       }
     }
-    if (std::string_view("()[]{},;.=<>+-*:").find(c) != std::string_view::npos) {
+    if (std::string_view("()[]{},;.=<>+-*/%:").find(c) != std::string_view::npos) {
       t->kind = TokenKind::kPunctuation;
       Take(t, 1);
       return Status::OK();

@@ -50,7 +50,8 @@ Status ParserCore::ParseCreate(RawStatement* out) {
     *out = std::move(type);
     return Status::OK();
   }
-  if (!AtTableWord(*this)) return Unexpected("KEYSPACE, TABLE, TYPE or SEQUENCE");
+  if (AtKeyword("index") || (AtKeyword("custom") && AtKeyword("index", 1))) return ParseCreateIndex(out);
+  if (!AtTableWord(*this)) return Unexpected("KEYSPACE, TABLE, TYPE, INDEX or SEQUENCE");
   Next();
   CreateTableStatement t;
   TESSERA_RETURN_IF_ERROR(ParseIfNotExists(&t.if_not_exists));
@@ -223,6 +224,54 @@ Status ParserCore::ParseAlterType(RawStatement* out) {
   return Status::OK();
 }
 
+// After CREATE: [CUSTOM] INDEX [IF NOT EXISTS] [name] ON [ks.]table (target)
+// [USING 'class' [WITH OPTIONS = {...}]].
+Status ParserCore::ParseCreateIndex(RawStatement* out) {
+  CreateIndexStatement idx;
+  const bool custom = AcceptKeyword("custom");
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("index"));
+  TESSERA_RETURN_IF_ERROR(ParseIfNotExists(&idx.if_not_exists));
+  if (!AtKeyword("on")) {
+    QualifiedName name;  // [ks.]name: the keyspace must be the table's (checked by the executor)
+    TESSERA_RETURN_IF_ERROR(QualifiedTableName(&name));
+    idx.name = name.name;
+    idx.name_keyspace = name.keyspace;
+  }
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("on"));
+  TESSERA_RETURN_IF_ERROR(QualifiedTableName(&idx.table));
+  TESSERA_RETURN_IF_ERROR(ExpectPunct("("));
+  static constexpr std::pair<const char*, CreateIndexStatement::Target> kTargets[] = {
+      {"keys", CreateIndexStatement::Target::kKeys},
+      {"values", CreateIndexStatement::Target::kValues},
+      {"entries", CreateIndexStatement::Target::kEntries},
+      {"full", CreateIndexStatement::Target::kFull}};
+  bool wrapped = false;
+  for (const auto& [word, target] : kTargets) {
+    if (AtKeyword(word) && AtPunct("(", 1)) {
+      Next();
+      Next();
+      idx.target = target;
+      wrapped = true;
+      break;
+    }
+  }
+  TESSERA_RETURN_IF_ERROR(Identifier(&idx.column, "a column name"));
+  if (wrapped) TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+  TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+  if (AcceptKeyword("using")) {
+    if (Peek().kind != TokenKind::kString) return Unexpected("an index class name as a string");
+    idx.custom_class = Next().text;
+    if (AcceptKeyword("with")) {
+      std::vector<Property> options;
+      TESSERA_RETURN_IF_ERROR(ParseProperties(&options));
+    }
+  } else if (custom) {
+    return Status::InvalidArgument("Must specify index implementation via USING");
+  }
+  *out = std::move(idx);
+  return Status::OK();
+}
+
 Status ParserCore::ParseDrop(DropStatement* out) {
   TESSERA_RETURN_IF_ERROR(ExpectKeyword("drop"));
   if (AcceptKeyword("keyspace") || AcceptKeyword("schema")) {
@@ -234,14 +283,63 @@ Status ParserCore::ParseDrop(DropStatement* out) {
     out->target = DropStatement::Target::kSequence;
   } else if (AcceptKeyword("type")) {
     out->target = DropStatement::Target::kType;
+  } else if (AcceptKeyword("index")) {
+    out->target = DropStatement::Target::kIndex;
   } else {
-    return Unexpected("KEYSPACE, TABLE, TYPE or SEQUENCE");
+    return Unexpected("KEYSPACE, TABLE, TYPE, INDEX or SEQUENCE");
   }
   if (AcceptKeyword("if")) {
     TESSERA_RETURN_IF_ERROR(ExpectKeyword("exists"));
     out->if_exists = true;
   }
   if (out->target == DropStatement::Target::kKeyspace) return Identifier(&out->name.name, "a keyspace name");
+  return QualifiedTableName(&out->name);
+}
+
+Status ParserCore::ParseDescribe(DescribeStatement* out) {
+  if (!AcceptKeyword("describe")) TESSERA_RETURN_IF_ERROR(ExpectKeyword("desc"));
+  using T = DescribeStatement::Target;
+  auto at_end = [&] { return Peek().kind == TokenKind::kEnd || AtPunct(";"); };
+  if (AcceptKeyword("full")) {
+    out->full = true;
+    TESSERA_RETURN_IF_ERROR(ExpectKeyword("schema"));
+    out->target = T::kSchema;
+    return Status::OK();
+  }
+  if (AtKeyword("schema") && (Peek(1).kind == TokenKind::kEnd || AtPunct(";", 1))) {
+    Next();
+    out->target = T::kSchema;
+    return Status::OK();
+  }
+  static constexpr std::pair<const char*, T> kLists[] = {
+      {"keyspaces", T::kKeyspaces}, {"tables", T::kTables}, {"columnfamilies", T::kTables}, {"types", T::kTypes}};
+  for (const auto& [word, target] : kLists) {
+    if (AtKeyword(word) && (Peek(1).kind == TokenKind::kEnd || AtPunct(";", 1))) {
+      Next();
+      out->target = target;
+      return Status::OK();
+    }
+  }
+  if (AtKeyword("only") && AtKeyword("keyspace", 1)) {
+    Next();
+    out->only = true;
+  }
+  if (AtKeyword("keyspace") && !AtPunct(".", 1)) {  // DESCRIBE KEYSPACE [ks]
+    Next();
+    out->target = T::kKeyspace;
+    if (!at_end()) TESSERA_RETURN_IF_ERROR(Identifier(&out->name.name, "a keyspace name"));
+    return Status::OK();
+  }
+  static constexpr std::pair<const char*, T> kObjects[] = {
+      {"table", T::kTable}, {"columnfamily", T::kTable}, {"type", T::kType}, {"index", T::kIndex}};
+  for (const auto& [word, target] : kObjects) {
+    if (AtKeyword(word) && Peek(1).kind != TokenKind::kEnd && !AtPunct(".", 1) && !AtPunct(";", 1)) {
+      Next();
+      out->target = target;
+      return QualifiedTableName(&out->name);
+    }
+  }
+  out->target = T::kName;
   return QualifiedTableName(&out->name);
 }
 

@@ -133,7 +133,76 @@ class DepthGuard {
   int* depth_;
 };
 
+namespace {
+
+void MakeOperation(Term* out, std::string op, Term rhs) {
+  Term node;
+  node.kind = Term::Kind::kOperation;
+  node.position = out->position;
+  node.function_name = std::move(op);
+  node.elements.push_back(std::move(*out));
+  node.elements.push_back(std::move(rhs));
+  *out = std::move(node);
+}
+
+void MakeOperation(Selector* out, std::string op, Selector rhs) {
+  Selector node;
+  node.kind = Selector::Kind::kOperation;
+  node.position = out->position;
+  node.name = std::move(op);
+  node.args.push_back(std::move(*out));
+  node.args.push_back(std::move(rhs));
+  *out = std::move(node);
+}
+
+}  // namespace
+
+// operand (op operand)*, left-associative. In terms, an operator continues
+// only when a term follows it (so `[1] + l` stays a list prepend).
+template <typename Node>
+Status ParserCore::ParseOperators(Node* out, std::initializer_list<const char*> ops, Status (ParserCore::*operand)(Node*),
+                                  bool terms) {
+  TESSERA_RETURN_IF_ERROR((this->*operand)(out));
+  for (;;) {
+    const char* op = nullptr;
+    for (const char* o : ops) {
+      if (AtPunct(o)) op = o;
+    }
+    if (!op || (terms && !TermStartsAt(1))) return Status::OK();
+    Next();
+    Node rhs;
+    TESSERA_RETURN_IF_ERROR((this->*operand)(&rhs));
+    MakeOperation(out, op, std::move(rhs));
+  }
+}
+
+// A token that can start an operand of an arithmetic term: a literal, a bind
+// marker, a collection or parenthesised term, a negative operand, a function
+// call. A bare identifier cannot (`[1] + l` prepends to column l).
+bool ParserCore::TermStartsAt(size_t ahead) const {
+  const Token& t = Peek(ahead);
+  switch (t.kind) {
+    case TokenKind::kString: case TokenKind::kInteger: case TokenKind::kFloat: case TokenKind::kUuid:
+    case TokenKind::kBlob: case TokenKind::kDuration: case TokenKind::kBindMarker: case TokenKind::kNamedBindMarker:
+      return true;
+    case TokenKind::kIdentifier:
+      return AtPunct("(", ahead + 1);
+    default:
+      return AtPunct("(", ahead) || AtPunct("[", ahead) || AtPunct("{", ahead) || AtPunct("-", ahead);
+  }
+}
+
 Status ParserCore::ParseTerm(Term* out) {
+  TESSERA_RETURN_IF_ERROR(Nest(&term_depth_));
+  DepthGuard guard(&term_depth_);
+  return ParseOperators(out, {"+", "-"}, &ParserCore::ParseTermProduct, /*terms=*/true);
+}
+
+Status ParserCore::ParseTermProduct(Term* out) {
+  return ParseOperators(out, {"*", "/", "%"}, &ParserCore::ParseSimpleTerm, /*terms=*/true);
+}
+
+Status ParserCore::ParseSimpleTerm(Term* out) {
   TESSERA_RETURN_IF_ERROR(Nest(&term_depth_));
   DepthGuard guard(&term_depth_);
   const Token& t = Peek();
@@ -160,6 +229,15 @@ Status ParserCore::ParseTerm(Term* out) {
       out->text = "-" + Next().text;
       return Status::OK();
     }
+    if (TermStartsAt(1) && !AtPunct("-", 1)) {  // -? , -(term), -fn(...): a negation
+      Next();
+      out->kind = Term::Kind::kOperation;
+      out->function_name = "-";
+      Term inner;
+      TESSERA_RETURN_IF_ERROR(ParseSimpleTerm(&inner));
+      out->elements.push_back(std::move(inner));
+      return Status::OK();
+    }
     return Unexpected("a number after '-'");
   }
   if (AtPunct("[") || AtPunct("{")) return ParseCollectionLiteral(out);
@@ -183,7 +261,12 @@ Status ParserCore::ParseTerm(Term* out) {
       TESSERA_RETURN_IF_ERROR(ParseTerm(&e));
       out->elements.push_back(std::move(e));
     } while (AcceptPunct(","));
-    return ExpectPunct(")");
+    TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+    if (out->elements.size() == 1 && out->elements[0].kind == Term::Kind::kOperation) {
+      Term grouped = std::move(out->elements[0]);  // (a + b): a grouping, not a 1-tuple
+      *out = std::move(grouped);
+    }
+    return Status::OK();
   }
   if (t.kind == TokenKind::kIdentifier) {
     if (t.text == "true" || t.text == "false") {
@@ -308,7 +391,35 @@ Status ParserCore::ParseRelation(Relation* r) {
 Status ParserCore::ParseSelector(Selector* out, bool allow_alias) {
   TESSERA_RETURN_IF_ERROR(Nest(&selector_depth_));
   DepthGuard guard(&selector_depth_);
+  TESSERA_RETURN_IF_ERROR(ParseSelectorSum(out));
+  if (allow_alias && AcceptKeyword("as")) TESSERA_RETURN_IF_ERROR(Identifier(&out->alias, "an alias"));
+  return Status::OK();
+}
+
+Status ParserCore::ParseSelectorSum(Selector* out) {
+  return ParseOperators(out, {"+", "-"}, &ParserCore::ParseSelectorProduct, /*terms=*/false);
+}
+
+Status ParserCore::ParseSelectorProduct(Selector* out) {
+  return ParseOperators(out, {"*", "/", "%"}, &ParserCore::ParseSelectorUnit, /*terms=*/false);
+}
+
+// One operand: a selector as before arithmetic, or - operand (a negation of
+// anything but a number literal, which is a negative literal).
+Status ParserCore::ParseSelectorUnit(Selector* out) {
+  TESSERA_RETURN_IF_ERROR(Nest(&selector_depth_));
+  DepthGuard guard(&selector_depth_);
   out->position = Peek().position;
+  if (AtPunct("-") && Peek(1).kind != TokenKind::kInteger && Peek(1).kind != TokenKind::kFloat &&
+      Peek(1).kind != TokenKind::kDuration) {
+    Next();
+    out->kind = Selector::Kind::kOperation;
+    out->name = "-";
+    Selector inner;
+    TESSERA_RETURN_IF_ERROR(ParseSelectorUnit(&inner));
+    out->args.push_back(std::move(inner));
+    return Status::OK();
+  }
   const Token& t = Peek();
   if (t.kind == TokenKind::kIdentifier && AtPunct("(", 1)) {
     std::string fn = t.text;
@@ -384,7 +495,6 @@ Status ParserCore::ParseSelector(Selector* out, bool allow_alias) {
     outer.args.push_back(std::move(*out));
     *out = std::move(outer);
   }
-  if (allow_alias && AcceptKeyword("as")) TESSERA_RETURN_IF_ERROR(Identifier(&out->alias, "an alias"));
   return Status::OK();
 }
 

@@ -92,6 +92,7 @@ Result<ParsedStatement> ParserCore::ParseOne() {
   else if (AtKeyword("drop")) s = run(&ParserCore::ParseDrop, DropStatement{});
   else if (AtKeyword("truncate")) s = run(&ParserCore::ParseTruncate, TruncateStatement{});
   else if (AtKeyword("use")) s = run(&ParserCore::ParseUse, UseStatement{});
+  else if (AtKeyword("describe") || AtKeyword("desc")) s = run(&ParserCore::ParseDescribe, DescribeStatement{});
   else s = Unexpected("a statement");
   TESSERA_RETURN_IF_ERROR(s);
   AcceptPunct(";");

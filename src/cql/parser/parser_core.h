@@ -3,6 +3,7 @@
 // parse_ddl.cc. Not for use outside src/cql/parser.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -50,8 +51,10 @@ class ParserCore {
   Status ParseCreate(RawStatement* out);                    // parse_ddl.cc
   Status ParseAlter(RawStatement* out);
   Status ParseAlterType(RawStatement* out);  // after ALTER TYPE
+  Status ParseCreateIndex(RawStatement* out);  // after CREATE
   Status ParseDrop(DropStatement* out);
   Status ParseTruncate(TruncateStatement* out);
+  Status ParseDescribe(DescribeStatement* out);
   Status ParseUse(UseStatement* out);
   Status ParseCreateRole(RawStatement* out);                // parse_auth.cc
   Status ParseAlterRole(RawStatement* out);
@@ -62,6 +65,16 @@ class ParserCore {
 
  private:
   Status ParseCollectionLiteral(Term* out);
+  // Arithmetic (Cassandra 4.0): sums of products of simple terms / selectors.
+  Status ParseSimpleTerm(Term* out);
+  Status ParseTermProduct(Term* out);
+  bool TermStartsAt(size_t ahead) const;
+  Status ParseSelectorSum(Selector* out);
+  Status ParseSelectorProduct(Selector* out);
+  Status ParseSelectorUnit(Selector* out);
+  template <typename Node>
+  Status ParseOperators(Node* out, std::initializer_list<const char*> ops, Status (ParserCore::*operand)(Node*),
+                        bool terms);
   Status ParseBindMarker(Term* out);
   Status ParseConditions(std::vector<Relation>* out);
   Status ParseWhereAndConditions(std::vector<Relation>* where, bool* if_exists, std::vector<Relation>* conditions);

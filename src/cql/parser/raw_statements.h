@@ -26,6 +26,7 @@ struct Term {
     kUserType,         // {field: v, ..}: field_names[i] is elements[i]'s field
     kFunctionCall,     // name(args): uuid(), now(), toTimestamp(now()), ...
     kTypeHint,         // (type) term: type_name, elements[0]
+    kOperation,        // elements[0] op elements[1] (function_name: + - * / %), or - elements[0]
   };
   Kind kind = Kind::kNull;
   SourcePosition position;
@@ -66,7 +67,8 @@ struct Relation {
 };
 
 struct Selector {
-  enum class Kind { kColumn, kFunction, kCountStar, kWritetime, kTtl, kCast, kTerm, kField, kElement, kSlice };
+  // kOperation: args[0] name args[1] (name: + - * / %), or - args[0] (one argument).
+  enum class Kind { kColumn, kFunction, kCountStar, kWritetime, kTtl, kCast, kTerm, kField, kElement, kSlice, kOperation };
   Kind kind = Kind::kColumn;
   std::string name;                  // column, function name, or kField: the field of args[0]
   std::vector<Selector> args;
@@ -203,6 +205,31 @@ struct CreateTypeStatement {
   std::vector<std::pair<std::string, std::string>> fields;  // name, CQL type text as written
 };
 
+// CREATE [CUSTOM] INDEX [IF NOT EXISTS] [name] ON [ks.]table (target)
+// [USING 'class' [WITH OPTIONS = {...}]]; target: col | KEYS(col) |
+// VALUES(col) | ENTRIES(col) | FULL(col) (Cassandra 4.1 CQL §secondary indexes).
+struct CreateIndexStatement {
+  enum class Target { kSimple, kKeys, kValues, kEntries, kFull };
+  std::string name;  // empty: the default <table>_<column>_idx
+  std::string name_keyspace;  // ks. written before the index name, if any
+  QualifiedName table;
+  bool if_not_exists = false;
+  Target target = Target::kSimple;  // kSimple: the column itself (VALUES for a non-frozen collection)
+  std::string column;
+  std::optional<std::string> custom_class;  // USING '...'
+};
+
+// DESCRIBE / DESC (Cassandra 4.0's server-side statement): [FULL] SCHEMA,
+// KEYSPACES, [ONLY] KEYSPACE [ks], TABLES, TABLE [ks.]t, TYPES, TYPE [ks.]t,
+// INDEX [ks.]i, or [ks.]name (whatever the name is: keyspace, table, type, index).
+struct DescribeStatement {
+  enum class Target { kSchema, kKeyspaces, kKeyspace, kTables, kTable, kTypes, kType, kIndex, kName };
+  Target target = Target::kSchema;
+  QualifiedName name;  // kKeyspace: name.name (empty: the current keyspace)
+  bool full = false;   // FULL SCHEMA: system keyspaces too
+  bool only = false;   // ONLY KEYSPACE: the keyspace without its contents
+};
+
 // ALTER TYPE [ks.]name ADD field type | RENAME f TO g [AND f2 TO g2 ...] | ALTER f TYPE t.
 struct AlterTypeStatement {
   enum class Op { kAdd, kRename, kAlterField };
@@ -213,7 +240,7 @@ struct AlterTypeStatement {
 };
 
 struct DropStatement {
-  enum class Target { kKeyspace, kTable, kSequence, kType };
+  enum class Target { kKeyspace, kTable, kSequence, kType, kIndex };
   Target target = Target::kTable;
   QualifiedName name;  // keyspace: name.name
   bool if_exists = false;
@@ -288,7 +315,7 @@ struct UseStatement { std::string keyspace; };
 using RawStatement = std::variant<SelectStatement, InsertStatement, UpdateStatement, DeleteStatement, BatchStatement,
                                   CreateKeyspaceStatement, AlterKeyspaceStatement, CreateTableStatement,
                                   AlterTableStatement, DropStatement, TruncateStatement, UseStatement,
-                                  CreateSequenceStatement, CreateTypeStatement, AlterTypeStatement,
+                                  CreateSequenceStatement, CreateTypeStatement, AlterTypeStatement, CreateIndexStatement, DescribeStatement,
                                   CreateRoleStatement, AlterRoleStatement, DropRoleStatement, GrantRoleStatement,
                                   ListRolesStatement, PermissionStatement, ListPermissionsStatement>;
 

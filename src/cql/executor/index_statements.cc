@@ -1,0 +1,90 @@
+#include "cql/executor/index_statements.h"
+
+#include <cctype>
+
+namespace tessera::cql {
+namespace {
+
+std::string WordCharacters(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') out.push_back(c);
+  }
+  return out;
+}
+
+IndexDef::Target TargetOf(const CreateIndexStatement& s, const ColumnDef& c) {
+  switch (s.target) {
+    case CreateIndexStatement::Target::kKeys: return IndexDef::Target::kKeys;
+    case CreateIndexStatement::Target::kEntries: return IndexDef::Target::kEntries;
+    case CreateIndexStatement::Target::kFull: return IndexDef::Target::kFull;
+    case CreateIndexStatement::Target::kValues: return IndexDef::Target::kValues;
+    case CreateIndexStatement::Target::kSimple:
+      // As Cassandra: a plain column of a frozen collection indexes the whole value.
+      return c.type.IsCollection() && c.type.frozen() ? IndexDef::Target::kFull : IndexDef::Target::kValues;
+  }
+  return IndexDef::Target::kValues;
+}
+
+}  // namespace
+
+std::string DefaultIndexName(const Database& db, const std::string& keyspace, const std::string& table,
+                             const std::string& column) {
+  const std::string base = WordCharacters(table + "_" + column + "_idx");
+  std::string name = base;
+  for (int i = 1; db.FindIndex(keyspace, name).ok(); ++i) name = base + "_" + std::to_string(i);
+  return name;
+}
+
+Result<SchemaOutcome> ExecuteCreateIndex(Database& db, const CreateIndexStatement& s, const std::string& current,
+                                         bool build) {
+  const std::string ks = KeyspaceOf(s.table, current);
+  if (ks.empty()) return NoKeyspace();
+  if (!s.name_keyspace.empty() && s.name_keyspace != ks) {
+    return Status::InvalidArgument("Keyspace name '" + s.name_keyspace + "' doesn't match index name '" + s.name + "'");
+  }
+  if (s.custom_class) {
+    return Status::InvalidArgument("Custom index classes are not supported ('" + *s.custom_class +
+                                   "'): Tessera builds its own global secondary indexes (CREATE INDEX without USING)");
+  }
+  auto table = db.GetTable(ks, s.table.name);
+  if (!table.ok()) return Status::InvalidArgument("Table '" + ks + "." + s.table.name + "' doesn't exist");
+  if (!(*table)->index_of.empty()) {
+    return Status::InvalidArgument("Cannot create a secondary index on table " + s.table.name +
+                                   ": it holds secondary index " + (*table)->index_of);
+  }
+  const ColumnDef* column = (*table)->FindColumn(s.column);
+  if (!column) return Status::InvalidArgument("Undefined column name " + s.column);
+  IndexDef index;
+  index.column_id = column->id;
+  index.target = TargetOf(s, *column);
+  index.name = s.name.empty() ? DefaultIndexName(db, ks, s.table.name, column->name) : s.name;
+  if (s.if_not_exists) {
+    if (db.FindIndex(ks, index.name).ok()) return SchemaOutcome{};
+    for (const IndexDef& other : (*table)->indexes) {
+      if (other.column_id == index.column_id && other.target == index.target) return SchemaOutcome{};
+    }
+  }
+  auto created = db.CreateIndex(ks, s.table.name, index, build);
+  if (!created.ok()) {
+    if (created.status().IsAlreadyExists()) return Status::InvalidArgument(created.status().message());
+    return created.status();
+  }
+  return SchemaOutcome{SchemaChange{"UPDATED", "TABLE", ks, s.table.name}};
+}
+
+Result<SchemaOutcome> ExecuteDropIndex(Database& db, const DropStatement& s, const std::string& current) {
+  const std::string ks = KeyspaceOf(s.name, current);
+  if (ks.empty()) return NoKeyspace();
+  auto dropped = db.DropIndex(ks, s.name.name);
+  if (!dropped.ok()) {
+    if (dropped.status().IsNotFound()) {
+      if (s.if_exists) return SchemaOutcome{};
+      return Status::InvalidArgument(dropped.status().message());
+    }
+    return dropped.status();
+  }
+  return SchemaOutcome{SchemaChange{"UPDATED", "TABLE", ks, (*dropped)->name}};
+}
+
+}  // namespace tessera::cql
