@@ -10,22 +10,10 @@
 # Usage: bench/cluster_bench.sh [--seconds N] [--records N]
 # Prints both results and their ratios; bench/RESULTS.md records a run.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds=10
 records=100000
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --seconds) seconds="$2"; shift 2 ;;
-    --records) records="$2"; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
-"$root/scripts/install-deps.sh" >/dev/null
-"$root/scripts/build.sh" release >/dev/null
-tessera="$root/build/release/tools/tessera"
+source "$(dirname "$0")/cluster_bench_common.sh"
 work=$(mktemp -d /tmp/tessera_cluster_bench.XXXXXX)
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-steal() { awk '/^cpu /{print $9}' /proc/stat; }
 pid=""
 cleanup() {
   [ -n "$pid" ] && { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }

@@ -41,6 +41,7 @@ struct ServerConfig {
   int read_request_timeout_ms = 5000;    // Cassandra's read_request_timeout
   int max_hint_window_seconds = 3 * 3600;  // Cassandra's max_hint_window
   int max_hints_mb = 128;
+  int load_report_seconds = 10;            // how often the node reports its load to etcd
 };
 
 // Returns the process exit code (0 on clean shutdown).

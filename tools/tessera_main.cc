@@ -6,6 +6,7 @@
 #include "tools/demo_command.h"
 #include "tools/load_command.h"
 #include "tools/repair_command.h"
+#include "tools/admin_command.h"
 #include "tools/server_command.h"
 #include "tools/shell_command.h"
 
@@ -89,6 +90,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 30 * 24 * 3600))->capture_default_str();
   cmd->add_option("--max-hints-mb", server.max_hints_mb, "hints kept per down replica, at most (MiB)")
       ->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  cmd->add_option("--load-report-seconds", server.load_report_seconds,
+                  "how often a cluster node reports its load (bytes, tablets) to etcd for admin status")
+      ->check(CLI::Range(1, 3600))->capture_default_str();
   AddTabletOptions(cmd, &server);
   tessera::AddSecurityOptions(cmd, &server.security);
   // A config file sets the same options (TOML or INI, a [server] section with the long flag names:
@@ -103,6 +107,7 @@ int main(int argc, char** argv) {
   tessera::AddBenchCommand(app, &exit_code);
   tessera::AddClusterCommand(app, &exit_code);
   tessera::AddRepairCommand(app, &exit_code);
+  tessera::AddAdminCommand(app, &exit_code);
 
   CLI11_PARSE(app, argc, argv);
   if (cmd->parsed()) return tessera::RunServer(server);

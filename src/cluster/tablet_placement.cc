@@ -29,6 +29,8 @@ std::string EncodePlacement(const std::vector<TabletReplicas>& tablets) {
   return nlohmann::json{{"version", 1}, {"tablets", list}}.dump();
 }
 
+}  // namespace
+
 Result<std::vector<TabletReplicas>> DecodePlacement(const std::string& text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.contains("tablets")) return Status::Corruption("not a tablet placement");
@@ -49,6 +51,8 @@ Result<std::vector<TabletReplicas>> DecodePlacement(const std::string& text) {
   }
   return out;
 }
+
+namespace {
 
 // `count` nodes of `dc_nodes` (sorted by host id) starting at `offset`,
 // one per rack first.

@@ -60,6 +60,9 @@ struct TabletReplicas {
   bool Contains(const std::string& key) const { return start <= key && (end.empty() || key < end); }
 };
 
+// A placement as stored in etcd (the key's value). Errors: Corruption.
+Result<std::vector<TabletReplicas>> DecodePlacement(const std::string& text);
+
 // The placement tablet holding table-relative key `key`, or nullptr.
 const TabletReplicas* PlacementOf(const std::vector<TabletReplicas>& placement, const std::string& key);
 

@@ -143,6 +143,26 @@ AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz, Ad
     if (!report.ok()) return ReplyError(res, report.status());
     Reply(res, report->first ? 200 : 500, report->second);
   });
+  http.Get("/cluster/status", [impl = impl_.get()](const httplib::Request&, httplib::Response& res) {
+    auto status = impl->Hooks().status;
+    if (!status) return Reply(res, 404, "{\"error\": \"this node is not part of a cluster\"}");
+    auto json = status();
+    if (!json.ok()) return Reply(res, 500, "{\"error\": " + JsonString(json.status().ToString()) + "}");
+    Reply(res, 200, *json);
+  });
+  http.Get("/cluster/tablets", [impl = impl_.get()](const httplib::Request& req, httplib::Response& res) {
+    auto tablets = impl->Hooks().tablets;
+    if (!tablets) return Reply(res, 404, "{\"error\": \"this node is not part of a cluster\"}");
+    if (req.has_param("table") && !req.has_param("keyspace")) {
+      return ReplyError(res, Status::InvalidArgument("table needs keyspace"));
+    }
+    auto json = tablets(req.get_param_value("keyspace"), req.get_param_value("table"));
+    if (!json.ok() && !json.status().IsNotFound() && !json.status().IsInvalidArgument()) {
+      return Reply(res, 500, "{\"error\": " + JsonString(json.status().ToString()) + "}");
+    }
+    if (!json.ok()) return ReplyError(res, json.status());
+    Reply(res, 200, *json);
+  });
   http.Post("/tablets/split", [db](const httplib::Request& req, httplib::Response& res) {
     std::shared_ptr<const TableSchema> table;
     TabletId id = 0;

@@ -10,6 +10,12 @@
 //                         cluster node: 200 with its JSON report when every
 //                         tablet was compared, 500 with it when one failed,
 //                         404 on a single node, 400/404 for a bad name
+//   GET  /cluster/status  a cluster node: every member, up or down, its
+//                         load and tablet replicas (cluster/cluster_status.h);
+//                         404 on a single node
+//   GET  /cluster/tablets[?keyspace=K[&table=T]]  every placed tablet and
+//                         its replicas; 404 on a single node or for an
+//                         unknown keyspace or table
 //   GET  /keyvisualizer   the Key Visualizer page (keyviz/keyviz_page.h)
 //   GET  /keyvisualizer/data.json[?table=KS.T][&columns=N]   its data
 //                         (keyviz/keyviz_json.h); N: the newest N columns
@@ -58,10 +64,13 @@ struct AdminSecurity {
 
 // What a cluster node adds to the port, set once it has joined (and reset
 // before it leaves). `repair` returns the JSON report (and ok) or an error;
-// `metrics` returns Prometheus text appended to /metrics.
+// `metrics` returns Prometheus text appended to /metrics; `status` and
+// `tablets` return the JSON of /cluster/status and /cluster/tablets.
 struct AdminClusterHooks {
   std::function<Result<std::pair<bool, std::string>>(const std::string& keyspace, const std::string& table)> repair;
   std::function<std::string()> metrics;
+  std::function<Result<std::string>()> status;
+  std::function<Result<std::string>(const std::string& keyspace, const std::string& table)> tablets;
 };
 
 class AdminHttpServer {

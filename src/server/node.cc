@@ -6,11 +6,13 @@
 #include "cluster/membership_view.h"
 #include "cluster/schema_log.h"
 #include "cluster/cluster_metrics.h"
+#include "cluster/cluster_status.h"
 #include "cluster/hint_replayer.h"
 #include "cluster/hint_store.h"
 #include "cluster/internode_client.h"
 #include "cluster/repair.h"
 #include "cluster/internode_service.h"
+#include "cluster/node_load.h"
 #include "cluster/replicated_tablet.h"
 #include "cluster/tablet_map_sync.h"
 #include "cluster/tablet_placement.h"
@@ -57,6 +59,7 @@ struct Node::Listeners {
   std::unique_ptr<cluster::ClusterReplicaResolver> resolver;
   std::unique_ptr<cluster::HintReplayer> hint_replayer;
   std::unique_ptr<cluster::TabletMapSync> tablet_sync;
+  std::unique_ptr<cluster::NodeLoadReporter> load_reporter;
 };
 
 // Registers the node in etcd and connects membership changes to the
@@ -124,6 +127,9 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
                                                            l.placements.get());
   TESSERA_RETURN_IF_ERROR(l.tablet_sync->Start());
   db_->StartBalancer();
+  l.load_reporter = std::make_unique<cluster::NodeLoadReporter>(
+      &l.membership->etcd(), db_.get(), host_id_, std::chrono::milliseconds(c.load_report_interval_ms));
+  l.load_reporter->Start();
   if (l.admin) {
     AdminClusterHooks hooks;
     cluster::ReplicationServices* services = l.replication.get();
@@ -134,6 +140,10 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
       return std::make_pair(report.failed == 0, cluster::RepairReportJson(report));
     };
     hooks.metrics = [services, internode] { return cluster::RenderClusterMetrics(*services, internode); };
+    hooks.status = [services] { return cluster::ClusterStatusJson(*services); };
+    hooks.tablets = [services](const std::string& keyspace, const std::string& table) {
+      return cluster::ClusterTabletsJson(*services, keyspace, table);
+    };
     l.admin->SetClusterHooks(std::move(hooks));
   }
   return Status::OK();
@@ -219,6 +229,7 @@ void Node::Stop() {
   if (listeners_) {
     // Tablets go back to the local replica before the services they use go.
     if (listeners_->admin) listeners_->admin->SetClusterHooks({});
+    if (listeners_->load_reporter) listeners_->load_reporter->Stop();
     if (listeners_->hint_replayer) listeners_->hint_replayer->Stop();
     if (listeners_->tablet_sync) listeners_->tablet_sync->Stop();
     // No split or merge may happen locally once splits stop going through etcd.

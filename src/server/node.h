@@ -36,6 +36,8 @@ struct NodeClusterOptions {
   // bound (Cassandra's max_hint_window); hints live in <data_dir>/hints.
   uint64_t max_hints_bytes_per_node = 128u << 20;
   int64_t max_hint_window_micros = 3LL * 3600 * 1'000'000;
+  // How often the node puts its load in etcd (cluster/node_load.h).
+  int64_t load_report_interval_ms = 10'000;
 };
 
 struct NodeOptions {

@@ -165,6 +165,10 @@ TEST_F(SelectTest, MultiColumnRelationsOnClusteringColumns) {
   EXPECT_EQ(Run("SELECT a, b FROM mc WHERE k = 1 AND (a, b) IN ((2, 1), (0, 2))"), (V{"a=0 b=2", "a=2 b=1"}));
   EXPECT_EQ(Run("SELECT a, b FROM mc WHERE k = 1 AND (a, b) > (1, 1) AND (a, b) <= (2, 0)"), (V{"a=1 b=2", "a=2 b=0"}));
   EXPECT_EQ(Run("SELECT a, b FROM mc WHERE k = 1 AND (a, b) = (1, 1)"), (V{"a=1 b=1"}));
+  // A tuple of the wrong size is an error, not an exception out of the server (found by the fuzzer).
+  EXPECT_NE(Run("SELECT a, b FROM mc WHERE k = 1 AND (a, b) > (1)")[0].find("Expected 2 elements in value tuple, but got 1"),
+            std::string::npos);
+  EXPECT_NE(Run("SELECT a, b FROM mc WHERE k = 1 AND (a, b) = (1, 2, 3)")[0].find("but got 3"), std::string::npos);
 }
 
 TEST_F(SelectTest, PagingStaysCorrectWhileWritesGoOn) {

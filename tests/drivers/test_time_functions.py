@@ -2,7 +2,7 @@
 currentTimestamp / currentDate / currentTime / currentTimeUUID with their
 types and values near the server's clock, toDate / toTimestamp /
 toUnixTimestamp on every type they accept (timeuuid, timestamp, date), a
-type they refuse; and lightweight transactions at LOCAL_SERIAL."""
+type they refuse; the deprecated dateOf / unixTimestampOf; and lightweight transactions at LOCAL_SERIAL."""
 import time
 from datetime import datetime, timezone
 
@@ -55,6 +55,15 @@ def test_conversions_on_every_type_they_take(session):
     assert list(row[6:]) == [1714953600000, 1714979289123, 1714953600000]
     with pytest.raises(InvalidRequest, match="todate"):
         session.execute("SELECT toDate(i) FROM tf.t WHERE k = 1")
+
+
+def test_deprecated_timeuuid_forms(session):
+    # Cassandra 4.1 still has dateOf and unixTimestampOf, for a timeuuid only.
+    r = session.execute("SELECT dateOf(tu), unixTimestampOf(tu) FROM tf.t WHERE k = 1")
+    assert [ct.typename for ct in r.column_types] == ["timestamp", "bigint"]
+    assert list(r.one()) == [datetime(2024, 5, 6, 0, 0), 1714953600000]
+    with pytest.raises(InvalidRequest, match="ts cannot be passed as argument 0 of function system.dateof of type timeuuid"):
+        session.execute("SELECT dateOf(ts) FROM tf.t WHERE k = 1")
 
 
 def test_lightweight_transactions_at_local_serial(session):

@@ -238,6 +238,10 @@ Result<ReadPlan> PlanRead(const TableSchema& t, const std::vector<Relation>& whe
           !(IsSlice(r->op) || r->op == Relation::Op::kEq)) {
         return Status::InvalidArgument("Unsupported multi-column relation on clustering columns");
       }
+      if (r->value.elements.size() != r->columns.size()) {  // (c, d) > (5)
+        return Status::InvalidArgument("Expected " + std::to_string(r->columns.size()) + " elements in value tuple, but got " +
+                                       std::to_string(r->value.elements.size()));
+      }
       std::vector<std::string> values = plan.clustering_prefixes[0];
       for (size_t k = 0; k < r->columns.size(); ++k) {
         TESSERA_ASSIGN_OR_RETURN(std::string v, BindOne(r->value.elements.at(k), *ck[i + k], ctx));

@@ -253,7 +253,10 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
         static const std::map<std::string, std::pair<Item::Kind, TypeKind>> kConvert = {
             {"totimestamp", {Item::Kind::kToTimestamp, TypeKind::kTimestamp}},
             {"tounixtimestamp", {Item::Kind::kToUnixTimestamp, TypeKind::kBigint}},
-            {"todate", {Item::Kind::kToDate, TypeKind::kDate}}};
+            {"todate", {Item::Kind::kToDate, TypeKind::kDate}},
+            // Cassandra 4.1's deprecated forms, for timeuuid arguments only.
+            {"dateof", {Item::Kind::kToTimestamp, TypeKind::kTimestamp}},
+            {"unixtimestampof", {Item::Kind::kToUnixTimestamp, TypeKind::kBigint}}};
         if (auto it = kNoArg.find(fn); it != kNoArg.end() && x.args.empty()) {
           item.kind = it->second.first;
           name = "system." + fn + "()";
@@ -274,6 +277,10 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
           if (arg.kind != Selector::Kind::kColumn) return Status::InvalidArgument("Unsupported argument to " + x.name);
           TESSERA_ASSIGN_OR_RETURN(item.column, column_index(arg.name));
           TypeKind k = t.columns[item.column].type.kind();
+          if ((fn == "dateof" || fn == "unixtimestampof") && k != TypeKind::kTimeuuid) {
+            return Status::InvalidArgument("Type error: " + arg.name + " cannot be passed as argument 0 of function system." +
+                                           fn + " of type timeuuid");
+          }
           if (k != TypeKind::kTimeuuid && k != TypeKind::kTimestamp && k != TypeKind::kDate) {
             return Status::InvalidArgument(fn + " takes a timeuuid, timestamp or date argument");
           }

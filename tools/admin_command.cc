@@ -1,0 +1,149 @@
+#include "tools/admin_command.h"
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "tools/repair_command.h"
+
+namespace tessera {
+namespace {
+
+struct AdminFlags {
+  std::string admin = "127.0.0.1:9180";
+  std::string username, password;
+  std::string keyspace, table;
+  bool json = false;
+};
+
+// GETs `path` from the node; prints why and returns nullopt (with *exit_code
+// set) when there is no JSON answer or the node answered an error.
+std::optional<nlohmann::json> Get(const AdminFlags& f, const std::string& path, int* exit_code) {
+  const auto colon = f.admin.rfind(':');
+  if (colon == std::string::npos) {
+    std::cerr << "admin: --admin must be HOST:PORT, got " << f.admin << "\n";
+    *exit_code = 2;
+    return std::nullopt;
+  }
+  httplib::Client http(f.admin.substr(0, colon), std::atoi(f.admin.substr(colon + 1).c_str()));
+  http.set_read_timeout(60, 0);
+  if (!f.username.empty()) http.set_basic_auth(f.username, f.password);
+  auto res = http.Get(path);
+  if (!res) {
+    std::cerr << "admin: no answer from " << f.admin << ": " << httplib::to_string(res.error()) << "\n";
+    *exit_code = 2;
+    return std::nullopt;
+  }
+  auto body = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
+  if (res->status != 200 || body.is_discarded()) {
+    std::cerr << "admin: " << f.admin << " answered " << res->status << ": " << res->body;
+    *exit_code = body.is_discarded() ? 2 : 1;
+    return std::nullopt;
+  }
+  *exit_code = 0;
+  return body;
+}
+
+std::string HumanBytes(double bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 4) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), unit == 0 ? "%.0f %s" : "%.2f %s", bytes, kUnits[unit]);
+  return text;
+}
+
+// nodetool status's layout: one block per data center.
+void PrintStatus(const nlohmann::json& status) {
+  std::string dc;
+  for (const auto& n : status["nodes"]) {
+    if (n["data_center"] != dc) {
+      dc = n["data_center"].get<std::string>();
+      std::printf("Datacenter: %s\n%s\nStatus=Up/Down\n", dc.c_str(), std::string(12 + dc.size(), '=').c_str());
+      std::printf("%-3s %-15s %-12s %-8s %-7s %-36s %s\n", "--", "Address", "Load", "Tablets", "Owns", "Host ID",
+                  "Rack");
+    }
+    const std::string load = n["load_bytes"].is_null() ? "?" : HumanBytes(n["load_bytes"].get<double>());
+    char owns[16];
+    std::snprintf(owns, sizeof(owns), "%.1f%%", 100 * n["owns"].get<double>());
+    std::printf("%-3s %-15s %-12s %-8llu %-7s %-36s %s\n", n["state"] == "up" ? "UN" : "DN",
+                n["address"].get<std::string>().c_str(), load.c_str(),
+                static_cast<unsigned long long>(n["tablets"].get<uint64_t>()), owns,
+                n["host_id"].get<std::string>().c_str(), n["rack"].get<std::string>().c_str());
+  }
+}
+
+std::string Short(const std::string& hex, const char* empty) {
+  if (hex.empty()) return empty;
+  return hex.size() > 16 ? hex.substr(0, 16) + ".." : hex;
+}
+
+void PrintTablets(const nlohmann::json& tablets) {
+  std::printf("%-16s %-20s %-18s %-18s %s\n", "Keyspace", "Table", "Start", "End", "Replicas");
+  for (const auto& t : tablets["tablets"]) {
+    std::string replicas;
+    for (const auto& r : t["replicas"]) {
+      replicas += (replicas.empty() ? "" : ", ") + r["address"].get<std::string>();
+    }
+    std::printf("%-16s %-20s %-18s %-18s %s\n", t["keyspace"].get<std::string>().c_str(),
+                t["table"].get<std::string>().c_str(), Short(t["start"].get<std::string>(), "start").c_str(),
+                Short(t["end"].get<std::string>(), "end").c_str(), replicas.c_str());
+  }
+  std::printf("%zu tablets\n", tablets["tablets"].size());
+}
+
+void AddConnectionFlags(CLI::App* cmd, AdminFlags* f) {
+  cmd->add_option("--admin", f->admin, "HOST:PORT of a cluster node's admin port")->capture_default_str();
+  cmd->add_option("-u,--username", f->username, "a superuser role, when the node has authentication on");
+  cmd->add_option("-p,--password", f->password, "its password");
+  cmd->add_flag("--json", f->json, "print the node's JSON answer");
+}
+
+}  // namespace
+
+void AddAdminCommand(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand("admin", "nodetool-like commands through a cluster node's admin port");
+  cmd->require_subcommand(1);
+  auto flags = std::make_shared<AdminFlags>();
+
+  auto* status = cmd->add_subcommand("status", "every node: state, load, tablet replicas (nodetool status)");
+  AddConnectionFlags(status, flags.get());
+  status->callback([flags, exit_code] {
+    auto body = Get(*flags, "/cluster/status", exit_code);
+    if (!body) return;
+    if (flags->json) {
+      std::cout << body->dump(2) << "\n";
+    } else {
+      PrintStatus(*body);
+    }
+  });
+
+  auto* tablets = cmd->add_subcommand("tablets", "every placed tablet and its replicas");
+  AddConnectionFlags(tablets, flags.get());
+  tablets->add_option("--keyspace", flags->keyspace, "only this keyspace");
+  tablets->add_option("--table", flags->table, "only this table (with --keyspace)")->needs("--keyspace");
+  tablets->callback([flags, exit_code] {
+    httplib::Params params;
+    if (!flags->keyspace.empty()) params.emplace("keyspace", flags->keyspace);
+    if (!flags->table.empty()) params.emplace("table", flags->table);
+    auto body = Get(*flags, httplib::append_query_params("/cluster/tablets", params), exit_code);
+    if (!body) return;
+    if (flags->json) {
+      std::cout << body->dump(2) << "\n";
+    } else {
+      PrintTablets(*body);
+    }
+  });
+
+  AddRepairCommand(*cmd, exit_code);
+}
+
+}  // namespace tessera

@@ -1,0 +1,23 @@
+// `tessera admin`: nodetool-like commands through a cluster node's admin
+// port (server/admin_http.h).
+//
+//   admin status  [--admin HOST:PORT] [-u USER -p PASS] [--json]
+//       every node, up (U) or down (D), with its reported load (bytes), the
+//       tablet replicas placed on it and its share of them (GET
+//       /cluster/status; cluster/cluster_status.h)
+//   admin tablets [--admin HOST:PORT] [--keyspace K [--table T]] [--json]
+//       every placed tablet of the cluster's tables and its replicas (GET
+//       /cluster/tablets)
+//   admin repair  the same as `tessera repair` (tools/repair_command.h)
+//
+// Exit codes: 0 answered, 1 the node answered with an error (an unknown
+// table, a single node), 2 bad arguments or no answer.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tessera {
+
+void AddAdminCommand(CLI::App& app, int* exit_code);
+
+}  // namespace tessera
