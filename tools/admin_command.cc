@@ -18,12 +18,15 @@ struct AdminFlags {
   std::string admin = "127.0.0.1:9180";
   std::string username, password;
   std::string keyspace, table;
+  std::string start, from, to;  // admin move
   bool json = false;
 };
 
-// GETs `path` from the node; prints why and returns nullopt (with *exit_code
-// set) when there is no JSON answer or the node answered an error.
-std::optional<nlohmann::json> Get(const AdminFlags& f, const std::string& path, int* exit_code) {
+// GETs or POSTs `path` on the node; prints why and returns nullopt (with
+// *exit_code set) when there is no JSON answer or the node answered an
+// error (a move that did not complete answers 500 with its report: printed,
+// exit code 1).
+std::optional<nlohmann::json> Request(const AdminFlags& f, bool post, const std::string& path, int* exit_code) {
   const auto colon = f.admin.rfind(':');
   if (colon == std::string::npos) {
     std::cerr << "admin: --admin must be HOST:PORT, got " << f.admin << "\n";
@@ -31,15 +34,19 @@ std::optional<nlohmann::json> Get(const AdminFlags& f, const std::string& path, 
     return std::nullopt;
   }
   httplib::Client http(f.admin.substr(0, colon), std::atoi(f.admin.substr(colon + 1).c_str()));
-  http.set_read_timeout(60, 0);
+  http.set_read_timeout(post ? 3600 : 60, 0);  // a move streams a tablet
   if (!f.username.empty()) http.set_basic_auth(f.username, f.password);
-  auto res = http.Get(path);
+  auto res = post ? http.Post(path) : http.Get(path);
   if (!res) {
     std::cerr << "admin: no answer from " << f.admin << ": " << httplib::to_string(res.error()) << "\n";
     *exit_code = 2;
     return std::nullopt;
   }
   auto body = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
+  if (post && res->status == 500 && !body.is_discarded() && body.contains("completed")) {
+    *exit_code = 1;
+    return body;
+  }
   if (res->status != 200 || body.is_discarded()) {
     std::cerr << "admin: " << f.admin << " answered " << res->status << ": " << res->body;
     *exit_code = body.is_discarded() ? 2 : 1;
@@ -47,6 +54,14 @@ std::optional<nlohmann::json> Get(const AdminFlags& f, const std::string& path, 
   }
   *exit_code = 0;
   return body;
+}
+
+std::optional<nlohmann::json> Get(const AdminFlags& f, const std::string& path, int* exit_code) {
+  return Request(f, /*post=*/false, path, exit_code);
+}
+
+std::optional<nlohmann::json> Post(const AdminFlags& f, const std::string& path, int* exit_code) {
+  return Request(f, /*post=*/true, path, exit_code);
 }
 
 std::string HumanBytes(double bytes) {
@@ -87,15 +102,21 @@ std::string Short(const std::string& hex, const char* empty) {
 }
 
 void PrintTablets(const nlohmann::json& tablets) {
-  std::printf("%-16s %-20s %-18s %-18s %s\n", "Keyspace", "Table", "Start", "End", "Replicas");
+  std::printf("%-16s %-20s %-18s %-18s %-32s %s\n", "Keyspace", "Table", "Start", "End", "Replicas", "Migration");
   for (const auto& t : tablets["tablets"]) {
     std::string replicas;
     for (const auto& r : t["replicas"]) {
       replicas += (replicas.empty() ? "" : ", ") + r["address"].get<std::string>();
     }
-    std::printf("%-16s %-20s %-18s %-18s %s\n", t["keyspace"].get<std::string>().c_str(),
+    std::string migration;
+    if (!t["transition"].is_null()) {
+      const auto& tr = t["transition"];
+      migration = tr["stage"].get<std::string>() + " " + tr["leaving"].get<std::string>() + " -> " +
+                  tr["pending"].get<std::string>();
+    }
+    std::printf("%-16s %-20s %-18s %-18s %-32s %s\n", t["keyspace"].get<std::string>().c_str(),
                 t["table"].get<std::string>().c_str(), Short(t["start"].get<std::string>(), "start").c_str(),
-                Short(t["end"].get<std::string>(), "end").c_str(), replicas.c_str());
+                Short(t["end"].get<std::string>(), "end").c_str(), replicas.c_str(), migration.c_str());
   }
   std::printf("%zu tablets\n", tablets["tablets"].size());
 }
@@ -141,6 +162,34 @@ void AddAdminCommand(CLI::App& app, int* exit_code) {
     } else {
       PrintTablets(*body);
     }
+  });
+
+  auto* move = cmd->add_subcommand("move", "move one replica of a tablet to another node, online (tablet migration)");
+  AddConnectionFlags(move, flags.get());
+  move->add_option("--keyspace", flags->keyspace, "the table's keyspace")->required();
+  move->add_option("--table", flags->table, "the table")->required();
+  move->add_option("--start", flags->start, "the tablet's start as `admin tablets` prints it in full (--json); "
+                                            "empty for the first tablet")->required();
+  move->add_option("--from", flags->from, "the node giving up its replica (address or host id)")->required();
+  move->add_option("--to", flags->to, "the node receiving it (address or host id)")->required();
+  move->callback([flags, exit_code] {
+    httplib::Params params{{"keyspace", flags->keyspace}, {"table", flags->table}, {"start", flags->start},
+                           {"from", flags->from}, {"to", flags->to}};
+    auto body = Post(*flags, httplib::append_query_params("/tablets/move", params), exit_code);
+    if (!body) return;
+    if (flags->json) {
+      std::cout << body->dump(2) << "\n";
+      return;
+    }
+    for (const auto& st : (*body)["stages"]) {
+      std::printf("%-26s revision %-8lld barrier %.1f ms\n", st["stage"].get<std::string>().c_str(),
+                  static_cast<long long>(st["revision"].get<int64_t>()), st["barrier_micros"].get<double>() / 1000);
+    }
+    std::printf("streamed %llu keys, %s in %.2f s\n",
+                static_cast<unsigned long long>((*body)["streamed_keys"].get<uint64_t>()),
+                HumanBytes((*body)["streamed_bytes"].get<double>()).c_str(),
+                (*body)["streaming_micros"].get<double>() / 1e6);
+    std::printf("%s\n", (*body)["completed"].get<bool>() ? "moved" : ("NOT moved: " + (*body)["error"].get<std::string>()).c_str());
   });
 
   AddRepairCommand(*cmd, exit_code);

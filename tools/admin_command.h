@@ -8,6 +8,10 @@
 //   admin tablets [--admin HOST:PORT] [--keyspace K [--table T]] [--json]
 //       every placed tablet of the cluster's tables and its replicas (GET
 //       /cluster/tablets)
+//   admin move    --keyspace K --table T --start HEX --from NODE --to NODE
+//       moves one replica of the tablet starting at HEX online (POST
+//       /tablets/move; cluster/tablet_migration.h), printing each stage, its
+//       barrier and what was streamed; exit code 1 when it was reverted
 //   admin repair  the same as `tessera repair` (tools/repair_command.h)
 //
 // Exit codes: 0 answered, 1 the node answered with an error (an unknown

@@ -95,11 +95,18 @@ Result<std::string> ClusterTabletsJson(const ReplicationServices& s, const std::
       for (const auto& host : tablet.replicas) {
         replicas.push_back({{"host_id", UuidText(host)}, {"address", address_of[host]}});
       }
+      nlohmann::json transition = nullptr;
+      if (tablet.transition) {
+        transition = {{"stage", MigrationStageName(tablet.transition->stage)},
+                      {"leaving", address_of[tablet.transition->leaving]},
+                      {"pending", address_of[tablet.transition->pending]}};
+      }
       out.push_back({{"keyspace", name.first},
                      {"table", name.second},
                      {"start", ToHex(tablet.start)},
                      {"end", ToHex(tablet.end)},
-                     {"replicas", replicas}});
+                     {"replicas", replicas},
+                     {"transition", transition}});
     }
   }
   return nlohmann::json{{"tablets", out}}.dump();

@@ -16,7 +16,8 @@
 // ClusterTabletsJson (keyspace and table may be empty: every one):
 //   {"tablets": [{"keyspace", "table", "start", "end" (hex, table-relative;
 //                 "" end: the table's end), "replicas": [{"host_id",
-//                 "address"}]}]}
+//                 "address"}], "transition": null | {"stage", "leaving",
+//                 "pending" (addresses)}}]}
 //   tables ordered by keyspace and name, tablets by start.
 //
 // Errors: IOError when etcd is unreachable; Corruption for a value that is

@@ -86,22 +86,13 @@ ReplicatedTablet::ReplicatedTablet(ReplicationServices* services, std::shared_pt
     : services_(services), table_(std::move(table)), start_(std::move(start)), end_(std::move(end)) {}
 
 std::vector<std::string> ReplicatedTablet::Hosts() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!replicas_.empty()) return replicas_;
-  }
   auto placement = services_->placements->Cached(table_->uuid);
   if (!placement) return {};
   const TabletReplicas* holder = PlacementOf(*placement, RelativeKey(table_->id, start_).value_or(std::string()));
   return holder ? holder->replicas : std::vector<std::string>{};
 }
 
-Result<std::vector<std::string>> ReplicatedTablet::Replicas() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!replicas_.empty()) return replicas_;
-  }
-  // Not under mu_: making the placement reads every tablet's Hosts().
+Result<TabletReplicas> ReplicatedTablet::PlacementTablet() {
   ReplicationServices* s = services_;
   auto table = table_;
   auto make = [s, table]() -> Result<std::vector<TabletReplicas>> {
@@ -122,23 +113,33 @@ Result<std::vector<std::string>> ReplicatedTablet::Replicas() {
     }
     return placement;
   };
+  // Read per request (the cached placement, a shared pointer): a migration
+  // changes a tablet's replicas and stage while this object lives.
   TESSERA_ASSIGN_OR_RETURN(auto placement, services_->placements->Get(table_->uuid, make));
   // This node's tablet may not have applied a split of the placement yet:
   // the placement tablet holding its start has the same replicas as every
-  // placement tablet within it (a split keeps the replicas).
+  // placement tablet within it (a split keeps the replicas, and a tablet
+  // in transition neither splits nor merges).
   const std::string relative_start = RelativeKey(table_->id, start_).value_or(std::string());
   const TabletReplicas* holder = PlacementOf(*placement, relative_start);
   if (!holder) {
     return Status::Corruption("table " + table_->keyspace + "." + table_->name +
                               ": no tablet of its placement in etcd holds this node's tablet");
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  replicas_ = holder->replicas;
-  return replicas_;
+  return *holder;
+}
+
+Result<std::vector<std::string>> ReplicatedTablet::Replicas() {
+  TESSERA_ASSIGN_OR_RETURN(TabletReplicas tablet, PlacementTablet());
+  return tablet.replicas;
 }
 
 Result<std::vector<ReplicatedTablet::Target>> ReplicatedTablet::Targets() {
-  TESSERA_ASSIGN_OR_RETURN(std::vector<std::string> replicas, Replicas());
+  TESSERA_ASSIGN_OR_RETURN(TabletReplicas tablet, PlacementTablet());
+  return TargetsOf(ReadReplicas(tablet.replicas, tablet.transition));
+}
+
+std::vector<ReplicatedTablet::Target> ReplicatedTablet::TargetsOf(const std::vector<std::string>& replicas) {
   std::vector<Target> targets;
   for (const auto& host : replicas) {
     Target t;
@@ -159,10 +160,23 @@ Result<std::vector<ReplicatedTablet::Target>> ReplicatedTablet::Targets() {
 
 Status ReplicatedTablet::Apply(const WriteSet& writes) {
   const ConsistencyLevel level = CurrentRequestConsistency().level;
-  TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
+  // Held until the write is acknowledged or timed out: a node applying a new
+  // migration stage waits for writes routed by the previous one
+  // (TabletMapSync) before it acknowledges the stage.
+  PlacementFence::WriteGuard fence(&services_->placement_fence);
+  TESSERA_ASSIGN_OR_RETURN(TabletReplicas tablet, PlacementTablet());
+  const WriteReplicaSet set = WriteReplicas(tablet.replicas, tablet.transition);
+  std::vector<Target> targets = TargetsOf(set.natural);
   std::vector<ReplicaTarget> infos;
   for (const auto& t : targets) infos.push_back(t.info);
   TESSERA_ASSIGN_OR_RETURN(ConsistencyPlan plan, PlanConsistency(level, infos, services_->local_dc, /*write=*/true));
+  // A pending replica gets every write and must acknowledge it too.
+  for (Target& t : TargetsOf(set.pending)) {
+    infos.push_back(t.info);
+    targets.push_back(std::move(t));
+    plan.counts.push_back(true);
+    if (level != ConsistencyLevel::kAny) ++plan.block_for;
+  }
   // A range delete (TRUNCATE) carries no timestamp: replayed late it would
   // remove newer writes, so it is never hinted (Cassandra does not hint
   // truncation either).

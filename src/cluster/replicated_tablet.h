@@ -40,6 +40,7 @@
 #include "cluster/hint_store.h"
 #include "cluster/internode_client.h"
 #include "cluster/membership.h"
+#include "cluster/placement_fence.h"
 #include "cluster/reconciling_iterator.h"
 #include "cluster/replication_strategy.h"
 #include "cluster/tablet_placement.h"
@@ -66,6 +67,10 @@ struct ReplicationServices {
   uint32_t read_window_keys = 512;            // keys per replica per range read step
   std::atomic<uint64_t> read_repairs{0};      // keys written back to a replica by a read
   std::atomic<uint64_t> write_timeouts{0}, read_timeouts{0}, unavailables{0};
+  // Writes are inside it while they run; TabletMapSync drains it after
+  // applying a placement change, so that its acknowledgement of a migration
+  // stage means no write routed by an older stage is in flight.
+  PlacementFence placement_fence;
 };
 
 class ReplicatedTablet : public Replica {
@@ -86,10 +91,14 @@ class ReplicatedTablet : public Replica {
 
   // The tablet's replicas (host ids), resolving the placement if needed.
   Result<std::vector<std::string>> Replicas();
+  // The placement tablet holding this node's tablet, with its transition.
+  Result<TabletReplicas> PlacementTablet();
 
  private:
   struct Target;
+  // The replicas reads go to (a migration's stage decides which).
   Result<std::vector<Target>> Targets();
+  std::vector<Target> TargetsOf(const std::vector<std::string>& replicas);
   Result<KeyWindow> ReadWindow(const RangeQuery& query);
   Result<std::vector<std::optional<std::string>>> ReadKeys(const std::vector<std::string>& relative_keys);
   Status Repair(const std::vector<const Target*>& asked, const std::vector<WriteSet>& repairs);
@@ -108,8 +117,6 @@ class ReplicatedTablet : public Replica {
   ReplicationServices* services_;
   std::shared_ptr<const TableSchema> table_;
   std::string start_, end_;
-  std::mutex mu_;
-  std::vector<std::string> replicas_;  // guarded by mu_; empty until resolved
 };
 
 // While one is alive on a thread, the resolver's BeforeSplit / BeforeMerge

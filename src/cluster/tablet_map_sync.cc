@@ -1,5 +1,6 @@
 #include "cluster/tablet_map_sync.h"
 
+#include <algorithm>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -37,8 +38,14 @@ bool Count(const Status& s, const TableSchema& table, int* n) {
 
 }  // namespace
 
-TabletMapSync::TabletMapSync(Database* db, EtcdClient* etcd, std::string etcd_endpoint, TabletPlacements* placements)
-    : db_(db), etcd_(etcd), endpoint_(std::move(etcd_endpoint)), placements_(placements) {}
+TabletMapSync::TabletMapSync(Database* db, EtcdClient* etcd, std::string etcd_endpoint, TabletPlacements* placements,
+                             PlacementFence* fence, std::string self_host_id)
+    : db_(db),
+      etcd_(etcd),
+      endpoint_(std::move(etcd_endpoint)),
+      placements_(placements),
+      fence_(fence),
+      self_host_id_(std::move(self_host_id)) {}
 
 TabletMapSync::~TabletMapSync() { Stop(); }
 
@@ -48,16 +55,28 @@ Status TabletMapSync::Start() {
     const std::string uuid = TableUuidOf(kv.key);
     if (!uuid.empty()) Apply(uuid, kv.value, kv.mod_revision);
   }
+  Acknowledge(all.revision);
   watch_ = std::make_unique<EtcdWatch>(
       endpoint_, kTabletsPrefix, EtcdPrefixEnd(kTabletsPrefix), all.revision + 1,
       [this](const std::vector<EtcdWatchEvent>& events, int64_t) {
+        int64_t newest = 0;
         for (const auto& e : events) {
           const std::string uuid = TableUuidOf(e.kv.key);
           if (e.type == EtcdWatchEvent::Type::kPut && !uuid.empty()) Apply(uuid, e.kv.value, e.kv.mod_revision);
+          newest = std::max(newest, e.kv.mod_revision);
         }
+        if (newest > 0) Acknowledge(newest);
       });
   watch_->Start();
   return Status::OK();
+}
+
+void TabletMapSync::Acknowledge(int64_t revision) {
+  if (!fence_->Drain(std::chrono::seconds(30))) {
+    spdlog::warn("tablets: writes routed by an older placement still in flight after 30 s; acknowledging anyway");
+  }
+  auto put = etcd_->Put(kPlacementAcksPrefix + UuidText(self_host_id_), std::to_string(revision));
+  if (!put.ok()) spdlog::warn("tablets: cannot acknowledge placement revision {}: {}", revision, put.status().ToString());
 }
 
 void TabletMapSync::Stop() {

@@ -14,6 +14,13 @@
 // tablet boundaries, and so load statistics and the balancer's view, the
 // same on every node.
 //
+// Migration barrier: after applying the placements of a watch event (or all
+// of them at Start) the sync drains the node's write fence (writes routed by
+// an older placement finish) and then puts
+//   /tessera/placement_acks/<host id text> = the newest mod_revision applied
+// (decimal; FROZEN), which the migration driver (cluster/tablet_migration.h)
+// waits for on every live node before it moves a tablet to the next stage.
+//
 // Thread safety: Start and Stop from one thread; Stop joins the watch.
 #pragma once
 
@@ -21,6 +28,7 @@
 #include <string>
 
 #include "cluster/etcd_client.h"
+#include "cluster/placement_fence.h"
 #include "cluster/tablet_placement.h"
 
 namespace tessera {
@@ -29,10 +37,14 @@ class Database;
 
 namespace tessera::cluster {
 
+inline constexpr char kPlacementAcksPrefix[] = "/tessera/placement_acks/";
+
 class TabletMapSync {
  public:
-  // REQUIRES: db, etcd and placements outlive the sync.
-  TabletMapSync(Database* db, EtcdClient* etcd, std::string etcd_endpoint, TabletPlacements* placements);
+  // REQUIRES: db, etcd, placements and fence outlive the sync.
+  // self_host_id: 16 bytes.
+  TabletMapSync(Database* db, EtcdClient* etcd, std::string etcd_endpoint, TabletPlacements* placements,
+                PlacementFence* fence, std::string self_host_id);
   ~TabletMapSync();  // Stop()
 
   // Applies every placement, then watches. Errors: IOError (etcd).
@@ -46,10 +58,15 @@ class TabletMapSync {
   int Apply(const std::string& table_uuid, const std::string& text, int64_t revision);
 
  private:
+  // Drains the write fence, then acknowledges `revision` in etcd.
+  void Acknowledge(int64_t revision);
+
   Database* db_;
   EtcdClient* etcd_;
   std::string endpoint_;
   TabletPlacements* placements_;
+  PlacementFence* fence_;
+  std::string self_host_id_;
   std::unique_ptr<EtcdWatch> watch_;
 };
 

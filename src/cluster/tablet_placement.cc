@@ -24,7 +24,13 @@ std::string EncodePlacement(const std::vector<TabletReplicas>& tablets) {
   for (const auto& t : tablets) {
     nlohmann::json replicas = nlohmann::json::array();
     for (const auto& r : t.replicas) replicas.push_back(UuidText(r));
-    list.push_back({{"start", ToHex(t.start)}, {"end", ToHex(t.end)}, {"replicas", replicas}});
+    nlohmann::json tablet = {{"start", ToHex(t.start)}, {"end", ToHex(t.end)}, {"replicas", replicas}};
+    if (t.transition) {
+      tablet["transition"] = {{"stage", MigrationStageName(t.transition->stage)},
+                              {"leaving", UuidText(t.transition->leaving)},
+                              {"pending", UuidText(t.transition->pending)}};
+    }
+    list.push_back(std::move(tablet));
   }
   return nlohmann::json{{"version", 1}, {"tablets", list}}.dump();
 }
@@ -43,6 +49,14 @@ Result<std::vector<TabletReplicas>> DecodePlacement(const std::string& text) {
       for (const auto& h : t.at("replicas")) {
         TESSERA_ASSIGN_OR_RETURN(std::string id, UuidFromText(h.get<std::string>()));
         r.replicas.push_back(std::move(id));
+      }
+      if (t.contains("transition")) {
+        const auto& j = t.at("transition");
+        TabletTransition tr;
+        TESSERA_ASSIGN_OR_RETURN(tr.stage, MigrationStageFromName(j.at("stage").get<std::string>()));
+        TESSERA_ASSIGN_OR_RETURN(tr.leaving, UuidFromText(j.at("leaving").get<std::string>()));
+        TESSERA_ASSIGN_OR_RETURN(tr.pending, UuidFromText(j.at("pending").get<std::string>()));
+        r.transition = std::move(tr);
       }
       out.push_back(std::move(r));
     }
@@ -142,7 +156,7 @@ const TabletReplicas* PlacementOf(const std::vector<TabletReplicas>& placement, 
 
 // Replaces the placement by the result of `change` (nullopt: nothing to
 // do) in a transaction on the key's mod_revision, retried on lost races.
-Result<bool> TabletPlacements::Change(const std::string& table_uuid, const PlacementChange& change) {
+Result<int64_t> TabletPlacements::Change(const std::string& table_uuid, const PlacementChange& change) {
   const std::string key = kTabletsPrefix + UuidText(table_uuid);
   for (int attempt = 0; attempt < 20; ++attempt) {
     TESSERA_ASSIGN_OR_RETURN(EtcdRangeResult current, etcd_->Range(key));
@@ -152,7 +166,7 @@ Result<bool> TabletPlacements::Change(const std::string& table_uuid, const Place
     TESSERA_ASSIGN_OR_RETURN(auto changed, change(std::move(placement)));
     if (!changed) {
       TESSERA_RETURN_IF_ERROR(Update(table_uuid, kv.value, kv.mod_revision));
-      return false;
+      return int64_t{0};
     }
     EtcdCompare unchanged;
     unchanged.key = key;
@@ -162,40 +176,61 @@ Result<bool> TabletPlacements::Change(const std::string& table_uuid, const Place
     TESSERA_ASSIGN_OR_RETURN(EtcdTxnResult txn, etcd_->Txn({unchanged}, {EtcdOp::Put(key, text)}));
     if (txn.succeeded) {
       TESSERA_RETURN_IF_ERROR(Update(table_uuid, text, txn.revision));
-      return true;
+      return txn.revision;
     }
   }
   return Status::Busy("tablet placement of " + UuidText(table_uuid) + " changed 20 times during a tablet change");
 }
 
 Result<bool> TabletPlacements::RecordSplit(const std::string& table_uuid, const std::string& split) {
-  return Change(table_uuid, [&](std::vector<TabletReplicas> placement)
+  auto revision = Change(table_uuid, [&](std::vector<TabletReplicas> placement)
                                 -> Result<std::optional<std::vector<TabletReplicas>>> {
     auto pos = std::find_if(placement.begin(), placement.end(), [&](const auto& t) { return t.Contains(split); });
     if (pos == placement.end()) return Status::Corruption("no placement tablet holds the split key");
     using Changed = std::optional<std::vector<TabletReplicas>>;
     if (pos->start == split) return Changed();
+    if (pos->transition) return Status::InvalidArgument("the tablet is being migrated: it splits once the move ends");
     TabletReplicas right = *pos;
     right.start = split;
     pos->end = split;
     placement.insert(std::next(pos), std::move(right));
     return Changed(std::move(placement));
   });
+  if (!revision.ok()) return revision.status();
+  return *revision != 0;
 }
 
 Result<bool> TabletPlacements::RecordMerge(const std::string& table_uuid, const std::string& boundary) {
-  return Change(table_uuid, [&](std::vector<TabletReplicas> placement)
+  auto revision = Change(table_uuid, [&](std::vector<TabletReplicas> placement)
                                 -> Result<std::optional<std::vector<TabletReplicas>>> {
     auto right = std::find_if(placement.begin(), placement.end(), [&](const auto& t) { return t.start == boundary; });
     using Changed = std::optional<std::vector<TabletReplicas>>;
     if (boundary.empty() || right == placement.end() || right == placement.begin()) return Changed();
     auto left = std::prev(right);
+    if (left->transition || right->transition) {
+      return Status::InvalidArgument("a tablet being migrated merges once the move ends");
+    }
     if (left->replicas != right->replicas) {
-      return Status::InvalidArgument("the two tablets have different replica sets: joining them moves data (tablet "
-                                     "migration, not built yet)");
+      return Status::InvalidArgument("the two tablets have different replica sets: joining them would move data");
     }
     left->end = right->end;
     placement.erase(right);
+    return Changed(std::move(placement));
+  });
+  if (!revision.ok()) return revision.status();
+  return *revision != 0;
+}
+
+Result<int64_t> TabletPlacements::ChangeTablet(const std::string& table_uuid, const std::string& start,
+                                               const TabletChange& change) {
+  return Change(table_uuid, [&](std::vector<TabletReplicas> placement)
+                                -> Result<std::optional<std::vector<TabletReplicas>>> {
+    auto pos = std::find_if(placement.begin(), placement.end(), [&](const auto& t) { return t.start == start; });
+    if (pos == placement.end()) return Status::NotFound("no tablet of the placement starts at " + ToHex(start));
+    TESSERA_ASSIGN_OR_RETURN(std::optional<TabletReplicas> changed, change(*pos));
+    using Changed = std::optional<std::vector<TabletReplicas>>;
+    if (!changed) return Changed();
+    *pos = std::move(*changed);
     return Changed(std::move(placement));
   });
 }

@@ -4,7 +4,10 @@
 //
 // etcd key (FROZEN: nodes of different releases read it):
 //   /tessera/tablets/<table uuid text> = {"version": 1, "tablets": [
-//       {"start": hex, "end": hex, "replicas": [host id text, ...]}, ...]}
+//       {"start": hex, "end": hex, "replicas": [host id text, ...],
+//        "transition": {"stage": name, "leaving": host id text,
+//                       "pending": host id text}   (only while migrating;
+//                       cluster/tablet_transition.h)}, ...]}
 // with table-relative bounds (a storage key without its 4-byte table id; an
 // empty end is the table's end). The first node to need a table's placement
 // computes it from the members at that moment and creates the key if it is
@@ -14,8 +17,9 @@
 // the same replicas by one, each in a transaction comparing the key's
 // mod_revision, so concurrent changes by different nodes all land; nodes
 // learn of it through their watch (cluster/tablet_map_sync.h). "version" is
-// the format (1). Tablet migration (issue 11) will change replica sets the
-// same way.
+// the format (1). A tablet migration (cluster/tablet_migration.h) writes a
+// transition on one tablet and finally its new replicas the same way
+// (ChangeTablet).
 //
 // PlaceReplicas follows the rules Cassandra's strategies keep: per data
 // center its replication factor of distinct nodes, racks spread (a node of
@@ -34,6 +38,7 @@
 #include <vector>
 
 #include "cluster/replication_strategy.h"
+#include "cluster/tablet_transition.h"
 #include "common/status.h"
 
 namespace tessera::cluster {
@@ -57,6 +62,7 @@ Result<std::vector<std::string>> PlaceReplicas(const ReplicationFactors& factors
 struct TabletReplicas {
   std::string start, end;  // table-relative; empty end: the table's end
   std::vector<std::string> replicas;  // host ids
+  std::optional<TabletTransition> transition;  // a replica on the move
   bool Contains(const std::string& key) const { return start <= key && (end.empty() || key < end); }
 };
 
@@ -88,6 +94,13 @@ class TabletPlacements {
   // Errors: InvalidArgument when the two have different replica sets (a
   // join would move data: tablet migration); those of RecordSplit.
   Result<bool> RecordMerge(const std::string& table_uuid, const std::string& boundary);
+  // Replaces the placement tablet starting at table-relative `start` by
+  // what `change` makes of it (nullopt: nothing to do), in a transaction on
+  // the key's mod_revision; returns the etcd revision of the new value (0
+  // when nothing changed). Errors: NotFound when no tablet starts at
+  // `start`; those of `change` and of RecordSplit.
+  using TabletChange = std::function<Result<std::optional<TabletReplicas>>(TabletReplicas tablet)>;
+  Result<int64_t> ChangeTablet(const std::string& table_uuid, const std::string& start, const TabletChange& change);
   // Replaces the cached placement with `text`, the key's value at etcd
   // revision `revision` (its mod_revision), unless the cache holds a newer
   // one (watch events and this node's own transactions race). Errors:
@@ -99,7 +112,8 @@ class TabletPlacements {
  private:
   using PlacementChange =
       std::function<Result<std::optional<std::vector<TabletReplicas>>>(std::vector<TabletReplicas> placement)>;
-  Result<bool> Change(const std::string& table_uuid, const PlacementChange& change);
+  // Returns the new value's revision, 0 when `change` changed nothing.
+  Result<int64_t> Change(const std::string& table_uuid, const PlacementChange& change);
 
   EtcdClient* etcd_;
   std::mutex mu_;

@@ -163,6 +163,17 @@ AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz, Ad
     if (!json.ok()) return ReplyError(res, json.status());
     Reply(res, 200, *json);
   });
+  http.Post("/tablets/move", [impl = impl_.get()](const httplib::Request& req, httplib::Response& res) {
+    auto move = impl->Hooks().move;
+    if (!move) return Reply(res, 404, "{\"error\": \"this node is not part of a cluster: nothing to move\"}");
+    for (const char* p : {"keyspace", "table", "start", "from", "to"}) {
+      if (!req.has_param(p)) return ReplyError(res, Status::InvalidArgument(std::string("missing parameter ") + p));
+    }
+    auto report = move(req.get_param_value("keyspace"), req.get_param_value("table"), req.get_param_value("start"),
+                       req.get_param_value("from"), req.get_param_value("to"));
+    if (!report.ok()) return ReplyError(res, report.status());
+    Reply(res, report->first ? 200 : 500, report->second);
+  });
   http.Post("/tablets/split", [db](const httplib::Request& req, httplib::Response& res) {
     std::shared_ptr<const TableSchema> table;
     TabletId id = 0;

@@ -16,6 +16,12 @@
 //   GET  /cluster/tablets[?keyspace=K[&table=T]]  every placed tablet and
 //                         its replicas; 404 on a single node or for an
 //                         unknown keyspace or table
+//   POST /tablets/move?keyspace=K&table=T&start=HEX&from=NODE&to=NODE
+//                         moves one replica of the tablet starting at HEX
+//                         (cluster/tablet_migration.h; NODE: address or
+//                         host id); 200 with the JSON report when it
+//                         completed, 500 with it when it reverted or
+//                         stopped, 400/404 when refused before it began
 //   GET  /keyvisualizer   the Key Visualizer page (keyviz/keyviz_page.h)
 //   GET  /keyvisualizer/data.json[?table=KS.T][&columns=N]   its data
 //                         (keyviz/keyviz_json.h); N: the newest N columns
@@ -71,6 +77,10 @@ struct AdminClusterHooks {
   std::function<std::string()> metrics;
   std::function<Result<std::string>()> status;
   std::function<Result<std::string>(const std::string& keyspace, const std::string& table)> tablets;
+  std::function<Result<std::pair<bool, std::string>>(const std::string& keyspace, const std::string& table,
+                                                     const std::string& start_hex, const std::string& from,
+                                                     const std::string& to)>
+      move;
 };
 
 class AdminHttpServer {

@@ -15,6 +15,7 @@
 #include "cluster/node_load.h"
 #include "cluster/replicated_tablet.h"
 #include "cluster/tablet_map_sync.h"
+#include "cluster/tablet_migration.h"
 #include "cluster/tablet_placement.h"
 #include "common/bytes.h"
 #include "cql/executor/query_processor.h"
@@ -124,7 +125,7 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   l.hint_replayer = std::make_unique<cluster::HintReplayer>(hints, l.membership.get(), l.internode_client.get());
   l.hint_replayer->Start();
   l.tablet_sync = std::make_unique<cluster::TabletMapSync>(db_.get(), &l.membership->etcd(), c.etcd_endpoint,
-                                                           l.placements.get());
+                                                           l.placements.get(), &r.placement_fence, host_id_);
   TESSERA_RETURN_IF_ERROR(l.tablet_sync->Start());
   db_->StartBalancer();
   l.load_reporter = std::make_unique<cluster::NodeLoadReporter>(
@@ -143,6 +144,12 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
     hooks.status = [services] { return cluster::ClusterStatusJson(*services); };
     hooks.tablets = [services](const std::string& keyspace, const std::string& table) {
       return cluster::ClusterTabletsJson(*services, keyspace, table);
+    };
+    hooks.move = [services](const std::string& keyspace, const std::string& table, const std::string& start,
+                            const std::string& from, const std::string& to) -> Result<std::pair<bool, std::string>> {
+      TESSERA_ASSIGN_OR_RETURN(cluster::MoveReport report,
+                               cluster::MoveTabletReplica(services, keyspace, table, start, from, to));
+      return std::make_pair(report.completed, cluster::MoveReportJson(report));
     };
     l.admin->SetClusterHooks(std::move(hooks));
   }

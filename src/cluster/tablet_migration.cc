@@ -1,0 +1,327 @@
+#include "cluster/tablet_migration.h"
+
+#include <chrono>
+#include <future>
+#include <map>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "cluster/etcd_client.h"
+#include "cluster/replica_reads.h"
+#include "cluster/replicated_tablet.h"
+#include "cluster/tablet_map_sync.h"
+#include "common/bytes.h"
+#include "common/uuid.h"
+#include "db/database.h"
+
+namespace tessera::cluster {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t MicrosSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
+}
+
+// One move in progress: what every step needs.
+class Migration {
+ public:
+  Migration(ReplicationServices* s, std::shared_ptr<const TableSchema> table, const MoveRequest& r,
+            const MigrationOptions& o)
+      : s_(s), table_(std::move(table)), r_(r), o_(o) {}
+
+  Status Validate(const TabletReplicas& tablet);
+  // REQUIRES: Validate succeeded.
+  MoveReport Run();
+
+ private:
+  // Writes `next` (nullopt: no transition) and `replicas` on the tablet,
+  // provided it still holds the transition this driver last wrote.
+  Result<int64_t> Write(const std::optional<TabletTransition>& next, const std::vector<std::string>& replicas);
+  Status Barrier(int64_t revision, int64_t* micros);
+  Status Stream();
+  Status DeleteRangeOn(const std::string& host);
+  Result<std::string> Endpoint(const std::string& host);
+  bool Alive(const std::string& host);
+  void Revert(MoveReport* report);
+
+  ReplicationServices* s_;
+  std::shared_ptr<const TableSchema> table_;
+  MoveRequest r_;
+  MigrationOptions o_;
+  std::optional<TabletTransition> current_;  // what the tablet holds, as this driver wrote it
+  std::string end_;                           // the tablet's end (table-relative)
+  std::vector<std::string> old_;              // its replicas before the move
+  MoveReport* report_ = nullptr;
+};
+
+bool Migration::Alive(const std::string& host) {
+  auto m = s_->membership->Member(host);
+  return m && m->alive;
+}
+
+Result<std::string> Migration::Endpoint(const std::string& host) {
+  auto m = s_->membership->Member(host);
+  if (!m || !m->alive || m->record.internode_port <= 0) {
+    return Status::IOError("node " + UuidText(host) + " is down");
+  }
+  return m->record.address + ":" + std::to_string(m->record.internode_port);
+}
+
+Status Migration::Validate(const TabletReplicas& tablet) {
+  if (tablet.transition) return Status::InvalidArgument("the tablet is already being migrated");
+  const auto& old = tablet.replicas;
+  if (std::find(old.begin(), old.end(), r_.from) == old.end()) {
+    return Status::InvalidArgument("node " + UuidText(r_.from) + " holds no replica of the tablet");
+  }
+  if (std::find(old.begin(), old.end(), r_.to) != old.end()) {
+    return Status::InvalidArgument("node " + UuidText(r_.to) + " already holds a replica of the tablet");
+  }
+  auto from = s_->membership->Member(r_.from);
+  auto to = s_->membership->Member(r_.to);
+  if (!from || !to) return Status::NotFound("both nodes must be members of the cluster");
+  if (!to->alive) return Status::InvalidArgument("node " + UuidText(r_.to) + " is down");
+  if (from->record.data_center != to->record.data_center) {
+    return Status::InvalidArgument("a replica moves within its data center (" + from->record.data_center + "), not to " +
+                                   to->record.data_center);
+  }
+  end_ = tablet.end;
+  old_ = tablet.replicas;
+  return Status::OK();
+}
+
+Result<int64_t> Migration::Write(const std::optional<TabletTransition>& next, const std::vector<std::string>& replicas) {
+  const auto expected = current_;
+  auto revision = s_->placements->ChangeTablet(
+      table_->uuid, r_.start, [&](TabletReplicas t) -> Result<std::optional<TabletReplicas>> {
+        if (t.transition != expected) {
+          return Status::Busy("the tablet's transition changed under this migration");
+        }
+        t.transition = next;
+        t.replicas = replicas;
+        return std::optional<TabletReplicas>(std::move(t));
+      });
+  if (revision.ok()) current_ = next;
+  return revision;
+}
+
+Status Migration::Barrier(int64_t revision, int64_t* micros) {
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::microseconds(o_.barrier_timeout_micros);
+  for (;;) {
+    TESSERA_ASSIGN_OR_RETURN(EtcdRangeResult acks, s_->membership->etcd().Range(kPlacementAcksPrefix,
+                                                                                 EtcdPrefixEnd(kPlacementAcksPrefix)));
+    std::map<std::string, int64_t> acked;  // by host id text
+    for (const auto& kv : acks.kvs) {
+      acked[kv.key.substr(sizeof(kPlacementAcksPrefix) - 1)] = std::atoll(kv.value.c_str());
+    }
+    std::string behind;
+    for (const auto& m : s_->membership->Members()) {
+      // A node that is down acknowledges nothing; it applies every
+      // placement before it serves again (TabletMapSync::Start).
+      if (m.alive && acked[UuidText(m.record.host_id)] < revision) behind = m.record.address;
+    }
+    if (behind.empty()) {
+      *micros = MicrosSince(start);
+      return Status::OK();
+    }
+    if (Clock::now() > deadline) {
+      return Status::Busy("node " + behind + " did not acknowledge placement revision " + std::to_string(revision));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+template <typename T>
+Result<T> Await(const std::function<void(std::function<void(Result<T>)>)>& call) {
+  auto promise = std::make_shared<std::promise<Result<T>>>();
+  auto future = promise->get_future();
+  call([promise](Result<T> r) { promise->set_value(std::move(r)); });
+  return future.get();
+}
+
+Status ApplyOn(ReplicationServices* s, const TableSchema& table, const std::string& host, const std::string& endpoint,
+               const WriteSet& relative) {
+  if (host == s->self_host_id) return ApplyLocal(s->db->engine(), table.id, relative);
+  auto promise = std::make_shared<std::promise<Status>>();
+  auto future = promise->get_future();
+  s->client->Apply(endpoint, table.uuid, relative, s->write_timeout_micros,
+                   [promise](Status st) { promise->set_value(std::move(st)); });
+  return future.get();
+}
+
+Status Migration::Stream() {
+  // The leaving replica if it is up, else another old one.
+  std::string source = Alive(r_.from) ? r_.from : std::string();
+  for (const auto& host : old_) {
+    if (source.empty() && Alive(host)) source = host;
+  }
+  if (source.empty()) return Status::IOError("no replica of the tablet is up to stream from");
+  TESSERA_ASSIGN_OR_RETURN(std::string source_endpoint,
+                           source == s_->self_host_id ? Result<std::string>(std::string()) : Endpoint(source));
+  TESSERA_ASSIGN_OR_RETURN(std::string target_endpoint,
+                           r_.to == s_->self_host_id ? Result<std::string>(std::string()) : Endpoint(r_.to));
+  const auto start = Clock::now();
+  RangeQuery q;
+  q.table_uuid = table_->uuid;
+  q.lower = r_.start;
+  q.upper = end_;
+  q.from = r_.start;
+  q.from_inclusive = true;
+  q.limit = o_.window_keys;
+  for (;;) {
+    Result<RangeBatch> batch =
+        source == s_->self_host_id
+            ? ReadRangeLocal(s_->db->engine(), table_->id, q)
+            : Await<RangeBatch>([&](std::function<void(Result<RangeBatch>)> done) {
+                s_->client->ReadRange(source_endpoint, q, s_->read_timeout_micros, std::move(done));
+              });
+    if (!batch.ok()) return batch.status();
+    if (batch->entries.empty()) break;
+    WriteSet window;
+    uint64_t bytes = 0;
+    for (const auto& [key, value] : batch->entries) {
+      window.Merge(key, value);
+      bytes += key.size() + value.size();
+    }
+    TESSERA_RETURN_IF_ERROR(ApplyOn(s_, *table_, r_.to, target_endpoint, window));
+    report_->streamed_keys += batch->entries.size();
+    report_->streamed_bytes += bytes;
+    if (!batch->more) break;
+    q.from = batch->entries.back().first;
+    q.from_inclusive = false;
+    if (o_.stream_bytes_per_second > 0) {  // hold the average rate
+      const auto due = start + std::chrono::microseconds(static_cast<int64_t>(
+                                   1e6 * static_cast<double>(report_->streamed_bytes) / o_.stream_bytes_per_second));
+      std::this_thread::sleep_until(due);
+    }
+  }
+  report_->streaming_micros = MicrosSince(start);
+  return Status::OK();
+}
+
+Status Migration::DeleteRangeOn(const std::string& host) {
+  if (!Alive(host)) {
+    spdlog::warn("tablets: {}.{}: node {} is down; its copy of a moved tablet stays until it is removed",
+                 table_->keyspace, table_->name, UuidText(host));
+    return Status::OK();
+  }
+  TESSERA_ASSIGN_OR_RETURN(std::string endpoint,
+                           host == s_->self_host_id ? Result<std::string>(std::string()) : Endpoint(host));
+  WriteSet drop;
+  drop.DeleteRange(r_.start, end_);
+  return ApplyOn(s_, *table_, host, endpoint, drop);
+}
+
+void Migration::Revert(MoveReport* report) {
+  auto placement = s_->placements->Cached(table_->uuid);
+  const TabletReplicas* t = placement ? PlacementOf(*placement, r_.start) : nullptr;
+  if (!t) return;
+  auto revision = Write(std::nullopt, t->replicas);
+  int64_t micros = 0;
+  if (!revision.ok() || !Barrier(*revision, &micros).ok()) {
+    report->stopped_at = current_ ? MigrationStageName(current_->stage) : "";
+    report->error += "; and the revert did not finish: " +
+                     (revision.ok() ? std::string("a node did not acknowledge it") : revision.status().ToString());
+    return;
+  }
+  report->stages.push_back({"reverted", *revision, micros});
+  if (Status st = DeleteRangeOn(r_.to); !st.ok()) report->error += "; the pending copy stays: " + st.ToString();
+}
+
+MoveReport Migration::Run() {
+  const std::vector<std::string> old = old_;
+  MoveReport report;
+  report_ = &report;
+  TabletTransition t{MigrationStage::kAllowWriteBothReadOld, r_.from, r_.to};
+  for (std::optional<MigrationStage> stage = t.stage; stage; stage = NextMigrationStage(*stage)) {
+    t.stage = *stage;
+    auto revision = Write(t, old);
+    int64_t micros = 0;
+    Status st = revision.ok() ? Barrier(*revision, &micros) : revision.status();
+    if (st.ok()) report.stages.push_back({MigrationStageName(t.stage), *revision, micros});
+    if (st.ok() && t.stage == MigrationStage::kStreaming) st = Stream();
+    if (st.ok() && t.stage == MigrationStage::kCleanup) st = DeleteRangeOn(r_.from);
+    if (!st.ok()) {
+      report.error = std::string(MigrationStageName(t.stage)) + ": " + st.ToString();
+      if (!current_ || current_->stage < MigrationStage::kWriteBothReadNew) {
+        Revert(&report);
+      } else {
+        report.stopped_at = MigrationStageName(current_->stage);
+      }
+      spdlog::warn("tablets: {}.{}: moving a replica failed: {}", table_->keyspace, table_->name, report.error);
+      return report;
+    }
+  }
+  auto revision = Write(std::nullopt, NewReplicas(old, t));
+  int64_t micros = 0;
+  Status st = revision.ok() ? Barrier(*revision, &micros) : revision.status();
+  if (!st.ok()) {
+    report.error = "end: " + st.ToString();
+    report.stopped_at = current_ ? MigrationStageName(current_->stage) : "";
+    return report;
+  }
+  report.stages.push_back({"end", *revision, micros});
+  report.completed = true;
+  spdlog::info("tablets: {}.{}: moved a replica from {} to {} ({} keys, {} bytes streamed)", table_->keyspace,
+               table_->name, UuidText(r_.from), UuidText(r_.to), report.streamed_keys, report.streamed_bytes);
+  return report;
+}
+
+}  // namespace
+
+Result<MoveReport> MoveTabletReplica(ReplicationServices* s, const MoveRequest& r, const MigrationOptions& o) {
+  TESSERA_ASSIGN_OR_RETURN(auto table, s->db->catalog().GetTable(r.keyspace, r.table));
+  TESSERA_ASSIGN_OR_RETURN(
+      auto placement,
+      s->placements->Get(table->uuid, []() -> Result<std::vector<TabletReplicas>> {
+        return Status::NotFound("the table has no placement yet: it has served no request");
+      }));
+  auto pos = std::find_if(placement->begin(), placement->end(), [&](const auto& t) { return t.start == r.start; });
+  if (pos == placement->end()) return Status::NotFound("no tablet of the table starts at " + ToHex(r.start));
+  Migration migration(s, table, r, o);
+  TESSERA_RETURN_IF_ERROR(migration.Validate(*pos));
+  return migration.Run();
+}
+
+namespace {
+
+Result<std::string> MemberNamed(const Membership& membership, const std::string& name) {
+  for (const auto& m : membership.Members()) {
+    if (m.record.address == name || UuidText(m.record.host_id) == name) return m.record.host_id;
+  }
+  return Status::NotFound("no member of the cluster is " + name);
+}
+
+}  // namespace
+
+Result<MoveReport> MoveTabletReplica(ReplicationServices* s, const std::string& keyspace, const std::string& table,
+                                     const std::string& start_hex, const std::string& from, const std::string& to,
+                                     const MigrationOptions& o) {
+  MoveRequest r;
+  r.keyspace = keyspace;
+  r.table = table;
+  if (!FromHex(start_hex, &r.start)) return Status::InvalidArgument("start must be hex, got " + start_hex);
+  TESSERA_ASSIGN_OR_RETURN(r.from, MemberNamed(*s->membership, from));
+  TESSERA_ASSIGN_OR_RETURN(r.to, MemberNamed(*s->membership, to));
+  return MoveTabletReplica(s, r, o);
+}
+
+std::string MoveReportJson(const MoveReport& report) {
+  nlohmann::json stages = nlohmann::json::array();
+  for (const auto& st : report.stages) {
+    stages.push_back({{"stage", st.name}, {"revision", st.revision}, {"barrier_micros", st.barrier_micros}});
+  }
+  return nlohmann::json{{"completed", report.completed},
+                        {"stages", stages},
+                        {"streamed_keys", report.streamed_keys},
+                        {"streamed_bytes", report.streamed_bytes},
+                        {"streaming_micros", report.streaming_micros},
+                        {"stopped_at", report.stopped_at},
+                        {"error", report.error}}
+      .dump();
+}
+
+}  // namespace tessera::cluster

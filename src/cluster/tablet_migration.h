@@ -1,0 +1,83 @@
+// Moves one replica of a tablet from one node to another, online, through
+// the stages of cluster/tablet_transition.h (ScyllaDB's tablet migration):
+// each stage is one etcd transaction on the table's placement, fenced by the
+// key's mod_revision (TabletPlacements::ChangeTablet: a tablet whose
+// transition is not the one this driver last wrote is left alone), followed
+// by a barrier: every live member has acknowledged the new revision
+// (/tessera/placement_acks/, cluster/tablet_map_sync.h), so it routes by
+// the new stage and no write routed by the old one is in flight.
+//
+//   allow_write_both_read_old -> write_both_read_old -> streaming
+//     (the tablet's key range read from an old replica in windows of
+//     window_keys keys, stored values and tombstones as they are, and
+//     applied to the pending replica as merge operands: writes arriving
+//     meanwhile reconcile with them; at most stream_bytes_per_second)
+//   -> write_both_read_new -> use_new -> cleanup (the leaving replica's
+//     copy of the range deleted) -> replicas = old - leaving + pending.
+//
+// A failure before write_both_read_new reverts: the transition is removed
+// (the replicas stay), and after a barrier the pending node's partial copy
+// is deleted. From write_both_read_new on the move only goes forward; a
+// failure there is returned with the tablet left at its stage, for a later
+// run (issue 11's balancer) to complete.
+//
+// The caller's thread runs the whole move (seconds to minutes).
+// Thread safety: one move per tablet at a time (the fencing transaction
+// refuses a second); moves of different tablets may run concurrently.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace tessera::cluster {
+
+struct ReplicationServices;
+
+struct MoveRequest {
+  std::string keyspace, table;
+  std::string start;      // the placement tablet's start, table-relative (bytes; "" for the first)
+  std::string from, to;   // host ids (16 bytes)
+};
+
+struct MigrationOptions {
+  int64_t barrier_timeout_micros = 30'000'000;
+  uint32_t window_keys = 512;
+  uint64_t stream_bytes_per_second = 64u << 20;  // 0: unlimited
+};
+
+struct MoveReport {
+  struct Stage {
+    std::string name;
+    int64_t revision = 0;      // the placement's etcd revision at that stage
+    int64_t barrier_micros = 0;
+  };
+  std::vector<Stage> stages;
+  uint64_t streamed_keys = 0, streamed_bytes = 0;
+  int64_t streaming_micros = 0;
+  bool completed = false;  // false: reverted, or stopped at `stopped_at`
+  std::string stopped_at;  // the stage a failure left the tablet at ("" when reverted or completed)
+  std::string error;       // why it did not complete
+};
+
+// Errors (nothing changed): NotFound (unknown table, no tablet starting at
+// `start`, `from` or `to` not a member), InvalidArgument (`from` not a
+// replica, `to` already one, `to` down or in another data center, the
+// tablet already in transition), IOError (etcd). Once the move started,
+// problems are reported in MoveReport (ok status).
+Result<MoveReport> MoveTabletReplica(ReplicationServices* services, const MoveRequest& request,
+                                     const MigrationOptions& options = {});
+
+// The same, as `tessera admin move` names things: the tablet's start as hex
+// (as `tessera admin tablets` prints it), each node by host id text or
+// address. Errors: also InvalidArgument for hex that is not, NotFound for
+// a node no member is.
+Result<MoveReport> MoveTabletReplica(ReplicationServices* services, const std::string& keyspace,
+                                     const std::string& table, const std::string& start_hex, const std::string& from,
+                                     const std::string& to, const MigrationOptions& options = {});
+
+std::string MoveReportJson(const MoveReport& report);
+
+}  // namespace tessera::cluster

@@ -1,0 +1,104 @@
+// The migration stage machine as plain values (cluster/tablet_transition.h),
+// its frozen form in a placement (cluster/tablet_placement.h), and the write
+// fence a stage's barrier drains (cluster/placement_fence.h).
+#include "cluster/tablet_transition.h"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "cluster/placement_fence.h"
+#include "cluster/tablet_placement.h"
+#include "common/uuid.h"
+
+namespace tessera::cluster {
+namespace {
+
+using Hosts = std::vector<std::string>;
+
+TEST(TabletTransitionTest, StagesInOrderWithFrozenNames) {
+  std::vector<std::string> names;
+  for (std::optional<MigrationStage> s = MigrationStage::kAllowWriteBothReadOld; s; s = NextMigrationStage(*s)) {
+    names.push_back(MigrationStageName(*s));
+    auto back = MigrationStageFromName(names.back());
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(*back, *s);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"allow_write_both_read_old", "write_both_read_old", "streaming",
+                                             "write_both_read_new", "use_new", "cleanup"}));
+  EXPECT_TRUE(MigrationStageFromName("finished").status().IsInvalidArgument());
+}
+
+TEST(TabletTransitionTest, WritesAndReadsFollowTheStage) {
+  const Hosts old = {"a", "b", "c"};
+  TabletTransition t{MigrationStage::kAllowWriteBothReadOld, "b", "d"};
+  EXPECT_EQ(NewReplicas(old, t), (Hosts{"a", "d", "c"}));
+  struct Want {
+    MigrationStage stage;
+    Hosts natural, pending, reads;
+  };
+  const Want wants[] = {
+      {MigrationStage::kAllowWriteBothReadOld, old, {}, old},
+      {MigrationStage::kWriteBothReadOld, old, {"d"}, old},
+      {MigrationStage::kStreaming, old, {"d"}, old},
+      {MigrationStage::kWriteBothReadNew, old, {"d"}, {"a", "d", "c"}},
+      {MigrationStage::kUseNew, {"a", "d", "c"}, {}, {"a", "d", "c"}},
+      {MigrationStage::kCleanup, {"a", "d", "c"}, {}, {"a", "d", "c"}},
+  };
+  for (const Want& w : wants) {
+    t.stage = w.stage;
+    const WriteReplicaSet writes = WriteReplicas(old, t);
+    EXPECT_EQ(writes.natural, w.natural) << MigrationStageName(w.stage);
+    EXPECT_EQ(writes.pending, w.pending) << MigrationStageName(w.stage);
+    EXPECT_EQ(ReadReplicas(old, t), w.reads) << MigrationStageName(w.stage);
+  }
+  EXPECT_EQ(WriteReplicas(old, std::nullopt).natural, old);
+  EXPECT_EQ(ReadReplicas(old, std::nullopt), old);
+}
+
+TEST(TabletTransitionTest, PlacementCarriesTheTransitionInItsFrozenForm) {
+  const std::string a = "00000000-0000-0000-0000-00000000000a", b = "00000000-0000-0000-0000-00000000000b",
+                    c = "00000000-0000-0000-0000-00000000000c";
+  const std::string text = R"({"version": 1, "tablets": [
+      {"start": "", "end": "40", "replicas": [")" + a + R"(", ")" + b + R"("],
+       "transition": {"stage": "streaming", "leaving": ")" + a + R"(", "pending": ")" + c + R"("}},
+      {"start": "40", "end": "", "replicas": [")" + b + R"(", ")" + c + R"("]}]})";
+  auto placement = DecodePlacement(text);
+  ASSERT_TRUE(placement.ok()) << placement.status().ToString();
+  ASSERT_EQ(placement->size(), 2u);
+  const auto& moving = (*placement)[0];
+  ASSERT_TRUE(moving.transition.has_value());
+  EXPECT_EQ(moving.transition->stage, MigrationStage::kStreaming);
+  EXPECT_EQ(UuidText(moving.transition->leaving), a);
+  EXPECT_EQ(UuidText(moving.transition->pending), c);
+  EXPECT_FALSE((*placement)[1].transition.has_value());
+  std::string bad = text;
+  bad.replace(bad.find("streaming"), 9, "streamed!");
+  EXPECT_FALSE(DecodePlacement(bad).ok());
+}
+
+TEST(PlacementFenceTest, DrainWaitsForOlderWritesOnly) {
+  PlacementFence fence;
+  std::atomic<bool> drained{false};
+  auto old_write = std::make_unique<PlacementFence::WriteGuard>(&fence);
+  std::thread drain([&] {
+    EXPECT_TRUE(fence.Drain(std::chrono::seconds(10)));
+    drained = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // A write that starts after the drain began does not hold it.
+  PlacementFence::WriteGuard new_write(&fence);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(drained);
+  old_write.reset();
+  drain.join();
+  EXPECT_TRUE(drained);
+  // With a write older than it still running, a drain gives up at its limit.
+  PlacementFence::WriteGuard stuck(&fence);
+  EXPECT_FALSE(fence.Drain(std::chrono::milliseconds(50)));
+}
+
+}  // namespace
+}  // namespace tessera::cluster

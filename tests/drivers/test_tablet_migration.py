@@ -1,0 +1,198 @@
+"""Online tablet migration through `tessera admin move` (issue 11, first
+part) on a local cluster of etcd and three nodes: one replica of a tablet of
+an RF 2 table moves to the node that held none, through every stage
+(allow_write_both_read_old ... cleanup), while a writer inserts and deletes at
+QUORUM and a reader reads back acknowledged rows. Afterwards: every
+acknowledged row is there exactly once, no deleted row came back, every node
+routes to the new replicas (system.tablets, admin tablets), the replicas'
+digests agree before any read could repair them, and the old replica's copy is gone (size 0 after a
+compaction) while the new one holds the data. Refused moves leave the
+placement as it was."""
+import json
+import os
+import subprocess
+import threading
+import time
+import urllib.request
+import uuid
+
+import pytest
+from cassandra import ConsistencyLevel
+from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
+from cassandra.policies import WhiteListRoundRobinPolicy
+from cassandra.query import SimpleStatement
+
+from local_cluster import running_cluster
+
+BINARY = os.environ["TESSERA_BINARY"]
+Q, ALL = ConsistencyLevel.QUORUM, ConsistencyLevel.ALL
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    yield from running_cluster(BINARY, 3, ["--cluster-lease-seconds=3"])
+
+
+def node_session(cluster, node):
+    addr = cluster.address(node)
+    profile = ExecutionProfile(load_balancing_policy=WhiteListRoundRobinPolicy([addr]), request_timeout=30)
+    driver = Cluster([addr], port=cluster.port, protocol_version=4, connect_timeout=10,
+                     execution_profiles={EXEC_PROFILE_DEFAULT: profile})
+    return driver, driver.connect()
+
+
+def admin(cluster, node, *args):
+    out = subprocess.run([BINARY, "admin", *args, "--admin", "%s:%d" % (cluster.address(node), cluster.admin_port)],
+                         capture_output=True, text=True, timeout=600)
+    return out.returncode, out.stdout, out.stderr
+
+
+def tablets(cluster, node=1):
+    code, out, err = admin(cluster, node, "tablets", "--keyspace", "mv", "--table", "t", "--json")
+    assert code == 0, err
+    return json.loads(out)["tablets"]
+
+
+def local_sizes(cluster, node):
+    """Bytes node `node` stores per tablet of mv.t, after a compaction."""
+    url = "http://%s:%d/compact" % (cluster.address(node), cluster.admin_port)
+    with urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=120) as r:
+        assert r.status == 200
+    d, s = node_session(cluster, node)
+    try:
+        return [r.size_bytes for r in s.execute(
+            "SELECT size_bytes FROM system.tablets WHERE keyspace_name = 'mv' AND table_name = 't'")]
+    finally:
+        d.shutdown()
+
+
+def test_a_replica_moves_online_under_writes_and_reads(cluster):
+    d, s = node_session(cluster, 1)
+    try:
+        s.execute("CREATE KEYSPACE mv WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}")
+        s.execute("CREATE TABLE mv.t (k int PRIMARY KEY, v text) WITH initial_tablets = 4")
+        insert = s.prepare("INSERT INTO mv.t (k, v) VALUES (?, ?)")
+        insert.consistency_level = Q
+        delete = s.prepare("DELETE FROM mv.t WHERE k = ?")
+        delete.consistency_level = Q
+        read = s.prepare("SELECT v FROM mv.t WHERE k = ?")
+        read.consistency_level = Q
+        for k in range(3000):
+            s.execute(insert, (k, "v%d" % k))
+        for k in range(0, 3000, 7):  # tombstones that must stream too
+            s.execute(delete, (k,))
+        before = tablets(cluster)
+        first = before[0]
+        old = [r["address"] for r in first["replicas"]]
+        target = next(a for a in ("127.0.0.1", "127.0.0.2", "127.0.0.3") if a not in old)
+        leaving = old[0]
+
+        acked, deleted, errors, reads = set(), set(), [], [0]
+        stop = threading.Event()
+
+        def writer():
+            k = 100000
+            while not stop.is_set():
+                try:
+                    s.execute(insert, (k, "w%d" % k))
+                    acked.add(k)
+                    if k % 5 == 0:
+                        s.execute(delete, (k,))
+                        deleted.add(k)
+                except Exception as e:  # noqa: BLE001 - every failure is reported below
+                    errors.append(repr(e))
+                k += 1
+
+        def reader():
+            k = 1
+            while not stop.is_set():
+                k = (k * 7919) % 3000
+                try:
+                    row = s.execute(read, (k,)).one()
+                    if (row is None) != (k % 7 == 0) or (row is not None and row.v != "v%d" % k):
+                        errors.append("read %d: %r" % (k, row))
+                    reads[0] += 1
+                except Exception as e:  # noqa: BLE001
+                    errors.append(repr(e))
+
+        threads = [threading.Thread(target=writer), threading.Thread(target=reader)]
+        for t in threads:
+            t.start()
+        time.sleep(1)
+        code, out, err = admin(cluster, 2, "move", "--keyspace", "mv", "--table", "t", "--start", first["start"],
+                               "--from", leaving, "--to", target, "--json")
+        time.sleep(1)
+        stop.set()
+        for t in threads:
+            t.join()
+        assert code == 0, (out, err)
+        report = json.loads(out)
+        print("move: %s; %d writes and %d reads during it" % (
+            ", ".join("%s %.0f ms" % (st["stage"], st["barrier_micros"] / 1000) for st in report["stages"]),
+            len(acked), reads[0]))
+        assert report["completed"] and [st["stage"] for st in report["stages"]] == [
+            "allow_write_both_read_old", "write_both_read_old", "streaming", "write_both_read_new", "use_new",
+            "cleanup", "end"]
+        assert report["streamed_keys"] > 0 and report["streamed_bytes"] > 0
+        assert errors == [], errors[:5]
+        assert acked and reads[0] > 0
+
+        # Before any read at ALL (whose read repair would hide a gap): the two
+        # replicas of every tablet already hold the same data, tombstones
+        # included, so the new replica got both the stream and every write
+        # made while it ran.
+        code, out, err = admin(cluster, 1, "repair", "--keyspace", "mv", "--table", "t", "--json")
+        assert code == 0, err
+        repair = json.loads(out)
+        assert repair["repaired"] == 0 and repair["failed"] == 0, repair
+        for t in repair["tablets"]:
+            assert len({(r["digest"], r["keys"]) for r in t["replicas"]}) == 1, t
+
+        # The placement: only the first tablet changed, to the new replicas, on every node.
+        after = tablets(cluster, 3)
+        expected = [target if a == leaving else a for a in old]
+        assert [r["address"] for r in after[0]["replicas"]] == expected and after[0]["transition"] is None
+        assert [t["replicas"] for t in after[1:]] == [t["replicas"] for t in before[1:]]
+        new_ids = {uuid.UUID(r["host_id"]) for r in after[0]["replicas"]}
+        for node in (1, 2, 3):
+            dn, sn = node_session(cluster, node)
+            try:
+                row = list(sn.execute("SELECT replicas FROM system.tablets WHERE keyspace_name = 'mv' "
+                                      "AND table_name = 't'"))[0]
+                assert set(row.replicas) == new_ids, (node, row.replicas)
+            finally:
+                dn.shutdown()
+
+        # Every acknowledged row once, in token order; no deleted row back.
+        rows = list(s.execute(SimpleStatement("SELECT k, v FROM mv.t", consistency_level=ALL, fetch_size=400)))
+        keys = [r.k for r in rows]
+        assert len(keys) == len(set(keys))
+        want = {k for k in range(3000) if k % 7} | (acked - deleted)
+        assert set(keys) == want
+        assert all(r.v == ("v%d" % r.k if r.k < 100000 else "w%d" % r.k) for r in rows)
+    finally:
+        d.shutdown()
+
+    # The leaving node dropped its copy; the new replica holds one.
+    node_of = {"127.0.0.%d" % n: n for n in (1, 2, 3)}
+    assert local_sizes(cluster, node_of[leaving])[0] == 0
+    assert local_sizes(cluster, node_of[target])[0] > 0
+
+
+def test_refused_moves_change_nothing(cluster):
+    before = tablets(cluster)
+    t = before[1]
+    replicas = [r["address"] for r in t["replicas"]]
+    outsider = next(a for a in ("127.0.0.1", "127.0.0.2", "127.0.0.3") if a not in replicas)
+    cases = [
+        (["--from", replicas[0], "--to", replicas[1]], "already holds a replica"),
+        (["--from", outsider, "--to", replicas[0]], "holds no replica"),
+        (["--from", replicas[0], "--to", "127.0.0.9"], "no member of the cluster is 127.0.0.9"),
+    ]
+    for args, message in cases:
+        code, out, err = admin(cluster, 1, "move", "--keyspace", "mv", "--table", "t", "--start", t["start"], *args)
+        assert code == 1 and message in err, (args, code, out, err)
+    code, _, err = admin(cluster, 1, "move", "--keyspace", "mv", "--table", "t", "--start", "1234", "--from",
+                         replicas[0], "--to", outsider)
+    assert code == 1 and "no tablet of the table starts at 1234" in err, err
+    assert tablets(cluster) == before
