@@ -59,18 +59,32 @@ std::string Inet(std::string_view b) {
   return buf;
 }
 
+// java.math.BigDecimal.toString, as Cassandra prints a decimal: plain
+// notation while the scale is not negative and the adjusted exponent is at
+// least -6, else scientific ("1.5E-7", "1E+3"), so that an extreme scale
+// never expands into billions of zeros.
 std::string Decimal(const Value& v) {
-  const DecimalDigits d = ToDecimalDigits(v.as_decimal());
-  if (d.sign == 0) return "0";
-  std::string out = d.sign < 0 ? "-" : "";
-  const auto n = static_cast<int64_t>(d.digits.size());
-  if (d.exponent <= 0) {
-    out += "0." + std::string(static_cast<size_t>(-d.exponent), '0') + d.digits;
-  } else if (d.exponent >= n) {
-    out += d.digits + std::string(static_cast<size_t>(d.exponent - n), '0');
-  } else {
-    out += d.digits.substr(0, static_cast<size_t>(d.exponent)) + "." + d.digits.substr(static_cast<size_t>(d.exponent));
+  const tessera::Decimal& d = v.as_decimal();
+  bool negative = false;
+  std::string coeff;
+  VarintToDecimalString(d.unscaled, &negative, &coeff);
+  std::string out = negative ? "-" : "";
+  const int64_t n = static_cast<int64_t>(coeff.size());
+  const int64_t scale = d.scale;
+  const int64_t adjusted = n - 1 - scale;
+  if (scale >= 0 && adjusted >= -6) {
+    if (scale == 0) {
+      out += coeff;
+    } else if (n > scale) {
+      out += coeff.substr(0, static_cast<size_t>(n - scale)) + "." + coeff.substr(static_cast<size_t>(n - scale));
+    } else {  // at most 5 leading zeros (adjusted >= -6)
+      out += "0." + std::string(static_cast<size_t>(scale - n), '0') + coeff;
+    }
+    return out;
   }
+  out += coeff.substr(0, 1);
+  if (n > 1) out += "." + coeff.substr(1);
+  if (adjusted != 0) out += std::string("E") + (adjusted > 0 ? "+" : "") + std::to_string(adjusted);
   return out;
 }
 

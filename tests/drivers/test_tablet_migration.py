@@ -7,7 +7,8 @@ acknowledged row is there exactly once, no deleted row came back, every node
 routes to the new replicas (system.tablets, admin tablets), the replicas'
 digests agree before any read could repair them, and the old replica's copy is gone (size 0 after a
 compaction) while the new one holds the data. Refused moves leave the
-placement as it was."""
+placement as it was. The only replica of an RF 1 tablet moves too, read back
+at ONE (no read repair to hide a gap)."""
 import json
 import os
 import subprocess
@@ -196,3 +197,51 @@ def test_refused_moves_change_nothing(cluster):
                          replicas[0], "--to", outsider)
     assert code == 1 and "no tablet of the table starts at 1234" in err, err
     assert tablets(cluster) == before
+
+
+def test_the_only_replica_of_a_tablet_moves(cluster):
+    # RF 1: nothing can repair a gap, so reading every row back at ONE from
+    # the new replica checks the stream and the writes made during it.
+    d, s = node_session(cluster, 3)
+    try:
+        s.execute("CREATE KEYSPACE mv1 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE mv1.t (p int, c int, v text, PRIMARY KEY (p, c)) WITH initial_tablets = 2")
+        insert = s.prepare("INSERT INTO mv1.t (p, c, v) VALUES (?, ?, ?)")
+        for p in range(40):
+            for c in range(25):
+                s.execute(insert, (p, c, "%d.%d" % (p, c)))
+        s.execute("DELETE FROM mv1.t WHERE p = 3")
+        s.execute("DELETE FROM mv1.t WHERE p = 4 AND c > 10")
+        code, out, err = admin(cluster, 1, "tablets", "--keyspace", "mv1", "--table", "t", "--json")
+        first = json.loads(out)["tablets"][0]
+        leaving = first["replicas"][0]["address"]
+        target = next(a for a in ("127.0.0.1", "127.0.0.2", "127.0.0.3") if a != leaving)
+        acked, stop, errors = [], threading.Event(), []
+
+        def writer():
+            p = 1000
+            while not stop.is_set():
+                try:
+                    s.execute(insert, (p, 0, "w"))
+                    acked.append(p)
+                except Exception as e:  # noqa: BLE001
+                    errors.append(repr(e))
+                p += 1
+
+        t = threading.Thread(target=writer)
+        t.start()
+        code, out, err = admin(cluster, 2, "move", "--keyspace", "mv1", "--table", "t", "--start", first["start"],
+                               "--from", leaving, "--to", target)
+        stop.set()
+        t.join()
+        assert code == 0, (out, err)
+        assert out.strip().endswith("moved") and "streaming" in out, out
+        assert errors == [], errors[:5]
+        code, out, err = admin(cluster, 1, "tablets", "--keyspace", "mv1", "--table", "t", "--json")
+        assert [r["address"] for r in json.loads(out)["tablets"][0]["replicas"]] == [target]
+        rows = {(r.p, r.c): r.v for r in s.execute(SimpleStatement("SELECT p, c, v FROM mv1.t", fetch_size=300))}
+        want = {(p, c): "%d.%d" % (p, c) for p in range(40) for c in range(25) if p != 3 and not (p == 4 and c > 10)}
+        want.update({(p, 0): "w" for p in acked})
+        assert rows == want
+    finally:
+        d.shutdown()
