@@ -19,6 +19,7 @@ struct AdminFlags {
   std::string username, password;
   std::string keyspace, table;
   std::string start, from, to;  // admin move
+  std::string node;             // admin decommission
   bool json = false;
 };
 
@@ -43,7 +44,7 @@ std::optional<nlohmann::json> Request(const AdminFlags& f, bool post, const std:
     return std::nullopt;
   }
   auto body = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
-  if (post && res->status == 500 && !body.is_discarded() && body.contains("completed")) {
+  if (post && res->status == 500 && !body.is_discarded() && (body.contains("completed") || body.contains("left"))) {
     *exit_code = 1;
     return body;
   }
@@ -190,6 +191,28 @@ void AddAdminCommand(CLI::App& app, int* exit_code) {
                 HumanBytes((*body)["streamed_bytes"].get<double>()).c_str(),
                 (*body)["streaming_micros"].get<double>() / 1e6);
     std::printf("%s\n", (*body)["completed"].get<bool>() ? "moved" : ("NOT moved: " + (*body)["error"].get<std::string>()).c_str());
+  });
+
+  auto* decommission = cmd->add_subcommand("decommission", "move every tablet replica a node holds to the others, "
+                                                          "then remove it from the cluster (nodetool decommission)");
+  AddConnectionFlags(decommission, flags.get());
+  decommission->add_option("--node", flags->node, "the node leaving (address or host id)")->required();
+  decommission->callback([flags, exit_code] {
+    auto body = Post(*flags, httplib::append_query_params("/nodes/decommission", {{"node", flags->node}}), exit_code);
+    if (!body) return;
+    if (flags->json) {
+      std::cout << body->dump(2) << "\n";
+      return;
+    }
+    for (const auto& m : (*body)["moves"]) {
+      const auto& r = m["report"];
+      std::printf("%s.%s %-18s -> %-15s %s (%llu keys)\n", m["keyspace"].get<std::string>().c_str(),
+                  m["table"].get<std::string>().c_str(), Short(m["start"].get<std::string>(), "start").c_str(),
+                  m["to"].get<std::string>().c_str(), r["completed"].get<bool>() ? "moved" : "NOT moved",
+                  static_cast<unsigned long long>(r["streamed_keys"].get<uint64_t>()));
+    }
+    std::printf("%s\n", (*body)["left"].get<bool>() ? "the node left the cluster"
+                                                     : ("stopped: " + (*body)["error"].get<std::string>()).c_str());
   });
 
   AddRepairCommand(*cmd, exit_code);

@@ -12,6 +12,10 @@
 //       moves one replica of the tablet starting at HEX online (POST
 //       /tablets/move; cluster/tablet_migration.h), printing each stage, its
 //       barrier and what was streamed; exit code 1 when it was reverted
+//   admin decommission --node NODE
+//       moves every tablet replica NODE holds to the other nodes, then
+//       removes it from the cluster (POST /nodes/decommission;
+//       cluster/node_lifecycle.h); exit code 1 when a move failed
 //   admin repair  the same as `tessera repair` (tools/repair_command.h)
 //
 // Exit codes: 0 answered, 1 the node answered with an error (an unknown

@@ -22,6 +22,11 @@
 //                         host id); 200 with the JSON report when it
 //                         completed, 500 with it when it reverted or
 //                         stopped, 400/404 when refused before it began
+//   POST /nodes/decommission?node=NODE   moves every tablet replica NODE
+//                         holds to other nodes, then removes it from the
+//                         cluster (cluster/node_lifecycle.h); 200 with the
+//                         JSON report when it left, 500 with it when a move
+//                         failed, 400/404 when refused before any move
 //   GET  /keyvisualizer   the Key Visualizer page (keyviz/keyviz_page.h)
 //   GET  /keyvisualizer/data.json[?table=KS.T][&columns=N]   its data
 //                         (keyviz/keyviz_json.h); N: the newest N columns
@@ -81,6 +86,7 @@ struct AdminClusterHooks {
                                                      const std::string& start_hex, const std::string& from,
                                                      const std::string& to)>
       move;
+  std::function<Result<std::pair<bool, std::string>>(const std::string& node)> decommission;
 };
 
 class AdminHttpServer {

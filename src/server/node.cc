@@ -12,6 +12,7 @@
 #include "cluster/internode_client.h"
 #include "cluster/repair.h"
 #include "cluster/internode_service.h"
+#include "cluster/node_lifecycle.h"
 #include "cluster/node_load.h"
 #include "cluster/replicated_tablet.h"
 #include "cluster/tablet_map_sync.h"
@@ -150,6 +151,10 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
       TESSERA_ASSIGN_OR_RETURN(cluster::MoveReport report,
                                cluster::MoveTabletReplica(services, keyspace, table, start, from, to));
       return std::make_pair(report.completed, cluster::MoveReportJson(report));
+    };
+    hooks.decommission = [services](const std::string& node) -> Result<std::pair<bool, std::string>> {
+      TESSERA_ASSIGN_OR_RETURN(cluster::DecommissionReport report, cluster::DecommissionNode(services, node));
+      return std::make_pair(report.left, cluster::DecommissionReportJson(report));
     };
     l.admin->SetClusterHooks(std::move(hooks));
   }

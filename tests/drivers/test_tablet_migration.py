@@ -8,7 +8,9 @@ routes to the new replicas (system.tablets, admin tablets), the replicas'
 digests agree before any read could repair them, and the old replica's copy is gone (size 0 after a
 compaction) while the new one holds the data. Refused moves leave the
 placement as it was. The only replica of an RF 1 tablet moves too, read back
-at ONE (no read repair to hide a gap)."""
+at ONE (no read repair to hide a gap). Decommission moves every replica off a
+node under writes, then the node leaves (and one that would leave too few
+replicas is refused)."""
 import json
 import os
 import subprocess
@@ -52,6 +54,34 @@ def tablets(cluster, node=1):
     code, out, err = admin(cluster, node, "tablets", "--keyspace", "mv", "--table", "t", "--json")
     assert code == 0, err
     return json.loads(out)["tablets"]
+
+
+class Writes:
+    """Inserts keys first, first + 1, ... through `statement` on a thread for
+    as long as the `with` block runs; `acked` and `errors` after it."""
+
+    def __init__(self, session, statement, first, values):
+        self.session, self.statement, self.first, self.values = session, statement, first, values
+        self.acked, self.errors, self.stop = [], [], threading.Event()
+        self.thread = threading.Thread(target=self.run)
+
+    def run(self):
+        k = self.first
+        while not self.stop.is_set():
+            try:
+                self.session.execute(self.statement, self.values(k))
+                self.acked.append(k)
+            except Exception as e:  # noqa: BLE001 - every failure is reported
+                self.errors.append(repr(e))
+            k += 1
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
 
 
 def local_sizes(cluster, node):
@@ -216,24 +246,10 @@ def test_the_only_replica_of_a_tablet_moves(cluster):
         first = json.loads(out)["tablets"][0]
         leaving = first["replicas"][0]["address"]
         target = next(a for a in ("127.0.0.1", "127.0.0.2", "127.0.0.3") if a != leaving)
-        acked, stop, errors = [], threading.Event(), []
-
-        def writer():
-            p = 1000
-            while not stop.is_set():
-                try:
-                    s.execute(insert, (p, 0, "w"))
-                    acked.append(p)
-                except Exception as e:  # noqa: BLE001
-                    errors.append(repr(e))
-                p += 1
-
-        t = threading.Thread(target=writer)
-        t.start()
-        code, out, err = admin(cluster, 2, "move", "--keyspace", "mv1", "--table", "t", "--start", first["start"],
-                               "--from", leaving, "--to", target)
-        stop.set()
-        t.join()
+        with Writes(s, insert, 1000, lambda p: (p, 0, "w")) as w:
+            code, out, err = admin(cluster, 2, "move", "--keyspace", "mv1", "--table", "t", "--start",
+                                   first["start"], "--from", leaving, "--to", target)
+        acked, errors = w.acked, w.errors
         assert code == 0, (out, err)
         assert out.strip().endswith("moved") and "streaming" in out, out
         assert errors == [], errors[:5]
@@ -245,3 +261,47 @@ def test_the_only_replica_of_a_tablet_moves(cluster):
         assert rows == want
     finally:
         d.shutdown()
+
+
+def test_decommission_moves_every_replica_off_then_the_node_leaves(cluster):
+    # Last in this module: the cluster has two nodes afterwards.
+    d, s = node_session(cluster, 1)
+    try:
+        # RF 3 on 3 nodes: no node could take node 3's replicas; refused, nothing moves.
+        s.execute("CREATE KEYSPACE rf3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+        s.execute("CREATE TABLE rf3.t (k int PRIMARY KEY)")
+        s.execute("INSERT INTO rf3.t (k) VALUES (1)")
+        before = tablets(cluster)
+        code, out, err = admin(cluster, 1, "decommission", "--node", "127.0.0.3")
+        assert code == 1 and "no live node of data center datacenter1 can take the replica" in err, (out, err)
+        assert tablets(cluster) == before
+        s.execute("DROP KEYSPACE rf3")
+
+        insert = s.prepare("INSERT INTO mv.t (k, v) VALUES (?, ?)")
+        insert.consistency_level = Q
+        with Writes(s, insert, 200000, lambda k: (k, "d%d" % k)) as w:
+            code, out, err = admin(cluster, 1, "decommission", "--node", "127.0.0.3", "--json")
+        acked, errors = w.acked, w.errors
+        assert code == 0, (out, err)
+        report = json.loads(out)
+        assert report["left"] and report["moves"] and all(m["report"]["completed"] for m in report["moves"])
+        assert errors == [], errors[:5]
+        print("decommission: %d tablet replicas moved off 127.0.0.3 under %d writes" % (len(report["moves"]),
+                                                                                       len(acked)))
+        # No tablet of either table has a replica on node 3; the status lists two nodes.
+        for ks, rf in (("mv", 2), ("mv1", 1)):
+            code, out, _ = admin(cluster, 2, "tablets", "--keyspace", ks, "--json")
+            for tab in json.loads(out)["tablets"]:
+                addresses = [r["address"] for r in tab["replicas"]]
+                assert "127.0.0.3" not in addresses and len(addresses) == rf, tab
+        code, out, _ = admin(cluster, 2, "status", "--json")
+        assert [n["address"] for n in json.loads(out)["nodes"]] == ["127.0.0.1", "127.0.0.2"]
+        # Nothing lost, before any read could repair a gap.
+        code, out, err = admin(cluster, 2, "repair", "--keyspace", "mv", "--json")
+        assert code == 0 and json.loads(out)["repaired"] == 0, out
+        keys = [r.k for r in s.execute(SimpleStatement("SELECT k FROM mv.t", consistency_level=ALL, fetch_size=500))]
+        assert len(keys) == len(set(keys)) and set(acked) <= set(keys)
+        assert len(list(s.execute(SimpleStatement("SELECT p FROM mv1.t", fetch_size=500)))) >= 40 * 25 - 25 - 14
+    finally:
+        d.shutdown()
+    cluster.kill(3)
