@@ -122,6 +122,23 @@ void PrintTablets(const nlohmann::json& tablets) {
   std::printf("%zu tablets\n", tablets["tablets"].size());
 }
 
+// What a decommission or removenode did: each move, then whether the node left.
+void PrintLeave(const AdminFlags& f, const nlohmann::json& body) {
+  if (f.json) {
+    std::cout << body.dump(2) << "\n";
+    return;
+  }
+  for (const auto& m : body["moves"]) {
+    const auto& r = m["report"];
+    std::printf("%s.%s %-18s -> %-15s %s (%llu keys)\n", m["keyspace"].get<std::string>().c_str(),
+                m["table"].get<std::string>().c_str(), Short(m["start"].get<std::string>(), "start").c_str(),
+                m["to"].get<std::string>().c_str(), r["completed"].get<bool>() ? "moved" : "NOT moved",
+                static_cast<unsigned long long>(r["streamed_keys"].get<uint64_t>()));
+  }
+  std::printf("%s\n", body["left"].get<bool>() ? "the node left the cluster"
+                                                : ("stopped: " + body["error"].get<std::string>()).c_str());
+}
+
 void AddConnectionFlags(CLI::App* cmd, AdminFlags* f) {
   cmd->add_option("--admin", f->admin, "HOST:PORT of a cluster node's admin port")->capture_default_str();
   cmd->add_option("-u,--username", f->username, "a superuser role, when the node has authentication on");
@@ -193,27 +210,27 @@ void AddAdminCommand(CLI::App& app, int* exit_code) {
     std::printf("%s\n", (*body)["completed"].get<bool>() ? "moved" : ("NOT moved: " + (*body)["error"].get<std::string>()).c_str());
   });
 
-  auto* decommission = cmd->add_subcommand("decommission", "move every tablet replica a node holds to the others, "
-                                                          "then remove it from the cluster (nodetool decommission)");
-  AddConnectionFlags(decommission, flags.get());
-  decommission->add_option("--node", flags->node, "the node leaving (address or host id)")->required();
-  decommission->callback([flags, exit_code] {
-    auto body = Post(*flags, httplib::append_query_params("/nodes/decommission", {{"node", flags->node}}), exit_code);
-    if (!body) return;
-    if (flags->json) {
-      std::cout << body->dump(2) << "\n";
-      return;
-    }
-    for (const auto& m : (*body)["moves"]) {
-      const auto& r = m["report"];
-      std::printf("%s.%s %-18s -> %-15s %s (%llu keys)\n", m["keyspace"].get<std::string>().c_str(),
-                  m["table"].get<std::string>().c_str(), Short(m["start"].get<std::string>(), "start").c_str(),
-                  m["to"].get<std::string>().c_str(), r["completed"].get<bool>() ? "moved" : "NOT moved",
-                  static_cast<unsigned long long>(r["streamed_keys"].get<uint64_t>()));
-    }
-    std::printf("%s\n", (*body)["left"].get<bool>() ? "the node left the cluster"
-                                                     : ("stopped: " + (*body)["error"].get<std::string>()).c_str());
-  });
+  struct Leaving {
+    const char* name;
+    const char* help;
+    const char* path;
+  };
+  for (const Leaving& l : {Leaving{"decommission",
+                                   "move every tablet replica a live node holds to the others, then remove it from "
+                                   "the cluster (nodetool decommission)",
+                                   "/nodes/decommission"},
+                           Leaving{"removenode",
+                                   "rebuild every tablet replica a dead node held on the others from the surviving "
+                                   "replicas, then remove it from the cluster (nodetool removenode)",
+                                   "/nodes/remove"}}) {
+    auto* sub = cmd->add_subcommand(l.name, l.help);
+    AddConnectionFlags(sub, flags.get());
+    sub->add_option("--node", flags->node, "the node leaving (address or host id)")->required();
+    sub->callback([flags, exit_code, path = std::string(l.path)] {
+      auto body = Post(*flags, httplib::append_query_params(path, {{"node", flags->node}}), exit_code);
+      if (body) PrintLeave(*flags, *body);
+    });
+  }
 
   AddRepairCommand(*cmd, exit_code);
 }

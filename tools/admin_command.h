@@ -16,6 +16,8 @@
 //       moves every tablet replica NODE holds to the other nodes, then
 //       removes it from the cluster (POST /nodes/decommission;
 //       cluster/node_lifecycle.h); exit code 1 when a move failed
+//   admin removenode --node NODE
+//       the same for a dead node: its replicas rebuilt from the survivors
 //   admin repair  the same as `tessera repair` (tools/repair_command.h)
 //
 // Exit codes: 0 answered, 1 the node answered with an error (an unknown

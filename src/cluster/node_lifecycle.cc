@@ -25,6 +25,10 @@ struct PlannedMove {
 
 // Every placed tablet replica `leaving` holds, each with a target.
 Result<std::vector<PlannedMove>> Plan(ReplicationServices* s, const MemberState& leaving) {
+  auto alive = [s](const std::string& host) {
+    auto m = s->membership->Member(host);
+    return m && m->alive;
+  };
   std::map<std::string, std::shared_ptr<const TableSchema>> by_uuid;
   for (auto& t : s->db->catalog().AllTables()) by_uuid.emplace(UuidText(t->uuid), t);
   TESSERA_ASSIGN_OR_RETURN(EtcdRangeResult range,
@@ -51,6 +55,12 @@ Result<std::vector<PlannedMove>> Plan(ReplicationServices* s, const MemberState&
   }
   std::vector<PlannedMove> moves;
   for (const auto& [table, tablet] : held) {
+    // The data streams from the leaving node, or, when it is down, from
+    // another replica: a tablet whose only live copy is gone cannot move.
+    if (!leaving.alive && std::none_of(tablet.replicas.begin(), tablet.replicas.end(), alive)) {
+      return Status::InvalidArgument("a tablet of " + table->keyspace + "." + table->name + " has no live replica but " +
+                                     leaving.record.address + "'s: its data cannot be rebuilt");
+    }
     const MemberState* best = nullptr;
     for (const auto& c : candidates) {
       const auto& r = tablet.replicas;
@@ -75,17 +85,15 @@ std::string AddressOf(ReplicationServices* s, const std::string& host) {
 
 }  // namespace
 
-Result<DecommissionReport> DecommissionNode(ReplicationServices* s, const std::string& node,
-                                            const MigrationOptions& options) {
-  std::optional<MemberState> leaving;
-  for (const auto& m : s->membership->Members()) {
-    if (m.record.address == node || UuidText(m.record.host_id) == node) leaving = m;
-  }
-  if (!leaving) return Status::NotFound("no member of the cluster is " + node);
-  TESSERA_ASSIGN_OR_RETURN(std::vector<PlannedMove> plan, Plan(s, *leaving));
+namespace {
+
+// Moves every replica `leaving` holds, then deletes its record.
+Result<DecommissionReport> Leave(ReplicationServices* s, const MemberState& leaving,
+                                 const MigrationOptions& options) {
+  TESSERA_ASSIGN_OR_RETURN(std::vector<PlannedMove> plan, Plan(s, leaving));
   DecommissionReport report;
   for (const auto& p : plan) {
-    MoveRequest r{p.table->keyspace, p.table->name, p.start, leaving->record.host_id, p.to};
+    MoveRequest r{p.table->keyspace, p.table->name, p.start, leaving.record.host_id, p.to};
     auto moved = MoveTabletReplica(s, r, options);
     DecommissionReport::Move m{p.table->keyspace, p.table->name, ToHex(p.start), AddressOf(s, p.to), {}};
     if (moved.ok()) m.report = *moved;
@@ -93,11 +101,11 @@ Result<DecommissionReport> DecommissionNode(ReplicationServices* s, const std::s
     if (!moved.ok() || !moved->completed) {
       report.error = p.table->keyspace + "." + p.table->name + " tablet " + ToHex(p.start) + ": " +
                      (moved.ok() ? moved->error : moved.status().ToString());
-      spdlog::warn("cluster: decommission of {} stopped: {}", leaving->record.address, report.error);
+      spdlog::warn("cluster: {} cannot leave: {}", leaving.record.address, report.error);
       return report;
     }
   }
-  const std::string id = UuidText(leaving->record.host_id);
+  const std::string id = UuidText(leaving.record.host_id);
   auto left = s->membership->etcd().Txn({}, {EtcdOp::Delete(kNodesPrefix + id), EtcdOp::Delete(kLoadPrefix + id),
                                              EtcdOp::Delete(kPlacementAcksPrefix + id)});
   if (!left.ok()) {
@@ -105,9 +113,31 @@ Result<DecommissionReport> DecommissionNode(ReplicationServices* s, const std::s
     return report;
   }
   report.left = true;
-  spdlog::info("cluster: {} decommissioned: {} tablet replicas moved off, node record deleted",
-               leaving->record.address, plan.size());
+  spdlog::info("cluster: {} left: {} tablet replicas moved off, node record deleted", leaving.record.address,
+               plan.size());
   return report;
+}
+
+Result<MemberState> MemberNamed(ReplicationServices* s, const std::string& node) {
+  for (const auto& m : s->membership->Members()) {
+    if (m.record.address == node || UuidText(m.record.host_id) == node) return m;
+  }
+  return Status::NotFound("no member of the cluster is " + node);
+}
+
+}  // namespace
+
+Result<DecommissionReport> DecommissionNode(ReplicationServices* s, const std::string& node,
+                                            const MigrationOptions& options) {
+  TESSERA_ASSIGN_OR_RETURN(MemberState leaving, MemberNamed(s, node));
+  if (!leaving.alive) return Status::InvalidArgument("node " + node + " is down: remove it with removenode");
+  return Leave(s, leaving, options);
+}
+
+Result<DecommissionReport> RemoveNode(ReplicationServices* s, const std::string& node, const MigrationOptions& options) {
+  TESSERA_ASSIGN_OR_RETURN(MemberState dead, MemberNamed(s, node));
+  if (dead.alive) return Status::InvalidArgument("node " + node + " is up: decommission it instead");
+  return Leave(s, dead, options);
 }
 
 std::string DecommissionReportJson(const DecommissionReport& report) {

@@ -1,4 +1,4 @@
-// Decommission: every tablet replica a node holds moves to another node
+// Decommission and removenode: every tablet replica a node holds moves to another node
 // (cluster/tablet_migration.h), one at a time, then the node leaves the
 // cluster: its record, load report and placement acknowledgement are
 // deleted from etcd, so every member reports REMOVED_NODE (nodetool
@@ -41,9 +41,18 @@ struct DecommissionReport {
   std::string error;
 };
 
-// node: host id text or address.
+// node: host id text or address. Decommission takes a live node
+// (InvalidArgument for a down one: removenode).
 Result<DecommissionReport> DecommissionNode(ReplicationServices* services, const std::string& node,
                                             const MigrationOptions& options = {});
+
+// nodetool removenode: the same for a node that is down (InvalidArgument
+// for a live one), each replica rebuilt on its target from another live
+// replica of its tablet; refused before any move when a tablet has no live
+// replica but the dead node's (RF 1: its data cannot be rebuilt; Cassandra
+// would drop it silently). The dead node's copies stay on its disk.
+Result<DecommissionReport> RemoveNode(ReplicationServices* services, const std::string& node,
+                                      const MigrationOptions& options = {});
 
 std::string DecommissionReportJson(const DecommissionReport& report);
 

@@ -174,14 +174,18 @@ AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz, Ad
     if (!report.ok()) return ReplyError(res, report.status());
     Reply(res, report->first ? 200 : 500, report->second);
   });
-  http.Post("/nodes/decommission", [impl = impl_.get()](const httplib::Request& req, httplib::Response& res) {
-    auto decommission = impl->Hooks().decommission;
-    if (!decommission) return Reply(res, 404, "{\"error\": \"this node is not part of a cluster\"}");
-    if (!req.has_param("node")) return ReplyError(res, Status::InvalidArgument("missing parameter node"));
-    auto report = decommission(req.get_param_value("node"));
-    if (!report.ok()) return ReplyError(res, report.status());
-    Reply(res, report->first ? 200 : 500, report->second);
-  });
+  for (const char* path : {"/nodes/decommission", "/nodes/remove"}) {
+    const bool remove = std::string(path) == "/nodes/remove";
+    http.Post(path, [impl = impl_.get(), remove](const httplib::Request& req, httplib::Response& res) {
+      auto hooks = impl->Hooks();
+      auto leave = remove ? hooks.removenode : hooks.decommission;
+      if (!leave) return Reply(res, 404, "{\"error\": \"this node is not part of a cluster\"}");
+      if (!req.has_param("node")) return ReplyError(res, Status::InvalidArgument("missing parameter node"));
+      auto report = leave(req.get_param_value("node"));
+      if (!report.ok()) return ReplyError(res, report.status());
+      Reply(res, report->first ? 200 : 500, report->second);
+    });
+  }
   http.Post("/tablets/split", [db](const httplib::Request& req, httplib::Response& res) {
     std::shared_ptr<const TableSchema> table;
     TabletId id = 0;

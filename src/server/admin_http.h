@@ -27,6 +27,8 @@
 //                         cluster (cluster/node_lifecycle.h); 200 with the
 //                         JSON report when it left, 500 with it when a move
 //                         failed, 400/404 when refused before any move
+//   POST /nodes/remove?node=NODE         the same for a node that is down
+//                         (nodetool removenode)
 //   GET  /keyvisualizer   the Key Visualizer page (keyviz/keyviz_page.h)
 //   GET  /keyvisualizer/data.json[?table=KS.T][&columns=N]   its data
 //                         (keyviz/keyviz_json.h); N: the newest N columns
@@ -87,6 +89,7 @@ struct AdminClusterHooks {
                                                      const std::string& to)>
       move;
   std::function<Result<std::pair<bool, std::string>>(const std::string& node)> decommission;
+  std::function<Result<std::pair<bool, std::string>>(const std::string& node)> removenode;
 };
 
 class AdminHttpServer {

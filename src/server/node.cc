@@ -156,6 +156,10 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
       TESSERA_ASSIGN_OR_RETURN(cluster::DecommissionReport report, cluster::DecommissionNode(services, node));
       return std::make_pair(report.left, cluster::DecommissionReportJson(report));
     };
+    hooks.removenode = [services](const std::string& node) -> Result<std::pair<bool, std::string>> {
+      TESSERA_ASSIGN_OR_RETURN(cluster::DecommissionReport report, cluster::RemoveNode(services, node));
+      return std::make_pair(report.left, cluster::DecommissionReportJson(report));
+    };
     l.admin->SetClusterHooks(std::move(hooks));
   }
   return Status::OK();

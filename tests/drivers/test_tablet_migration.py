@@ -10,7 +10,8 @@ compaction) while the new one holds the data. Refused moves leave the
 placement as it was. The only replica of an RF 1 tablet moves too, read back
 at ONE (no read repair to hide a gap). Decommission moves every replica off a
 node under writes, then the node leaves (and one that would leave too few
-replicas is refused)."""
+replicas is refused); removenode rebuilds a killed node's replicas from the
+survivors (refused while an RF 1 tablet lived only there)."""
 import json
 import os
 import subprocess
@@ -264,7 +265,6 @@ def test_the_only_replica_of_a_tablet_moves(cluster):
 
 
 def test_decommission_moves_every_replica_off_then_the_node_leaves(cluster):
-    # Last in this module: the cluster has two nodes afterwards.
     d, s = node_session(cluster, 1)
     try:
         # RF 3 on 3 nodes: no node could take node 3's replicas; refused, nothing moves.
@@ -305,3 +305,51 @@ def test_decommission_moves_every_replica_off_then_the_node_leaves(cluster):
     finally:
         d.shutdown()
     cluster.kill(3)
+
+
+def test_removenode_rebuilds_a_dead_nodes_replicas_from_the_survivors(cluster):
+    # Node 3, decommissioned above, starts again on its data and joins
+    # holding nothing; then node 2 is killed and removed.
+    cluster.start_node(3)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        code, out, _ = admin(cluster, 1, "status", "--json")
+        if code == 0 and [(n["address"], n["state"]) for n in json.loads(out)["nodes"]] == [
+                ("127.0.0.1", "up"), ("127.0.0.2", "up"), ("127.0.0.3", "up")]:
+            break
+        time.sleep(0.5)
+    cluster.kill(2)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        code, out, _ = admin(cluster, 1, "status", "--json")
+        if [n["state"] for n in json.loads(out)["nodes"]] == ["up", "down", "up"]:
+            break
+        time.sleep(0.5)
+    code, out, err = admin(cluster, 1, "decommission", "--node", "127.0.0.2")
+    assert code == 1 and "is down: remove it with removenode" in err, err
+    # mv1 has RF 1: a tablet whose only copy was on node 2 cannot be rebuilt.
+    code, out, err = admin(cluster, 1, "removenode", "--node", "127.0.0.2")
+    assert code == 1 and "has no live replica but 127.0.0.2's" in err, err
+    d, s = node_session(cluster, 1)
+    try:
+        s.execute("DROP KEYSPACE mv1")
+        insert = s.prepare("INSERT INTO mv.t (k, v) VALUES (?, ?)")
+        insert.consistency_level = ConsistencyLevel.ONE  # node 2 is gone: QUORUM of RF 2 is unavailable
+        with Writes(s, insert, 300000, lambda k: (k, "r%d" % k)) as w:
+            code, out, err = admin(cluster, 1, "removenode", "--node", "127.0.0.2", "--json")
+        assert code == 0, (out, err)
+        assert w.errors == [], w.errors[:5]
+        report = json.loads(out)
+        assert report["left"] and all(m["report"]["completed"] and m["to"] == "127.0.0.3" for m in report["moves"])
+        # Every tablet has its two replicas again, on the two live nodes.
+        code, out, _ = admin(cluster, 3, "tablets", "--keyspace", "mv", "--json")
+        for tab in json.loads(out)["tablets"]:
+            assert sorted(r["address"] for r in tab["replicas"]) == ["127.0.0.1", "127.0.0.3"], tab
+        code, out, _ = admin(cluster, 3, "status", "--json")
+        assert [n["address"] for n in json.loads(out)["nodes"]] == ["127.0.0.1", "127.0.0.3"]
+        code, out, err = admin(cluster, 3, "repair", "--keyspace", "mv", "--json")
+        assert code == 0 and json.loads(out)["repaired"] == 0, out
+        keys = {r.k for r in s.execute(SimpleStatement("SELECT k FROM mv.t", consistency_level=ALL, fetch_size=500))}
+        assert set(w.acked) <= keys and {k for k in range(3000) if k % 7} <= keys
+    finally:
+        d.shutdown()
