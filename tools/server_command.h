@@ -42,6 +42,8 @@ struct ServerConfig {
   int max_hint_window_seconds = 3 * 3600;  // Cassandra's max_hint_window
   int max_hints_mb = 128;
   int load_report_seconds = 10;            // how often the node reports its load to etcd
+  bool placement_balancer = false;         // move tablet replicas between nodes by count
+  int placement_balancer_interval_ms = 5000;
 };
 
 // Returns the process exit code (0 on clean shutdown).

@@ -93,6 +93,12 @@ int main(int argc, char** argv) {
   cmd->add_option("--load-report-seconds", server.load_report_seconds,
                   "how often a cluster node reports its load (bytes, tablets) to etcd for admin status")
       ->check(CLI::Range(1, 3600))->capture_default_str();
+  cmd->add_flag("--placement-balancer", server.placement_balancer,
+                "in a cluster: move tablet replicas between nodes until each holds as many (one node leads, "
+                "elected through etcd)");
+  cmd->add_option("--placement-balancer-interval-ms", server.placement_balancer_interval_ms,
+                  "how often the leading node considers one move")
+      ->check(CLI::Range(100, 3600000))->capture_default_str();
   AddTabletOptions(cmd, &server);
   tessera::AddSecurityOptions(cmd, &server.security);
   // A config file sets the same options (TOML or INI, a [server] section with the long flag names:

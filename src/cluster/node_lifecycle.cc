@@ -93,7 +93,8 @@ Result<DecommissionReport> Leave(ReplicationServices* s, const MemberState& leav
   TESSERA_ASSIGN_OR_RETURN(std::vector<PlannedMove> plan, Plan(s, leaving));
   DecommissionReport report;
   for (const auto& p : plan) {
-    MoveRequest r{p.table->keyspace, p.table->name, p.start, leaving.record.host_id, p.to};
+    MoveRequest r{p.table->keyspace, p.table->name, p.start, leaving.record.host_id, p.to,
+                  (leaving.alive ? "decommission of " : "removenode of ") + leaving.record.address};
     auto moved = MoveTabletReplica(s, r, options);
     DecommissionReport::Move m{p.table->keyspace, p.table->name, ToHex(p.start), AddressOf(s, p.to), {}};
     if (moved.ok()) m.report = *moved;

@@ -46,6 +46,8 @@ class Migration {
   Result<std::string> Endpoint(const std::string& host);
   bool Alive(const std::string& host);
   void Revert(MoveReport* report);
+  // One system.tablet_events row on this node.
+  void Record(const std::string& kind, const std::string& error);
 
   ReplicationServices* s_;
   std::shared_ptr<const TableSchema> table_;
@@ -215,6 +217,21 @@ Status Migration::DeleteRangeOn(const std::string& host) {
   return ApplyOn(s_, *table_, host, endpoint, drop);
 }
 
+void Migration::Record(const std::string& kind, const std::string& error) {
+  auto name = [this](const std::string& host) {
+    auto m = s_->membership->Member(host);
+    return m ? m->record.address : UuidText(host);
+  };
+  TabletEvent e;
+  e.at_micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::system_clock::now().time_since_epoch()).count();
+  e.table_id = table_->id;
+  e.kind = kind;
+  e.reason = r_.reason + "; tablet " + (r_.start.empty() ? std::string("start") : ToHex(r_.start)) + " from " +
+             name(r_.from) + " to " + name(r_.to) + (error.empty() ? "" : ": " + error);
+  s_->db->RecordTabletEvent(std::move(e));
+}
+
 void Migration::Revert(MoveReport* report) {
   auto placement = s_->placements->Cached(table_->uuid);
   const TabletReplicas* t = placement ? PlacementOf(*placement, r_.start) : nullptr;
@@ -248,6 +265,7 @@ MoveReport Migration::Run() {
       report.error = std::string(MigrationStageName(t.stage)) + ": " + st.ToString();
       if (!current_ || current_->stage < MigrationStage::kWriteBothReadNew) {
         Revert(&report);
+        Record("migration reverted", report.error);
       } else {
         report.stopped_at = MigrationStageName(current_->stage);
       }
@@ -265,6 +283,7 @@ MoveReport Migration::Run() {
   }
   report.stages.push_back({"end", *revision, micros});
   report.completed = true;
+  Record("migration", "");
   spdlog::info("tablets: {}.{}: moved a replica from {} to {} ({} keys, {} bytes streamed)", table_->keyspace,
                table_->name, UuidText(r_.from), UuidText(r_.to), report.streamed_keys, report.streamed_bytes);
   return report;

@@ -22,6 +22,9 @@
 // run (issue 11's balancer) to complete.
 //
 // The caller's thread runs the whole move (seconds to minutes).
+// The driving node records the outcome in system.tablet_events (kind
+// "migration" or "migration reverted", the request's reason, from and to).
+//
 // Thread safety: one move per tablet at a time (the fencing transaction
 // refuses a second); moves of different tablets may run concurrently.
 #pragma once
@@ -40,6 +43,8 @@ struct MoveRequest {
   std::string keyspace, table;
   std::string start;      // the placement tablet's start, table-relative (bytes; "" for the first)
   std::string from, to;   // host ids (16 bytes)
+  // Why, as system.tablet_events records it on the driving node.
+  std::string reason = "manual (admin API)";
 };
 
 struct MigrationOptions {

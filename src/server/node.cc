@@ -14,6 +14,7 @@
 #include "cluster/internode_service.h"
 #include "cluster/node_lifecycle.h"
 #include "cluster/node_load.h"
+#include "cluster/placement_balancer.h"
 #include "cluster/replicated_tablet.h"
 #include "cluster/tablet_map_sync.h"
 #include "cluster/tablet_migration.h"
@@ -62,6 +63,7 @@ struct Node::Listeners {
   std::unique_ptr<cluster::HintReplayer> hint_replayer;
   std::unique_ptr<cluster::TabletMapSync> tablet_sync;
   std::unique_ptr<cluster::NodeLoadReporter> load_reporter;
+  std::unique_ptr<cluster::PlacementBalancer> placement_balancer;
 };
 
 // Registers the node in etcd and connects membership changes to the
@@ -132,6 +134,12 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   l.load_reporter = std::make_unique<cluster::NodeLoadReporter>(
       &l.membership->etcd(), db_.get(), host_id_, std::chrono::milliseconds(c.load_report_interval_ms));
   l.load_reporter->Start();
+  if (c.placement_balancer) {
+    cluster::PlacementBalancerOptions b;
+    b.interval_micros = c.placement_balancer_interval_micros;
+    l.placement_balancer = std::make_unique<cluster::PlacementBalancer>(l.replication.get(), b);
+    l.placement_balancer->Start();
+  }
   if (l.admin) {
     AdminClusterHooks hooks;
     cluster::ReplicationServices* services = l.replication.get();
@@ -245,6 +253,7 @@ void Node::Stop() {
   if (listeners_) {
     // Tablets go back to the local replica before the services they use go.
     if (listeners_->admin) listeners_->admin->SetClusterHooks({});
+    if (listeners_->placement_balancer) listeners_->placement_balancer->Stop();
     if (listeners_->load_reporter) listeners_->load_reporter->Stop();
     if (listeners_->hint_replayer) listeners_->hint_replayer->Stop();
     if (listeners_->tablet_sync) listeners_->tablet_sync->Stop();

@@ -38,6 +38,11 @@ struct NodeClusterOptions {
   int64_t max_hint_window_micros = 3LL * 3600 * 1'000'000;
   // How often the node puts its load in etcd (cluster/node_load.h).
   int64_t load_report_interval_ms = 10'000;
+  // The placement balancer (cluster/placement_balancer.h): off unless set;
+  // when on, the node competes for leadership and the leader moves a tablet
+  // replica every interval while nodes hold unequal counts.
+  bool placement_balancer = false;
+  int64_t placement_balancer_interval_micros = 5'000'000;
 };
 
 struct NodeOptions {

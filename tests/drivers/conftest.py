@@ -78,9 +78,11 @@ def own_server(*extra_args):
     assert binary, "TESSERA_BINARY must point at the tessera executable"
     s = TesseraServer(binary, extra_args)
     s.start()
-    yield s
-    s.stop()
-    shutil.rmtree(s.dir, ignore_errors=True)
+    try:
+        yield s
+    finally:  # also when the generator is closed (GeneratorExit) or the start of a test failed
+        s.stop()
+        shutil.rmtree(s.dir, ignore_errors=True)
 
 
 def connect(server, keyspace=None):

@@ -8,6 +8,7 @@ import socket
 import struct
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -201,3 +202,31 @@ def metric(cluster, node, name):
             if line.startswith(name + " "):
                 return float(line.split()[1])
     raise AssertionError("no metric " + name)
+
+
+class Writes:
+    """Inserts keys first, first + 1, ... through `statement` on a thread for
+    as long as the `with` block runs; `acked` and `errors` after it."""
+
+    def __init__(self, session, statement, first, values):
+        self.session, self.statement, self.first, self.values = session, statement, first, values
+        self.acked, self.errors, self.stop = [], [], threading.Event()
+        self.thread = threading.Thread(target=self.run)
+
+    def run(self):
+        k = self.first
+        while not self.stop.is_set():
+            try:
+                self.session.execute(self.statement, self.values(k))
+                self.acked.append(k)
+            except Exception as e:  # noqa: BLE001 - every failure is reported
+                self.errors.append(repr(e))
+            k += 1
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()

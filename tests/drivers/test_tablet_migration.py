@@ -26,7 +26,7 @@ from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
 from cassandra.policies import WhiteListRoundRobinPolicy
 from cassandra.query import SimpleStatement
 
-from local_cluster import running_cluster
+from local_cluster import Writes, running_cluster
 
 BINARY = os.environ["TESSERA_BINARY"]
 Q, ALL = ConsistencyLevel.QUORUM, ConsistencyLevel.ALL
@@ -55,34 +55,6 @@ def tablets(cluster, node=1):
     code, out, err = admin(cluster, node, "tablets", "--keyspace", "mv", "--table", "t", "--json")
     assert code == 0, err
     return json.loads(out)["tablets"]
-
-
-class Writes:
-    """Inserts keys first, first + 1, ... through `statement` on a thread for
-    as long as the `with` block runs; `acked` and `errors` after it."""
-
-    def __init__(self, session, statement, first, values):
-        self.session, self.statement, self.first, self.values = session, statement, first, values
-        self.acked, self.errors, self.stop = [], [], threading.Event()
-        self.thread = threading.Thread(target=self.run)
-
-    def run(self):
-        k = self.first
-        while not self.stop.is_set():
-            try:
-                self.session.execute(self.statement, self.values(k))
-                self.acked.append(k)
-            except Exception as e:  # noqa: BLE001 - every failure is reported
-                self.errors.append(repr(e))
-            k += 1
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join()
 
 
 def local_sizes(cluster, node):

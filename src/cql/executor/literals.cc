@@ -76,6 +76,9 @@ bool ParseDate(std::string_view s, size_t* i, int64_t* days) {
   while (*i < s.size() && std::isdigit(static_cast<unsigned char>(s[*i]))) ++*i;
   if (*i - start < 4 || !ParseInt64(s.substr(start, *i - start), &y)) return false;
   if (neg) y = -y;
+  // Beyond what a timestamp's milliseconds can hold (292 million years) no
+  // type takes it, and the day arithmetic below would overflow.
+  if (y > 300'000'000 || y < -300'000'000) return false;
   if (*i >= s.size() || s[*i] != '-') return false;
   ++*i;
   if (!Digits(s, i, 2, &m) || *i >= s.size() || s[*i] != '-') return false;
@@ -275,7 +278,12 @@ Result<int64_t> ParseTimestampString(std::string_view s) {
     }
   }
   if (i != s.size()) return bad();
-  return days * 86'400'000 + nanos / 1'000'000 - offset_minutes * 60'000;
+  // A year of many digits parses; its milliseconds may not fit a timestamp.
+  const __int128 millis = __int128{days} * 86'400'000 + nanos / 1'000'000 - offset_minutes * 60'000;
+  if (millis > INT64_MAX || millis < INT64_MIN) {
+    return Status::InvalidArgument("Timestamp '" + std::string(s) + "' is out of the range of a timestamp");
+  }
+  return static_cast<int64_t>(millis);
 }
 
 Result<Duration> ParseDurationLiteral(std::string_view text) {

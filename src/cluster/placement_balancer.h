@@ -1,0 +1,75 @@
+// PlacementBalancer: one node at a time moves tablet replicas between the
+// live nodes of a data center until each holds about as many (issue 11's
+// balancer, first part: by count; ScyllaDB's load balancer balances the
+// same way, by tablet count per node).
+//
+// Leadership: the node holding /tessera/balancer/leader (value: its host id
+// text; FROZEN) plans. The key is created only if absent, bound to a lease
+// of the balancer's own (lease_seconds), renewed every round; when the
+// leader dies its lease expires and another node's next round takes over.
+// A deposed leader's move in flight is still fenced per tablet (each stage
+// compares the transition it wrote, cluster/tablet_migration.h).
+//
+// A round (every interval, leader only): nothing while any tablet is in
+// transition (one move in flight cluster-wide); else per data center,
+// counting tablet replicas of the live nodes over every placed table, when
+// max - min >= 2 and max > max_over_mean x mean (hysteresis: a move only
+// when it helps and the spread is worth it, so nothing oscillates), one
+// replica moves from the fullest node to the emptiest, of a tablet the
+// emptiest does not hold. Each move and its reason is recorded in
+// system.tablet_events on the leader (kind "migration").
+//
+// Stop is explicit (the destructor calls it): it wakes the thread, lets a
+// move in flight finish, revokes the lease.
+//
+// Thread safety: Start/Stop from one thread.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "cluster/tablet_migration.h"
+
+namespace tessera::cluster {
+
+struct ReplicationServices;
+
+inline constexpr char kBalancerLeaderKey[] = "/tessera/balancer/leader";
+
+struct PlacementBalancerOptions {
+  int64_t interval_micros = 5'000'000;
+  int lease_seconds = 10;
+  double max_over_mean = 1.1;
+  MigrationOptions migration;
+};
+
+class PlacementBalancer {
+ public:
+  // REQUIRES: services outlive the balancer (Stop before they go).
+  PlacementBalancer(ReplicationServices* services, PlacementBalancerOptions options);
+  ~PlacementBalancer();  // Stop()
+  void Start();
+  void Stop();
+
+  // One round now, on the caller's thread (tests): true when it moved a
+  // replica. Leads first if no one does.
+  bool RunOnce();
+
+ private:
+  void Run();
+  bool Lead();
+  bool Round();
+
+  ReplicationServices* const services_;
+  const PlacementBalancerOptions options_;
+  int64_t lease_ = 0;  // the balancer thread's
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;  // guarded by mu_
+  std::thread thread_;
+};
+
+}  // namespace tessera::cluster

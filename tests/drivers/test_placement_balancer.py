@@ -1,0 +1,140 @@
+"""The placement balancer (issue 11, must-show 1 in part): three nodes run
+with --placement-balancer; one is elected through etcd and leads. Under QUORUM
+writes and paged reads a 4th node joins; the leader moves tablet replicas to
+it, one migration at a time, until max/mean of tablet replicas per node is
+below 1.25, and then stops moving (bytes per node are printed, not yet held
+to the bound: a leaving node's copy is range-deleted, and its approximate
+size drops only when compaction reaches it). Every acknowledged row is there exactly
+once, in token order; each move is in system.tablet_events with its reason."""
+import json
+import os
+import subprocess
+import threading
+import time
+
+import pytest
+from cassandra import ConsistencyLevel
+from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
+from cassandra.policies import WhiteListRoundRobinPolicy
+from cassandra.query import SimpleStatement
+
+from local_cluster import Writes, running_cluster
+
+BINARY = os.environ["TESSERA_BINARY"]
+ARGS = ["--cluster-lease-seconds=3", "--placement-balancer", "--placement-balancer-interval-ms=500",
+        "--load-report-seconds=1"]
+Q = ConsistencyLevel.QUORUM
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    yield from running_cluster(BINARY, 3, ARGS)
+
+
+def admin_json(cluster, node, *args):
+    out = subprocess.run([BINARY, "admin", *args, "--json", "--admin", "%s:%d" % (cluster.address(node),
+                                                                                   cluster.admin_port)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def replicas_per_node(cluster):
+    return {n["address"]: n["tablets"] for n in admin_json(cluster, 1, "status")["nodes"] if n["state"] == "up"}
+
+
+def test_a_joining_node_gets_its_share_and_the_moves_stop(cluster):
+    profile = ExecutionProfile(load_balancing_policy=WhiteListRoundRobinPolicy(["127.0.0.1", "127.0.0.2"]),
+                               request_timeout=30)
+    driver = Cluster(["127.0.0.1"], port=cluster.port, protocol_version=4, connect_timeout=10,
+                     execution_profiles={EXEC_PROFILE_DEFAULT: profile})
+    s = driver.connect()
+    node4 = None
+    try:
+        s.execute("CREATE KEYSPACE pb WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}")
+        s.execute("CREATE TABLE pb.t (k int PRIMARY KEY, v text) WITH initial_tablets = 16")
+        insert = s.prepare("INSERT INTO pb.t (k, v) VALUES (?, ?)")
+        insert.consistency_level = Q
+        for k in range(2000):
+            s.execute(insert, (k, "v%d" % k))
+        before = replicas_per_node(cluster)
+        assert sum(before.values()) == 32 and max(before.values()) - min(before.values()) <= 1, before
+
+        errors, pages, stop = [], [0], threading.Event()
+        writes = Writes(s, insert, 10000, lambda k: (k, "w%d" % k))
+
+        def reader():
+            while not stop.is_set():
+                try:
+                    rows = s.execute(SimpleStatement("SELECT k FROM pb.t", consistency_level=Q, fetch_size=300))
+                    keys = [r.k for r in rows]
+                    if len(keys) != len(set(keys)) or not set(range(2000)) <= set(keys):
+                        errors.append("a paged read saw %d keys, %d distinct" % (len(keys), len(set(keys))))
+                    pages[0] += 1
+                except Exception as e:  # noqa: BLE001
+                    errors.append(repr(e))
+
+        threads = [threading.Thread(target=reader)]
+        writes.__enter__()
+        for t in threads:
+            t.start()
+        data = os.path.join(cluster.dir, "node4")
+        log = open(os.path.join(cluster.dir, "node4.log"), "ab")
+        node4 = subprocess.Popen([BINARY, "server", "--data-dir", data, "--listen", "127.0.0.4:%d" % cluster.port,
+                                  "--admin-listen", "127.0.0.4:%d" % cluster.admin_port,
+                                  "--etcd", "http://127.0.0.1:%d" % cluster.etcd_port, "--node-address", "127.0.0.4",
+                                  "--internode-port", str(cluster.internode_port)] + ARGS, stdout=log, stderr=log)
+        started = time.time()
+        # Balanced (max/mean below 1.25) and then no move for 8 s (16 rounds).
+        balanced_at, counts, stable_since = None, {}, time.time()
+        while time.time() - started < 300:
+            now = replicas_per_node(cluster)
+            if now != counts:
+                counts, stable_since = now, time.time()
+            mean = sum(counts.values()) / max(len(counts), 1)
+            if len(counts) == 4 and max(counts.values()) / mean < 1.25:
+                balanced_at = balanced_at or time.time()
+                if time.time() - stable_since >= 8:
+                    break
+            time.sleep(0.5)
+        assert balanced_at and time.time() - stable_since >= 8, counts
+        loads = {n["address"]: n["load_bytes"] for n in admin_json(cluster, 1, "status")["nodes"]}
+        print("balanced (max/mean < 1.25) %.1f s after the join, moves stopped at %s; bytes %s" % (
+            balanced_at - started, counts, loads))
+        assert sum(counts.values()) == 32 and max(counts.values()) / 8 < 1.25
+        stop.set()
+        writes.__exit__(None, None, None)
+        for t in threads:
+            t.join()
+        acked = writes.acked
+        assert errors + writes.errors == [], (errors + writes.errors)[:5]
+        assert pages[0] > 0 and acked
+
+        rows = list(s.execute(SimpleStatement("SELECT token(k), k FROM pb.t", consistency_level=ConsistencyLevel.ALL,
+                                              fetch_size=500)))
+        keys = [r.k for r in rows]
+        tokens = [r[0] for r in rows]
+        assert tokens == sorted(tokens) and len(keys) == len(set(keys))
+        assert set(keys) == set(range(2000)) | set(acked)
+        # The leader recorded its moves with their reasons.
+        events = []
+        for node in (1, 2, 3):
+            d = Cluster([cluster.address(node)], port=cluster.port, protocol_version=4,
+                        execution_profiles={EXEC_PROFILE_DEFAULT: ExecutionProfile(
+                            load_balancing_policy=WhiteListRoundRobinPolicy([cluster.address(node)]))})
+            try:
+                events += [r.reason for r in d.connect().execute(
+                    "SELECT kind, reason FROM system.tablet_events WHERE keyspace_name = 'pb' AND table_name = 't'")
+                    if r.kind == "migration"]
+            finally:
+                d.shutdown()
+        assert len(events) >= 2 and all(e.startswith("balance: ") and "to 127.0.0.4" in e for e in events), events
+    finally:
+        if "writes" in locals():
+            writes.__exit__(None, None, None)
+        if "stop" in locals():
+            stop.set()
+        driver.shutdown()
+        if node4:
+            node4.kill()
+            node4.wait()
