@@ -82,8 +82,15 @@ class TabletBalancer {
  private:
   void Loop();
   void RunTable(uint32_t table_id);
-  // Replaces size estimates above the split threshold by counted sizes.
+  // Replaces size estimates above the split threshold by counted sizes, and
+  // those of old enough tablets above an eighth of the merge limit by sizes
+  // counted up to the merge limit (they decide merges).
   void VerifySizes(const TableSchema& table, TableLoad* load);
+  // The size of a tablet whose estimate is between an eighth of the merge
+  // limit and the split threshold: counted (at most the merge limit bytes),
+  // or the last count plus what was written since.
+  uint64_t VerifiedSmallSize(const TableSchema& table, const TabletLoad& t);
+  uint64_t MergeLimit() const;  // bytes: merge_fraction of split_size_bytes
   void MeasureLargePartitions();
   // Both return whether the count was raised.
   bool RaiseBuckets(const TableSchema& table, const std::string& reason, int64_t now);
@@ -109,6 +116,7 @@ class TabletBalancer {
     uint64_t bytes_written = 0;  // the tablet's write counter when counted
   };
   std::map<std::pair<uint32_t, TabletId>, Counted> counted_;
+  std::map<std::pair<uint32_t, TabletId>, Counted> counted_small_;  // counts capped at the merge limit
   mutable std::mutex holds_mu_;
   std::map<std::pair<uint32_t, TabletId>, TabletHold> holds_;
   std::mutex stop_mu_;

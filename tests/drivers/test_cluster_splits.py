@@ -199,7 +199,9 @@ def test_splits_by_hand_and_automatic_merges_reach_every_node(cluster):
             if counts == [1, 1, 1] and all(any(k == "merge" for k, _ in e) for e in events.values()):
                 break
             time.sleep(0.5)
-        assert counts == [1, 1, 1], (counts, events)
+        sizes = [(r.tablet_id, r.size_bytes) for r in s1.execute(
+            "SELECT tablet_id, size_bytes FROM system.tablets WHERE keyspace_name = 'sp' AND table_name = 'small'")]
+        assert counts == [1, 1, 1], (counts, sizes, events)
         # Node 3 split and merged because nodes 1 and 2 recorded it in etcd.
         assert any(k == "split" and "etcd" in r for k, r in events[3]), events[3]
         assert any(k == "merge" for k, r in events[3]), events[3]
