@@ -44,6 +44,7 @@ struct ServerConfig {
   int load_report_seconds = 10;            // how often the node reports its load to etcd
   bool placement_balancer = false;         // move tablet replicas between nodes by count
   int placement_balancer_interval_ms = 5000;
+  std::vector<std::string> failpoints;     // NAME=ACTION (common/failpoints.h)
 };
 
 // Returns the process exit code (0 on clean shutdown).

@@ -99,6 +99,10 @@ int main(int argc, char** argv) {
   cmd->add_option("--placement-balancer-interval-ms", server.placement_balancer_interval_ms,
                   "how often the leading node considers one move")
       ->check(CLI::Range(100, 3600000))->capture_default_str();
+  cmd->add_option("--failpoint", server.failpoints,
+                  "NAME=ACTION (pause, error, off): hold or fail an operation at a named stage, for fault tests "
+                  "(common/failpoints.h lists the names); repeatable")
+      ->take_all();
   AddTabletOptions(cmd, &server);
   tessera::AddSecurityOptions(cmd, &server.security);
   // A config file sets the same options (TOML or INI, a [server] section with the long flag names:

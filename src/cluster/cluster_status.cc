@@ -99,7 +99,8 @@ Result<std::string> ClusterTabletsJson(const ReplicationServices& s, const std::
       if (tablet.transition) {
         transition = {{"stage", MigrationStageName(tablet.transition->stage)},
                       {"leaving", address_of[tablet.transition->leaving]},
-                      {"pending", address_of[tablet.transition->pending]}};
+                      {"pending", address_of[tablet.transition->pending]},
+                      {"driver", tablet.transition->driver.empty() ? std::string() : address_of[tablet.transition->driver]}};
       }
       out.push_back({{"keyspace", name.first},
                      {"table", name.second},

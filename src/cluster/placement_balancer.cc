@@ -18,31 +18,14 @@ PlacementBalancer::PlacementBalancer(ReplicationServices* services, PlacementBal
 PlacementBalancer::~PlacementBalancer() { Stop(); }
 
 void PlacementBalancer::Start() {
-  std::lock_guard<std::mutex> lock(mu_);
-  stopping_ = false;
-  thread_ = std::thread([this] { Run(); });
+  task_.Start(options_.interval_micros, [this] { RunOnce(); });
 }
 
 void PlacementBalancer::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  task_.Stop();
   if (lease_ != 0) {
     (void)services_->membership->etcd().LeaseRevoke(lease_);  // the next leader need not wait for the TTL
     lease_ = 0;
-  }
-}
-
-void PlacementBalancer::Run() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stopping_) {
-    lock.unlock();
-    RunOnce();
-    lock.lock();
-    wake_.wait_for(lock, std::chrono::microseconds(options_.interval_micros), [this] { return stopping_; });
   }
 }
 

@@ -25,13 +25,11 @@
 // Thread safety: Start/Stop from one thread.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "cluster/tablet_migration.h"
+#include "common/periodic_task.h"
 
 namespace tessera::cluster {
 
@@ -59,17 +57,13 @@ class PlacementBalancer {
   bool RunOnce();
 
  private:
-  void Run();
   bool Lead();
   bool Round();
 
   ReplicationServices* const services_;
   const PlacementBalancerOptions options_;
   int64_t lease_ = 0;  // the balancer thread's
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stopping_ = false;  // guarded by mu_
-  std::thread thread_;
+  PeriodicTask task_;
 };
 
 }  // namespace tessera::cluster

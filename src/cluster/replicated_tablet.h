@@ -40,11 +40,16 @@
 #include "cluster/hint_store.h"
 #include "cluster/internode_client.h"
 #include "cluster/membership.h"
+#include "cluster/migrations_in_hand.h"
 #include "cluster/placement_fence.h"
 #include "cluster/reconciling_iterator.h"
 #include "cluster/replication_strategy.h"
 #include "cluster/tablet_placement.h"
 #include "tablets/tablet_map.h"
+
+namespace tessera {
+class Failpoints;
+}
 
 namespace tessera {
 class Database;
@@ -71,6 +76,8 @@ struct ReplicationServices {
   // applying a placement change, so that its acknowledgement of a migration
   // stage means no write routed by an older stage is in flight.
   PlacementFence placement_fence;
+  MigrationsInHand migrations_in_hand;   // moves this node drives (cluster/tablet_migration.h)
+  Failpoints* failpoints = nullptr;      // null: none (common/failpoints.h)
 };
 
 class ReplicatedTablet : public Replica {

@@ -13,6 +13,7 @@
 #include "cluster/replicated_tablet.h"
 #include "cluster/tablet_map_sync.h"
 #include "common/bytes.h"
+#include "common/failpoints.h"
 #include "common/uuid.h"
 #include "db/database.h"
 
@@ -35,6 +36,9 @@ class Migration {
   Status Validate(const TabletReplicas& tablet);
   // REQUIRES: Validate succeeded.
   MoveReport Run();
+  // Takes over `observed`, a tablet in transition whose driver is gone:
+  // reverts it before write_both_read_new, else completes it.
+  MoveReport Resume(const TabletReplicas& observed);
 
  private:
   // Writes `next` (nullopt: no transition) and `replicas` on the tablet,
@@ -46,6 +50,8 @@ class Migration {
   Result<std::string> Endpoint(const std::string& host);
   bool Alive(const std::string& host);
   void Revert(MoveReport* report);
+  // The stages from `first` on, then the end (new replicas, no transition).
+  MoveReport Advance(MigrationStage first, MoveReport report);
   // One system.tablet_events row on this node.
   void Record(const std::string& kind, const std::string& error);
 
@@ -155,14 +161,14 @@ Status ApplyOn(ReplicationServices* s, const TableSchema& table, const std::stri
 }
 
 Status Migration::Stream() {
-  // The leaving replica if it is up, else another old one.
-  std::string source = Alive(r_.from) ? r_.from : std::string();
+  // The leaving replica first, then the others: a source that fails (killed
+  // before its lease expired) hands over to the next one at the position
+  // reached (windows are applied in key order, and applying one twice
+  // changes nothing).
+  std::vector<std::string> sources{r_.from};
   for (const auto& host : old_) {
-    if (source.empty() && Alive(host)) source = host;
+    if (host != r_.from) sources.push_back(host);
   }
-  if (source.empty()) return Status::IOError("no replica of the tablet is up to stream from");
-  TESSERA_ASSIGN_OR_RETURN(std::string source_endpoint,
-                           source == s_->self_host_id ? Result<std::string>(std::string()) : Endpoint(source));
   TESSERA_ASSIGN_OR_RETURN(std::string target_endpoint,
                            r_.to == s_->self_host_id ? Result<std::string>(std::string()) : Endpoint(r_.to));
   const auto start = Clock::now();
@@ -173,14 +179,26 @@ Status Migration::Stream() {
   q.from = r_.start;
   q.from_inclusive = true;
   q.limit = o_.window_keys;
+  size_t source = 0;
+  Status last = Status::IOError("no replica of the tablet is up to stream from");
   for (;;) {
-    Result<RangeBatch> batch =
-        source == s_->self_host_id
-            ? ReadRangeLocal(s_->db->engine(), table_->id, q)
-            : Await<RangeBatch>([&](std::function<void(Result<RangeBatch>)> done) {
-                s_->client->ReadRange(source_endpoint, q, s_->read_timeout_micros, std::move(done));
-              });
-    if (!batch.ok()) return batch.status();
+    while (source < sources.size() && !Alive(sources[source])) ++source;
+    if (source == sources.size()) return last;
+    const std::string& host = sources[source];
+    Result<RangeBatch> batch = [&]() -> Result<RangeBatch> {
+      if (host == s_->self_host_id) return ReadRangeLocal(s_->db->engine(), table_->id, q);
+      TESSERA_ASSIGN_OR_RETURN(std::string endpoint, Endpoint(host));
+      return Await<RangeBatch>([&](std::function<void(Result<RangeBatch>)> done) {
+        s_->client->ReadRange(endpoint, q, s_->read_timeout_micros, std::move(done));
+      });
+    }();
+    if (!batch.ok()) {
+      spdlog::warn("tablets: {}.{}: streaming from {} failed ({}); trying another replica", table_->keyspace,
+                   table_->name, UuidText(host), batch.status().ToString());
+      last = batch.status();
+      ++source;
+      continue;
+    }
     if (batch->entries.empty()) break;
     WriteSet window;
     uint64_t bytes = 0;
@@ -233,10 +251,9 @@ void Migration::Record(const std::string& kind, const std::string& error) {
 }
 
 void Migration::Revert(MoveReport* report) {
-  auto placement = s_->placements->Cached(table_->uuid);
-  const TabletReplicas* t = placement ? PlacementOf(*placement, r_.start) : nullptr;
-  if (!t) return;
-  auto revision = Write(std::nullopt, t->replicas);
+  // The replicas do not change while a transition is on (every change is
+  // fenced by it), so old_ is what the tablet holds.
+  auto revision = Write(std::nullopt, old_);
   int64_t micros = 0;
   if (!revision.ok() || !Barrier(*revision, &micros).ok()) {
     report->stopped_at = current_ ? MigrationStageName(current_->stage) : "";
@@ -248,17 +265,49 @@ void Migration::Revert(MoveReport* report) {
   if (Status st = DeleteRangeOn(r_.to); !st.ok()) report->error += "; the pending copy stays: " + st.ToString();
 }
 
-MoveReport Migration::Run() {
-  const std::vector<std::string> old = old_;
+MoveReport Migration::Run() { return Advance(MigrationStage::kAllowWriteBothReadOld, MoveReport{}); }
+
+MoveReport Migration::Resume(const TabletReplicas& observed) {
+  current_ = observed.transition;
+  r_.from = current_->leaving;
+  r_.to = current_->pending;
+  end_ = observed.end;
+  old_ = observed.replicas;
   MoveReport report;
+  const std::string driver = current_->driver.empty() ? std::string("unknown") : UuidText(current_->driver);
+  spdlog::warn("tablets: {}.{}: taking over the migration of tablet {} at {} from its driver {}", table_->keyspace,
+               table_->name, ToHex(r_.start), MigrationStageName(current_->stage), driver);
+  // Becomes the driver first: a stale `observed` (the move ended or was
+  // taken over meanwhile) is refused here, before anything is reverted.
+  TabletTransition mine = *current_;
+  mine.driver = s_->self_host_id;
+  if (auto taken = Write(mine, old_); !taken.ok()) {
+    report.error = "not taken over: " + taken.status().ToString();
+    return report;
+  }
+  if (current_->stage < MigrationStage::kWriteBothReadNew) {
+    report_ = &report;
+    report.error = std::string("resumed at ") + MigrationStageName(current_->stage) + ": its driver " + driver +
+                   " is gone; reverted";
+    Revert(&report);
+    Record("migration reverted", report.error);
+    return report;
+  }
+  return Advance(current_->stage, std::move(report));
+}
+
+MoveReport Migration::Advance(MigrationStage first, MoveReport report) {
+  const std::vector<std::string> old = old_;
   report_ = &report;
-  TabletTransition t{MigrationStage::kAllowWriteBothReadOld, r_.from, r_.to};
+  TabletTransition t{first, r_.from, r_.to, s_->self_host_id};
   for (std::optional<MigrationStage> stage = t.stage; stage; stage = NextMigrationStage(*stage)) {
     t.stage = *stage;
     auto revision = Write(t, old);
     int64_t micros = 0;
     Status st = revision.ok() ? Barrier(*revision, &micros) : revision.status();
     if (st.ok()) report.stages.push_back({MigrationStageName(t.stage), *revision, micros});
+    // Holds or fails the move here, with every node serving the stage.
+    if (st.ok() && s_->failpoints) st = s_->failpoints->Hit(std::string("migration.") + MigrationStageName(t.stage));
     if (st.ok() && t.stage == MigrationStage::kStreaming) st = Stream();
     if (st.ok() && t.stage == MigrationStage::kCleanup) st = DeleteRangeOn(r_.from);
     if (!st.ok()) {
@@ -302,7 +351,27 @@ Result<MoveReport> MoveTabletReplica(ReplicationServices* s, const MoveRequest& 
   if (pos == placement->end()) return Status::NotFound("no tablet of the table starts at " + ToHex(r.start));
   Migration migration(s, table, r, o);
   TESSERA_RETURN_IF_ERROR(migration.Validate(*pos));
-  return migration.Run();
+  const std::string key = MigrationKey(table->uuid, r.start);
+  if (!s->migrations_in_hand.Take(key)) return Status::InvalidArgument("the tablet is already being migrated");
+  MoveReport report = migration.Run();
+  s->migrations_in_hand.Release(key);
+  return report;
+}
+
+Result<MoveReport> ResumeMigration(ReplicationServices* s, std::shared_ptr<const TableSchema> table,
+                                   const TabletReplicas& observed, const MigrationOptions& o) {
+  if (!observed.transition) return Status::InvalidArgument("the tablet is not in transition");
+  const std::string key = MigrationKey(table->uuid, observed.start);
+  if (!s->migrations_in_hand.Take(key)) return Status::InvalidArgument("the migration is in hand here");
+  MoveRequest r;
+  r.keyspace = table->keyspace;
+  r.table = table->name;
+  r.start = observed.start;
+  r.reason = "taken over";
+  Migration migration(s, std::move(table), r, o);
+  MoveReport report = migration.Resume(observed);
+  s->migrations_in_hand.Release(key);
+  return report;
 }
 
 namespace {

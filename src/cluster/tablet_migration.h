@@ -18,8 +18,11 @@
 // A failure before write_both_read_new reverts: the transition is removed
 // (the replicas stay), and after a barrier the pending node's partial copy
 // is deleted. From write_both_read_new on the move only goes forward; a
-// failure there is returned with the tablet left at its stage, for a later
-// run (issue 11's balancer) to complete.
+// failure there is returned with the tablet left at its stage, and its
+// driver (named in the transition) or, once the driver is down, another
+// node completes it (ResumeMigration, cluster/migration_resumer.h).
+// After each stage's barrier the failpoint "migration.<stage>" is hit
+// (common/failpoints.h): fault tests hold a move there.
 //
 // The caller's thread runs the whole move (seconds to minutes).
 // The driving node records the outcome in system.tablet_events (kind
@@ -30,10 +33,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "cluster/tablet_placement.h"
 #include "common/status.h"
+
+namespace tessera {
+class TableSchema;
+}
 
 namespace tessera::cluster {
 
@@ -82,6 +91,15 @@ Result<MoveReport> MoveTabletReplica(ReplicationServices* services, const MoveRe
 Result<MoveReport> MoveTabletReplica(ReplicationServices* services, const std::string& keyspace,
                                      const std::string& table, const std::string& start_hex, const std::string& from,
                                      const std::string& to, const MigrationOptions& options = {});
+
+// Takes over the migration of `observed` (a placement tablet of `table` in
+// transition, as read from etcd) whose driver is down or lost it (a
+// restart): writes itself in as driver (fenced: refused with a Busy in the
+// report if the transition changed meanwhile), then reverts a move before
+// write_both_read_new and completes one from there on, as MoveTabletReplica
+// would. Errors: InvalidArgument (no transition; this node drives it now).
+Result<MoveReport> ResumeMigration(ReplicationServices* services, std::shared_ptr<const TableSchema> table,
+                                   const TabletReplicas& observed, const MigrationOptions& options = {});
 
 std::string MoveReportJson(const MoveReport& report);
 

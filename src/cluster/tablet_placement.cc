@@ -29,6 +29,7 @@ std::string EncodePlacement(const std::vector<TabletReplicas>& tablets) {
       tablet["transition"] = {{"stage", MigrationStageName(t.transition->stage)},
                               {"leaving", UuidText(t.transition->leaving)},
                               {"pending", UuidText(t.transition->pending)}};
+      if (!t.transition->driver.empty()) tablet["transition"]["driver"] = UuidText(t.transition->driver);
     }
     list.push_back(std::move(tablet));
   }
@@ -56,6 +57,9 @@ Result<std::vector<TabletReplicas>> DecodePlacement(const std::string& text) {
         TESSERA_ASSIGN_OR_RETURN(tr.stage, MigrationStageFromName(j.at("stage").get<std::string>()));
         TESSERA_ASSIGN_OR_RETURN(tr.leaving, UuidFromText(j.at("leaving").get<std::string>()));
         TESSERA_ASSIGN_OR_RETURN(tr.pending, UuidFromText(j.at("pending").get<std::string>()));
+        if (j.contains("driver")) {
+          TESSERA_ASSIGN_OR_RETURN(tr.driver, UuidFromText(j.at("driver").get<std::string>()));
+        }
         r.transition = std::move(tr);
       }
       out.push_back(std::move(r));

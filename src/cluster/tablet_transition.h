@@ -42,6 +42,10 @@ struct TabletTransition {
   MigrationStage stage = MigrationStage::kAllowWriteBothReadOld;
   std::string leaving;  // host id (16 bytes), one of the tablet's replicas
   std::string pending;  // host id (16 bytes), not one of them
+  // host id (16 bytes) of the node advancing the stages; when it is down, or
+  // restarted without the move in hand, another node takes the move over
+  // (cluster/migration_resumer.h). Empty in placements written before it.
+  std::string driver;
   bool operator==(const TabletTransition&) const = default;
 };
 

@@ -186,6 +186,13 @@ AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz, Ad
       Reply(res, report->first ? 200 : 500, report->second);
     });
   }
+  http.Post("/failpoints", [impl = impl_.get()](const httplib::Request& req, httplib::Response& res) {
+    auto failpoint = impl->Hooks().failpoint;
+    if (!failpoint) return Reply(res, 404, "{\"error\": \"this node is not part of a cluster\"}");
+    Status st = failpoint(req.get_param_value("name"), req.get_param_value("action"));
+    if (!st.ok()) return ReplyError(res, st);
+    Reply(res, 200, "{}");
+  });
   http.Post("/tablets/split", [db](const httplib::Request& req, httplib::Response& res) {
     std::shared_ptr<const TableSchema> table;
     TabletId id = 0;

@@ -29,6 +29,8 @@
 //                         failed, 400/404 when refused before any move
 //   POST /nodes/remove?node=NODE         the same for a node that is down
 //                         (nodetool removenode)
+//   POST /failpoints?name=NAME&action=ACTION   pause, error or off
+//                         (common/failpoints.h); cluster nodes only
 //   GET  /keyvisualizer   the Key Visualizer page (keyviz/keyviz_page.h)
 //   GET  /keyvisualizer/data.json[?table=KS.T][&columns=N]   its data
 //                         (keyviz/keyviz_json.h); N: the newest N columns
@@ -90,6 +92,7 @@ struct AdminClusterHooks {
       move;
   std::function<Result<std::pair<bool, std::string>>(const std::string& node)> decommission;
   std::function<Result<std::pair<bool, std::string>>(const std::string& node)> removenode;
+  std::function<Status(const std::string& name, const std::string& action)> failpoint;
 };
 
 class AdminHttpServer {

@@ -4,6 +4,7 @@
 
 #include "cluster/membership.h"
 #include "cluster/membership_view.h"
+#include "cluster/migration_resumer.h"
 #include "cluster/schema_log.h"
 #include "cluster/cluster_metrics.h"
 #include "cluster/cluster_status.h"
@@ -20,6 +21,7 @@
 #include "cluster/tablet_migration.h"
 #include "cluster/tablet_placement.h"
 #include "common/bytes.h"
+#include "common/failpoints.h"
 #include "cql/executor/query_processor.h"
 #include "cql/executor/system_auth_store.h"
 #include "keyviz/sampler.h"
@@ -64,6 +66,8 @@ struct Node::Listeners {
   std::unique_ptr<cluster::TabletMapSync> tablet_sync;
   std::unique_ptr<cluster::NodeLoadReporter> load_reporter;
   std::unique_ptr<cluster::PlacementBalancer> placement_balancer;
+  std::unique_ptr<cluster::MigrationResumer> migration_resumer;
+  Failpoints failpoints;
 };
 
 // Registers the node in etcd and connects membership changes to the
@@ -123,6 +127,7 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   r.write_timeout_micros = c.write_timeout_micros;
   r.read_timeout_micros = c.read_timeout_micros;
   r.hints = hints;
+  r.failpoints = &l.failpoints;
   l.resolver = std::make_unique<cluster::ClusterReplicaResolver>(l.replication.get());
   db_->AttachReplicaResolver(l.resolver.get());
   l.hint_replayer = std::make_unique<cluster::HintReplayer>(hints, l.membership.get(), l.internode_client.get());
@@ -140,6 +145,8 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
     l.placement_balancer = std::make_unique<cluster::PlacementBalancer>(l.replication.get(), b);
     l.placement_balancer->Start();
   }
+  l.migration_resumer = std::make_unique<cluster::MigrationResumer>(l.replication.get(), cluster::MigrationResumerOptions{});
+  l.migration_resumer->Start();
   if (l.admin) {
     AdminClusterHooks hooks;
     cluster::ReplicationServices* services = l.replication.get();
@@ -168,6 +175,9 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
       TESSERA_ASSIGN_OR_RETURN(cluster::DecommissionReport report, cluster::RemoveNode(services, node));
       return std::make_pair(report.left, cluster::DecommissionReportJson(report));
     };
+    hooks.failpoint = [fp = &l.failpoints](const std::string& name, const std::string& action) {
+      return fp->Set(name, action);
+    };
     l.admin->SetClusterHooks(std::move(hooks));
   }
   return Status::OK();
@@ -182,6 +192,7 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
   TESSERA_ASSIGN_OR_RETURN(node->host_id_, LoadOrCreateHostId(options.database.data_dir));
   node->listeners_ = std::make_unique<Listeners>();
   Listeners& l = *node->listeners_;
+  for (const auto& f : options.failpoints) TESSERA_RETURN_IF_ERROR(l.failpoints.SetFromFlag(f));
   TESSERA_RETURN_IF_ERROR(auth::ValidateAuthOptions(options.auth));
   if (options.auth.authentication) {
     l.auth_store = std::make_unique<cql::SystemAuthStore>(node->db_.get());
@@ -253,6 +264,9 @@ void Node::Stop() {
   if (listeners_) {
     // Tablets go back to the local replica before the services they use go.
     if (listeners_->admin) listeners_->admin->SetClusterHooks({});
+    // A migration held at a failpoint would hold the shutdown.
+    listeners_->failpoints.ReleaseAll();
+    if (listeners_->migration_resumer) listeners_->migration_resumer->Stop();
     if (listeners_->placement_balancer) listeners_->placement_balancer->Stop();
     if (listeners_->load_reporter) listeners_->load_reporter->Stop();
     if (listeners_->hint_replayer) listeners_->hint_replayer->Stop();

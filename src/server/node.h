@@ -61,6 +61,10 @@ struct NodeOptions {
   bool admin_metrics_require_auth = false;
   ConnectionLimits limits;
   NodeClusterOptions cluster;
+  // NAME=ACTION failpoints set at start (common/failpoints.h); the admin
+  // API's POST /failpoints changes them later. InvalidArgument from Start
+  // for a malformed one.
+  std::vector<std::string> failpoints;
 };
 
 class Node {

@@ -73,7 +73,14 @@ TEST(TabletTransitionTest, PlacementCarriesTheTransitionInItsFrozenForm) {
   EXPECT_EQ(moving.transition->stage, MigrationStage::kStreaming);
   EXPECT_EQ(UuidText(moving.transition->leaving), a);
   EXPECT_EQ(UuidText(moving.transition->pending), c);
+  EXPECT_TRUE(moving.transition->driver.empty());  // written before drivers were recorded
   EXPECT_FALSE((*placement)[1].transition.has_value());
+  // The driver, when there is one, is kept.
+  std::string driven = text;
+  driven.replace(driven.find(R"("pending")"), 0, R"("driver": ")" + b + R"(", )");
+  auto with_driver = DecodePlacement(driven);
+  ASSERT_TRUE(with_driver.ok()) << with_driver.status().ToString();
+  EXPECT_EQ(UuidText((*with_driver)[0].transition->driver), b);
   std::string bad = text;
   bad.replace(bad.find("streaming"), 9, "streamed!");
   EXPECT_FALSE(DecodePlacement(bad).ok());

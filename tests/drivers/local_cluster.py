@@ -75,6 +75,12 @@ class LocalCluster:
             except FileNotFoundError:
                 pass
 
+    def admin(self, node, *args, timeout=300):
+        """(exit code, stdout, stderr) of `tessera admin ARGS` against node `node`'s admin port."""
+        out = subprocess.run([self.binary, "admin", *args, "--admin", "%s:%d" % (self.address(node), self.admin_port)],
+                             capture_output=True, text=True, timeout=timeout)
+        return out.returncode, out.stdout, out.stderr
+
     def log(self, node):
         with open(os.path.join(self.dir, "node%d.log" % node), errors="replace") as f:
             return f.read()

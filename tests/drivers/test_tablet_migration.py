@@ -14,7 +14,6 @@ replicas is refused); removenode rebuilds a killed node's replicas from the
 survivors (refused while an RF 1 tablet lived only there)."""
 import json
 import os
-import subprocess
 import threading
 import time
 import urllib.request
@@ -46,9 +45,7 @@ def node_session(cluster, node):
 
 
 def admin(cluster, node, *args):
-    out = subprocess.run([BINARY, "admin", *args, "--admin", "%s:%d" % (cluster.address(node), cluster.admin_port)],
-                         capture_output=True, text=True, timeout=600)
-    return out.returncode, out.stdout, out.stderr
+    return cluster.admin(node, *args, timeout=600)
 
 
 def tablets(cluster, node=1):
@@ -290,6 +287,14 @@ def test_removenode_rebuilds_a_dead_nodes_replicas_from_the_survivors(cluster):
                 ("127.0.0.1", "up"), ("127.0.0.2", "up"), ("127.0.0.3", "up")]:
             break
         time.sleep(0.5)
+    # The refusal below needs an RF 1 tablet on node 2; where mv1's two
+    # tablets are depends on the nodes' random host ids.
+    code, out, err = admin(cluster, 1, "tablets", "--keyspace", "mv1", "--table", "t", "--json")
+    holders = [(t["start"], t["replicas"][0]["address"]) for t in json.loads(out)["tablets"]]
+    if all(h != "127.0.0.2" for _, h in holders):
+        code, out, err = admin(cluster, 1, "move", "--keyspace", "mv1", "--table", "t", "--start", holders[0][0],
+                               "--from", holders[0][1], "--to", "127.0.0.2")
+        assert code == 0, (out, err)
     cluster.kill(2)
     deadline = time.time() + 30
     while time.time() < deadline:
