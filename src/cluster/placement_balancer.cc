@@ -49,10 +49,14 @@ bool PlacementBalancer::Lead() {
   if (!txn.ok()) return false;
   if (txn->succeeded) {
     spdlog::info("tablets: this node now balances tablet placement (leader)");
+    leader_revision_ = txn->revision;
     return true;
   }
-  return !txn->ranges.empty() && !txn->ranges.front().empty() && txn->ranges.front().front().value == self &&
-         txn->ranges.front().front().lease == lease_;
+  if (txn->ranges.empty() || txn->ranges.front().empty()) return false;
+  const EtcdKeyValue& leader = txn->ranges.front().front();
+  if (leader.value != self || leader.lease != lease_) return false;
+  leader_revision_ = leader.create_revision;
+  return true;
 }
 
 bool PlacementBalancer::Round() {
@@ -111,7 +115,10 @@ bool PlacementBalancer::Round() {
       move.reason = why;
       spdlog::info("tablets: {}.{}: moving the replica of tablet {} from {} to {}: {}", h.table->keyspace,
                    h.table->name, ToHex(h.tablet.start), address_of[max->first], address_of[min->first], why);
-      auto report = MoveTabletReplica(s, move, options_.migration);
+      MigrationOptions fenced = options_.migration;  // a deposed leader's writes fail
+      fenced.fence_key = kBalancerLeaderKey;
+      fenced.fence_create_revision = leader_revision_;
+      auto report = MoveTabletReplica(s, move, fenced);
       return report.ok() && report->completed;
     }
   }

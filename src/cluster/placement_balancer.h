@@ -7,8 +7,10 @@
 // text; FROZEN) plans. The key is created only if absent, bound to a lease
 // of the balancer's own (lease_seconds), renewed every round; when the
 // leader dies its lease expires and another node's next round takes over.
-// A deposed leader's move in flight is still fenced per tablet (each stage
-// compares the transition it wrote, cluster/tablet_migration.h).
+// A deposed leader writes nothing: every placement write of its moves also
+// compares the leader key's create_revision with the one it created
+// (MigrationOptions::fence_key), so once the key expired or another node
+// holds it the move stops, and the migration resumer finishes it.
 //
 // A round (every interval, leader only): nothing while any tablet is in
 // transition (one move in flight cluster-wide); else per data center,
@@ -63,6 +65,7 @@ class PlacementBalancer {
   ReplicationServices* const services_;
   const PlacementBalancerOptions options_;
   int64_t lease_ = 0;  // the balancer thread's
+  int64_t leader_revision_ = 0;  // the leader key's create_revision while this node leads
   PeriodicTask task_;
 };
 

@@ -57,6 +57,12 @@ struct MoveRequest {
 };
 
 struct MigrationOptions {
+  // Set by the placement balancer: every placement write of the move also
+  // requires this key's create_revision to be `fence_create_revision` (its
+  // leader key, as it created it), so a deposed leader writes nothing and
+  // its move stops (a Busy "fenced" in the report; the resumer finishes it).
+  std::string fence_key;
+  int64_t fence_create_revision = 0;
   int64_t barrier_timeout_micros = 30'000'000;
   uint32_t window_keys = 512;
   uint64_t stream_bytes_per_second = 64u << 20;  // 0: unlimited

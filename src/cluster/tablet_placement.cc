@@ -160,8 +160,10 @@ const TabletReplicas* PlacementOf(const std::vector<TabletReplicas>& placement, 
 
 // Replaces the placement by the result of `change` (nullopt: nothing to
 // do) in a transaction on the key's mod_revision, retried on lost races.
-Result<int64_t> TabletPlacements::Change(const std::string& table_uuid, const PlacementChange& change) {
+Result<int64_t> TabletPlacements::Change(const std::string& table_uuid, const PlacementChange& change,
+                                         const std::vector<EtcdCompare>& fence) {
   const std::string key = kTabletsPrefix + UuidText(table_uuid);
+  int64_t failed_at = -1;  // the mod_revision a transaction last failed on
   for (int attempt = 0; attempt < 20; ++attempt) {
     TESSERA_ASSIGN_OR_RETURN(EtcdRangeResult current, etcd_->Range(key));
     if (current.kvs.empty()) return Status::NotFound("table " + UuidText(table_uuid) + " has no placement yet");
@@ -172,16 +174,21 @@ Result<int64_t> TabletPlacements::Change(const std::string& table_uuid, const Pl
       TESSERA_RETURN_IF_ERROR(Update(table_uuid, kv.value, kv.mod_revision));
       return int64_t{0};
     }
+    // Failing twice on an unchanged placement: the fence failed, not the race.
+    if (kv.mod_revision == failed_at) return Status::Busy("fenced: a condition of the change no longer holds");
     EtcdCompare unchanged;
     unchanged.key = key;
     unchanged.target = EtcdCompare::Target::kModRevision;
     unchanged.revision = kv.mod_revision;
+    std::vector<EtcdCompare> compares{unchanged};
+    compares.insert(compares.end(), fence.begin(), fence.end());
     const std::string text = EncodePlacement(*changed);
-    TESSERA_ASSIGN_OR_RETURN(EtcdTxnResult txn, etcd_->Txn({unchanged}, {EtcdOp::Put(key, text)}));
+    TESSERA_ASSIGN_OR_RETURN(EtcdTxnResult txn, etcd_->Txn(compares, {EtcdOp::Put(key, text)}));
     if (txn.succeeded) {
       TESSERA_RETURN_IF_ERROR(Update(table_uuid, text, txn.revision));
       return txn.revision;
     }
+    failed_at = kv.mod_revision;
   }
   return Status::Busy("tablet placement of " + UuidText(table_uuid) + " changed 20 times during a tablet change");
 }
@@ -226,7 +233,7 @@ Result<bool> TabletPlacements::RecordMerge(const std::string& table_uuid, const 
 }
 
 Result<int64_t> TabletPlacements::ChangeTablet(const std::string& table_uuid, const std::string& start,
-                                               const TabletChange& change) {
+                                               const TabletChange& change, const std::vector<EtcdCompare>& fence) {
   return Change(table_uuid, [&](std::vector<TabletReplicas> placement)
                                 -> Result<std::optional<std::vector<TabletReplicas>>> {
     auto pos = std::find_if(placement.begin(), placement.end(), [&](const auto& t) { return t.start == start; });
@@ -236,7 +243,7 @@ Result<int64_t> TabletPlacements::ChangeTablet(const std::string& table_uuid, co
     if (!changed) return Changed();
     *pos = std::move(*changed);
     return Changed(std::move(placement));
-  });
+  }, fence);
 }
 
 Status TabletPlacements::Update(const std::string& table_uuid, const std::string& text, int64_t revision) {

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/etcd_client.h"
 #include "cluster/replication_strategy.h"
 #include "cluster/tablet_transition.h"
 #include "common/status.h"
@@ -97,10 +98,14 @@ class TabletPlacements {
   // Replaces the placement tablet starting at table-relative `start` by
   // what `change` makes of it (nullopt: nothing to do), in a transaction on
   // the key's mod_revision; returns the etcd revision of the new value (0
-  // when nothing changed). Errors: NotFound when no tablet starts at
-  // `start`; those of `change` and of RecordSplit.
+  // when nothing changed). `fence`: more conditions the transaction needs
+  // (the balancer leader's key still being its own: a deposed leader writes
+  // nothing). Errors: NotFound when no tablet starts at `start`; Busy
+  // ("fenced") when a `fence` condition failed; those of `change` and of
+  // RecordSplit.
   using TabletChange = std::function<Result<std::optional<TabletReplicas>>(TabletReplicas tablet)>;
-  Result<int64_t> ChangeTablet(const std::string& table_uuid, const std::string& start, const TabletChange& change);
+  Result<int64_t> ChangeTablet(const std::string& table_uuid, const std::string& start, const TabletChange& change,
+                               const std::vector<EtcdCompare>& fence = {});
   // Replaces the cached placement with `text`, the key's value at etcd
   // revision `revision` (its mod_revision), unless the cache holds a newer
   // one (watch events and this node's own transactions race). Errors:
@@ -113,7 +118,8 @@ class TabletPlacements {
   using PlacementChange =
       std::function<Result<std::optional<std::vector<TabletReplicas>>>(std::vector<TabletReplicas> placement)>;
   // Returns the new value's revision, 0 when `change` changed nothing.
-  Result<int64_t> Change(const std::string& table_uuid, const PlacementChange& change);
+  Result<int64_t> Change(const std::string& table_uuid, const PlacementChange& change,
+                         const std::vector<EtcdCompare>& fence = {});
 
   EtcdClient* etcd_;
   std::mutex mu_;

@@ -538,6 +538,15 @@ std::vector<TabletHold> Database::TabletHolds() const {
   return balancer_ ? balancer_->Holds() : std::vector<TabletHold>{};
 }
 
+Result<size_t> Database::ReclaimDeletedRanges() {
+  size_t done = 0;
+  for (const auto& [begin, end] : engine_->TakeDeletedRanges()) {
+    TESSERA_RETURN_IF_ERROR(engine_->Compact(begin, end));
+    ++done;
+  }
+  return done;
+}
+
 Result<uint64_t> Database::MeasureTabletBytes(const TableSchema& table, TabletId id, uint64_t limit) {
   auto map = TabletsOf(table.id);
   const Tablet* tablet = map ? map->FindById(id) : nullptr;

@@ -293,6 +293,12 @@ class Database {
   // Flushes and compacts the whole store to the last level: expires TTL
   // data and purges tombstones past each table's gc_grace_seconds.
   Status Compact();
+  // Compacts every range removed by a range delete since the last call
+  // (StorageEngine::TakeDeletedRanges): a dropped table's, a moved tablet
+  // replica's (migration cleanup). Returns how many; the first error stops it
+  // (the ranges not compacted wait for an ordinary compaction). Run by the
+  // TabletBalancer thread each round.
+  Result<size_t> ReclaimDeletedRanges();
   Status Flush() { return engine_->Flush(); }
   int64_t NowMicros() const { return engine_->NowMicros(); }
   StorageEngine* engine() { return engine_.get(); }

@@ -55,6 +55,11 @@ void TabletBalancer::RunOnce() {
     live.insert(table->id);
     RunTable(table->id);
   }
+  // Sizes must drop once data is range-deleted (a dropped table, a moved
+  // replica), or the next rounds and the cluster's load reports count it.
+  if (auto reclaimed = db_->ReclaimDeletedRanges(); !reclaimed.ok()) {
+    spdlog::warn("tablets: compacting range-deleted data failed: {}", reclaimed.status().ToString());
+  }
   std::erase_if(hot_since_, [&](const auto& e) { return !live.count(e.first); });
   std::erase_if(unsplittable_, [&](const auto& e) { return !live.count(e.first); });
   std::erase_if(last_bucket_raise_, [&](const auto& e) { return !live.count(e.first); });

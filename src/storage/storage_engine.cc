@@ -1,5 +1,8 @@
 #include "storage/storage_engine.h"
 
+#include <mutex>
+#include <utility>
+
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
@@ -59,6 +62,8 @@ struct StorageEngine::Impl {
   rocksdb::ColumnFamilyHandle* meta = nullptr;
   rocksdb::WriteOptions write_options;
   rocksdb::WriteOptions meta_write_options;
+  std::mutex deleted_mu;
+  std::vector<std::pair<std::string, std::string>> deleted_ranges;  // guarded by deleted_mu
   ~Impl() {
     if (db) {
       if (data) db->DestroyColumnFamilyHandle(data);
@@ -130,7 +135,18 @@ Status StorageEngine::Write(const WriteSet& writes) {
                             : batch.DeleteRange(impl_->data, ToSlice(op.key), ToSlice(op.value));
     if (!s.ok()) return FromRocks(s);
   }
-  return FromRocks(impl_->db->Write(impl_->write_options, &batch));
+  TESSERA_RETURN_IF_ERROR(FromRocks(impl_->db->Write(impl_->write_options, &batch)));
+  for (const auto& op : writes.ops()) {
+    if (op.kind != WriteSet::Op::kDeleteRange) continue;
+    std::lock_guard<std::mutex> lock(impl_->deleted_mu);
+    if (impl_->deleted_ranges.size() < kMaxDeletedRanges) impl_->deleted_ranges.emplace_back(op.key, op.value);
+  }
+  return Status::OK();
+}
+
+std::vector<std::pair<std::string, std::string>> StorageEngine::TakeDeletedRanges() {
+  std::lock_guard<std::mutex> lock(impl_->deleted_mu);
+  return std::exchange(impl_->deleted_ranges, {});
 }
 
 Status StorageEngine::Get(std::string_view key, std::string* value) {

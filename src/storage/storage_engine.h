@@ -102,6 +102,14 @@ class StorageEngine {
   // Flushes memtables and compacts [begin, end) (empty = whole key space)
   // down to the last level.
   Status Compact(std::string_view begin = {}, std::string_view end = {});
+  // The [begin, end) ranges that Write removed with DeleteRange since the
+  // last call, oldest first: a range delete hides the data, but its bytes
+  // stay (and count in ApproximateSize) until a compaction reaches them, so
+  // the owner compacts these (Database::ReclaimDeletedRanges). At most
+  // kMaxDeletedRanges are kept; later ones wait for an ordinary compaction.
+  // Thread-safe.
+  static constexpr size_t kMaxDeletedRanges = 1024;
+  std::vector<std::pair<std::string, std::string>> TakeDeletedRanges();
   Status Flush();
   // A RocksDB property of the data column family (e.g. "rocksdb.estimate-num-keys").
   uint64_t IntProperty(const std::string& name);

@@ -2,6 +2,7 @@
 // on free loopback ports for this suite and stopped by its pid.
 #include "cluster/etcd_client.h"
 #include "cluster/tablet_placement.h"
+#include "common/uuid.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -245,6 +246,42 @@ TEST_F(EtcdClientTest, PlacementSplitsKeepReplicasAndMergesOnlyEqualReplicaSets)
   // An older version arriving late does not replace a newer one.
   ASSERT_TRUE(node2.Update(uuid, R"({"version": 1, "tablets": [{"start": "", "end": "", "replicas": []}]})", 1).ok());
   EXPECT_EQ(node2.Cached(uuid)->size(), 3u);
+}
+
+// A fenced change (the placement balancer's: its leader key still its own)
+// lands while the fence holds and is refused, writing nothing, once it fails.
+TEST_F(EtcdClientTest, AFencedTabletChangeIsRefusedOnceTheFenceFails) {
+  const std::string uuid(16, '\x03');
+  TabletPlacements node(client_.get());
+  ASSERT_TRUE(node.Get(uuid, [] { return Result<std::vector<TabletReplicas>>(TwoTablets()); }).ok());
+  auto put = client_->Put("/test/leader", "me");
+  ASSERT_TRUE(put.ok()) << put.status().ToString();
+  auto leader = client_->Range("/test/leader");
+  ASSERT_TRUE(leader.ok() && leader->kvs.size() == 1);
+  EtcdCompare fence;
+  fence.key = "/test/leader";
+  fence.target = EtcdCompare::Target::kCreateRevision;
+  fence.revision = leader->kvs[0].create_revision;
+  auto to = [](std::string host) {
+    return [host](TabletReplicas t) -> Result<std::optional<TabletReplicas>> {
+      t.replicas = {host};
+      return std::optional<TabletReplicas>(std::move(t));
+    };
+  };
+  auto landed = node.ChangeTablet(uuid, "m", to(std::string(16, 'c')), {fence});
+  ASSERT_TRUE(landed.ok()) << landed.status().ToString();
+  EXPECT_GT(*landed, 0);
+  // The key is deleted and created again (another leader): a new create_revision.
+  ASSERT_TRUE(client_->Delete("/test/leader").ok());
+  ASSERT_TRUE(client_->Put("/test/leader", "someone else").ok());
+  auto refused = node.ChangeTablet(uuid, "m", to(std::string(16, 'd')), {fence});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().ToString().find("fenced"), std::string::npos) << refused.status().ToString();
+  auto stored = client_->Range(kTabletsPrefix + UuidText(uuid));
+  ASSERT_TRUE(stored.ok() && stored->kvs.size() == 1);
+  auto placement = DecodePlacement(stored->kvs[0].value);
+  ASSERT_TRUE(placement.ok());
+  EXPECT_EQ((*placement)[1].replicas, std::vector<std::string>{std::string(16, 'c')});
 }
 
 }  // namespace

@@ -217,5 +217,31 @@ TEST(TabletSplitMergeTest, SmallTabletsAmongLargeRowsMergeBack) {
   EXPECT_EQ(rows, 200u);
 }
 
+// A range delete hides data but leaves its bytes until a compaction reaches
+// them; the balancer's round compacts every range deleted since the last one
+// (TRUNCATE here; on a cluster, a moved replica's cleanup), so sizes and the
+// disk follow.
+TEST(TabletSplitMergeTest, RangeDeletedDataIsCompactedAwayByTheNextRound) {
+  TestDatabase db("reclaim");
+  auto t = MakeTable(db.db(), "t", Distribution::kRange, {"p:int:pk", "c:int:ck", "v:text:regular"}, 1);
+  uint32_t x = 7;
+  for (int i = 0; i < 4000; ++i) {
+    std::string v(500, ' ');
+    for (char& ch : v) ch = static_cast<char>('a' + ((x = x * 1103515245 + 12345) >> 16) % 26);  // not compressible
+    ASSERT_TRUE(db->Apply(InsertRow(t, {Int(i % 40)}, {Int(i)}, {{"v", v}})).ok());
+  }
+  ASSERT_TRUE(db->Flush().ok());
+  const std::string begin = TablePrefix(t->id), end = TablePrefix(t->id + 1);
+  const uint64_t written = db->engine()->ApproximateSize(begin, end);
+  ASSERT_GT(written, 1'000'000u);
+  ASSERT_TRUE(db->TruncateTable("ks", "t").ok());
+  ASSERT_TRUE(db->Flush().ok());
+  EXPECT_GT(db->engine()->ApproximateSize(begin, end), written / 2);  // still on disk
+  TabletBalancer balancer(&db.db(), db->balancer_options());
+  balancer.RunOnce();
+  EXPECT_LT(db->engine()->ApproximateSize(begin, end), 10'000u);
+  EXPECT_TRUE(db->engine()->TakeDeletedRanges().empty());  // taken by the round
+}
+
 }  // namespace
 }  // namespace tessera
