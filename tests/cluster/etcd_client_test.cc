@@ -21,16 +21,23 @@
 namespace tessera::cluster {
 namespace {
 
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
+// Two distinct free loopback ports: both sockets are bound before either is
+// closed, so the kernel cannot hand out the same port twice.
+std::pair<int, int> FreePorts() {
+  int fds[2], ports[2];
+  for (int i = 0; i < 2; ++i) {
+    fds[i] = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fds[i], reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    socklen_t len = sizeof(addr);
+    ::getsockname(fds[i], reinterpret_cast<sockaddr*>(&addr), &len);
+    ports[i] = ntohs(addr.sin_port);
+  }
+  ::close(fds[0]);
+  ::close(fds[1]);
+  return {ports[0], ports[1]};
 }
 
 class EtcdClientTest : public ::testing::Test {
@@ -38,8 +45,21 @@ class EtcdClientTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = std::filesystem::temp_directory_path() / ("tessera_etcd_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
-    const std::string client = "http://127.0.0.1:" + std::to_string(FreePort());
-    const std::string peer = "http://127.0.0.1:" + std::to_string(FreePort());
+    // A port taken between choosing it and etcd binding it (tests run two
+    // at a time) fails the start: up to three tries, each on new ports.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      if (StartEtcd()) return;
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+      std::filesystem::remove_all(dir_ / "etcd");
+    }
+  }
+
+  // True once the started etcd answers (10 s at most).
+  static bool StartEtcd() {
+    const auto [client_port, peer_port] = FreePorts();
+    const std::string client = "http://127.0.0.1:" + std::to_string(client_port);
+    const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port);
     endpoint_ = client;
     pid_ = ::fork();
     if (pid_ == 0) {
@@ -54,7 +74,11 @@ class EtcdClientTest : public ::testing::Test {
       ::_exit(127);
     }
     EtcdClient probe(endpoint_, 500);
-    for (int i = 0; i < 100 && !probe.Range("x").ok(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (int i = 0; i < 100; ++i) {
+      if (probe.Range("x").ok()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
   }
 
   static void TearDownTestSuite() {
@@ -181,7 +205,7 @@ TEST_F(EtcdClientTest, WatchDeliversEveryChangeFromItsStartRevisionInOrder) {
 }
 
 TEST_F(EtcdClientTest, AnUnreachableEtcdIsAnIOError) {
-  EtcdClient nowhere("http://127.0.0.1:" + std::to_string(FreePort()), 500);
+  EtcdClient nowhere("http://127.0.0.1:" + std::to_string(FreePorts().first), 500);
   auto r = nowhere.Put("k", "v");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Status::Code::kIOError) << r.status().ToString();
