@@ -84,16 +84,23 @@ void PrintStatus(const nlohmann::json& status) {
     if (n["data_center"] != dc) {
       dc = n["data_center"].get<std::string>();
       std::printf("Datacenter: %s\n%s\nStatus=Up/Down\n", dc.c_str(), std::string(12 + dc.size(), '=').c_str());
-      std::printf("%-3s %-15s %-12s %-8s %-7s %-36s %s\n", "--", "Address", "Load", "Tablets", "Owns", "Host ID",
-                  "Rack");
+      std::printf("%-3s %-15s %-12s %-8s %-7s %-9s %-9s %-36s %s\n", "--", "Address", "Load", "Tablets", "Owns",
+                  "Reads/s", "Writes/s", "Host ID", "Rack");
     }
     const std::string load = n["load_bytes"].is_null() ? "?" : HumanBytes(n["load_bytes"].get<double>());
     char owns[16];
     std::snprintf(owns, sizeof(owns), "%.1f%%", 100 * n["owns"].get<double>());
-    std::printf("%-3s %-15s %-12s %-8llu %-7s %-36s %s\n", n["state"] == "up" ? "UN" : "DN",
+    auto rate = [](const nlohmann::json& v) {
+      char text[24];
+      std::snprintf(text, sizeof(text), "%.0f", v.is_number() ? v.get<double>() : 0.0);
+      return v.is_number() ? std::string(text) : std::string("?");
+    };
+    std::printf("%-3s %-15s %-12s %-8llu %-7s %-9s %-9s %-36s %s\n", n["state"] == "up" ? "UN" : "DN",
                 n["address"].get<std::string>().c_str(), load.c_str(),
                 static_cast<unsigned long long>(n["tablets"].get<uint64_t>()), owns,
-                n["host_id"].get<std::string>().c_str(), n["rack"].get<std::string>().c_str());
+                rate(n.value("reads_per_second", nlohmann::json())).c_str(),
+                rate(n.value("writes_per_second", nlohmann::json())).c_str(), n["host_id"].get<std::string>().c_str(),
+                n["rack"].get<std::string>().c_str());
   }
 }
 

@@ -69,11 +69,15 @@ Result<std::string> ClusterStatusJson(const ReplicationServices& s) {
                            {"state", m.alive ? "up" : "down"},
                            {"load_bytes", nullptr},
                            {"load_at_micros", nullptr},
+                           {"reads_per_second", nullptr},
+                           {"writes_per_second", nullptr},
                            {"tablets", placed},
                            {"owns", total == 0 ? 0.0 : static_cast<double>(placed) / static_cast<double>(total)}};
     if (auto it = load_of.find(id); it != load_of.end()) {
       node["load_bytes"] = it->second.bytes;
       node["load_at_micros"] = it->second.at_micros;
+      node["reads_per_second"] = it->second.replica_reads_per_second;
+      node["writes_per_second"] = it->second.replica_writes_per_second;
     }
     nodes.push_back(std::move(node));
   }

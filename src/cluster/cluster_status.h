@@ -9,6 +9,8 @@
 //   {"nodes": [{"host_id", "address", "data_center", "rack",
 //               "state": "up" | "down",
 //               "load_bytes": n | null, "load_at_micros": n | null,
+//               "reads_per_second", "writes_per_second": x | null (requests
+//               it served as a replica over the last 10 s, as reported),
 //               "tablets": replicas of tablets placed on it,
 //               "owns": its share of all tablet replicas, 0..1}],
 //    "tablet_replicas": n}

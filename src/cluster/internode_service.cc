@@ -38,6 +38,7 @@ class Service final : public pb::Internode::Service {
       }
     }
     Count(ws.bytes());
+    if (request->ops_size() > 0) db_->CountReplicaRequest(*id, AbsoluteKey(*id, request->ops(0).key()), true);
     return ToGrpc(ApplyLocal(db_->engine(), *id, ws));
   }
 
@@ -52,6 +53,7 @@ class Service final : public pb::Internode::Service {
     q.reverse = r->reverse();
     q.from_end = r->from_end();
     q.limit = std::max<uint32_t>(1, r->limit());
+    db_->CountReplicaRequest(*id, AbsoluteKey(*id, q.from_end || q.from.empty() ? q.lower : q.from), false);
     auto batch = ReadRangeLocal(db_->engine(), *id, q);
     if (!batch.ok()) return ToGrpc(batch.status());
     size_t bytes = 0;
@@ -70,6 +72,7 @@ class Service final : public pb::Internode::Service {
     auto id = TableIdOf(r->table_uuid());
     if (!id.ok()) return ToGrpc(id.status());
     std::vector<std::string> keys(r->keys().begin(), r->keys().end());
+    if (!keys.empty()) db_->CountReplicaRequest(*id, AbsoluteKey(*id, keys.front()), false);
     auto values = ReadKeysLocal(db_->engine(), *id, keys);
     if (!values.ok()) return ToGrpc(values.status());
     size_t bytes = 0;

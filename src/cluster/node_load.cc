@@ -6,14 +6,58 @@
 #include <spdlog/spdlog.h>
 
 #include "cluster/etcd_client.h"
+#include "cluster/replica_reads.h"
+#include "common/bytes.h"
 #include "common/uuid.h"
 #include "db/database.h"
 
 namespace tessera::cluster {
 
 std::string EncodeNodeLoad(const NodeLoad& load) {
-  return nlohmann::json{{"bytes", load.bytes}, {"tablets", load.tablets}, {"at_micros", load.at_micros}}.dump();
+  nlohmann::json tablets = nlohmann::json::array();
+  for (const auto& t : load.tablet_loads) {
+    tablets.push_back({{"table", t.table_uuid}, {"start", ToHex(t.start)}, {"reads", t.reads}, {"writes", t.writes}});
+  }
+  return nlohmann::json{{"bytes", load.bytes},
+                        {"tablets", load.tablets},
+                        {"at_micros", load.at_micros},
+                        {"replica_reads_per_second", load.replica_reads_per_second},
+                        {"replica_writes_per_second", load.replica_writes_per_second},
+                        {"tablet_loads", tablets}}
+      .dump();
 }
+
+namespace {
+
+// A non-negative number, or 0 when absent; false for anything else.
+bool OptionalRate(const nlohmann::json& j, const char* field, double* out) {
+  *out = 0;
+  if (!j.contains(field)) return true;
+  const auto& v = j[field];
+  if (!v.is_number() || v.get<double>() < 0) return false;
+  *out = v.get<double>();
+  return true;
+}
+
+Status DecodeTabletLoads(const nlohmann::json& j, const std::string& text, std::vector<TabletLoadReport>* out) {
+  if (!j.contains("tablet_loads")) return Status::OK();
+  const auto& list = j["tablet_loads"];
+  const Status bad = Status::Corruption("node load report: tablet_loads is not a list of tablet loads: " + text);
+  if (!list.is_array()) return bad;
+  for (const auto& e : list) {
+    TabletLoadReport t;
+    if (!e.is_object() || !e.contains("table") || !e["table"].is_string() || !e.contains("start") ||
+        !e["start"].is_string() || !FromHex(e["start"].get<std::string>(), &t.start) ||
+        !OptionalRate(e, "reads", &t.reads) || !OptionalRate(e, "writes", &t.writes)) {
+      return bad;
+    }
+    t.table_uuid = e["table"].get<std::string>();
+    out->push_back(std::move(t));
+  }
+  return Status::OK();
+}
+
+}  // namespace
 
 Result<NodeLoad> DecodeNodeLoad(const std::string& text) {
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -30,6 +74,11 @@ Result<NodeLoad> DecodeNodeLoad(const std::string& text) {
     load.bytes = j.at("bytes").get<uint64_t>();
     load.tablets = j.at("tablets").get<uint64_t>();
     load.at_micros = j.at("at_micros").get<int64_t>();
+    if (!OptionalRate(j, "replica_reads_per_second", &load.replica_reads_per_second) ||
+        !OptionalRate(j, "replica_writes_per_second", &load.replica_writes_per_second)) {
+      return Status::Corruption("node load report: a rate is not a number: " + text);
+    }
+    TESSERA_RETURN_IF_ERROR(DecodeTabletLoads(j, text, &load.tablet_loads));
     return load;
   } catch (const std::exception& e) {
     return Status::Corruption(std::string("node load report: ") + e.what());
@@ -40,6 +89,12 @@ NodeLoad MeasureNodeLoad(Database& db, const std::string& self_host_id) {
   NodeLoad load;
   for (const auto& table : db.catalog().AllTables()) {
     for (const TabletStatus& t : db.Tablets(*table)) {
+      load.replica_reads_per_second += t.replica_reads_per_second;
+      load.replica_writes_per_second += t.replica_writes_per_second;
+      if (t.replica_reads_per_second + t.replica_writes_per_second > 0) {
+        load.tablet_loads.push_back({UuidText(table->uuid), RelativeKey(table->id, t.start).value_or(std::string()),
+                                     t.replica_reads_per_second, t.replica_writes_per_second});
+      }
       if (t.replicas.empty()) {  // node-local: system keyspaces, or a single node
         load.bytes += t.size_bytes;
       } else if (std::find(t.replicas.begin(), t.replicas.end(), self_host_id) != t.replicas.end()) {
@@ -48,6 +103,9 @@ NodeLoad MeasureNodeLoad(Database& db, const std::string& self_host_id) {
       }
     }
   }
+  std::sort(load.tablet_loads.begin(), load.tablet_loads.end(),
+            [](const auto& a, const auto& b) { return a.reads + a.writes > b.reads + b.writes; });
+  if (load.tablet_loads.size() > kMaxReportedTablets) load.tablet_loads.resize(kMaxReportedTablets);
   load.at_micros =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count();

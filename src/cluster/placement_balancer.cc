@@ -1,14 +1,19 @@
 #include "cluster/placement_balancer.h"
 
+#include <algorithm>
+#include <chrono>
 #include <map>
 
 #include <spdlog/spdlog.h>
 
 #include "cluster/etcd_client.h"
+#include "cluster/node_load.h"
+#include "cluster/replica_reads.h"
 #include "cluster/replicated_tablet.h"
 #include "common/bytes.h"
 #include "common/uuid.h"
 #include "db/database.h"
+#include "tablets/balancer_policy.h"
 
 namespace tessera::cluster {
 
@@ -59,70 +64,185 @@ bool PlacementBalancer::Lead() {
   return true;
 }
 
-bool PlacementBalancer::Round() {
-  ReplicationServices* s = services_;
+namespace {
+
+int64_t WallMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Every placed tablet of the tables this node knows; false (nothing to plan)
+// when etcd is unreachable or a tablet is in transition (one move in flight
+// cluster-wide).
+bool PlacedTablets(ReplicationServices* s, std::vector<PlacedTablet>* out) {
   std::map<std::string, std::shared_ptr<const TableSchema>> by_uuid;
   for (auto& t : s->db->catalog().AllTables()) by_uuid.emplace(UuidText(t->uuid), t);
   auto range = s->membership->etcd().Range(kTabletsPrefix, EtcdPrefixEnd(kTabletsPrefix));
   if (!range.ok()) return false;
-  struct Held {
-    std::shared_ptr<const TableSchema> table;
-    TabletReplicas tablet;
-  };
-  std::vector<Held> tablets;
   for (const auto& kv : range->kvs) {
     auto table = by_uuid.find(kv.key.substr(sizeof(kTabletsPrefix) - 1));
     if (table == by_uuid.end()) continue;
     auto placement = DecodePlacement(kv.value);
     if (!placement.ok()) continue;
     for (auto& t : *placement) {
-      if (t.transition) return false;  // one move in flight at a time
-      tablets.push_back({table->second, std::move(t)});
+      if (t.transition) return false;
+      out->push_back({table->second, std::move(t)});
     }
   }
-  // Tablet replicas per live node, per data center.
-  std::map<std::string, std::map<std::string, int>> count;  // dc -> host id -> replicas
-  std::map<std::string, std::string> dc_of, address_of;
+  return true;
+}
+
+// Every node's last load report, by host id text.
+std::map<std::string, NodeLoad> LoadReports(EtcdClient& etcd) {
+  std::map<std::string, NodeLoad> out;
+  auto range = etcd.Range(kLoadPrefix, EtcdPrefixEnd(kLoadPrefix));
+  if (!range.ok()) return out;
+  for (const auto& kv : range->kvs) {
+    if (auto load = DecodeNodeLoad(kv.value); load.ok()) out[kv.key.substr(sizeof(kLoadPrefix) - 1)] = *load;
+  }
+  return out;
+}
+
+// Requests/s one replica of each placed tablet serves: what every node
+// reports serving for it (a moved tablet's old holder still reports it while
+// its window runs down, its new holder while its window fills), divided by
+// its replica count.
+std::vector<TabletPlacementLoad> TabletLoads(const std::vector<PlacedTablet>& placed,
+                                             const std::map<std::string, NodeLoad>& reports) {
+  std::map<std::pair<std::string, std::string>, double> served;  // (table uuid text, start) -> requests/s
+  for (const auto& [host, report] : reports) {
+    for (const auto& t : report.tablet_loads) served[{t.table_uuid, t.start}] += t.reads + t.writes;
+  }
+  std::vector<TabletPlacementLoad> out;
+  for (const auto& p : placed) {
+    TabletPlacementLoad t{p.tablet.start, p.tablet.replicas, 0};
+    if (auto it = served.find({UuidText(p.table->uuid), p.tablet.start}); it != served.end() && !t.replicas.empty()) {
+      t.load = it->second / static_cast<double>(t.replicas.size());
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool PlacementBalancer::Round() {
+  ReplicationServices* s = services_;
+  std::vector<PlacedTablet> placed;
+  if (!PlacedTablets(s, &placed)) return false;
+  const auto reports = LoadReports(s->membership->etcd());
+  std::vector<TabletPlacementLoad> tablets = TabletLoads(placed, reports);
+  std::map<std::string, std::vector<NodePlacementLoad>> by_dc;
+  bool current = true;  // every live node reported after the last change settled
   for (const auto& m : s->membership->Members()) {
     if (!m.alive) continue;
-    count[m.record.data_center][m.record.host_id] = 0;
-    dc_of[m.record.host_id] = m.record.data_center;
-    address_of[m.record.host_id] = m.record.address;
+    by_dc[m.record.data_center].push_back({m.record.host_id, m.record.address, 0, 0});
+    auto report = reports.find(UuidText(m.record.host_id));
+    current = current && report != reports.end() &&
+              report->second.at_micros >= last_change_micros_ + options_.load_settle_micros;
   }
-  for (const auto& h : tablets) {
-    for (const auto& r : h.tablet.replicas) {
-      if (auto dc = dc_of.find(r); dc != dc_of.end()) ++count[dc->second][r];
-    }
+  if (current) {
+    recent_splits_.clear();
+  } else {
+    AssumeSplitLoads(placed, &tablets);
   }
-  for (const auto& [dc, nodes] : count) {
-    if (nodes.size() < 2) continue;
-    auto [min, max] = std::minmax_element(nodes.begin(), nodes.end(),
-                                          [](const auto& a, const auto& b) { return a.second < b.second; });
-    int total = 0;
-    for (const auto& [host, n] : nodes) total += n;
-    const double mean = static_cast<double>(total) / static_cast<double>(nodes.size());
-    if (max->second - min->second < 2 || max->second <= options_.max_over_mean * mean) continue;
-    for (const auto& h : tablets) {
-      const auto& r = h.tablet.replicas;
-      if (std::find(r.begin(), r.end(), max->first) == r.end() || std::find(r.begin(), r.end(), min->first) != r.end()) {
-        continue;
-      }
-      MoveRequest move{h.table->keyspace, h.table->name, h.tablet.start, max->first, min->first};
-      char why[256];
-      std::snprintf(why, sizeof why, "balance: %s holds %d tablet replicas, %s %d (mean %.1f in %s)",
-                    address_of[max->first].c_str(), max->second, address_of[min->first].c_str(), min->second, mean,
-                    dc.c_str());
-      move.reason = why;
-      spdlog::info("tablets: {}.{}: moving the replica of tablet {} from {} to {}: {}", h.table->keyspace,
-                   h.table->name, ToHex(h.tablet.start), address_of[max->first], address_of[min->first], why);
-      MigrationOptions fenced = options_.migration;  // a deposed leader's writes fail
-      fenced.fence_key = kBalancerLeaderKey;
-      fenced.fence_create_revision = leader_revision_;
-      auto report = MoveTabletReplica(s, move, fenced);
-      return report.ok() && report->completed;
+  const int64_t now = WallMicros();
+  for (auto& [dc, nodes] : by_dc) {
+    for (auto& n : nodes) {
+      for (const auto& t : tablets) n.tablets += std::count(t.replicas.begin(), t.replicas.end(), n.host_id);
     }
+    NodeLoads(tablets, &nodes);
+    PlacementDecision d = PlanPlacement(dc, nodes, tablets, options_.plan, current);
+    if (d.kind == PlacementDecision::Kind::kNone) continue;
+    const PlacedTablet& p = placed[d.tablet];
+    if (d.kind == PlacementDecision::Kind::kRefusal) {
+      RecordRefusal(dc, *p.table, d.reason, now);
+      continue;
+    }
+    const bool changed = d.kind == PlacementDecision::Kind::kMove ? Move(p.table, p.tablet.start, d)
+                                                                   : Split(p.table, p.tablet.start, d.reason);
+    if (!changed) return false;
+    if (d.kind == PlacementDecision::Kind::kSplit) {
+      recent_splits_.push_back({UuidText(p.table->uuid), p.tablet.start, p.tablet.end, tablets[d.tablet].load});
+    }
+    last_change_micros_ = WallMicros();
+    return true;
   }
   return false;
+}
+
+// A tablet split less than a settle period ago reports next to nothing (its
+// counters are new, its window still empty), but the leader cut it where
+// its load balances: until the reports settle, each of its pieces is taken
+// to carry half of what the whole did.
+void PlacementBalancer::AssumeSplitLoads(const std::vector<PlacedTablet>& placed,
+                                         std::vector<TabletPlacementLoad>* tablets) const {
+  for (const auto& split : recent_splits_) {
+    for (size_t i = 0; i < placed.size(); ++i) {
+      const TabletReplicas& t = placed[i].tablet;
+      const bool inside = t.start >= split.start && (split.end.empty() || (!t.end.empty() && t.end <= split.end));
+      if (UuidText(placed[i].table->uuid) == split.table_uuid && inside) (*tablets)[i].load = split.load / 2;
+    }
+  }
+}
+
+bool PlacementBalancer::Move(const std::shared_ptr<const TableSchema>& table, const std::string& start,
+                             const PlacementDecision& d) {
+  MoveRequest move{table->keyspace, table->name, start, d.from, d.to};
+  move.reason = d.reason;
+  spdlog::info("tablets: {}.{}: moving the replica of tablet {} from {} to {}: {}", table->keyspace, table->name,
+               ToHex(start), UuidText(d.from), UuidText(d.to), d.reason);
+  MigrationOptions fenced = options_.migration;  // a deposed leader's writes fail
+  fenced.fence_key = kBalancerLeaderKey;
+  fenced.fence_create_revision = leader_revision_;
+  auto report = MoveTabletReplica(services_, move, fenced);
+  return report.ok() && report->completed;
+}
+
+// A load split of the placement tablet starting at `start` (table-relative),
+// cut where this node's sample of the keys it coordinated balances the load,
+// or at the median partition when it sampled too few; through Database, so
+// that the split goes through the placement in etcd like any other.
+bool PlacementBalancer::Split(const std::shared_ptr<const TableSchema>& table, const std::string& start,
+                              const std::string& reason) {
+  Database* db = services_->db;
+  const std::string absolute = AbsoluteKey(table->id, start);
+  TableLoad load = db->TabletLoads(*table);
+  if (load.tablets.size() >= db->balancer_options().max_tablets_per_table) {
+    RecordRefusal("", *table, "split of the hottest tablet declined: the table has " +
+                  std::to_string(load.tablets.size()) + " tablets, the most a table may have", WallMicros());
+    return false;
+  }
+  for (const TabletLoad& t : load.tablets) {
+    if (t.start != absolute) continue;
+    std::optional<std::string> cut;
+    std::string refusal, how = "; cut at the median partition (too few keys sampled here)";
+    if (t.sample.keys.size() >= kMinSampledKeys) {
+      cut = LoadSplitPosition(load, t, db->balancer_options(), &refusal);
+      if (!cut) {
+        RecordRefusal("", *table, "split of the hottest tablet declined: " + refusal, WallMicros());
+        return false;
+      }
+      how = "; cut where this node's sample of " + std::to_string(t.sample.keys.size()) + " keys balances the load";
+    }
+    auto split = db->SplitTablet(*table, t.id, cut, reason + how);
+    if (!split.ok()) {
+      RecordRefusal("", *table, "split of the hottest tablet failed: " + split.status().ToString(), WallMicros());
+      return false;
+    }
+    spdlog::info("tablets: {}.{}: split tablet {}: {}{}", table->keyspace, table->name, t.id, reason, how);
+    return true;
+  }
+  return false;  // this node has not applied the placement yet
+}
+
+void PlacementBalancer::RecordRefusal(const std::string& dc, const TableSchema& table, const std::string& reason,
+                                      int64_t now) {
+  int64_t& last = last_refusal_micros_[dc];
+  if (now - last < options_.refusal_interval_micros) return;
+  last = now;
+  spdlog::info("tablets: placement balancer: {}", reason);
+  services_->db->RecordTabletEvent({now, table.id, "refusal", {}, {}, reason});
 }
 
 }  // namespace tessera::cluster

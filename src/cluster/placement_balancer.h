@@ -1,7 +1,9 @@
 // PlacementBalancer: one node at a time moves tablet replicas between the
-// live nodes of a data center until each holds about as many (issue 11's
-// balancer, first part: by count; ScyllaDB's load balancer balances the
-// same way, by tablet count per node).
+// live nodes of a data center until each holds about as many and serves
+// about as many requests per second, splitting a tablet too hot for any one
+// node (issue 11's balancer; ScyllaDB's balances tablet counts only). The
+// rules are PlanPlacement's (cluster/placement_plan.h); this class gathers
+// their inputs and carries their decisions out.
 //
 // Leadership: the node holding /tessera/balancer/leader (value: its host id
 // text; FROZEN) plans. The key is created only if absent, bound to a lease
@@ -13,13 +15,18 @@
 // holds it the move stops, and the migration resumer finishes it.
 //
 // A round (every interval, leader only): nothing while any tablet is in
-// transition (one move in flight cluster-wide); else per data center,
-// counting tablet replicas of the live nodes over every placed table, when
-// max - min >= 2 and max > max_over_mean x mean (hysteresis: a move only
-// when it helps and the spread is worth it, so nothing oscillates), one
-// replica moves from the fullest node to the emptiest, of a tablet the
-// emptiest does not hold. Each move and its reason is recorded in
-// system.tablet_events on the leader (kind "migration").
+// transition (one move in flight cluster-wide); else, per data center, the
+// first decision of PlanPlacement (cluster/placement_plan.h) over the live
+// nodes: a move by tablet count, a move by served load, a split of a tablet
+// too hot to place anywhere, or a refusal. Loads come from every node's
+// report (cluster/node_load.h); the load rules wait until every node has
+// reported load_settle_micros after the last change, so that no decision
+// rests on rates from before it. A move goes through MoveTabletReplica,
+// which records it and its reason in system.tablet_events on the leader
+// (kind "migration"); a split through Database::SplitTablet (kind "split",
+// cut at the load median of this node's key sample, or at the median
+// partition when it sampled too few keys); a refusal is recorded (kind
+// "refusal") at most once per refusal_interval_micros per data center.
 //
 // Stop is explicit (the destructor calls it): it wakes the thread, lets a
 // move in flight finish, revokes the lease.
@@ -28,10 +35,19 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "cluster/placement_plan.h"
+#include "cluster/tablet_placement.h"
 #include "cluster/tablet_migration.h"
 #include "common/periodic_task.h"
+
+namespace tessera {
+struct TableSchema;
+}
 
 namespace tessera::cluster {
 
@@ -39,10 +55,23 @@ struct ReplicationServices;
 
 inline constexpr char kBalancerLeaderKey[] = "/tessera/balancer/leader";
 
+// One placement tablet of a table, as a round sees it.
+struct PlacedTablet {
+  std::shared_ptr<const TableSchema> table;
+  TabletReplicas tablet;
+};
+
 struct PlacementBalancerOptions {
   int64_t interval_micros = 5'000'000;
   int lease_seconds = 10;
-  double max_over_mean = 1.1;
+  PlacementPlanOptions plan;
+  // Wall-clock time every node's load report must postdate the last move or
+  // split by before the load rules act on them (a tablet split less than 3 s
+  // ago shows under 90 % of its rate: its window counts whole seconds);
+  // until then, pieces of a tablet this leader split are taken to carry half
+  // of its load each.
+  int64_t load_settle_micros = 3'000'000;
+  int64_t refusal_interval_micros = 30'000'000;
   MigrationOptions migration;
 };
 
@@ -59,13 +88,30 @@ class PlacementBalancer {
   bool RunOnce();
 
  private:
+  // A split of the hottest tablet samples at least this many keys, or cuts at the median.
+  static constexpr size_t kMinSampledKeys = 8;
+
   bool Lead();
   bool Round();
+  bool Move(const std::shared_ptr<const TableSchema>& table, const std::string& start, const PlacementDecision& d);
+  bool Split(const std::shared_ptr<const TableSchema>& table, const std::string& start, const std::string& reason);
+  void RecordRefusal(const std::string& dc, const TableSchema& table, const std::string& reason, int64_t now);
+  void AssumeSplitLoads(const std::vector<PlacedTablet>& placed, std::vector<TabletPlacementLoad>* tablets) const;
+
+  // A tablet this leader split since the loads last settled, and its load per replica then.
+  struct RecentSplit {
+    std::string table_uuid;  // text form
+    std::string start, end;  // table-relative; empty end: the table's end
+    double load = 0;
+  };
 
   ReplicationServices* const services_;
   const PlacementBalancerOptions options_;
   int64_t lease_ = 0;  // the balancer thread's
   int64_t leader_revision_ = 0;  // the leader key's create_revision while this node leads
+  int64_t last_change_micros_ = 0;  // wall clock: when the last move or split ended
+  std::map<std::string, int64_t> last_refusal_micros_;
+  std::vector<RecentSplit> recent_splits_;  // data center -> when a refusal was last recorded
   PeriodicTask task_;
 };
 

@@ -219,6 +219,7 @@ Status ReplicatedTablet::Apply(const WriteSet& writes) {
         });
   }
   if (local) {
+    services_->db->CountReplicaRequest(table_->id, start_, /*write=*/true);
     Status s = services_->db->engine()->Write(writes);
     gathered->Record(*local, s, s.ok() && plan.counts[*local]);
   }
@@ -324,7 +325,10 @@ Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query) {
           [&](const std::string& endpoint, std::function<void(Result<RangeBatch>)> done) {
             services_->client->ReadRange(endpoint, query, services_->read_timeout_micros, std::move(done));
           },
-          [&] { return ReadRangeLocal(services_->db->engine(), table_->id, query); }));
+          [&] {
+            services_->db->CountReplicaRequest(table_->id, start_, /*write=*/false);
+            return ReadRangeLocal(services_->db->engine(), table_->id, query);
+          }));
   // Every replica's answer is complete up to the horizon: the nearest last
   // key among the answers the limit cut short.
   const bool reverse = query.reverse;
@@ -377,7 +381,10 @@ Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeys(const
           [&](const std::string& endpoint, std::function<void(Result<Values>)> done) {
             services_->client->ReadKeys(endpoint, table_->uuid, keys, services_->read_timeout_micros, std::move(done));
           },
-          [&] { return ReadKeysLocal(services_->db->engine(), table_->id, keys); }));
+          [&] {
+            services_->db->CountReplicaRequest(table_->id, start_, /*write=*/false);
+            return ReadKeysLocal(services_->db->engine(), table_->id, keys);
+          }));
   std::vector<std::optional<std::string>> out(keys.size());
   std::vector<WriteSet> repairs(asked.size());
   for (size_t k = 0; k < keys.size(); ++k) {

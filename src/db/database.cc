@@ -491,6 +491,8 @@ std::vector<TabletStatus> Database::Tablets(const TableSchema& table) {
     s.writes_per_second = c.write_rate.Rate(now, t.created_micros);
     s.read_bytes_per_second = c.read_bytes_rate.Rate(now, t.created_micros);
     s.write_bytes_per_second = c.write_bytes_rate.Rate(now, t.created_micros);
+    s.replica_reads_per_second = c.replica_read_rate.Rate(now, t.created_micros);
+    s.replica_writes_per_second = c.replica_write_rate.Rate(now, t.created_micros);
     s.size_bytes = t.replica->ApproximateSize(t.start, t.end);
     s.replicas = t.replica->Hosts();
     s.rows_estimate = avg > 0 ? static_cast<uint64_t>(static_cast<double>(s.size_bytes) / avg) : 0;
@@ -684,6 +686,11 @@ Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left,
   }
   RecordTabletEvent({now, table.id, "merge", {left, right}, {merged}, reason});
   return merged;
+}
+
+void Database::CountReplicaRequest(uint32_t table_id, std::string_view key, bool write) {
+  auto map = TabletsOf(table_id);
+  if (map) map->Find(key).counters->CountReplicaRequest(NowMicros(), write);
 }
 
 void Database::RecordTabletEvent(TabletEvent e) {

@@ -73,6 +73,9 @@ struct TabletStatus {
   // Over the last LoadWindow::kSeconds seconds.
   // Rates divide by the tablet's age while it is younger than the window.
   double reads_per_second = 0, writes_per_second = 0, read_bytes_per_second = 0, write_bytes_per_second = 0;
+  // Requests this node served as one of the tablet's replicas, per second
+  // over the same window (CountReplicaRequest); 0 on a single node.
+  double replica_reads_per_second = 0, replica_writes_per_second = 0;
   // "normal", "hot" (load above the split threshold) or "hold: <condition>"
   // (hot, and the balancer declines to split it; see TabletHold).
   std::string state = "normal";
@@ -270,6 +273,10 @@ class Database {
   // since the table was opened, and the total the shares refer to.
   std::vector<HotPartition> HotPartitions(const TableSchema& table, bool writes, size_t n, uint64_t* total);
   void RecordTabletEvent(TabletEvent e);
+  // Counts one request served as a replica (TabletCounters::
+  // CountReplicaRequest) on the tablet of table `table_id` holding storage
+  // key `key` (absolute). Does nothing for a dropped table. Thread-safe.
+  void CountReplicaRequest(uint32_t table_id, std::string_view key, bool write);
 
   // --- Detection ---
   const Guardrails& guardrails() const { return guardrails_; }

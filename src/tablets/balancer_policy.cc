@@ -142,6 +142,22 @@ bool IsAppendTail(const TabletLoad& t, const BalancerOptions& o) {
          static_cast<double>(s.advances) >= o.min_advance_share * static_cast<double>(s.writes);
 }
 
+std::optional<std::string> LoadSplitPosition(const TableLoad& table, const TabletLoad& t, const BalancerOptions& o,
+                                             std::string* refusal) {
+  const bool hash = table.hash && !table.sub_partitions;
+  if (auto hold = Hold(t, hash, o)) {
+    *refusal = hold->condition + ": " + hold->reason;
+    return std::nullopt;
+  }
+  auto cut = BalancedCut(t, hash);
+  if (!cut) {
+    *refusal = "split declined: fewer than two sampled partitions inside the tablet (" +
+               std::to_string(t.sample.keys.size()) + " sampled)";
+    return std::nullopt;
+  }
+  return cut->position;
+}
+
 std::vector<BalancerDecision> PlanTable(const TableLoad& table, const BalancerOptions& o, int64_t now,
                                         HotSince* hot_since) {
   std::vector<BalancerDecision> out;

@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 
 
@@ -80,6 +81,15 @@ class LocalCluster:
         out = subprocess.run([self.binary, "admin", *args, "--admin", "%s:%d" % (self.address(node), self.admin_port)],
                              capture_output=True, text=True, timeout=timeout)
         return out.returncode, out.stdout, out.stderr
+
+    def admin_post(self, node, path):
+        """(status, body text) of an HTTP POST of `path` to node `node`'s admin port."""
+        url = "http://%s:%d%s" % (self.address(node), self.admin_port, path)
+        try:
+            with urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=30) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
 
     def log(self, node):
         with open(os.path.join(self.dir, "node%d.log" % node), errors="replace") as f:

@@ -12,8 +12,6 @@ import os
 import subprocess
 import threading
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 from cassandra import ConsistencyLevel
@@ -161,16 +159,6 @@ def test_automatic_splits_of_a_replicated_range_table_lose_duplicate_and_reorder
             rd.shutdown()
 
 
-def admin_post(cluster, node, path):
-    """(status, body) of a POST to node `node`'s admin port."""
-    url = "http://%s:%d%s" % (cluster.address(node), cluster.admin_port, path)
-    try:
-        with urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=30) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-
-
 def tablet_ids(session, keyspace, table):
     return [r.tablet_id for r in session.execute(
         "SELECT tablet_id FROM system.tablets WHERE keyspace_name = %s AND table_name = %s", (keyspace, table))]
@@ -192,7 +180,7 @@ def test_splits_by_hand_and_automatic_merges_reach_every_node(cluster):
         # etcd first); the balancers then merge the small, cold tablets back.
         for _ in range(4):
             ids = tablet_ids(s1, "sp", "small")
-            status, body = admin_post(cluster, 1, "/tablets/split?keyspace=sp&table=small&tablet=%d" % ids[0])
+            status, body = cluster.admin_post(1, "/tablets/split?keyspace=sp&table=small&tablet=%d" % ids[0])
             assert status in (200, 404), body  # 404: a balancer merged that tablet meanwhile
         events = {}
         deadline = time.time() + 90
@@ -223,7 +211,7 @@ def test_splits_by_hand_and_automatic_merges_reach_every_node(cluster):
         s.execute("CREATE TABLE sp1.spread (k int PRIMARY KEY, v int) WITH initial_tablets = 4")
         s.execute("INSERT INTO sp1.spread (k, v) VALUES (1, 1)")
         ids = tablet_ids(s1, "sp1", "spread")
-        status, body = admin_post(cluster, 1, "/tablets/merge?keyspace=sp1&table=spread&tablet=%d" % ids[0])
+        status, body = cluster.admin_post(1, "/tablets/merge?keyspace=sp1&table=spread&tablet=%d" % ids[0])
         assert status == 400 and "different replica sets" in body, (status, body)
         time.sleep(3)  # the balancers see the same pairs, and leave them
         assert [len(tablet_ids(rs, "sp1", "spread")) for _, rs in readers] == [4, 4, 4]

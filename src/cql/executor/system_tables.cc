@@ -144,7 +144,8 @@ SystemTables::SystemTables(Database* db, NodeInfo node) : db_(db), node_(std::mo
             {"start_key", "text", R}, {"end_key", "text", R}, {"size_bytes", "bigint", R}, {"rows_estimate", "bigint", R},
             {"reads", "bigint", R}, {"writes", "bigint", R}, {"bytes_read", "bigint", R}, {"bytes_written", "bigint", R},
             {"reads_per_second", "double", R}, {"writes_per_second", "double", R}, {"state", "text", R},
-            {"replicas", "frozen<list<uuid>>", R}}));
+            {"replicas", "frozen<list<uuid>>", R}, {"replica_reads_per_second", "double", R},
+            {"replica_writes_per_second", "double", R}}));
   add(Make("system", "tablet_events",
            {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"seq", "int", CK}, {"at", "timestamp", R},
             {"kind", "text", R}, {"from_tablets", "frozen<list<bigint>>", R}, {"to_tablets", "frozen<list<bigint>>", R},

@@ -42,7 +42,9 @@ Result<std::vector<SourceRow>> SystemTables::TabletRows(const TableSchema& t) co
               .Int("reads", static_cast<int64_t>(s.reads)).Int("writes", static_cast<int64_t>(s.writes))
               .Int("bytes_read", static_cast<int64_t>(s.bytes_read)).Int("bytes_written", static_cast<int64_t>(s.bytes_written))
               .Set("reads_per_second", Value::Double(s.reads_per_second))
-              .Set("writes_per_second", Value::Double(s.writes_per_second)).Text("state", s.state);
+              .Set("writes_per_second", Value::Double(s.writes_per_second)).Text("state", s.state)
+              .Set("replica_reads_per_second", Value::Double(s.replica_reads_per_second))
+              .Set("replica_writes_per_second", Value::Double(s.replica_writes_per_second));
           if (!s.replicas.empty()) {
             std::vector<Value> hosts;
             for (const auto& h : s.replicas) hosts.push_back(Value::Bytes(h));

@@ -1,0 +1,126 @@
+// The placement balancer's rules (cluster/placement_plan.h), one by one, and
+// a hot tablet followed through its splits and moves to a spread load.
+#include "cluster/placement_plan.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace tessera::cluster {
+namespace {
+
+using Kind = PlacementDecision::Kind;
+
+std::vector<NodePlacementLoad> Nodes(const std::vector<TabletPlacementLoad>& tablets, int n) {
+  std::vector<NodePlacementLoad> nodes;
+  for (int i = 0; i < n; ++i) {
+    std::string host(1, static_cast<char>('A' + i));
+    int count = 0;
+    for (const auto& t : tablets) count += std::count(t.replicas.begin(), t.replicas.end(), host);
+    nodes.push_back({host, "127.0.0." + std::to_string(i + 1), count, 0});
+  }
+  NodeLoads(tablets, &nodes);
+  return nodes;
+}
+
+TabletPlacementLoad Tablet(const std::string& start, const std::string& host, double load) {
+  return {start, {host}, load};
+}
+
+TEST(PlacementPlanTest, CountsComeFirstAndMoveTheReplicaThatKeepsLoadsClosest) {
+  // A holds 4 replicas serving 400 requests/s, C none: a count move to C, of
+  // the replica that leaves the higher of the two loads lowest (300 or 100
+  // both leave 300: the colder).
+  std::vector<TabletPlacementLoad> tablets = {Tablet("a", "A", 0), Tablet("b", "A", 300), Tablet("c", "A", 100),
+                                              Tablet("d", "A", 0), Tablet("e", "B", 50), Tablet("f", "B", 50)};
+  auto nodes = Nodes(tablets, 3);
+  auto d = PlanPlacement("dc1", nodes, tablets, {}, /*loads_current=*/false);
+  ASSERT_EQ(d.kind, Kind::kMove) << d.reason;
+  EXPECT_EQ(d.from, "A");
+  EXPECT_EQ(d.to, "C");
+  EXPECT_EQ(tablets[d.tablet].start, "c");
+  EXPECT_NE(d.reason.find("balance: 127.0.0.1 holds 4 tablet replicas"), std::string::npos) << d.reason;
+}
+
+TEST(PlacementPlanTest, LoadRulesWaitForCurrentLoads) {
+  std::vector<TabletPlacementLoad> tablets = {Tablet("a", "A", 400), Tablet("b", "A", 200), Tablet("c", "B", 0),
+                                              Tablet("d", "C", 0)};
+  auto nodes = Nodes(tablets, 3);
+  EXPECT_EQ(PlanPlacement("dc1", nodes, tablets, {}, false).kind, Kind::kNone);
+  auto d = PlanPlacement("dc1", nodes, tablets, {}, true);
+  ASSERT_EQ(d.kind, Kind::kMove) << d.reason;
+  EXPECT_EQ(tablets[d.tablet].start, "b");  // 600 -> 400 | 200; moving the 400 would leave 400 too, with more moved
+  EXPECT_EQ(d.from, "A");
+  EXPECT_NE(d.reason.find("load: 127.0.0.1 serves 600 requests/s"), std::string::npos) << d.reason;
+}
+
+TEST(PlacementPlanTest, ASingleTabletHotterThanTheExcessIsSplitNotMoved) {
+  std::vector<TabletPlacementLoad> tablets = {Tablet("a", "A", 0), Tablet("b", "A", 400), Tablet("c", "B", 0),
+                                              Tablet("d", "C", 0)};
+  auto nodes = Nodes(tablets, 3);
+  auto d = PlanPlacement("dc1", nodes, tablets, {}, true);
+  ASSERT_EQ(d.kind, Kind::kSplit) << d.reason;
+  EXPECT_EQ(tablets[d.tablet].start, "b");
+  EXPECT_EQ(d.from, "A");
+}
+
+TEST(PlacementPlanTest, BalancedOrQuietClustersAreLeftAlone) {
+  std::vector<TabletPlacementLoad> even = {Tablet("a", "A", 100), Tablet("b", "B", 110), Tablet("c", "C", 90)};
+  EXPECT_EQ(PlanPlacement("dc1", Nodes(even, 3), even, {}, true).kind, Kind::kNone);
+  // 3x the mean, but 10 requests/s: noise.
+  std::vector<TabletPlacementLoad> quiet = {Tablet("a", "A", 15), Tablet("b", "B", 0), Tablet("c", "C", 0)};
+  EXPECT_EQ(PlanPlacement("dc1", Nodes(quiet, 3), quiet, {}, true).kind, Kind::kNone);
+}
+
+TEST(PlacementPlanTest, ALoadMoveThatCountsWouldUndoIsRefused) {
+  // Equal counts; A's load is spread over four warm tablets, none of them the
+  // excess alone: a move would leave A 3, C 5 (rule 1 would move one back).
+  std::vector<TabletPlacementLoad> tablets;
+  for (const char* h : {"A", "B", "C"}) {
+    for (int i = 0; i < 4; ++i) tablets.push_back(Tablet(std::string(h) + std::to_string(i), h, *h == 'A' ? 100 : 0));
+  }
+  auto d = PlanPlacement("dc1", Nodes(tablets, 3), tablets, {}, true);
+  EXPECT_EQ(d.kind, Kind::kRefusal) << d.reason;
+  EXPECT_NE(d.reason.find("without unbalancing tablet counts"), std::string::npos) << d.reason;
+}
+
+// Applies decisions to a hot tablet of 600 requests/s spread uniformly over
+// its keys (a split halves it) until the plan rests: every node then serves
+// under 1.5x the mean, and nothing moves back and forth.
+TEST(PlacementPlanTest, AHotTabletIsSplitAndSpreadUntilNoNodeServesOneAndAHalfTimesTheMean) {
+  std::vector<TabletPlacementLoad> tablets = {Tablet("a", "A", 0), Tablet("h", "B", 600), Tablet("z", "C", 0)};
+  int splits = 0, moves = 0;
+  std::map<std::string, int> moved;
+  for (int step = 0; step < 40; ++step) {
+    auto nodes = Nodes(tablets, 3);
+    auto d = PlanPlacement("dc1", nodes, tablets, {}, true);
+    if (d.kind == Kind::kNone || d.kind == Kind::kRefusal) break;
+    TabletPlacementLoad& t = tablets[d.tablet];
+    if (d.kind == Kind::kSplit) {
+      ++splits;
+      t.load /= 2;
+      tablets.push_back({t.start + std::to_string(step), t.replicas, t.load});
+    } else {
+      ++moves;
+      ++moved[t.start];
+      std::replace(t.replicas.begin(), t.replicas.end(), d.from, d.to);
+    }
+  }
+  auto nodes = Nodes(tablets, 3);
+  double mean = 0, max = 0;
+  for (const auto& n : nodes) {
+    mean += n.load / 3;
+    max = std::max(max, n.load);
+  }
+  EXPECT_LT(max, 1.5 * mean);
+  EXPECT_GE(splits, 2);
+  EXPECT_LE(splits + moves, 12);
+  for (const auto& [start, n] : moved) EXPECT_LE(n, 2) << start << " moved back and forth";
+  EXPECT_EQ(PlanPlacement("dc1", nodes, tablets, {}, true).kind, Kind::kNone);
+}
+
+}  // namespace
+}  // namespace tessera::cluster
