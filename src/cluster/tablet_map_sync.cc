@@ -84,6 +84,20 @@ void TabletMapSync::Stop() {
   watch_.reset();
 }
 
+// No compaction on this node purges a tombstone of a tablet in transition,
+// however old: its new replica must receive it first (streaming, and writes
+// to both), or the data it deletes could come back there.
+void TabletMapSync::HoldTombstonesOfMovingTablets(const TableSchema& table,
+                                                  const std::vector<TabletReplicas>& placement) {
+  std::vector<std::pair<std::string, std::string>> moving;
+  for (const TabletReplicas& p : placement) {
+    if (!p.transition) continue;
+    moving.emplace_back(AbsoluteKey(table.id, p.start),
+                        p.end.empty() ? AbsoluteKey(table.id + 1, "") : AbsoluteKey(table.id, p.end));
+  }
+  db_->engine()->registry().SetPurgeHolds(kMigrationPurgeHold, table.id, std::move(moving));
+}
+
 int TabletMapSync::Apply(const std::string& table_uuid, const std::string& text, int64_t revision) {
   if (Status s = placements_->Update(table_uuid, text, revision); !s.ok()) {
     spdlog::warn("tablets: placement of table {} unreadable: {}", UuidText(table_uuid), s.ToString());
@@ -126,6 +140,7 @@ int TabletMapSync::Apply(const std::string& table_uuid, const std::string& text,
     spdlog::info("tablets: {}.{}: applied {} splits and {} merges recorded in etcd", table->keyspace, table->name,
                  splits, merges);
   }
+  HoldTombstonesOfMovingTablets(*table, *placement);
   return splits + merges;
 }
 

@@ -21,11 +21,17 @@
 // (decimal; FROZEN), which the migration driver (cluster/tablet_migration.h)
 // waits for on every live node before it moves a tablet to the next stage.
 //
+// Tombstones held: with each placement it applies, the sync holds the
+// ranges of the table's tablets in transition from tombstone purging on
+// this node (TableRegistry::SetPurgeHolds, owner kMigrationPurgeHold), and
+// releases them once the placement shows the move ended.
+//
 // Thread safety: Start and Stop from one thread; Stop joins the watch.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cluster/etcd_client.h"
 #include "cluster/placement_fence.h"
@@ -33,9 +39,13 @@
 
 namespace tessera {
 class Database;
+class TableSchema;
 }
 
 namespace tessera::cluster {
+
+// The purge-hold owner for tablets in transition (TableRegistry::SetPurgeHolds).
+inline constexpr char kMigrationPurgeHold[] = "migration";
 
 inline constexpr char kPlacementAcksPrefix[] = "/tessera/placement_acks/";
 
@@ -60,6 +70,7 @@ class TabletMapSync {
  private:
   // Drains the write fence, then acknowledges `revision` in etcd.
   void Acknowledge(int64_t revision);
+  void HoldTombstonesOfMovingTablets(const TableSchema& table, const std::vector<TabletReplicas>& placement);
 
   Database* db_;
   EtcdClient* etcd_;

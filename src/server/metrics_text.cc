@@ -74,6 +74,9 @@ std::string RenderMetrics(Database& db) {
   for (const auto& m : db.large_partitions().All()) ++large[m.table_id];
   const auto tables = db.catalog().AllTables();
   x.Add("tessera_tables", "gauge", "Tables in the catalog.", "", static_cast<double>(tables.size()));
+  x.Add("tessera_tombstone_purge_held_ranges", "gauge",
+        "Key ranges whose tombstones compaction keeps past gc_grace (tablets in transition).", "",
+        static_cast<double>(db.engine()->registry().held_ranges()));
   for (const auto& table : tables) {
     const std::string tl = "keyspace=\"" + Escape(table->keyspace) + "\",table=\"" + Escape(table->name) + "\"";
     const auto tablets = db.Tablets(*table);

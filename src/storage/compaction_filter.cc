@@ -23,9 +23,10 @@ class GarbageCollectingFilter : public rocksdb::CompactionFilter {
     if (!table) return Decision::kKeep;
     std::string_view k(key.data(), key.size()), v(value.data(), value.size());
     bool merged = type == ValueType::kValue;  // a full value, not an operand
+    const bool held = registry_->PurgeHeld(k);  // tombstones outlive gc_grace here for now
     auto vtype = static_cast<uint8_t>(v[0]);
-    if (vtype == kValueTypePartitionHeader) return FilterHeader(*table, k, v, merged, new_value);
-    if (vtype == kValueTypeRowFragment) return FilterRow(*table, k, v, merged, new_value);
+    if (vtype == kValueTypePartitionHeader) return FilterHeader(*table, k, v, merged && !held, new_value);
+    if (vtype == kValueTypeRowFragment) return FilterRow(*table, k, v, merged, held, new_value);
     return Decision::kKeep;
   }
 
@@ -54,7 +55,7 @@ class GarbageCollectingFilter : public rocksdb::CompactionFilter {
     return Decision::kChangeValue;
   }
 
-  Decision FilterRow(const TableSchema& table, std::string_view key, std::string_view value, bool merged,
+  Decision FilterRow(const TableSchema& table, std::string_view key, std::string_view value, bool merged, bool held,
                      std::string* new_value) const {
     RowFragment row;
     if (!DecodeRowFragment(value, &row).ok()) return Decision::kKeep;
@@ -65,7 +66,7 @@ class GarbageCollectingFilter : public rocksdb::CompactionFilter {
       std::string_view ck = key.substr(header_position_.size() + sub + 1);
       changed |= ApplyDeletion(header_.DeletionFor(ck, kind == KeyKind::kStaticRow), &row);
     }
-    changed |= CollectGarbage(&row, now_, table.options.gc_grace_seconds, /*purge=*/merged);
+    changed |= CollectGarbage(&row, now_, table.options.gc_grace_seconds, /*purge=*/merged && !held);
     if (!changed) return Decision::kKeep;
     if (row.IsEmpty()) return Decision::kRemove;
     EncodeRowFragment(row, new_value);

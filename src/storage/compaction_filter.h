@@ -10,7 +10,9 @@
 //  - partition and range tombstones live under a different key from the rows
 //    they shadow, so they are purged only in full compactions (every file, in
 //    key order: the rows they shadow were dropped above, earlier in the same pass);
-//  - values that become empty are removed.
+//  - values that become empty are removed;
+//  - nothing is purged in a range the registry holds (TableRegistry::
+//    SetPurgeHolds: a tablet on the move), whatever its age.
 // Keys of tables the registry does not know are kept (DROP TABLE removes its
 // key range with a range delete instead).
 //

@@ -87,6 +87,37 @@ TEST(DatabaseTombstoneTest, CompactionPurgesTombstonesOnlyAfterGcGrace) {
   EXPECT_EQ(Clusterings(db.db(), t, "a"), (std::vector<int64_t>{5, 6, 7, 8, 9}));
 }
 
+// A held range (a tablet on the move: cluster/tablet_map_sync.h) keeps its
+// tombstones past gc_grace until the hold is released; other ranges purge.
+TEST(DatabaseTombstoneTest, HeldRangesKeepTheirTombstonesPastGcGraceUntilReleased) {
+  TestDatabase db("purge_hold");
+  auto t = Fill(db, 60);
+  for (const char* pk : {"a", "b"}) {
+    Mutation del_rows;
+    del_rows.table = t;
+    del_rows.partition_key = {Text(pk)};
+    for (int c = 0; c < 5; ++c) del_rows.rows.push_back(RowWrite{{Int(c)}, false, false, true, {}});
+    ASSERT_TRUE(db->Apply(del_rows).ok());
+  }
+  // Hold partition a's keys only: [position of a, position of b).
+  std::string a, b;
+  Token token;
+  ASSERT_TRUE(EncodePartitionPosition(*t, {std::string_view(Text("a"))}, &a, &token).ok());
+  ASSERT_TRUE(EncodePartitionPosition(*t, {std::string_view(Text("b"))}, &b, &token).ok());
+  TableRegistry& registry = db->engine()->registry();
+  registry.SetPurgeHolds("migration", t->id, {{a, b}});
+  EXPECT_EQ(registry.held_ranges(), 1u);
+  db.AdvanceSeconds(61);
+  ASSERT_TRUE(db->Compact().ok());
+  ASSERT_TRUE(db->Compact().ok());
+  EXPECT_EQ(RawKeys(db.db(), *t), 15u);  // a: 10 (5 tombstones held), b: 5 live
+  registry.SetPurgeHolds("migration", t->id, {});
+  EXPECT_EQ(registry.held_ranges(), 0u);
+  ASSERT_TRUE(db->Compact().ok());
+  EXPECT_EQ(RawKeys(db.db(), *t), 10u);
+  EXPECT_EQ(Clusterings(db.db(), t, "a"), (std::vector<int64_t>{5, 6, 7, 8, 9}));
+}
+
 TEST(DatabaseTombstoneTest, CompactionDropsExpiredTtlData) {
   TestDatabase db("ttl_purge");
   auto t = MakeTable(db.db(), "t", Distribution::kRange, {"k:text:pk", "c:int:ck", "v:text:regular"});

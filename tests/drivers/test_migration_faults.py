@@ -25,7 +25,7 @@ from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
 from cassandra.policies import WhiteListRoundRobinPolicy
 from cassandra.query import SimpleStatement
 
-from local_cluster import running_cluster, wait_until
+from local_cluster import metric, running_cluster, wait_until
 
 BINARY = os.environ["TESSERA_BINARY"]
 ONE, ALL = ConsistencyLevel.ONE, ConsistencyLevel.ALL
@@ -128,6 +128,8 @@ def test_a_migration_that_loses_a_participant_completes_or_reverts(cluster, tabl
     mover.start()
     wait_until(lambda: (tablets(cluster, other)[0]["transition"] or {}).get("stage") == stage, 60,
                "the move held at " + stage)
+    # Every node applied the stage (its barrier passed): none purges the moving tablet's tombstones.
+    assert all(metric(cluster, n, "tessera_tombstone_purge_held_ranges") >= 1 for n in NODES)
     d, s = session_on(cluster, survivors)
     try:
         k = table["next"]
@@ -144,6 +146,8 @@ def test_a_migration_that_loses_a_participant_completes_or_reverts(cluster, tabl
     mover.join(timeout=120)
     cluster.start_node(killed)
     wait_until(lambda: all(tablets(cluster, n)[0]["transition"] is None for n in NODES), 60, "every node serving")
+    wait_until(lambda: all(metric(cluster, n, "tessera_tombstone_purge_held_ranges") == 0 for n in NODES), 30,
+               "the tombstone purge holds released")
 
     after = [node_of(r["address"]) for r in tablets(cluster, killed)[0]["replicas"]]
     reverts = victim in ("driver", "target") and STAGES.index(stage) < FORWARD
