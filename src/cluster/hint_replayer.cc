@@ -47,7 +47,11 @@ uint64_t HintReplayer::ReplayOnce() {
   uint64_t delivered = 0;
   for (const std::string& host : store_->Targets()) {
     auto member = membership_->Member(host);
-    if (!member || !member->alive || member->record.internode_port <= 0) continue;
+    if (!member) {
+      DropHintsOf(host);
+      continue;
+    }
+    if (!member->alive || member->record.internode_port <= 0) continue;
     const std::string endpoint = member->record.address + ":" + std::to_string(member->record.internode_port);
     uint64_t before = delivered;
     if (!Deliver(host, endpoint, &delivered)) {
@@ -57,6 +61,19 @@ uint64_t HintReplayer::ReplayOnce() {
     }
   }
   return delivered;
+}
+
+void HintReplayer::DropHintsOf(const std::string& host) {
+  size_t dropped = 0;
+  for (;;) {
+    auto hints = store_->Oldest(host, options_.batch);
+    if (!hints.ok() || hints->empty()) break;
+    for (const Hint& hint : *hints) {
+      if (!store_->Remove(host, hint, /*delivered=*/false).ok()) return;
+      ++dropped;
+    }
+  }
+  spdlog::info("hints: dropped {} hints for {}, no longer a member of the cluster", dropped, UuidText(host));
 }
 
 bool HintReplayer::Deliver(const std::string& host, const std::string& endpoint, uint64_t* delivered) {
@@ -72,7 +89,7 @@ bool HintReplayer::Deliver(const std::string& host, const std::string& endpoint,
     }
     if (hints->empty()) return true;
     for (const Hint& hint : *hints) {
-      if (store_->Expired(hint)) {
+      if (store_->Expired(hint) || (options_.wanted && !options_.wanted(host, hint.table_uuid, hint.writes))) {
         (void)store_->Remove(host, hint, /*delivered=*/false);
         continue;
       }

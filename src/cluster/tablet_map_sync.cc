@@ -7,6 +7,7 @@
 
 #include "cluster/replica_reads.h"
 #include "cluster/replicated_tablet.h"
+#include "common/bytes.h"
 #include "common/uuid.h"
 #include "db/database.h"
 
@@ -55,6 +56,7 @@ Status TabletMapSync::Start() {
     const std::string uuid = TableUuidOf(kv.key);
     if (!uuid.empty()) Apply(uuid, kv.value, kv.mod_revision);
   }
+  DropCopiesNotHeld();
   Acknowledge(all.revision);
   watch_ = std::make_unique<EtcdWatch>(
       endpoint_, kTabletsPrefix, EtcdPrefixEnd(kTabletsPrefix), all.revision + 1,
@@ -96,6 +98,33 @@ void TabletMapSync::HoldTombstonesOfMovingTablets(const TableSchema& table,
                         p.end.empty() ? AbsoluteKey(table.id + 1, "") : AbsoluteKey(table.id, p.end));
   }
   db_->engine()->registry().SetPurgeHolds(kMigrationPurgeHold, table.id, std::move(moving));
+}
+
+// A copy of a tablet this node holds no replica of and is not receiving:
+// what a move that reverted while this node (its target) was down left
+// behind. Deleted before this node acknowledges any placement, so before
+// any later move to it can stream; writes that reach it meanwhile as a
+// pending replica are newer than the range delete, and streamed again.
+void TabletMapSync::DropCopiesNotHeld() {
+  for (const auto& table : db_->catalog().AllTables()) {
+    auto placement = placements_->Cached(table->uuid);
+    if (!placement) continue;
+    for (const TabletReplicas& p : *placement) {
+      if (p.transition || std::find(p.replicas.begin(), p.replicas.end(), self_host_id_) != p.replicas.end()) {
+        continue;
+      }
+      const std::string start = AbsoluteKey(table->id, p.start);
+      const std::string end = p.end.empty() ? AbsoluteKey(table->id + 1, "") : AbsoluteKey(table->id, p.end);
+      auto it = db_->engine()->NewIterator(start, end);
+      it->Seek(start);
+      if (!it->Valid()) continue;
+      WriteSet drop;
+      drop.DeleteRange(p.start, p.end);
+      Status s = ApplyLocal(db_->engine(), table->id, drop);
+      spdlog::info("tablets: {}.{}: dropped this node's copy of tablet {}, which it holds no replica of: {}",
+                   table->keyspace, table->name, ToHex(p.start), s.ToString());
+    }
+  }
 }
 
 int TabletMapSync::Apply(const std::string& table_uuid, const std::string& text, int64_t revision) {

@@ -21,6 +21,10 @@
 // (decimal; FROZEN), which the migration driver (cluster/tablet_migration.h)
 // waits for on every live node before it moves a tablet to the next stage.
 //
+// Copies not held: at Start, before its first acknowledgement, the node
+// deletes what it stores of tablets it holds no replica of and is not
+// receiving (a move reverted while this node, its target, was down).
+//
 // Tombstones held: with each placement it applies, the sync holds the
 // ranges of the table's tablets in transition from tombstone purging on
 // this node (TableRegistry::SetPurgeHolds, owner kMigrationPurgeHold), and
@@ -70,6 +74,9 @@ class TabletMapSync {
  private:
   // Drains the write fence, then acknowledges `revision` in etcd.
   void Acknowledge(int64_t revision);
+  // At Start: deletes local data of tablets this node is neither a replica
+  // nor a pending replica of (a reverted move's partial copy).
+  void DropCopiesNotHeld();
   void HoldTombstonesOfMovingTablets(const TableSchema& table, const std::vector<TabletReplicas>& placement);
 
   Database* db_;

@@ -151,6 +151,13 @@ Result<std::shared_ptr<const std::vector<TabletReplicas>>> TabletPlacements::Get
   return Cached(table_uuid);
 }
 
+bool HoldsOrReceives(const std::vector<TabletReplicas>& placement, const std::string& host, const std::string& key) {
+  const TabletReplicas* t = PlacementOf(placement, key);
+  if (!t) return true;
+  if (std::find(t->replicas.begin(), t->replicas.end(), host) != t->replicas.end()) return true;
+  return t->transition && t->transition->pending == host;
+}
+
 const TabletReplicas* PlacementOf(const std::vector<TabletReplicas>& placement, const std::string& key) {
   for (const auto& t : placement) {
     if (t.Contains(key)) return &t;

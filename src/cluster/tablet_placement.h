@@ -73,6 +73,11 @@ Result<std::vector<TabletReplicas>> DecodePlacement(const std::string& text);
 // The placement tablet holding table-relative key `key`, or nullptr.
 const TabletReplicas* PlacementOf(const std::vector<TabletReplicas>& placement, const std::string& key);
 
+// Whether `host` (16 bytes) is a replica, or the pending replica of a move,
+// of the placement tablet holding table-relative key `key` (true when no
+// tablet holds it: the caller cannot tell).
+bool HoldsOrReceives(const std::vector<TabletReplicas>& placement, const std::string& host, const std::string& key);
+
 class TabletPlacements {
  public:
   // `etcd` must outlive this object.

@@ -130,7 +130,14 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   r.failpoints = &l.failpoints;
   l.resolver = std::make_unique<cluster::ClusterReplicaResolver>(l.replication.get());
   db_->AttachReplicaResolver(l.resolver.get());
-  l.hint_replayer = std::make_unique<cluster::HintReplayer>(hints, l.membership.get(), l.internode_client.get());
+  cluster::HintReplayOptions replay;
+  replay.wanted = [placements = l.placements.get()](const std::string& host, const std::string& table_uuid,
+                                                    const WriteSet& writes) {
+    auto placement = placements->Cached(table_uuid);
+    return !placement || writes.empty() || cluster::HoldsOrReceives(*placement, host, writes.ops().front().key);
+  };
+  l.hint_replayer =
+      std::make_unique<cluster::HintReplayer>(hints, l.membership.get(), l.internode_client.get(), replay);
   l.hint_replayer->Start();
   l.tablet_sync = std::make_unique<cluster::TabletMapSync>(db_.get(), &l.membership->etcd(), c.etcd_endpoint,
                                                            l.placements.get(), &r.placement_fence, host_id_);

@@ -48,6 +48,17 @@ def session_on(cluster, nodes):
     return driver, driver.connect()
 
 
+def local_bytes(cluster, node, start):
+    """What node `node` stores of mf.t's tablet starting at `start` (table-relative hex), by its own system.tablets."""
+    d, s = session_on(cluster, [node])
+    try:
+        return sum(r.size_bytes for r in s.execute(
+            "SELECT start_key, size_bytes FROM system.tablets WHERE keyspace_name = 'mf' AND table_name = 't'")
+            if r.start_key[8:] == start)
+    finally:
+        d.shutdown()
+
+
 def post(cluster, node, path, timeout=30):
     url = "http://%s:%d%s" % (cluster.address(node), cluster.admin_port, path)
     try:
@@ -154,6 +165,8 @@ def test_a_migration_that_loses_a_participant_completes_or_reverts(cluster, tabl
     expected = replicas if reverts else [target if n == source else n for n in replicas]
     print("%s at %s: %s -> %s (%d writes refused)" % (victim, stage, replicas, after, failed))
     assert after == expected, (victim, stage, replicas, after, move.get("result"))
+    if victim == "target" and reverts:  # its partial copy, if any, went when it came back
+        wait_until(lambda: local_bytes(cluster, target, first["start"]) == 0, 30, "the reverted copy dropped")
 
     # Every replica answers at ALL: nothing acknowledged is missing, nothing deleted is back.
     d, s = session_on(cluster, NODES)

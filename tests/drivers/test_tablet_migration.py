@@ -14,6 +14,7 @@ replicas is refused); removenode rebuilds a killed node's replicas from the
 survivors (refused while an RF 1 tablet lived only there)."""
 import json
 import os
+import re
 import threading
 import time
 import urllib.request
@@ -25,7 +26,7 @@ from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
 from cassandra.policies import WhiteListRoundRobinPolicy
 from cassandra.query import SimpleStatement
 
-from local_cluster import Writes, running_cluster
+from local_cluster import Writes, metric, running_cluster, wait_until
 
 BINARY = os.environ["TESSERA_BINARY"]
 Q, ALL = ConsistencyLevel.QUORUM, ConsistencyLevel.ALL
@@ -324,6 +325,9 @@ def test_removenode_rebuilds_a_dead_nodes_replicas_from_the_survivors(cluster):
             assert sorted(r["address"] for r in tab["replicas"]) == ["127.0.0.1", "127.0.0.3"], tab
         code, out, _ = admin(cluster, 3, "status", "--json")
         assert [n["address"] for n in json.loads(out)["nodes"]] == ["127.0.0.1", "127.0.0.3"]
+        # The hints node 1 kept for node 2 while it was down go with it.
+        wait_until(lambda: metric(cluster, 1, "tessera_hints_pending") == 0 and re.search(
+            r"dropped [1-9][0-9]* hints for \S+, no longer a member", cluster.log(1)), 15, "node 2's hints dropped")
         code, out, err = admin(cluster, 3, "repair", "--keyspace", "mv", "--json")
         assert code == 0 and json.loads(out)["repaired"] == 0, out
         keys = {r.k for r in s.execute(SimpleStatement("SELECT k FROM mv.t", consistency_level=ALL, fetch_size=500))}
