@@ -65,7 +65,9 @@ TEST(MetricsTextTest, ExposesTabletsTablesAndLatencyHistogramsInPrometheusFormat
     EXPECT_TRUE(std::regex_match(line, sample)) << line;
     EXPECT_EQ(line.rfind(last_type, 0), 0u) << line << " under " << last_type;
   }
-  EXPECT_EQ(types, 16u);
+  EXPECT_EQ(types, 17u);
+  // No tablet is on the move on a single node: no range's tombstones are held.
+  EXPECT_NE(text.find("\ntessera_tombstone_purge_held_ranges 0\n"), std::string::npos);
 }
 
 }  // namespace
