@@ -46,7 +46,7 @@
 #include "common/periodic_task.h"
 
 namespace tessera {
-struct TableSchema;
+class TableSchema;
 }
 
 namespace tessera::cluster {
@@ -110,8 +110,8 @@ class PlacementBalancer {
   int64_t lease_ = 0;  // the balancer thread's
   int64_t leader_revision_ = 0;  // the leader key's create_revision while this node leads
   int64_t last_change_micros_ = 0;  // wall clock: when the last move or split ended
-  std::map<std::string, int64_t> last_refusal_micros_;
-  std::vector<RecentSplit> recent_splits_;  // data center -> when a refusal was last recorded
+  std::map<std::string, int64_t> last_refusal_micros_;  // data center -> when a refusal was last recorded
+  std::vector<RecentSplit> recent_splits_;
   PeriodicTask task_;
 };
 

@@ -20,13 +20,9 @@ std::string AbsoluteKey(uint32_t table_id, std::string_view relative) {
   return key;
 }
 
-namespace {
-
 std::string AbsoluteEnd(uint32_t table_id, const std::string& relative_end) {
   return relative_end.empty() ? TablePrefix(table_id + 1) : AbsoluteKey(table_id, relative_end);
 }
-
-}  // namespace
 
 Result<RangeBatch> ReadRangeLocal(StorageEngine* engine, uint32_t table_id, const RangeQuery& q) {
   const std::string lower = AbsoluteKey(table_id, q.lower);

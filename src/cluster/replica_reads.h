@@ -22,6 +22,9 @@ namespace tessera::cluster {
 // past its end).
 std::optional<std::string> RelativeKey(uint32_t table_id, std::string_view key);
 std::string AbsoluteKey(uint32_t table_id, std::string_view relative);
+// The absolute end of a range whose table-relative end is `relative_end`
+// (empty: the table's end, the next table's prefix).
+std::string AbsoluteEnd(uint32_t table_id, const std::string& relative_end);
 
 struct RangeQuery {
   std::string table_uuid;       // 16 bytes

@@ -94,8 +94,7 @@ void TabletMapSync::HoldTombstonesOfMovingTablets(const TableSchema& table,
   std::vector<std::pair<std::string, std::string>> moving;
   for (const TabletReplicas& p : placement) {
     if (!p.transition) continue;
-    moving.emplace_back(AbsoluteKey(table.id, p.start),
-                        p.end.empty() ? AbsoluteKey(table.id + 1, "") : AbsoluteKey(table.id, p.end));
+    moving.emplace_back(AbsoluteKey(table.id, p.start), AbsoluteEnd(table.id, p.end));
   }
   db_->engine()->registry().SetPurgeHolds(kMigrationPurgeHold, table.id, std::move(moving));
 }
@@ -114,7 +113,7 @@ void TabletMapSync::DropCopiesNotHeld() {
         continue;
       }
       const std::string start = AbsoluteKey(table->id, p.start);
-      const std::string end = p.end.empty() ? AbsoluteKey(table->id + 1, "") : AbsoluteKey(table->id, p.end);
+      const std::string end = AbsoluteEnd(table->id, p.end);
       auto it = db_->engine()->NewIterator(start, end);
       it->Seek(start);
       if (!it->Valid()) continue;

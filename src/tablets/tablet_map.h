@@ -43,12 +43,11 @@ struct TabletCounters {
   // The same over the last LoadWindow::kSeconds seconds (rows and bytes per second).
   LoadWindow read_rate, write_rate, read_bytes_rate, write_bytes_rate;
 
-  // Requests this node served as a replica of the tablet (cluster layer:
-  // a coordinator's read or write of the tablet's keys that reached this
-  // node's storage, from itself or from another node), and the same per
-  // second. The counters above count where a request was coordinated; these
-  // count where it was served, which is what a placement balancer moves.
-  std::atomic<uint64_t> replica_reads{0}, replica_writes{0};
+  // Requests per second this node served as a replica of the tablet
+  // (cluster layer: a coordinator's read or write of the tablet's keys that
+  // reached this node's storage, from itself or from another node). The
+  // counters above count where a request was coordinated; these count where
+  // it was served, which is what a placement balancer moves.
   LoadWindow replica_read_rate, replica_write_rate;
 
   // Recently accessed partitions (split-key choice, tail detection).
@@ -64,7 +63,6 @@ struct TabletCounters {
     read_bytes_rate.Add(now_micros, bytes);
   }
   void CountReplicaRequest(int64_t now_micros, bool write) {
-    (write ? replica_writes : replica_reads) += 1;
     (write ? replica_write_rate : replica_read_rate).Add(now_micros, 1);
   }
   void CountWrite(int64_t now_micros, uint64_t rows, uint64_t bytes) {

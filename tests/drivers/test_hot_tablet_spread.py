@@ -11,6 +11,7 @@ system.tablet_events with their "load:" reasons, the load stays spread for 10
 more seconds, and every row is still there."""
 import json
 import os
+import random
 import subprocess
 import threading
 import time
@@ -119,7 +120,6 @@ def test_a_hot_tablet_is_split_and_its_pieces_spread_within_60_s(cluster):
 
         def reader():
             # Uniform over the middle tablet's partitions, paced to READS_PER_SECOND.
-            import random
             rng = random.Random(7)
             begin = time.time()
             while not stop.is_set():
