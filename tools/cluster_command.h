@@ -1,8 +1,7 @@
 // `tessera cluster`: a local cluster for development and tests, in the
 // manner of ccm. Every process runs in the background on loopback
-// addresses, and DIR/cluster.json records them (frozen fields: "etcd":
-// {endpoint, client_port, peer_port, pid, data_dir, log}; "nodes": [{node,
-// address, cql_port, admin_port, pid, data_dir, log, args}]):
+// addresses, and DIR/cluster.json records them (tools/local_cluster.h has
+// its frozen fields):
 //
 //   start --nodes N --dir DIR [--port 9042] [--admin-port 9180]
 //         [--etcd-port 2379] [--etcd-peer-port 2380] [--server-arg ARG ...]

@@ -17,6 +17,8 @@
 #include "keys/storage_key.h"
 #include "loader/bulk_loader.h"
 #include "server/node.h"
+#include "tools/demo_cluster.h"
+#include "tools/demo_common.h"
 #include "types/value_format.h"
 #include "types/value_literal.h"
 
@@ -33,6 +35,10 @@ struct DemoFlags {
   int admin_port = 9180;
   double rate = 8000;
   bool exit_after_report = false;
+  int nodes = 1;                // 2 or more: the demo on a local cluster (tools/demo_cluster.h)
+  int internode_port = 7000;    // cluster only
+  int etcd_port = 2379;         // cluster only
+  int etcd_peer_port = 0;       // cluster only; 0: etcd_port + 1
   // Finer than the server's minute, since each load takes seconds: 0.5 s columns for 30 minutes,
   // and 100 rows a column (the demo's tables have a few dozen tablets): a 40 MB bound.
   double keyviz_column_seconds = 0.5;
@@ -55,10 +61,8 @@ struct LoadSpec {
 };
 
 std::vector<LoadSpec> Specs(const DemoFlags& f) {
-  const std::string nasa = f.datasets + "/nasa_http/nasa_19950801.tsv";
-  const std::vector<loader::ColumnMapping> access = {{"ts", "time"},         {"seq", "@line"}, {"host", "host"},
-                                                     {"method", "method"},   {"url", "url"},   {"response", "response"},
-                                                     {"bytes", "bytes"}};
+  const std::string nasa = NasaAccessLogPath(f.datasets);
+  const std::vector<loader::ColumnMapping> access = NasaAccessMapping();
   return {
       {"access_by_time", "timestamp first on a range table: the seeds' UserAccessLog hotspot",
        "CREATE TABLE demo.access_by_time (ts timestamp, seq int, host text, method text, url text, response int, "
@@ -85,23 +89,6 @@ std::vector<LoadSpec> Specs(const DemoFlags& f) {
 }
 
 Status Run(client::CqlConnection& conn, const std::string& cql) { return conn.Query(cql).status(); }
-
-// The rows of a query, formatted for the report.
-Result<demo::QueryReport> Ask(client::CqlConnection& conn, const std::string& title, const std::string& cql) {
-  demo::QueryReport q{title, cql, {}, {}, 0};
-  const auto start = Clock::now();
-  cql::QueryParameters p;
-  p.page_size = 5000;
-  TESSERA_ASSIGN_OR_RETURN(auto r, conn.Query(cql, p));
-  q.millis = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  for (const auto& c : r.rows.columns) q.columns.push_back(c.name);
-  for (const auto& row : r.rows.rows) {
-    std::vector<std::string> cells;
-    for (size_t i = 0; i < row.size(); ++i) cells.push_back(row[i] ? FormatValue(r.rows.columns[i].type, *row[i]) : "null");
-    q.rows.push_back(std::move(cells));
-  }
-  return q;
-}
 
 // Whether the bucketed table's minute came back as the unbucketed table's: the same rows in the same order.
 std::string TimeOrderCheck(const demo::QueryReport& plain, const demo::QueryReport& bucketed) {
@@ -281,7 +268,7 @@ int RunDemo(const DemoFlags& f) {
        "SELECT metric, source, ts, value FROM demo.metrics PER PARTITION LIMIT 1"},
   };
   for (const auto& [title, cql] : queries) {
-    auto q = Ask(c, title, cql);
+    auto q = AskForReport(c, title, cql);
     if (!q.ok()) return fail(q.status());
     report.queries.push_back(std::move(*q));
   }
@@ -324,12 +311,41 @@ CLI::App* AddDemoCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--report-dir", f->report_dir, "where report.html and report.json go")->capture_default_str();
   cmd->add_option("--port", f->port, "CQL port on 127.0.0.1 (0: any free port)")->capture_default_str();
   cmd->add_option("--admin-port", f->admin_port, "admin HTTP port on 127.0.0.1 (-1: none)")->capture_default_str();
-  cmd->add_option("--rate", f->rate, "rows per second when loading the access log")->capture_default_str();
   cmd->add_option("--keyviz-column-seconds", f->keyviz_column_seconds, "Key Visualizer: seconds per time column")
       ->check(CLI::Range(0.1, 3600.0))
       ->capture_default_str();
+  auto* rate = cmd->add_option("--rate", f->rate, "rows per second when loading the access log (cluster: 2500)")
+                   ->capture_default_str();
   cmd->add_flag("--exit-after-report", f->exit_after_report, "stop after the report instead of serving");
-  cmd->callback([f, exit_code] { *exit_code = RunDemo(*f); });
+  cmd->add_option("--nodes", f->nodes,
+                  "1: one embedded node; N >= 2: etcd and N nodes on 127.0.0.1..N started in DATA_DIR/cluster, "
+                  "replication factor 1, the report per node")
+      ->check(CLI::Range(1, 254))
+      ->capture_default_str();
+  cmd->add_option("--internode-port", f->internode_port, "cluster: internode (gRPC) port of every node")
+      ->capture_default_str();
+  cmd->add_option("--etcd-port", f->etcd_port, "cluster: etcd client port on 127.0.0.1")
+      ->capture_default_str();
+  cmd->add_option("--etcd-peer-port", f->etcd_peer_port, "cluster: etcd peer port (default: the client port + 1)");
+  cmd->callback([f, exit_code, rate] {
+    if (f->nodes == 1) {
+      *exit_code = RunDemo(*f);
+      return;
+    }
+    ClusterDemoOptions o;
+    o.nodes = f->nodes;
+    o.cluster_dir = f->data_dir + "/cluster";
+    o.datasets = f->datasets;
+    o.report_dir = f->report_dir;
+    o.port = f->port;
+    o.admin_port = f->admin_port;
+    o.internode_port = f->internode_port;
+    o.etcd_port = f->etcd_port;
+    o.etcd_peer_port = f->etcd_peer_port;
+    if (rate->count() > 0) o.rate = f->rate;
+    o.exit_after_report = f->exit_after_report;
+    *exit_code = RunClusterDemo(o);
+  });
   return cmd;
 }
 

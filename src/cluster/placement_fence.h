@@ -1,13 +1,17 @@
-// PlacementFence: lets a node wait until no write routed by an older
+// PlacementFence: lets a node wait until no request routed by an older
 // version of a tablet placement is still in flight, the local half of a
-// migration stage's barrier (cluster/tablet_transition.h).
+// migration stage's barrier (cluster/tablet_transition.h), as ScyllaDB's
+// barrier drains every request of the old token metadata version.
 //
-// A coordinator's write Enters before it reads the placement and Exits once
-// acknowledged or timed out (WriteGuard does both). Drain, called after a
-// new placement is in the cache, waits for every write that entered before
-// it; writes entering later read the new placement. Unlike a reader-writer
-// lock, a steady stream of writes cannot starve Drain: it waits only for
-// writes older than itself.
+// A coordinator's replica write or read Enters before it reads the
+// placement and Exits once answered or timed out (RequestGuard does both).
+// Drain, called after a new placement is in the cache, waits for every
+// request that entered before it; requests entering later read the new
+// placement. Writes: none routed by the old stage reaches a replica after
+// the next stage begins. Reads: none routed to a leaving replica is still
+// reading when cleanup deletes its copy (two barriers later). Unlike a
+// reader-writer lock, a steady stream of requests cannot starve Drain: it
+// waits only for requests older than itself.
 //
 // Thread safety: thread-safe.
 #pragma once
@@ -34,9 +38,9 @@ class PlacementFence {
       drained_.notify_all();
     }
   }
-  // Returns false when writes older than the call were still in flight
-  // after `limit` (they are bounded by the write time-out, so only a stuck
-  // replica call makes this happen).
+  // Returns false when requests older than the call were still in flight
+  // after `limit` (they are bounded by the request time-outs, so only a
+  // stuck replica call makes this happen).
   bool Drain(std::chrono::milliseconds limit) {
     std::unique_lock<std::mutex> lock(mu_);
     const uint64_t before = epoch_++;
@@ -44,12 +48,12 @@ class PlacementFence {
                              [&] { return in_flight_.empty() || in_flight_.begin()->first > before; });
   }
 
-  class WriteGuard {
+  class RequestGuard {
    public:
-    explicit WriteGuard(PlacementFence* fence) : fence_(fence), epoch_(fence->Enter()) {}
-    ~WriteGuard() { fence_->Exit(epoch_); }
-    WriteGuard(const WriteGuard&) = delete;
-    WriteGuard& operator=(const WriteGuard&) = delete;
+    explicit RequestGuard(PlacementFence* fence) : fence_(fence), epoch_(fence->Enter()) {}
+    ~RequestGuard() { fence_->Exit(epoch_); }
+    RequestGuard(const RequestGuard&) = delete;
+    RequestGuard& operator=(const RequestGuard&) = delete;
 
    private:
     PlacementFence* fence_;

@@ -163,7 +163,7 @@ Status ReplicatedTablet::Apply(const WriteSet& writes) {
   // Held until the write is acknowledged or timed out: a node applying a new
   // migration stage waits for writes routed by the previous one
   // (TabletMapSync) before it acknowledges the stage.
-  PlacementFence::WriteGuard fence(&services_->placement_fence);
+  PlacementFence::RequestGuard fence(&services_->placement_fence);
   TESSERA_ASSIGN_OR_RETURN(TabletReplicas tablet, PlacementTablet());
   const WriteReplicaSet set = WriteReplicas(tablet.replicas, tablet.transition);
   std::vector<Target> targets = TargetsOf(set.natural);
@@ -315,6 +315,9 @@ Result<std::vector<T>> ReplicatedTablet::AskAll(const std::vector<const Target*>
 }
 
 Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query) {
+  // Held until answered (as a write's): cleanup waits for reads routed to
+  // the leaving replica (PlacementFence).
+  PlacementFence::RequestGuard fence(&services_->placement_fence);
   TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
   ConsistencyPlan plan;
   TESSERA_ASSIGN_OR_RETURN(std::vector<const Target*> asked, ChooseReadTargets(targets, &plan));
@@ -370,6 +373,7 @@ Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query) {
 }
 
 Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeys(const std::vector<std::string>& keys) {
+  PlacementFence::RequestGuard fence(&services_->placement_fence);
   TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
   ConsistencyPlan plan;
   TESSERA_ASSIGN_OR_RETURN(std::vector<const Target*> asked, ChooseReadTargets(targets, &plan));

@@ -75,7 +75,7 @@ Status TabletMapSync::Start() {
 
 void TabletMapSync::Acknowledge(int64_t revision) {
   if (!fence_->Drain(std::chrono::seconds(30))) {
-    spdlog::warn("tablets: writes routed by an older placement still in flight after 30 s; acknowledging anyway");
+    spdlog::warn("tablets: requests routed by an older placement still in flight after 30 s; acknowledging anyway");
   }
   auto put = etcd_->Put(kPlacementAcksPrefix + UuidText(self_host_id_), std::to_string(revision));
   if (!put.ok()) spdlog::warn("tablets: cannot acknowledge placement revision {}: {}", revision, put.status().ToString());

@@ -15,8 +15,8 @@
 // same on every node.
 //
 // Migration barrier: after applying the placements of a watch event (or all
-// of them at Start) the sync drains the node's write fence (writes routed by
-// an older placement finish) and then puts
+// of them at Start) the sync drains the node's request fence (reads and
+// writes routed by an older placement finish) and then puts
 //   /tessera/placement_acks/<host id text> = the newest mod_revision applied
 // (decimal; FROZEN), which the migration driver (cluster/tablet_migration.h)
 // waits for on every live node before it moves a tablet to the next stage.
@@ -72,7 +72,7 @@ class TabletMapSync {
   int Apply(const std::string& table_uuid, const std::string& text, int64_t revision);
 
  private:
-  // Drains the write fence, then acknowledges `revision` in etcd.
+  // Drains the request fence, then acknowledges `revision` in etcd.
   void Acknowledge(int64_t revision);
   // At Start: deletes local data of tablets this node is neither a replica
   // nor a pending replica of (a reverted move's partial copy).

@@ -115,6 +115,13 @@ Result<int64_t> Migration::Write(const std::optional<TabletTransition>& next, co
         if (t.transition != expected) {
           return Status::Busy("the tablet's transition changed under this migration");
         }
+        // Before the first stage nothing fences the tablet: a split (or
+        // merge) recorded since it was validated would leave end_ past the
+        // tablet, and the stream and the cleanup would take a neighbour's
+        // keys (the cleanup deleting them on the only node holding them).
+        if (t.end != end_ || (!expected && t.replicas != old_)) {
+          return Status::Busy("the tablet was split, merged or moved since the migration was planned");
+        }
         t.transition = next;
         t.replicas = replicas;
         return std::optional<TabletReplicas>(std::move(t));
@@ -273,7 +280,17 @@ void Migration::Revert(MoveReport* report) {
   if (Status st = DeleteRangeOn(r_.to); !st.ok()) report->error += "; the pending copy stays: " + st.ToString();
 }
 
-MoveReport Migration::Run() { return Advance(MigrationStage::kAllowWriteBothReadOld, MoveReport{}); }
+MoveReport Migration::Run() {
+  // Holds or fails the move after it was validated, before it writes anything.
+  if (s_->failpoints) {
+    if (Status st = s_->failpoints->Hit("migration.planned"); !st.ok()) {
+      MoveReport report;
+      report.error = "planned: " + st.ToString();
+      return report;
+    }
+  }
+  return Advance(MigrationStage::kAllowWriteBothReadOld, MoveReport{});
+}
 
 MoveReport Migration::Resume(const TabletReplicas& observed) {
   current_ = observed.transition;
@@ -320,7 +337,10 @@ MoveReport Migration::Advance(MigrationStage first, MoveReport report) {
     if (st.ok() && t.stage == MigrationStage::kCleanup) st = DeleteRangeOn(r_.from);
     if (!st.ok()) {
       report.error = std::string(MigrationStageName(t.stage)) + ": " + st.ToString();
-      if (!current_ || current_->stage < MigrationStage::kWriteBothReadNew) {
+      if (!current_) {
+        // The first stage was never written: nothing to revert.
+        Record("migration refused", report.error);
+      } else if (current_->stage < MigrationStage::kWriteBothReadNew) {
         Revert(&report);
         Record("migration reverted", report.error);
       } else {

@@ -5,7 +5,10 @@
 // transition is not the one this driver last wrote is left alone), followed
 // by a barrier: every live member has acknowledged the new revision
 // (/tessera/placement_acks/, cluster/tablet_map_sync.h), so it routes by
-// the new stage and no write routed by the old one is in flight.
+// the new stage and no read or write routed by the old one is in flight.
+// The first stage is written only if the tablet still has the bounds and
+// replicas the move was validated against (a split recorded meanwhile
+// refuses the move, recorded as "migration refused"; nothing to revert).
 //
 //   allow_write_both_read_old -> write_both_read_old -> streaming
 //     (the tablet's key range read from an old replica in windows of
@@ -22,11 +25,13 @@
 // driver (named in the transition) or, once the driver is down, another
 // node completes it (ResumeMigration, cluster/migration_resumer.h).
 // After each stage's barrier the failpoint "migration.<stage>" is hit
-// (common/failpoints.h): fault tests hold a move there.
+// (common/failpoints.h): fault tests hold a move there; "migration.planned"
+// is hit once validated, before the first stage is written.
 //
 // The caller's thread runs the whole move (seconds to minutes).
 // The driving node records the outcome in system.tablet_events (kind
-// "migration" or "migration reverted", the request's reason, from and to).
+// "migration", "migration reverted" or "migration refused", the request's
+// reason, from and to).
 //
 // Thread safety: one move per tablet at a time (the fencing transaction
 // refuses a second); moves of different tablets may run concurrently.

@@ -8,6 +8,8 @@
 //   migration.<stage>   a tablet migration driven by this node, right after
 //                       every node acknowledged <stage> (cluster/tablet_migration.h;
 //                       stage names as cluster/tablet_transition.h)
+//   migration.planned   a tablet migration driven by this node, validated,
+//                       before its first stage is written
 //
 // Actions: "pause" (Hit blocks until the failpoint is set to something else
 // or ReleaseAll), "error" (Hit returns an IOError naming the failpoint),

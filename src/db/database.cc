@@ -690,7 +690,10 @@ Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left,
 
 void Database::CountReplicaRequest(uint32_t table_id, std::string_view key, bool write) {
   auto map = TabletsOf(table_id);
-  if (map) map->Find(key).counters->CountReplicaRequest(NowMicros(), write);
+  if (!map) return;
+  map->Find(key).counters->CountReplicaRequest(NowMicros(), write);
+  auto metrics = MetricsOf(table_id);
+  ++(write ? metrics->replica_writes : metrics->replica_reads);
 }
 
 void Database::RecordTabletEvent(TabletEvent e) {

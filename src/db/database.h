@@ -91,6 +91,9 @@ struct TableMetrics {
   LatencyHistogram read_latency;   // ReadRow, ReadSlice, ScanRange calls
   LatencyHistogram write_latency;  // ApplyBatch calls touching the table
   std::atomic<uint64_t> splits{0}, merges{0};
+  // Requests this node served as a replica of the table's tablets since it
+  // started (CountReplicaRequest): the per-node load a cluster's report sums.
+  std::atomic<uint64_t> replica_reads{0}, replica_writes{0};
 };
 
 // Reads of a table that visited more tombstones than the warn threshold.
@@ -275,7 +278,8 @@ class Database {
   void RecordTabletEvent(TabletEvent e);
   // Counts one request served as a replica (TabletCounters::
   // CountReplicaRequest) on the tablet of table `table_id` holding storage
-  // key `key` (absolute). Does nothing for a dropped table. Thread-safe.
+  // key `key` (absolute), and on the table's TableMetrics totals. Does
+  // nothing for a dropped table. Thread-safe.
   void CountReplicaRequest(uint32_t table_id, std::string_view key, bool write);
 
   // --- Detection ---

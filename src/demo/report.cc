@@ -6,37 +6,10 @@
 #include <cstdio>
 #include <sstream>
 
+#include "demo/report_parts.h"
+
 namespace tessera::demo {
 namespace {
-
-std::string Percent(double share) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%.1f%%", share * 100);
-  return buf;
-}
-
-std::string Html(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-// White (no writes) to deep red (the table's busiest interval).
-std::string HeatColour(double x) {
-  x = std::clamp(x, 0.0, 1.0);
-  const int g = static_cast<int>(245 - 200 * x), b = static_cast<int>(240 - 215 * x);
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", 255 - static_cast<int>(40 * x), g, b);
-  return buf;
-}
 
 // Columns: samples over time; each column split into its tablets in key
 // order (top: the start of the key space); colour: writes per second.
@@ -104,14 +77,7 @@ std::string RenderText(const DemoReport& r) {
     out << "\n";
   }
   if (!r.time_order.empty()) out << r.time_order << "\n\n";
-  for (const auto& q : r.queries) {
-    out << "-- " << q.title << " (" << q.millis << " ms, " << q.rows.size() << " rows)\n   " << q.cql << "\n";
-    for (size_t i = 0; i < q.rows.size() && i < 5; ++i) {
-      out << "   ";
-      for (size_t c = 0; c < q.rows[i].size(); ++c) out << (c ? " | " : "") << q.rows[i][c];
-      out << "\n";
-    }
-  }
+  out << QueriesText(r.queries, 5);
   out << "\nHot partitions (top by writes):\n";
   for (const auto& h : r.hot_partitions) out << "  " << h.table << " " << h.subject << ": " << h.detail << "\n";
   out << "\nTablet events (holds: splits the balancer declined):\n";
@@ -153,10 +119,7 @@ std::string RenderJson(const DemoReport& r) {
     }
   }
   j["time_order"] = r.time_order;
-  for (const auto& q : r.queries) {
-    j["queries"].push_back({{"title", q.title}, {"cql", q.cql}, {"columns", q.columns}, {"rows", q.rows},
-                            {"millis", q.millis}});
-  }
+  j["queries"] = QueriesJson(r.queries);
   for (const auto& h : r.hot_partitions) {
     j["hot_partitions"].push_back({{"table", h.table}, {"kind", h.kind}, {"partition_key", h.subject}, {"detail", h.detail}});
   }
@@ -174,11 +137,7 @@ std::string RenderJson(const DemoReport& r) {
 
 std::string RenderHtml(const DemoReport& r) {
   std::ostringstream h;
-  h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Tessera demo report</title>"
-       "<style>body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}"
-       "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;"
-       "text-align:left;vertical-align:top}th{background:#f3f3f3}code{background:#f6f6f6;padding:1px 3px}"
-       ".num{text-align:right}h2{margin-top:32px}.advice{color:#064}</style></head><body>\n";
+  h << HtmlHead("Tessera demo report", "h2{margin-top:32px}.advice{color:#064}");
   h << "<h1>Tessera demo: key design and the spread of load</h1>\n<p>Real data loaded through the CQL front door "
        "(<code>tessera load</code>): the NASA-HTTP access log of 1995-08-01 in three key designs, and the Numenta "
        "Anomaly Benchmark metric series. Balancer: "
@@ -228,18 +187,7 @@ std::string RenderHtml(const DemoReport& r) {
       << "</td></tr>\n";
   }
   h << "</table>\n<h2>The seeds' queries</h2>\n";
-  for (const auto& q : r.queries) {
-    h << "<h3>" << Html(q.title) << " <small>(" << q.millis << " ms)</small></h3><p><code>" << Html(q.cql)
-      << "</code></p><table><tr>";
-    for (const auto& c : q.columns) h << "<th>" << Html(c) << "</th>";
-    h << "</tr>\n";
-    for (size_t i = 0; i < q.rows.size() && i < 10; ++i) {
-      h << "<tr>";
-      for (const auto& cell : q.rows[i]) h << "<td>" << Html(cell) << "</td>";
-      h << "</tr>\n";
-    }
-    h << "</table>\n";
-  }
+  h << QueriesHtml(r.queries, 10);
   h << "</body></html>\n";
   return h.str();
 }

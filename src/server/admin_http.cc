@@ -3,6 +3,7 @@
 // Debian's libcpp-httplib is built with OpenSSL; the header must agree to offer SSLServer.
 #define CPPHTTPLIB_OPENSSL_SUPPORT
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include <mutex>
 #include <thread>
@@ -192,6 +193,11 @@ AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz, Ad
     Status st = failpoint(req.get_param_value("name"), req.get_param_value("action"));
     if (!st.ok()) return ReplyError(res, st);
     Reply(res, 200, "{}");
+  });
+  http.Get("/failpoints", [impl = impl_.get()](const httplib::Request&, httplib::Response& res) {
+    auto paused = impl->Hooks().paused_failpoints;
+    if (!paused) return Reply(res, 404, "{\"error\": \"this node is not part of a cluster\"}");
+    Reply(res, 200, nlohmann::json{{"paused", paused()}}.dump());
   });
   http.Post("/tablets/split", [db](const httplib::Request& req, httplib::Response& res) {
     std::shared_ptr<const TableSchema> table;

@@ -28,6 +28,9 @@
 //                         JSON report when it left, 500 with it when a move
 //                         failed, 400/404 when refused before any move
 //   POST /nodes/remove?node=NODE         the same for a node that is down
+//   POST /failpoints?name=NAME&action=pause|error|off   sets a failpoint
+//                         (common/failpoints.h); 404 on a single node
+//   GET  /failpoints      {"paused": [names an operation is held at]}
 //                         (nodetool removenode)
 //   POST /failpoints?name=NAME&action=ACTION   pause, error or off
 //                         (common/failpoints.h); cluster nodes only
@@ -93,6 +96,7 @@ struct AdminClusterHooks {
   std::function<Result<std::pair<bool, std::string>>(const std::string& node)> decommission;
   std::function<Result<std::pair<bool, std::string>>(const std::string& node)> removenode;
   std::function<Status(const std::string& name, const std::string& action)> failpoint;
+  std::function<std::vector<std::string>()> paused_failpoints;
 };
 
 class AdminHttpServer {

@@ -1,5 +1,6 @@
 #include "server/metrics_text.h"
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -21,9 +22,12 @@ std::string Escape(const std::string& v) {
   return out;
 }
 
+// Integral values (counters, gauges of counts) exactly: "%.6g" would print a
+// counter past a million as 1.23457e+06 and lose its last digits.
 std::string Number(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
+  const bool integral = v == std::floor(v) && std::fabs(v) < 9e15;
+  std::snprintf(buf, sizeof buf, integral ? "%.0f" : "%.6g", v);
   return buf;
 }
 
@@ -88,6 +92,12 @@ std::string RenderMetrics(Database& db) {
           static_cast<double>(metrics->splits.load()));
     x.Add("tessera_table_merges_total", "counter", "Tablet merges since the server started.", tl,
           static_cast<double>(metrics->merges.load()));
+    x.Add("tessera_table_replica_reads_total", "counter",
+          "Read requests this node served as a replica of the table (cluster mode; 0 on a single node).", tl,
+          static_cast<double>(metrics->replica_reads.load()));
+    x.Add("tessera_table_replica_writes_total", "counter",
+          "Write requests this node served as a replica of the table (cluster mode; 0 on a single node).", tl,
+          static_cast<double>(metrics->replica_writes.load()));
     x.Histogram("tessera_table_read_latency_seconds", "Database read latency (point, slice and range reads).", tl,
                 metrics->read_latency);
     x.Histogram("tessera_table_write_latency_seconds", "Database write latency (one batch of mutations).", tl,

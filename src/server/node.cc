@@ -185,6 +185,7 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
     hooks.failpoint = [fp = &l.failpoints](const std::string& name, const std::string& action) {
       return fp->Set(name, action);
     };
+    hooks.paused_failpoints = [fp = &l.failpoints] { return fp->Paused(); };
     l.admin->SetClusterHooks(std::move(hooks));
   }
   return Status::OK();

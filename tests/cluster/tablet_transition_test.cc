@@ -89,21 +89,21 @@ TEST(TabletTransitionTest, PlacementCarriesTheTransitionInItsFrozenForm) {
 TEST(PlacementFenceTest, DrainWaitsForOlderWritesOnly) {
   PlacementFence fence;
   std::atomic<bool> drained{false};
-  auto old_write = std::make_unique<PlacementFence::WriteGuard>(&fence);
+  auto old_write = std::make_unique<PlacementFence::RequestGuard>(&fence);
   std::thread drain([&] {
     EXPECT_TRUE(fence.Drain(std::chrono::seconds(10)));
     drained = true;
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   // A write that starts after the drain began does not hold it.
-  PlacementFence::WriteGuard new_write(&fence);
+  PlacementFence::RequestGuard new_write(&fence);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_FALSE(drained);
   old_write.reset();
   drain.join();
   EXPECT_TRUE(drained);
   // With a write older than it still running, a drain gives up at its limit.
-  PlacementFence::WriteGuard stuck(&fence);
+  PlacementFence::RequestGuard stuck(&fence);
   EXPECT_FALSE(fence.Drain(std::chrono::milliseconds(50)));
 }
 

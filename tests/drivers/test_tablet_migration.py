@@ -200,6 +200,62 @@ def test_refused_moves_change_nothing(cluster):
     assert tablets(cluster) == before
 
 
+def paused_failpoints(cluster, node):
+    url = "http://%s:%d/failpoints" % (cluster.address(node), cluster.admin_port)
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.loads(r.read())["paused"]
+
+
+def test_a_split_recorded_after_a_move_was_planned_refuses_the_move(cluster):
+    # The move is validated against the whole tablet; a split recorded before
+    # its first stage must refuse it. Going on would stream and clean up the
+    # whole old range: the source would delete the right piece, whose only
+    # replica (RF 1) it still is.
+    d, s = node_session(cluster, 1)
+    try:
+        s.execute("CREATE KEYSPACE mvs WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE mvs.t (k int PRIMARY KEY, v text) WITH initial_tablets = 1")
+        insert = s.prepare("INSERT INTO mvs.t (k, v) VALUES (?, ?)")
+        for k in range(600):
+            s.execute(insert, (k, str(k)))
+        code, out, err = admin(cluster, 1, "tablets", "--keyspace", "mvs", "--table", "t", "--json")
+        (only,) = json.loads(out)["tablets"]
+        source = only["replicas"][0]["address"]
+        source_node = int(source.rsplit(".", 1)[1])
+        target = next(a for a in ("127.0.0.1", "127.0.0.2", "127.0.0.3") if a != source)
+        driver = next(n for n in (1, 2, 3) if n != source_node)
+        status, body = cluster.admin_post(driver, "/failpoints?name=migration.planned&action=pause")
+        assert status == 200, body
+        move = {}
+        mover = threading.Thread(target=lambda: move.setdefault("result", admin(
+            cluster, driver, "move", "--keyspace", "mvs", "--table", "t", "--start", only["start"], "--from", source,
+            "--to", target)))
+        mover.start()
+        wait_until(lambda: "migration.planned" in paused_failpoints(cluster, driver), 60, "the move held once planned")
+        sd, ss = node_session(cluster, source_node)
+        try:
+            (tablet_id,) = [r.tablet_id for r in ss.execute(
+                "SELECT tablet_id FROM system.tablets WHERE keyspace_name = 'mvs' AND table_name = 't'")]
+        finally:
+            sd.shutdown()
+        status, body = cluster.admin_post(source_node, "/tablets/split?keyspace=mvs&table=t&tablet=%d" % tablet_id)
+        assert status == 200, body
+        status, body = cluster.admin_post(driver, "/failpoints?name=migration.planned&action=off")
+        assert status == 200, body
+        mover.join(120)
+        code, out, err = move["result"]
+        assert code == 1 and "split, merged or moved since the migration was planned" in out + err, (code, out, err)
+        code, out, err = admin(cluster, 1, "tablets", "--keyspace", "mvs", "--table", "t", "--json")
+        pieces = json.loads(out)["tablets"]
+        assert len(pieces) == 2 and all([r["address"] for r in p["replicas"]] == [source] for p in pieces), pieces
+        # RF 1 read at ONE: nothing can repair a gap.
+        rows = {r.k: r.v for r in s.execute(SimpleStatement("SELECT k, v FROM mvs.t", fetch_size=100))}
+        assert rows == {k: str(k) for k in range(600)}
+        s.execute("DROP KEYSPACE mvs")
+    finally:
+        d.shutdown()
+
+
 def test_the_only_replica_of_a_tablet_moves(cluster):
     # RF 1: nothing can repair a gap, so reading every row back at ONE from
     # the new replica checks the stream and the writes made during it.

@@ -32,6 +32,11 @@ TEST(MetricsTextTest, ExposesTabletsTablesAndLatencyHistogramsInPrometheusFormat
   for (int k = 0; k < 100; ++k) ASSERT_TRUE(db->Apply(InsertRow(t, {Int(k)}, {}, {{"v", "x"}})).ok());
   for (int k = 0; k < 10; ++k) ASSERT_TRUE(db->ReadRow(t, {Int(k)}, {}).ok());
   ASSERT_TRUE(db->SplitTablet(*t, db->Tablets(*t)[0].id).ok());
+  // Requests served as a replica (a cluster's internode path) count per table.
+  const std::string first_key = db->Tablets(*t)[0].start;
+  db->CountReplicaRequest(t->id, first_key, /*write=*/true);
+  db->CountReplicaRequest(t->id, first_key, /*write=*/true);
+  db->CountReplicaRequest(t->id, first_key, /*write=*/false);
   const std::string text = RenderMetrics(db.db());
 
   const std::string table = R"({keyspace="ks",table="m"})";
@@ -39,6 +44,8 @@ TEST(MetricsTextTest, ExposesTabletsTablesAndLatencyHistogramsInPrometheusFormat
   EXPECT_EQ(Sample(text, "tessera_table_tablets" + table), 2);
   EXPECT_EQ(Sample(text, "tessera_table_splits_total" + table), 1);
   EXPECT_EQ(Sample(text, "tessera_table_merges_total" + table), 0);
+  EXPECT_EQ(Sample(text, "tessera_table_replica_writes_total" + table), 2);
+  EXPECT_EQ(Sample(text, "tessera_table_replica_reads_total" + table), 1);
   EXPECT_EQ(Sample(text, "tessera_table_write_latency_seconds_count" + table), 100);
   EXPECT_EQ(Sample(text, "tessera_table_read_latency_seconds_count" + table), 10);
   EXPECT_EQ(Sample(text, R"(tessera_table_write_latency_seconds_bucket{keyspace="ks",table="m",le="+Inf"})"), 100);
@@ -65,7 +72,7 @@ TEST(MetricsTextTest, ExposesTabletsTablesAndLatencyHistogramsInPrometheusFormat
     EXPECT_TRUE(std::regex_match(line, sample)) << line;
     EXPECT_EQ(line.rfind(last_type, 0), 0u) << line << " under " << last_type;
   }
-  EXPECT_EQ(types, 17u);
+  EXPECT_EQ(types, 19u);
   // No tablet is on the move on a single node: no range's tombstones are held.
   EXPECT_NE(text.find("\ntessera_tombstone_purge_held_ranges 0\n"), std::string::npos);
 }

@@ -1,0 +1,198 @@
+#include "tools/local_cluster.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "client/cql_connection.h"
+#include "cluster/etcd_client.h"
+#include "cluster/node_record.h"
+#include "tools/child_process.h"
+
+namespace tessera::local_cluster {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+std::string SelfPath() {
+  std::error_code ec;
+  auto path = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("tessera") : path.string();
+}
+
+std::string ManifestPath(const std::string& dir) { return dir + "/cluster.json"; }
+
+Status StartEtcd(json& etcd) {
+  const int client_port = etcd["client_port"], peer_port = etcd["peer_port"];
+  const std::string client_url = "http://127.0.0.1:" + std::to_string(client_port);
+  const std::string peer_url = "http://127.0.0.1:" + std::to_string(peer_port);
+  std::vector<std::string> argv = {etcd["binary"], "--name", "tessera-etcd", "--data-dir", etcd["data_dir"],
+                                   "--listen-client-urls", client_url, "--advertise-client-urls", client_url,
+                                   "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
+                                   "--initial-cluster", "tessera-etcd=" + peer_url};
+  TESSERA_ASSIGN_OR_RETURN(pid_t pid, SpawnDetached(argv, etcd["log"]));
+  etcd["pid"] = pid;
+  cluster::EtcdClient client(client_url, 1000);
+  for (int i = 0; i < 150; ++i) {
+    if (client.Range("/tessera/").ok()) return Status::OK();
+    if (!ProcessAlive(pid)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return Status::IOError("etcd did not come up on " + client_url + "; the end of its log:\n" +
+                         TailOfFile(etcd["log"], 15));
+}
+
+// Waits until `expected` nodes hold a liveness key in etcd.
+Status WaitForAlive(const json& manifest, size_t expected) {
+  cluster::EtcdClient client(manifest["etcd"]["endpoint"], 1000);
+  for (int i = 0; i < 300; ++i) {
+    auto alive = client.Range(cluster::kAlivePrefix, cluster::EtcdPrefixEnd(cluster::kAlivePrefix));
+    if (alive.ok() && alive->kvs.size() >= expected) return Status::OK();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return Status::IOError("fewer than " + std::to_string(expected) + " nodes became alive in etcd within 30 s");
+}
+
+// Waits until every node lists every other one in system.peers (each learns
+// of later joiners through its etcd watch), so that a driver connecting
+// anywhere right after start discovers the whole cluster.
+Status WaitForPeers(const json& manifest) {
+  const size_t others = manifest["nodes"].size() - 1;
+  for (const auto& n : manifest["nodes"]) {
+    client::ClientOptions options;
+    options.host = n["address"];
+    options.port = static_cast<uint16_t>(n.value("cql_port", 9042));
+    size_t seen = 0;
+    for (int i = 0; i < 300 && seen < others; ++i) {
+      auto conn = client::CqlConnection::Connect(options);
+      auto peers = conn.ok() ? (*conn)->Query("SELECT peer FROM system.peers") : conn.status();
+      if (peers.ok()) seen = peers->rows.rows.size();
+      if (seen < others) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (seen < others) {
+      return Status::IOError("node " + std::to_string(n.value("node", 0)) + " lists " + std::to_string(seen) + " of " +
+                             std::to_string(others) + " peers after 30 s");
+    }
+  }
+  return Status::OK();
+}
+
+json NewManifest(const Options& f) {
+  const std::string dir = fs::absolute(f.dir).string();
+  json etcd = {{"endpoint", "http://127.0.0.1:" + std::to_string(f.etcd_port)},
+               {"client_port", f.etcd_port}, {"peer_port", f.etcd_peer_port > 0 ? f.etcd_peer_port : f.etcd_port + 1},
+               {"pid", 0},
+               {"binary", f.etcd_binary}, {"data_dir", dir + "/etcd"}, {"log", dir + "/etcd.log"}};
+  json nodes = json::array();
+  for (int i = 1; i <= f.nodes; ++i) {
+    const std::string address = "127.0.0." + std::to_string(i);
+    const std::string data = dir + "/node" + std::to_string(i);
+    std::vector<std::string> args = {SelfPath(), "server", "--data-dir", data,
+                                     "--listen", address + ":" + std::to_string(f.port),
+                                     "--admin-listen", address + ":" + std::to_string(f.admin_port),
+                                     "--etcd", etcd["endpoint"], "--node-address", address,
+                                     "--internode-port", std::to_string(f.internode_port)};
+    args.insert(args.end(), f.server_args.begin(), f.server_args.end());
+    nodes.push_back({{"node", i}, {"address", address}, {"cql_port", f.port}, {"admin_port", f.admin_port},
+                     {"internode_port", f.internode_port}, {"pid", 0}, {"data_dir", data}, {"log", dir + "/node" + std::to_string(i) + ".log"},
+                     {"args", args}});
+  }
+  return {{"etcd", etcd}, {"nodes", nodes}};
+}
+
+}  // namespace
+
+Result<json> ReadManifest(const std::string& dir) {
+  std::ifstream in(ManifestPath(dir));
+  if (!in) return Status::NotFound("no cluster in " + dir + " (" + ManifestPath(dir) + " is missing)");
+  json j = json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.contains("nodes") || !j.contains("etcd")) {
+    return Status::Corruption(ManifestPath(dir) + " is not a cluster manifest");
+  }
+  return j;
+}
+
+Status WriteManifest(const std::string& dir, const json& manifest) {
+  const std::string tmp = ManifestPath(dir) + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << manifest.dump(2) << "\n";
+    if (!out) return Status::IOError("cannot write " + tmp);
+  }
+  std::error_code ec;
+  fs::rename(tmp, ManifestPath(dir), ec);
+  return ec ? Status::IOError("cannot write " + ManifestPath(dir)) : Status::OK();
+}
+
+bool Running(const json& process, const char* name) {
+  const pid_t pid = process.value("pid", 0);
+  return ProcessAlive(pid) && ProcessIs(pid, name);
+}
+
+json* NodeEntry(json& manifest, int node) {
+  for (auto& n : manifest["nodes"]) {
+    if (n.value("node", 0) == node) return &n;
+  }
+  return nullptr;
+}
+
+Status StartNode(json& node) {
+  std::vector<std::string> argv = node["args"];
+  TESSERA_ASSIGN_OR_RETURN(pid_t pid, SpawnDetached(argv, node["log"]));
+  node["pid"] = pid;
+  return Status::OK();
+}
+
+Status WaitForNode(const json& node) {
+  if (WaitForPort(node["address"], node["cql_port"], 60'000, node["pid"])) return Status::OK();
+  return Status::IOError("node " + std::to_string(node.value("node", 0)) + " did not start serving CQL on " +
+                         node["address"].get<std::string>() + ":" + std::to_string(node.value("cql_port", 0)) +
+                         "; the end of its log:\n" + TailOfFile(node["log"], 15));
+}
+
+void StopAll(json& manifest) {
+  for (auto& n : manifest["nodes"]) {
+    if (Running(n, "tessera")) ::kill(n.value("pid", 0), SIGTERM);
+  }
+  for (auto& n : manifest["nodes"]) {
+    const pid_t pid = n.value("pid", 0);
+    if (Running(n, "tessera") && !SignalAndWait(pid, SIGTERM, 20'000)) SignalAndWait(pid, SIGKILL, 5'000);
+  }
+  auto& etcd = manifest["etcd"];
+  if (Running(etcd, "etcd") && !SignalAndWait(etcd.value("pid", 0), SIGTERM, 20'000)) {
+    SignalAndWait(etcd.value("pid", 0), SIGKILL, 5'000);
+  }
+}
+
+Status Start(const Options& f, json* manifest) {
+  if (f.nodes < 1 || f.nodes > 254) return Status::InvalidArgument("--nodes takes 1 to 254");
+  std::error_code ec;
+  fs::create_directories(f.dir, ec);
+  if (ec) return Status::InvalidArgument("cannot create " + f.dir);
+  if (auto existing = ReadManifest(f.dir); existing.ok()) {
+    *manifest = *existing;
+    if (Running((*manifest)["etcd"], "etcd")) return Status::InvalidArgument("the cluster in " + f.dir + " is running");
+  } else {
+    *manifest = NewManifest(f);
+  }
+  TESSERA_RETURN_IF_ERROR(StartEtcd((*manifest)["etcd"]));
+  Status s;
+  for (auto& n : (*manifest)["nodes"]) {
+    if (s.ok()) s = StartNode(n);
+  }
+  if (s.ok()) s = WriteManifest(f.dir, *manifest);
+  for (auto& n : (*manifest)["nodes"]) {
+    if (s.ok()) s = WaitForNode(n);
+  }
+  if (s.ok()) s = WaitForAlive(*manifest, (*manifest)["nodes"].size());
+  if (s.ok()) s = WaitForPeers(*manifest);
+  if (!s.ok()) StopAll(*manifest);
+  return s;
+}
+
+}  // namespace tessera::local_cluster
