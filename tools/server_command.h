@@ -44,6 +44,7 @@ struct ServerConfig {
   int load_report_seconds = 10;            // how often the node reports its load to etcd
   bool placement_balancer = false;         // move tablet replicas between nodes by count
   int placement_balancer_interval_ms = 5000;
+  uint64_t placement_balancer_min_bytes = 64 << 20;  // a node less above the mean in bytes is left alone
   std::vector<std::string> failpoints;     // NAME=ACTION (common/failpoints.h)
 };
 

@@ -94,11 +94,14 @@ int main(int argc, char** argv) {
                   "how often a cluster node reports its load (bytes, tablets) to etcd for admin status")
       ->check(CLI::Range(1, 3600))->capture_default_str();
   cmd->add_flag("--placement-balancer", server.placement_balancer,
-                "in a cluster: move tablet replicas between nodes until each holds as many (one node leads, "
-                "elected through etcd)");
+                "in a cluster: move tablet replicas between nodes until each holds as many, stores about as many "
+                "bytes and serves about as many requests (one node leads, elected through etcd)");
   cmd->add_option("--placement-balancer-interval-ms", server.placement_balancer_interval_ms,
                   "how often the leading node considers one move")
       ->check(CLI::Range(100, 3600000))->capture_default_str();
+  cmd->add_option("--placement-balancer-min-bytes", server.placement_balancer_min_bytes,
+                  "bytes a node must store above the mean (and 1.25 x the mean) before replicas move for bytes")
+      ->capture_default_str();
   cmd->add_option("--failpoint", server.failpoints,
                   "NAME=ACTION (pause, error, off): hold or fail an operation at a named stage, for fault tests "
                   "(common/failpoints.h lists the names); repeatable")

@@ -16,7 +16,11 @@ namespace tessera::cluster {
 std::string EncodeNodeLoad(const NodeLoad& load) {
   nlohmann::json tablets = nlohmann::json::array();
   for (const auto& t : load.tablet_loads) {
-    tablets.push_back({{"table", t.table_uuid}, {"start", ToHex(t.start)}, {"reads", t.reads}, {"writes", t.writes}});
+    tablets.push_back({{"table", t.table_uuid},
+                       {"start", ToHex(t.start)},
+                       {"reads", t.reads},
+                       {"writes", t.writes},
+                       {"bytes", t.bytes}});
   }
   return nlohmann::json{{"bytes", load.bytes},
                         {"tablets", load.tablets},
@@ -50,6 +54,10 @@ Status DecodeTabletLoads(const nlohmann::json& j, const std::string& text, std::
         !e["start"].is_string() || !FromHex(e["start"].get<std::string>(), &t.start) ||
         !OptionalRate(e, "reads", &t.reads) || !OptionalRate(e, "writes", &t.writes)) {
       return bad;
+    }
+    if (e.contains("bytes")) {
+      if (!e["bytes"].is_number_unsigned()) return bad;
+      t.bytes = e["bytes"].get<uint64_t>();
     }
     t.table_uuid = e["table"].get<std::string>();
     out->push_back(std::move(t));
@@ -91,9 +99,9 @@ NodeLoad MeasureNodeLoad(Database& db, const std::string& self_host_id) {
     for (const TabletStatus& t : db.Tablets(*table)) {
       load.replica_reads_per_second += t.replica_reads_per_second;
       load.replica_writes_per_second += t.replica_writes_per_second;
-      if (t.replica_reads_per_second + t.replica_writes_per_second > 0) {
+      if (t.replica_reads_per_second + t.replica_writes_per_second > 0 || (!t.replicas.empty() && t.size_bytes > 0)) {
         load.tablet_loads.push_back({UuidText(table->uuid), RelativeKey(table->id, t.start).value_or(std::string()),
-                                     t.replica_reads_per_second, t.replica_writes_per_second});
+                                     t.replica_reads_per_second, t.replica_writes_per_second, t.size_bytes});
       }
       if (t.replicas.empty()) {  // node-local: system keyspaces, or a single node
         load.bytes += t.size_bytes;
@@ -103,9 +111,13 @@ NodeLoad MeasureNodeLoad(Database& db, const std::string& self_host_id) {
       }
     }
   }
-  std::sort(load.tablet_loads.begin(), load.tablet_loads.end(),
-            [](const auto& a, const auto& b) { return a.reads + a.writes > b.reads + b.writes; });
-  if (load.tablet_loads.size() > kMaxReportedTablets) load.tablet_loads.resize(kMaxReportedTablets);
+  // The busiest kMaxReportedTablets, then the largest kMaxReportedTablets of the rest.
+  auto& list = load.tablet_loads;
+  auto busiest = [](const auto& a, const auto& b) { return a.reads + a.writes > b.reads + b.writes; };
+  std::sort(list.begin(), list.end(), busiest);
+  auto rest = list.begin() + static_cast<std::ptrdiff_t>(std::min(list.size(), kMaxReportedTablets));
+  std::sort(rest, list.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
+  if (list.size() > 2 * kMaxReportedTablets) list.resize(2 * kMaxReportedTablets);
   load.at_micros =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count();

@@ -5,7 +5,8 @@
 // etcd key (FROZEN: nodes of different releases read it):
 //   /tessera/load/<host_id text> = {"bytes": n, "tablets": n, "at_micros": n,
 //       "replica_reads_per_second": x, "replica_writes_per_second": x,
-//       "tablet_loads": [{"table": uuid text, "start": hex, "reads": x, "writes": x}, ...]}
+//       "tablet_loads": [{"table": uuid text, "start": hex, "reads": x, "writes": x,
+//                         "bytes": n}, ...]}
 //     bytes     approximate bytes this node stores (RocksDB approximate
 //               sizes, memtables included) for the tablets it holds a
 //               replica of, plus its node-local (system) tables
@@ -13,13 +14,16 @@
 //     at_micros when it was measured (wall clock, microseconds since epoch)
 //     replica_*_per_second  requests this node served as a replica, per
 //               second over the last 10 s (TabletCounters::CountReplicaRequest)
-//     tablet_loads  the same per tablet, for at most kMaxReportedTablets
-//               tablets with the most requests (none at 0): `start` is the
-//               tablet's table-relative start key in hex (the placement's),
-//               and a tablet this node served but no longer holds is still
-//               listed while its window runs down, so that a moved
-//               tablet's load is the sum of its old and new holders' reports.
-//   The last three are optional (absent in reports of older nodes: 0, none).
+//     tablet_loads  the same per tablet, and the bytes this node stores of
+//               it, for at most kMaxReportedTablets tablets with the most
+//               requests (none at 0) and as many holding the most bytes:
+//               `start` is the tablet's table-relative start key in hex
+//               (the placement's), and a tablet this node served but no
+//               longer holds is still listed while its window runs down, so
+//               that a moved tablet's load is the sum of its old and new
+//               holders' reports.
+//   The last three, and a tablet's "bytes", are optional (absent in reports
+//   of older nodes: 0, none).
 // The key is not bound to the node's lease: a node that is down keeps
 // showing its last load, as nodetool status does. It goes with the node
 // record when a node is removed (issue 11).
@@ -58,6 +62,7 @@ struct TabletLoadReport {
   std::string table_uuid;  // text form
   std::string start;       // table-relative start key (bytes)
   double reads = 0, writes = 0;
+  uint64_t bytes = 0;  // what this node stores of the tablet
 };
 
 struct NodeLoad {
@@ -65,7 +70,7 @@ struct NodeLoad {
   uint64_t tablets = 0;
   int64_t at_micros = 0;
   double replica_reads_per_second = 0, replica_writes_per_second = 0;
-  std::vector<TabletLoadReport> tablet_loads;  // busiest first
+  std::vector<TabletLoadReport> tablet_loads;  // busiest first, then the largest of the rest
 };
 
 std::string EncodeNodeLoad(const NodeLoad& load);

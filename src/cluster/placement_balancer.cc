@@ -106,19 +106,26 @@ std::map<std::string, NodeLoad> LoadReports(EtcdClient& etcd) {
 // Requests/s one replica of each placed tablet serves: what every node
 // reports serving for it (a moved tablet's old holder still reports it while
 // its window runs down, its new holder while its window fills), divided by
-// its replica count.
+// its replica count; and the bytes of its largest reported copy.
 std::vector<TabletPlacementLoad> TabletLoads(const std::vector<PlacedTablet>& placed,
                                              const std::map<std::string, NodeLoad>& reports) {
   std::map<std::pair<std::string, std::string>, double> served;  // (table uuid text, start) -> requests/s
+  std::map<std::pair<std::string, std::string>, uint64_t> stored;  // the largest copy any node reports
   for (const auto& [host, report] : reports) {
-    for (const auto& t : report.tablet_loads) served[{t.table_uuid, t.start}] += t.reads + t.writes;
+    for (const auto& t : report.tablet_loads) {
+      served[{t.table_uuid, t.start}] += t.reads + t.writes;
+      auto& bytes = stored[{t.table_uuid, t.start}];
+      bytes = std::max(bytes, t.bytes);
+    }
   }
   std::vector<TabletPlacementLoad> out;
   for (const auto& p : placed) {
-    TabletPlacementLoad t{p.tablet.start, p.tablet.replicas, 0};
-    if (auto it = served.find({UuidText(p.table->uuid), p.tablet.start}); it != served.end() && !t.replicas.empty()) {
+    TabletPlacementLoad t{p.tablet.start, p.tablet.replicas, 0, 0};
+    const std::pair<std::string, std::string> key{UuidText(p.table->uuid), p.tablet.start};
+    if (auto it = served.find(key); it != served.end() && !t.replicas.empty()) {
       t.load = it->second / static_cast<double>(t.replicas.size());
     }
+    if (auto it = stored.find(key); it != stored.end()) t.bytes = it->second;
     out.push_back(std::move(t));
   }
   return out;

@@ -1,7 +1,8 @@
 // PlacementBalancer: one node at a time moves tablet replicas between the
-// live nodes of a data center until each holds about as many and serves
-// about as many requests per second, splitting a tablet too hot for any one
-// node (issue 11's balancer; ScyllaDB's balances tablet counts only). The
+// live nodes of a data center until each holds about as many, stores about
+// as many bytes and serves about as many requests per second, splitting a
+// tablet too hot for any one node (issue 11's balancer; ScyllaDB's balances
+// tablet counts only). The
 // rules are PlanPlacement's (cluster/placement_plan.h); this class gathers
 // their inputs and carries their decisions out.
 //
@@ -17,9 +18,10 @@
 // A round (every interval, leader only): nothing while any tablet is in
 // transition (one move in flight cluster-wide); else, per data center, the
 // first decision of PlanPlacement (cluster/placement_plan.h) over the live
-// nodes: a move by tablet count, a move by served load, a split of a tablet
-// too hot to place anywhere, or a refusal. Loads come from every node's
-// report (cluster/node_load.h); the load rules wait until every node has
+// nodes: a move by tablet count, by bytes or by served load, a split of a
+// tablet too hot to place anywhere, or a refusal. Loads and tablet sizes
+// come from every node's report (cluster/node_load.h); the bytes and load
+// rules wait until every node has
 // reported load_settle_micros after the last change, so that no decision
 // rests on rates from before it. A move goes through MoveTabletReplica,
 // which records it and its reason in system.tablet_events on the leader

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -18,6 +19,12 @@ double MeanLoad(const std::vector<NodePlacementLoad>& nodes) {
   return total / static_cast<double>(nodes.size());
 }
 
+double MeanBytes(const std::vector<NodePlacementLoad>& nodes) {
+  double total = 0;
+  for (const auto& n : nodes) total += static_cast<double>(n.bytes);
+  return total / static_cast<double>(nodes.size());
+}
+
 double MeanCount(const std::vector<NodePlacementLoad>& nodes) {
   double total = 0;
   for (const auto& n : nodes) total += n.tablets;
@@ -31,22 +38,48 @@ bool CountsUnbalanced(const std::vector<NodePlacementLoad>& nodes, const Placeme
   return max->tablets - min->tablets >= 2 && max->tablets > o.max_over_mean * MeanCount(nodes);
 }
 
-struct Candidate {
-  size_t tablet = 0;
-  double peak = 0;  // the higher of the two nodes' loads after the move
-  double load = 0;
+// Whether rule 2 acts on a node storing `bytes` where the mean is `mean`.
+bool BytesAbove(double bytes, double mean, const PlacementPlanOptions& o) {
+  return bytes > o.bytes_max_over_mean * mean && bytes - mean >= static_cast<double>(o.min_bytes);
+}
+
+// Whether rule 3 acts on a node serving `load` where the mean is `mean`.
+bool LoadAbove(double load, double mean, const PlacementPlanOptions& o) {
+  return load > o.load_max_over_mean * mean && load - mean >= o.min_load_per_second;
+}
+
+// What a move is judged by: the higher of the two nodes' loads and the
+// larger of their bytes afterwards, weighted (a weight 0 ignores one).
+struct Weights {
+  double load = 1, bytes = 0;
 };
 
-// The tablet on `from` but not on `to` whose move leaves the higher of the
-// two nodes' loads lowest (ties: the colder tablet).
+struct Candidate {
+  size_t tablet = 0;
+  double peak = 0;        // the higher of the two nodes' loads after the move
+  double peak_bytes = 0;  // the larger of the two nodes' bytes after the move
+  double cost = 0;
+};
+
+// The tablet on `from` but not on `to` (and `allowed`, when given) whose
+// move leaves the weighted peaks lowest (ties: the colder, then the smaller).
 std::optional<Candidate> BestMove(const std::vector<TabletPlacementLoad>& tablets, const NodePlacementLoad& from,
-                                  const NodePlacementLoad& to) {
+                                  const NodePlacementLoad& to, Weights w,
+                                  const std::function<bool(const TabletPlacementLoad&)>& allowed = nullptr) {
   std::optional<Candidate> best;
   for (size_t i = 0; i < tablets.size(); ++i) {
     const auto& t = tablets[i];
-    if (!Holds(t, from.host_id) || Holds(t, to.host_id)) continue;
-    const double peak = std::max(from.load - t.load, to.load + t.load);
-    if (!best || peak < best->peak || (peak == best->peak && t.load < best->load)) best = Candidate{i, peak, t.load};
+    if (!Holds(t, from.host_id) || Holds(t, to.host_id) || (allowed && !allowed(t))) continue;
+    Candidate c{i, std::max(from.load - t.load, to.load + t.load),
+                std::max(static_cast<double>(from.bytes) - static_cast<double>(t.bytes),
+                         static_cast<double>(to.bytes + t.bytes)),
+                0};
+    c.cost = w.load * c.peak + w.bytes * c.peak_bytes;
+    const auto& b = best ? tablets[best->tablet] : t;
+    if (!best || c.cost < best->cost ||
+        (c.cost == best->cost && (t.load < b.load || (t.load == b.load && t.bytes < b.bytes)))) {
+      best = c;
+    }
   }
   return best;
 }
@@ -55,6 +88,18 @@ std::string Rate(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f", v);
   return buf;
+}
+
+std::string MiB(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1 << 20));
+  return buf;
+}
+
+// Rule 1's weights: load and bytes each relative to its mean.
+Weights CountWeights(const std::vector<NodePlacementLoad>& nodes) {
+  const double load = MeanLoad(nodes), bytes = MeanBytes(nodes);
+  return {load > 0 ? 1 / load : 0, bytes > 0 ? 1 / bytes : 0};
 }
 
 PlacementDecision CountMove(const std::string& dc, const std::vector<NodePlacementLoad>& nodes,
@@ -66,19 +111,82 @@ PlacementDecision CountMove(const std::string& dc, const std::vector<NodePlaceme
     if (n.tablets > max->tablets || (n.tablets == max->tablets && n.load > max->load)) max = &n;
     if (n.tablets < min->tablets || (n.tablets == min->tablets && n.load < min->load)) min = &n;
   }
-  auto move = BestMove(tablets, *max, *min);
+  auto move = BestMove(tablets, *max, *min, CountWeights(nodes));
   if (!move) return {};
   PlacementDecision d;
   d.kind = PlacementDecision::Kind::kMove;
   d.tablet = move->tablet;
   d.from = max->host_id;
   d.to = min->host_id;
-  char why[320];
+  char why[400];
   std::snprintf(why, sizeof why,
                 "balance: %s holds %d tablet replicas, %s %d (mean %.1f in %s); this replica serves %s requests/s "
-                "(the nodes serve %s and %s)",
+                "and stores %s (the nodes serve %s and %s)",
                 max->address.c_str(), max->tablets, min->address.c_str(), min->tablets, MeanCount(nodes), dc.c_str(),
-                Rate(move->load).c_str(), Rate(max->load).c_str(), Rate(min->load).c_str());
+                Rate(tablets[move->tablet].load).c_str(), MiB(static_cast<double>(tablets[move->tablet].bytes)).c_str(),
+                Rate(max->load).c_str(), Rate(min->load).c_str());
+  d.reason = why;
+  return d;
+}
+
+// Nodes and tablets after moving tablet `tablet` from nodes[from] to nodes[to].
+void Apply(size_t tablet, size_t from, size_t to, std::vector<NodePlacementLoad>* nodes,
+           std::vector<TabletPlacementLoad>* tablets) {
+  auto& t = (*tablets)[tablet];
+  std::replace(t.replicas.begin(), t.replicas.end(), (*nodes)[from].host_id, (*nodes)[to].host_id);
+  --(*nodes)[from].tablets;
+  ++(*nodes)[to].tablets;
+  (*nodes)[from].load -= t.load;
+  (*nodes)[to].load += t.load;
+  (*nodes)[from].bytes -= std::min((*nodes)[from].bytes, t.bytes);
+  (*nodes)[to].bytes += t.bytes;
+}
+
+// Rule 2, or a decision of kind kNone.
+PlacementDecision BytesMove(const std::string& dc, const std::vector<NodePlacementLoad>& nodes,
+                            const std::vector<TabletPlacementLoad>& tablets, const PlacementPlanOptions& o) {
+  const double mean = MeanBytes(nodes), mean_load = MeanLoad(nodes);
+  size_t largest = 0;
+  for (size_t i = 1; i < nodes.size(); ++i) {
+    if (nodes[i].bytes > nodes[largest].bytes) largest = i;
+  }
+  const NodePlacementLoad& big = nodes[largest];
+  if (!BytesAbove(static_cast<double>(big.bytes), mean, o)) return {};
+  std::optional<Candidate> best;
+  size_t best_to = 0;
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    if (j == largest) continue;
+    // Never so that the target serves more than rule 3 allows.
+    auto move = BestMove(tablets, big, nodes[j], Weights{0, 1}, [&](const TabletPlacementLoad& t) {
+      return t.load == 0 || !LoadAbove(nodes[j].load + t.load, mean_load, o);
+    });
+    if (!move || move->peak_bytes > static_cast<double>(big.bytes) * (1 - o.min_load_gain)) continue;
+    // Rule 1's next move must not bring this replica back.
+    std::vector<NodePlacementLoad> after_nodes = nodes;
+    std::vector<TabletPlacementLoad> after_tablets = tablets;
+    Apply(move->tablet, largest, j, &after_nodes, &after_tablets);
+    if (CountsUnbalanced(after_nodes, o)) {
+      PlacementDecision back = CountMove(dc, after_nodes, after_tablets);
+      if (back.kind == PlacementDecision::Kind::kMove && back.tablet == move->tablet) continue;
+    }
+    if (!best || move->peak_bytes < best->peak_bytes) {
+      best = move;
+      best_to = j;
+    }
+  }
+  if (!best) return {};
+  PlacementDecision d;
+  d.kind = PlacementDecision::Kind::kMove;
+  d.tablet = best->tablet;
+  d.from = big.host_id;
+  d.to = nodes[best_to].host_id;
+  char why[400];
+  std::snprintf(why, sizeof why,
+                "bytes: %s stores %s, %s %s (mean %s in %s); this replica stores %s, after the move the larger of "
+                "the two stores %s",
+                big.address.c_str(), MiB(static_cast<double>(big.bytes)).c_str(), nodes[best_to].address.c_str(),
+                MiB(static_cast<double>(nodes[best_to].bytes)).c_str(), MiB(mean).c_str(), dc.c_str(),
+                MiB(static_cast<double>(tablets[best->tablet].bytes)).c_str(), MiB(best->peak_bytes).c_str());
   d.reason = why;
   return d;
 }
@@ -89,11 +197,15 @@ void NodeLoads(const std::vector<TabletPlacementLoad>& tablets, std::vector<Node
   std::map<std::string, NodePlacementLoad*> by_host;
   for (auto& n : *nodes) {
     n.load = 0;
+    n.bytes = 0;
     by_host[n.host_id] = &n;
   }
   for (const auto& t : tablets) {
     for (const auto& r : t.replicas) {
-      if (auto n = by_host.find(r); n != by_host.end()) n->second->load += t.load;
+      if (auto n = by_host.find(r); n != by_host.end()) {
+        n->second->load += t.load;
+        n->second->bytes += t.bytes;
+      }
     }
   }
 }
@@ -107,20 +219,24 @@ PlacementDecision PlanPlacement(const std::string& dc, const std::vector<NodePla
     if (d.kind != PlacementDecision::Kind::kNone) return d;
   }
   if (!loads_current) return {};
-  const double mean = MeanLoad(nodes);
+  if (PlacementDecision d = BytesMove(dc, nodes, tablets, o); d.kind != PlacementDecision::Kind::kNone) return d;
+  const double mean = MeanLoad(nodes), mean_bytes = MeanBytes(nodes);
   size_t busiest = 0;
   for (size_t i = 1; i < nodes.size(); ++i) {
     if (nodes[i].load > nodes[busiest].load) busiest = i;
   }
   const NodePlacementLoad& hot = nodes[busiest];
-  if (hot.load <= o.load_max_over_mean * mean || hot.load - mean < o.min_load_per_second) return {};
+  if (!LoadAbove(hot.load, mean, o)) return {};
 
-  // Rule 2: the best move off the busiest node that rule 1 would not undo.
+  // Rule 3: the best move off the busiest node that rules 1 and 2 would not undo.
   std::optional<Candidate> best;
   size_t best_to = 0;
   for (size_t j = 0; j < nodes.size(); ++j) {
     if (j == busiest) continue;
-    auto move = BestMove(tablets, hot, nodes[j]);
+    // Never so that the target stores more than rule 2 allows.
+    auto move = BestMove(tablets, hot, nodes[j], Weights{1, 0}, [&](const TabletPlacementLoad& t) {
+      return t.bytes == 0 || !BytesAbove(static_cast<double>(nodes[j].bytes + t.bytes), mean_bytes, o);
+    });
     if (!move || move->peak >= hot.load * (1 - o.min_load_gain)) continue;
     std::vector<NodePlacementLoad> after = nodes;
     --after[busiest].tablets;
@@ -142,13 +258,13 @@ PlacementDecision PlanPlacement(const std::string& dc, const std::vector<NodePla
                   "load: %s serves %s requests/s, %s %s (mean %s in %s); this replica serves %s, after the move the "
                   "busier of the two serves %s",
                   hot.address.c_str(), Rate(hot.load).c_str(), nodes[best_to].address.c_str(),
-                  Rate(nodes[best_to].load).c_str(), Rate(mean).c_str(), dc.c_str(), Rate(best->load).c_str(),
+                  Rate(nodes[best_to].load).c_str(), Rate(mean).c_str(), dc.c_str(), Rate(tablets[best->tablet].load).c_str(),
                   Rate(best->peak).c_str());
     d.reason = why;
     return d;
   }
 
-  // Rule 3: the hottest tablet on the busiest node, if it alone is the excess.
+  // Rule 4: the hottest tablet on the busiest node, if it alone is the excess.
   std::optional<size_t> hottest;
   for (size_t i = 0; i < tablets.size(); ++i) {
     if (Holds(tablets[i], hot.host_id) && (!hottest || tablets[i].load > tablets[*hottest].load)) hottest = i;

@@ -149,6 +149,7 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   if (c.placement_balancer) {
     cluster::PlacementBalancerOptions b;
     b.interval_micros = c.placement_balancer_interval_micros;
+    b.plan.min_bytes = c.placement_balancer_min_bytes;
     l.placement_balancer = std::make_unique<cluster::PlacementBalancer>(l.replication.get(), b);
     l.placement_balancer->Start();
   }

@@ -30,7 +30,7 @@ TEST(NodeLoadTest, CarriesServedRatesPerTabletAndReadsOlderReportsWithout) {
   load.replica_reads_per_second = 412.5;
   load.replica_writes_per_second = 3;
   load.tablet_loads.push_back({"5b6962dd-3f90-4c93-8f61-eabfa4a803e2", std::string("\x80\x00\x01\xff", 4), 400, 1});
-  load.tablet_loads.push_back({"5b6962dd-3f90-4c93-8f61-eabfa4a803e2", "", 12.5, 2});
+  load.tablet_loads.push_back({"5b6962dd-3f90-4c93-8f61-eabfa4a803e2", "", 12.5, 2, 123456789012});
   const std::string text = EncodeNodeLoad(load);
   EXPECT_EQ(nlohmann::json::parse(text).at("tablet_loads").at(0).at("start"), "800001ff");
   auto back = DecodeNodeLoad(text);
@@ -43,6 +43,14 @@ TEST(NodeLoadTest, CarriesServedRatesPerTabletAndReadsOlderReportsWithout) {
   EXPECT_DOUBLE_EQ(back->tablet_loads[0].reads, 400);
   EXPECT_EQ(back->tablet_loads[1].start, "");
   EXPECT_DOUBLE_EQ(back->tablet_loads[1].writes, 2);
+  EXPECT_EQ(back->tablet_loads[1].bytes, 123456789012u);
+  EXPECT_EQ(back->tablet_loads[0].bytes, 0u);
+  // A tablet load of a node that did not report bytes yet.
+  auto older = DecodeNodeLoad(
+      "{\"bytes\": 1, \"tablets\": 1, \"at_micros\": 2, \"tablet_loads\": [{\"table\": \"t\", \"start\": \"00\", "
+      "\"reads\": 1}]}");
+  ASSERT_TRUE(older.ok()) << older.status().ToString();
+  EXPECT_EQ(older->tablet_loads.at(0).bytes, 0u);
 
   // A report of a node that did not count served requests yet.
   auto old = DecodeNodeLoad("{\"bytes\": 1, \"tablets\": 2, \"at_micros\": 3}");
@@ -57,7 +65,9 @@ TEST(NodeLoadTest, RefusesWhatIsNoLoadReport) {
                            "{\"bytes\": 1, \"tablets\": 1, \"at_micros\": 2, \"replica_reads_per_second\": -4}",
                            "{\"bytes\": 1, \"tablets\": 1, \"at_micros\": 2, \"tablet_loads\": {}}",
                            "{\"bytes\": 1, \"tablets\": 1, \"at_micros\": 2, \"tablet_loads\": [{\"table\": \"t\", \"start\": \"zz\"}]}",
-                           "{\"bytes\": 1, \"tablets\": 1, \"at_micros\": 2, \"tablet_loads\": [{\"start\": \"00\"}]}"}) {
+                           "{\"bytes\": 1, \"tablets\": 1, \"at_micros\": 2, \"tablet_loads\": [{\"start\": \"00\"}]}",
+                           "{\"bytes\": 1, \"tablets\": 1, \"at_micros\": 2, \"tablet_loads\": [{\"table\": \"t\", \"start\": \"00\", "
+                           "\"bytes\": -5}]}"}) {
     auto load = DecodeNodeLoad(text);
     EXPECT_EQ(load.status().code(), Status::Code::kCorruption) << text << ": " << load.status().ToString();
   }

@@ -82,6 +82,12 @@ class LocalCluster:
                              capture_output=True, text=True, timeout=timeout)
         return out.returncode, out.stdout, out.stderr
 
+    def admin_json(self, node, *args):
+        """The JSON answer of `tessera admin ARGS --json` against node `node` (which must succeed)."""
+        code, out, err = self.admin(node, *args, "--json", timeout=60)
+        assert code == 0, err
+        return json.loads(out)
+
     def admin_post(self, node, path):
         """(status, body text) of an HTTP POST of `path` to node `node`'s admin port."""
         url = "http://%s:%d%s" % (self.address(node), self.admin_port, path)

@@ -6,7 +6,6 @@ below 1.25, and then stops moving; the bytes per node (each node's load
 report, after a compaction) follow, below 1.25 x the mean too. Every
 acknowledged row is there exactly
 once, in token order; each move is in system.tablet_events with its reason."""
-import json
 import os
 import subprocess
 import threading
@@ -32,16 +31,8 @@ def cluster():
     yield from running_cluster(BINARY, 3, ARGS)
 
 
-def admin_json(cluster, node, *args):
-    out = subprocess.run([BINARY, "admin", *args, "--json", "--admin", "%s:%d" % (cluster.address(node),
-                                                                                   cluster.admin_port)],
-                         capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
-
-
 def replicas_per_node(cluster):
-    return {n["address"]: n["tablets"] for n in admin_json(cluster, 1, "status")["nodes"] if n["state"] == "up"}
+    return {n["address"]: n["tablets"] for n in cluster.admin_json(1, "status")["nodes"] if n["state"] == "up"}
 
 
 def test_a_joining_node_gets_its_share_and_the_moves_stop(cluster):
@@ -118,7 +109,7 @@ def test_a_joining_node_gets_its_share_and_the_moves_stop(cluster):
         time.sleep(2.5)  # two reports since: none counts memtables from before the compaction
         loads, deadline = {}, time.time() + 60
         while time.time() < deadline:
-            loads = {n["address"]: n["load_bytes"] for n in admin_json(cluster, 1, "status")["nodes"]}
+            loads = {n["address"]: n["load_bytes"] for n in cluster.admin_json(1, "status")["nodes"]}
             if len(loads) == 4 and all(loads.values()) and max(loads.values()) / (sum(loads.values()) / 4) < 1.25:
                 break
             time.sleep(1)
