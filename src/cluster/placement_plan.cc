@@ -96,14 +96,19 @@ std::string MiB(double bytes) {
   return buf;
 }
 
-// Rule 1's weights: load and bytes each relative to its mean.
-Weights CountWeights(const std::vector<NodePlacementLoad>& nodes) {
+// Rule 1's weights: load and bytes each relative to its mean; bytes only
+// once the largest node is half of min_bytes above the mean (below that
+// they are noise next to load, and rule 2 would not act on them anyway).
+Weights CountWeights(const std::vector<NodePlacementLoad>& nodes, const PlacementPlanOptions& o) {
   const double load = MeanLoad(nodes), bytes = MeanBytes(nodes);
-  return {load > 0 ? 1 / load : 0, bytes > 0 ? 1 / bytes : 0};
+  uint64_t largest = 0;
+  for (const auto& n : nodes) largest = std::max(largest, n.bytes);
+  const bool material = static_cast<double>(largest) - bytes >= static_cast<double>(o.min_bytes) / 2;
+  return {load > 0 ? 1 / load : 0, bytes > 0 && material ? 1 / bytes : 0};
 }
 
 PlacementDecision CountMove(const std::string& dc, const std::vector<NodePlacementLoad>& nodes,
-                            const std::vector<TabletPlacementLoad>& tablets) {
+                            const std::vector<TabletPlacementLoad>& tablets, const PlacementPlanOptions& o) {
   // Fullest (the busiest among them) and emptiest (the least busy among them).
   const NodePlacementLoad* max = &nodes.front();
   const NodePlacementLoad* min = &nodes.front();
@@ -111,7 +116,7 @@ PlacementDecision CountMove(const std::string& dc, const std::vector<NodePlaceme
     if (n.tablets > max->tablets || (n.tablets == max->tablets && n.load > max->load)) max = &n;
     if (n.tablets < min->tablets || (n.tablets == min->tablets && n.load < min->load)) min = &n;
   }
-  auto move = BestMove(tablets, *max, *min, CountWeights(nodes));
+  auto move = BestMove(tablets, *max, *min, CountWeights(nodes, o));
   if (!move) return {};
   PlacementDecision d;
   d.kind = PlacementDecision::Kind::kMove;
@@ -166,7 +171,7 @@ PlacementDecision BytesMove(const std::string& dc, const std::vector<NodePlaceme
     std::vector<TabletPlacementLoad> after_tablets = tablets;
     Apply(move->tablet, largest, j, &after_nodes, &after_tablets);
     if (CountsUnbalanced(after_nodes, o)) {
-      PlacementDecision back = CountMove(dc, after_nodes, after_tablets);
+      PlacementDecision back = CountMove(dc, after_nodes, after_tablets, o);
       if (back.kind == PlacementDecision::Kind::kMove && back.tablet == move->tablet) continue;
     }
     if (!best || move->peak_bytes < best->peak_bytes) {
@@ -215,7 +220,7 @@ PlacementDecision PlanPlacement(const std::string& dc, const std::vector<NodePla
                                 bool loads_current) {
   if (nodes.size() < 2) return {};
   if (CountsUnbalanced(nodes, o)) {
-    PlacementDecision d = CountMove(dc, nodes, tablets);
+    PlacementDecision d = CountMove(dc, nodes, tablets, o);
     if (d.kind != PlacementDecision::Kind::kNone) return d;
   }
   if (!loads_current) return {};

@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "cluster/repair_holds.h"
 #include "common/bytes.h"
+#include "common/failpoints.h"
 #include "common/uuid.h"
 #include "db/database.h"
 #include "tablets/request_consistency.h"
@@ -112,6 +114,12 @@ Result<RepairReport> RepairTables(ReplicationServices* s, const std::string& key
       if (!t->keyspace.starts_with("system")) tables.push_back(t);
     }
   }
+  // No replica purges these tables' tombstones until the repair is done.
+  std::vector<std::string> uuids;
+  for (const auto& t : tables) uuids.push_back(UuidText(t->uuid));
+  auto hold = RepairHold::Acquire(s->membership, s->self_host_id, uuids);
+  if (!hold.ok()) return Status::Busy("repair not started: " + hold.status().ToString());
+  if (s->failpoints) TESSERA_RETURN_IF_ERROR(s->failpoints->Hit("repair.held"));
   RepairReport report;
   for (const auto& t : tables) {
     for (const TabletStatus& tablet : s->db->Tablets(*t)) {

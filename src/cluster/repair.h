@@ -10,6 +10,10 @@
 // A tablet with a replica down is not repaired (Cassandra's repair fails
 // likewise); its entry says which replica and why.
 //
+// Before the first digest every live node holds the chosen tables'
+// tombstones from purging until the repair ends (cluster/repair_holds.h);
+// then the failpoint "repair.held" is hit (common/failpoints.h).
+//
 // Thread safety: thread-safe; runs on the caller's thread.
 #pragma once
 
@@ -41,7 +45,8 @@ struct RepairReport {
 
 // Repairs the tables of `keyspace` (every replicated keyspace when empty),
 // only `table` when set. Errors: NotFound for an unknown keyspace or table;
-// per-tablet failures are reported in the entries, not as an error.
+// Busy when the holds could not be placed or acknowledged ("repair not
+// started"); per-tablet failures are reported in the entries, not as an error.
 Result<RepairReport> RepairTables(ReplicationServices* services, const std::string& keyspace,
                                   const std::string& table);
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "cluster/acknowledgements.h"
 #include "cluster/etcd_client.h"
 #include "cluster/replica_reads.h"
 #include "cluster/replicated_tablet.h"
@@ -131,30 +132,11 @@ Result<int64_t> Migration::Write(const std::optional<TabletTransition>& next, co
 }
 
 Status Migration::Barrier(int64_t revision, int64_t* micros) {
-  const auto start = Clock::now();
-  const auto deadline = start + std::chrono::microseconds(o_.barrier_timeout_micros);
-  for (;;) {
-    TESSERA_ASSIGN_OR_RETURN(EtcdRangeResult acks, s_->membership->etcd().Range(kPlacementAcksPrefix,
-                                                                                 EtcdPrefixEnd(kPlacementAcksPrefix)));
-    std::map<std::string, int64_t> acked;  // by host id text
-    for (const auto& kv : acks.kvs) {
-      acked[kv.key.substr(sizeof(kPlacementAcksPrefix) - 1)] = std::atoll(kv.value.c_str());
-    }
-    std::string behind;
-    for (const auto& m : s_->membership->Members()) {
-      // A node that is down acknowledges nothing; it applies every
-      // placement before it serves again (TabletMapSync::Start).
-      if (m.alive && acked[UuidText(m.record.host_id)] < revision) behind = m.record.address;
-    }
-    if (behind.empty()) {
-      *micros = MicrosSince(start);
-      return Status::OK();
-    }
-    if (Clock::now() > deadline) {
-      return Status::Busy("node " + behind + " did not acknowledge placement revision " + std::to_string(revision));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  // A node that is down acknowledges nothing; it applies every placement
+  // before it serves again (TabletMapSync::Start).
+  TESSERA_ASSIGN_OR_RETURN(*micros, AwaitAcknowledgements(s_->membership, kPlacementAcksPrefix, revision,
+                                                          o_.barrier_timeout_micros));
+  return Status::OK();
 }
 
 template <typename T>

@@ -10,6 +10,8 @@
 //                       stage names as cluster/tablet_transition.h)
 //   migration.planned   a tablet migration driven by this node, validated,
 //                       before its first stage is written
+//   repair.held         a repair run by this node, once every node holds the
+//                       repaired tables' tombstones (cluster/repair_holds.h)
 //
 // Actions: "pause" (Hit blocks until the failpoint is set to something else
 // or ReleaseAll), "error" (Hit returns an IOError naming the failpoint),

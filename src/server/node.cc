@@ -17,6 +17,7 @@
 #include "cluster/node_load.h"
 #include "cluster/placement_balancer.h"
 #include "cluster/replicated_tablet.h"
+#include "cluster/repair_holds.h"
 #include "cluster/tablet_map_sync.h"
 #include "cluster/tablet_migration.h"
 #include "cluster/tablet_placement.h"
@@ -64,6 +65,7 @@ struct Node::Listeners {
   std::unique_ptr<cluster::ClusterReplicaResolver> resolver;
   std::unique_ptr<cluster::HintReplayer> hint_replayer;
   std::unique_ptr<cluster::TabletMapSync> tablet_sync;
+  std::unique_ptr<cluster::RepairHoldSync> repair_holds;
   std::unique_ptr<cluster::NodeLoadReporter> load_reporter;
   std::unique_ptr<cluster::PlacementBalancer> placement_balancer;
   std::unique_ptr<cluster::MigrationResumer> migration_resumer;
@@ -142,6 +144,9 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   l.tablet_sync = std::make_unique<cluster::TabletMapSync>(db_.get(), &l.membership->etcd(), c.etcd_endpoint,
                                                            l.placements.get(), &r.placement_fence, host_id_);
   TESSERA_RETURN_IF_ERROR(l.tablet_sync->Start());
+  l.repair_holds = std::make_unique<cluster::RepairHoldSync>(db_.get(), &l.membership->etcd(), c.etcd_endpoint,
+                                                             host_id_);
+  TESSERA_RETURN_IF_ERROR(l.repair_holds->Start());
   db_->StartBalancer();
   l.load_reporter = std::make_unique<cluster::NodeLoadReporter>(
       &l.membership->etcd(), db_.get(), host_id_, std::chrono::milliseconds(c.load_report_interval_ms));
@@ -280,6 +285,7 @@ void Node::Stop() {
     if (listeners_->load_reporter) listeners_->load_reporter->Stop();
     if (listeners_->hint_replayer) listeners_->hint_replayer->Stop();
     if (listeners_->tablet_sync) listeners_->tablet_sync->Stop();
+    if (listeners_->repair_holds) listeners_->repair_holds->Stop();
     // No split or merge may happen locally once splits stop going through etcd.
     if (listeners_->resolver && db_->balancer()) db_->balancer()->Stop();
     if (listeners_->resolver) db_->AttachReplicaResolver(nullptr);

@@ -149,7 +149,7 @@ TEST(PlacementPlanTest, CountMovesPreferSmallReplicasToTheLargerNode) {
   // big one: the count move takes a small replica.
   std::vector<TabletPlacementLoad> tablets = {Tablet("a1", "A", 0, 100), Tablet("a2", "A", 0, 1),
                                               Tablet("a3", "A", 0, 100), Tablet("a4", "A", 0, 100),
-                                              Tablet("b1", "B", 0, 100), Tablet("b2", "B", 0, 100),
+                                              Tablet("b1", "B", 0, 50),  Tablet("b2", "B", 0, 50),
                                               Tablet("c1", "C", 0, 300)};
   tablets.back().replicas = {"C"};
   auto d = PlanPlacement("dc1", Nodes(tablets, 3), tablets, {}, false);

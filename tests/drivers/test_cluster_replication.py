@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -304,6 +305,33 @@ def test_hints_over_their_bound_are_dropped_and_repair_makes_replicas_identical(
         assert local_rows(cluster, node, "SELECT k, v FROM rep.big") == expected, node
     code, again = repair(cluster, 3, "--keyspace", "rep")
     assert code == 0 and again["repaired"] == 0 and again["consistent"] == len(again["tablets"]), again
+
+
+def test_every_node_holds_the_repaired_tables_tombstones_until_the_repair_ends(cluster):
+    # A replica that purged a tombstone while a repair ran would let the
+    # repair bring the deleted row back from a replica that missed the
+    # delete: from before the first digest to the end, no node purges.
+    held = "tessera_tombstone_purge_held_ranges"
+    assert [metric(cluster, n, held) for n in (1, 2, 3)] == [0, 0, 0]
+    status, body = cluster.admin_post(2, "/failpoints?name=repair.held&action=pause")
+    assert status == 200, body
+    result = {}
+    repairing = threading.Thread(target=lambda: result.setdefault("report", repair(cluster, 2, "--keyspace", "rep")))
+    repairing.start()
+    try:
+        tables = len(local_rows(cluster, 1, "SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'rep'"))
+        # Every node holds each of rep's tables (one range each) once the repair is past its holds.
+        wait_until(lambda: [metric(cluster, n, held) for n in (1, 2, 3)] == [tables] * 3, 30,
+                   "every node holding rep's %d tables" % tables)
+        assert repairing.is_alive()  # held at the failpoint, before any digest
+    finally:
+        status, body = cluster.admin_post(2, "/failpoints?name=repair.held&action=off")
+    assert status == 200, body
+    repairing.join(120)
+    code, report = result["report"]
+    assert code == 0 and report["failed"] == 0, report
+    # Released on every node once the repair is done (its lease revoked).
+    wait_until(lambda: [metric(cluster, n, held) for n in (1, 2, 3)] == [0, 0, 0], 30, "the holds released")
 
 
 @pytest.fixture(scope="module")
