@@ -641,12 +641,23 @@ Result<std::string> Database::MiddleOf(const TableSchema& table, const Tablet& t
 Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& table, TabletId id,
                                                             std::optional<std::string> split_position,
                                                             const std::string& reason) {
+  std::string split;
+  if (!split_position) {
+    // The median partition is found by reading the tablet: on a cluster
+    // through its replicas, seconds for a big tablet held elsewhere. Not
+    // under admin_mu_, which DDL (a table another node created, applied
+    // here) and every other split and merge wait for.
+    auto snapshot = TabletsOf(table.id);
+    if (!snapshot) return Status::NotFound("table " + table.name + " has no tablets");
+    const Tablet* tablet = snapshot->FindById(id);
+    if (!tablet) return Status::NotFound("no tablet " + std::to_string(id) + " in " + table.name);
+    TESSERA_ASSIGN_OR_RETURN(split, MiddleOf(table, *tablet));
+  }
   std::lock_guard<std::mutex> admin(admin_mu_);
   auto current = TabletsOf(table.id);
   if (!current) return Status::NotFound("table " + table.name + " has no tablets");
-  const Tablet* tablet = current->FindById(id);
+  const Tablet* tablet = current->FindById(id);  // gone meanwhile: split or merged by another caller
   if (!tablet) return Status::NotFound("no tablet " + std::to_string(id) + " in " + table.name);
-  std::string split;
   if (split_position) {
     // Must be a partition boundary: a token prefix, a bucket start or a whole partition position.
     split = *split_position;
@@ -656,8 +667,6 @@ Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& t
       auto n = PartitionPositionSize(table, split + static_cast<char>(KeyKind::kRow));
       if (!n.ok() || *n != split.size()) return Status::InvalidArgument("split position is not a partition boundary");
     }
-  } else {
-    TESSERA_ASSIGN_OR_RETURN(split, MiddleOf(table, *tablet));
   }
   if (resolver_) TESSERA_RETURN_IF_ERROR(resolver_->BeforeSplit(table, *tablet, split));
   TabletMap next = *current;

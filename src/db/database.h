@@ -259,8 +259,10 @@ class Database {
   // Splits a tablet at `split_position` (a partition position or token
   // prefix, see keys/storage_key.h), or, when absent, at its middle: the
   // middle token for hash tables, the median partition for range tables.
-  // Returns the two new tablet ids. Errors: NotFound, InvalidArgument (a
-  // tablet holding a single partition: a partition is never split).
+  // Returns the two new tablet ids. Errors: NotFound (also when the tablet
+  // split or merged while its median was found), InvalidArgument (a tablet
+  // holding a single partition: a partition is never split). The median is
+  // read without holding the lock DDL, splits and merges take.
   Result<std::pair<TabletId, TabletId>> SplitTablet(const TableSchema& table, TabletId tablet,
                                                     std::optional<std::string> split_position = std::nullopt,
                                                     const std::string& reason = "manual");

@@ -1,11 +1,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <random>
 #include <thread>
 
 #include "db/tablet_balancer.h"
 #include "keys/storage_key.h"
+#include "tablets/replica.h"
+#include "tablets/tablet_map.h"
 #include "tests/db/test_util.h"
 
 namespace tessera {
@@ -42,6 +46,65 @@ std::vector<std::pair<int64_t, int64_t>> ScanAll(Database& db, const std::shared
     req.cursor = page->next_cursor;
   }
   return seen;
+}
+
+// A replica whose iterators wait at a gate: a median read that takes as
+// long as reading a big tablet through a remote replica.
+class GatedReplica : public LocalReplica {
+ public:
+  GatedReplica(StorageEngine* engine, std::promise<void>* entered, std::shared_future<void> gate)
+      : LocalReplica(engine), entered_(entered), gate_(std::move(gate)) {}
+  std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper) override {
+    if (!signalled_.exchange(true)) entered_->set_value();
+    gate_.wait();
+    return LocalReplica::NewIterator(std::move(lower), std::move(upper));
+  }
+
+ private:
+  std::promise<void>* entered_;
+  std::shared_future<void> gate_;
+  std::atomic<bool> signalled_{false};
+};
+
+class GatedResolver : public ReplicaResolver {
+ public:
+  explicit GatedResolver(std::shared_ptr<Replica> replica) : replica_(std::move(replica)) {}
+  std::shared_ptr<Replica> ReplicaFor(const TableSchema& table, const Tablet&) override {
+    return table.name == "gated" ? replica_ : nullptr;
+  }
+  Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&) override { return Status::OK(); }
+  Status BeforeMerge(const TableSchema&, const Tablet&, const Tablet&) override { return Status::OK(); }
+
+ private:
+  std::shared_ptr<Replica> replica_;
+};
+
+// A median split reads the tablet; DDL must not wait for that read (on a
+// cluster leader it once held a CREATE TABLE another node made for 7 s,
+// and writes to the new table failed meanwhile).
+TEST(TabletSplitMergeTest, AMedianSplitDoesNotHoldDdlWhileItReadsTheTablet) {
+  TestDatabase db("split_median_ddl");
+  auto t = MakeTable(db.db(), "gated", Distribution::kRange, {"k:int:pk", "v:text:regular"});
+  for (int k = 0; k < 100; ++k) ASSERT_TRUE(db->Apply(InsertRow(t, {Int(k)}, {}, {{"v", "x"}})).ok());
+  std::promise<void> entered, open;
+  GatedResolver resolver(std::make_shared<GatedReplica>(db->engine(), &entered, open.get_future().share()));
+  db->AttachReplicaResolver(&resolver);
+  const TabletId id = db->Tablets(*t)[0].id;
+  auto split = std::async(std::launch::async, [&] { return db->SplitTablet(*t, id, std::nullopt, "test"); });
+  entered.get_future().wait();  // the median read has begun, and waits
+  auto created = std::async(std::launch::async, [&] {
+    return MakeTable(db.db(), "created_meanwhile", Distribution::kRange, {"k:int:pk", "v:text:regular"});
+  });
+  const bool ddl_done = created.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  open.set_value();
+  EXPECT_TRUE(ddl_done) << "CREATE TABLE waited for the median read";
+  auto ids = split.get();
+  ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+  EXPECT_EQ(db->Tablets(*t).size(), 2u);
+  if (created.valid()) {
+    EXPECT_NE(created.get(), nullptr);
+  }
+  db->AttachReplicaResolver(nullptr);
 }
 
 // Issue 2, must-show 2: 1,000,000 rows over 64 partitions of a range table,
