@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "client/cql_connection.h"
@@ -325,12 +326,34 @@ class ClusterDemo {
     return Status::OK();
   }
 
+  // Waits until every node reports the same schema version (system.local),
+  // as drivers do after DDL: a node that has not applied a CREATE TABLE yet
+  // fails the writes it should store. At most 30 s.
+  Status AwaitSchemaAgreement() {
+    std::vector<std::unique_ptr<client::CqlConnection>> conns;
+    for (const auto& n : nodes_) {
+      TESSERA_ASSIGN_OR_RETURN(auto c, Connect(n));
+      conns.push_back(std::move(c));
+    }
+    for (int i = 0; i < 300; ++i) {
+      std::set<std::string> versions;
+      for (auto& c : conns) {
+        TESSERA_ASSIGN_OR_RETURN(auto v, Column(*c, "SELECT schema_version FROM system.local"));
+        versions.insert(v.empty() ? std::string() : v[0]);
+      }
+      if (versions.size() == 1) return Status::OK();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return Status::IOError("the nodes did not agree on the schema within 30 s");
+  }
+
   Status RunTable(const TableSpec& spec) {
     demo::ClusterTableReport t;
     t.name = "demo." + spec.table;
     t.design = spec.design;
     t.create_cql = spec.create;
     TESSERA_RETURN_IF_ERROR(conn_->Query(spec.create).status());
+    TESSERA_RETURN_IF_ERROR(AwaitSchemaAgreement());
     for (const auto& n : nodes_) t.nodes.push_back({n.node, n.address, 0, 0, 0});
     {
       ServedSampler sampler(nodes_, spec.table);

@@ -114,10 +114,12 @@ def test_the_hot_tail_is_served_by_one_node_at_a_time(demo):
     _, report, _, _ = demo
     t = {t["name"]: t for t in report["tables"]}["demo.access_by_time"]
     assert t["tablets"] >= 2, t["tablets"]  # split by size while loading
-    # One node at a time: the tail may move (writes go to both while it
-    # does), but between moves one node serves all of it.
-    assert t["busiest_node_write_share"] > 0.8, t["busiest_node_write_share"]
-    assert t["one_node_sample_share"] >= 0.7, t["one_node_sample_share"]
+    # One node at a time: the tail may move with its tablet (the balancer
+    # splits and places the hot tablet; writes go to both nodes while it
+    # moves), but between moves one node serves all of it. Runs measured
+    # 0.90-1.00 and 0.79-1.00; the fixes stay under 0.5 and at 0.0-0.04.
+    assert t["busiest_node_write_share"] > 0.75, t["busiest_node_write_share"]
+    assert t["one_node_sample_share"] >= 0.6, t["one_node_sample_share"]
     # The newest minutes are read where the tail is: mostly one node.
     reads = [n["reads_served"] for n in t["nodes"]]
     assert max(reads) >= 0.6 * sum(reads), reads
