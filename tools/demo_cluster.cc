@@ -13,13 +13,12 @@
 #include <thread>
 
 #include "client/cql_connection.h"
-#include "common/bytes.h"
 #include "demo/cluster_report.h"
 #include "loader/bulk_loader.h"
 #include "tools/demo_common.h"
 #include "tools/local_cluster.h"
 #include "tools/served_load.h"
-#include "types/value_format.h"
+#include "types/value_literal.h"
 
 namespace tessera {
 namespace {
@@ -88,23 +87,15 @@ Result<std::unique_ptr<client::CqlConnection>> Connect(const Endpoint& e) {
 
 // The first column of every row, formatted.
 Result<std::vector<std::string>> Column(client::CqlConnection& conn, const std::string& cql) {
-  cql::QueryParameters p;
-  p.page_size = 5000;
-  TESSERA_ASSIGN_OR_RETURN(auto r, conn.Query(cql, p));
+  TESSERA_ASSIGN_OR_RETURN(demo::QueryReport r, AskForReport(conn, "", cql));
   std::vector<std::string> out;
-  for (const auto& row : r.rows.rows) out.push_back(row[0] ? FormatValue(r.rows.columns[0].type, *row[0]) : "null");
+  for (auto& row : r.rows) out.push_back(std::move(row.at(0)));
   return out;
 }
 
-// A bigint or timestamp result's single value.
-Result<int64_t> Scalar(client::CqlConnection& conn, const std::string& cql) {
-  TESSERA_ASSIGN_OR_RETURN(auto r, conn.Query(cql));
-  if (r.rows.rows.empty() || !r.rows.rows[0][0] || r.rows.rows[0][0]->size() != 8) {
-    return Status::Corruption(cql + " returned no 8-byte value");
-  }
-  return static_cast<int64_t>(GetBigEndian64(r.rows.rows[0][0]->data()));
-}
-
+// Whole seconds, as CQL parses a timestamp: ValueLiteral's display form
+// carries microseconds ('...00.000000+0000'), which CQL (ours, as Cassandra's)
+// does not accept.
 std::string TimestampLiteral(int64_t millis) {
   const time_t seconds = static_cast<time_t>(millis / 1000);
   std::tm tm{};
@@ -114,11 +105,7 @@ std::string TimestampLiteral(int64_t millis) {
   return buf;
 }
 
-std::string TextLiteral(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
+std::string TextLiteral(const std::string& s) { return ValueLiteral(CqlType::Scalar(TypeKind::kText), s); }
 
 // Every node's served totals of `table`; a node that does not answer keeps
 // its `previous` totals (a sample then shows it serving nothing).
@@ -209,20 +196,21 @@ Status Load(const ClusterDemoOptions& o, const Endpoint& coordinator, const Tabl
 Status ReadBack(client::CqlConnection& conn, const TableSpec& spec, int queries, int64_t latest_millis,
                 const std::vector<std::string>& hosts, demo::ClusterTableReport* t) {
   const int64_t minute = 60'000, newest = latest_millis / minute * minute;
+  const bool minutes = spec.reads == ReadShape::kLatestMinutes;
+  if (!minutes && hosts.empty()) return Status::Corruption("no host was active in the last hour of the log");
+  t->read_query = minutes ? "SELECT ts, host, url FROM demo." + spec.table +
+                                " WHERE ts >= ? AND ts < ? (one of the last 60 minutes)"
+                          : "SELECT ts, url FROM demo." + spec.table +
+                                " WHERE host = ? LIMIT 10 (the hosts active in the last hour)";
   for (int i = 0; i < queries; ++i) {
     std::string cql;
-    if (spec.reads == ReadShape::kLatestMinutes) {
+    if (minutes) {
       const int64_t from = newest - (i % 60) * minute;
       cql = "SELECT ts, host, url FROM demo." + spec.table + " WHERE ts >= " + TimestampLiteral(from) +
             " AND ts < " + TimestampLiteral(from + minute);
-      t->read_query = "SELECT ts, host, url FROM demo." + spec.table +
-                      " WHERE ts >= ? AND ts < ? (one of the last 60 minutes)";
     } else {
-      if (hosts.empty()) return Status::Corruption("no host was active in the last hour of the log");
       cql = "SELECT ts, url FROM demo." + spec.table + " WHERE host = " + TextLiteral(hosts[i % hosts.size()]) +
             " LIMIT 10";
-      t->read_query = "SELECT ts, url FROM demo." + spec.table +
-                      " WHERE host = ? LIMIT 10 (the hosts active in the last hour)";
     }
     TESSERA_RETURN_IF_ERROR(conn.Query(cql).status());
     ++t->read_queries;
@@ -371,7 +359,7 @@ class ClusterDemo {
       TESSERA_RETURN_IF_ERROR(read);
       for (size_t i = 0; i < nodes_.size(); ++i) t.nodes[i].reads = served[i].reads;
     }
-    TESSERA_ASSIGN_OR_RETURN(auto counted, Scalar(*conn_, "SELECT count(*) FROM demo." + spec.table));
+    TESSERA_ASSIGN_OR_RETURN(auto counted, AskForInt64(*conn_, "SELECT count(*) FROM demo." + spec.table));
     t.counted = static_cast<uint64_t>(counted);
     TESSERA_RETURN_IF_ERROR(CountTablets(*conn_, spec.table, nodes_, &t));
     demo::SummarizeServed(&t);
@@ -385,7 +373,7 @@ class ClusterDemo {
   // (with how often each appears), which the read phases and queries use.
   Status LearnTheTail(const TableSpec& spec) {
     if (latest_millis_ != 0) return Status::OK();
-    TESSERA_ASSIGN_OR_RETURN(latest_millis_, Scalar(*conn_, "SELECT max(ts) FROM demo." + spec.table));
+    TESSERA_ASSIGN_OR_RETURN(latest_millis_, AskForInt64(*conn_, "SELECT max(ts) FROM demo." + spec.table));
     TESSERA_ASSIGN_OR_RETURN(auto hosts, Column(*conn_, "SELECT host FROM demo." + spec.table + " WHERE ts >= " +
                                                             TimestampLiteral(latest_millis_ - 3'600'000)));
     std::map<std::string, size_t> seen;

@@ -2,11 +2,12 @@
 // and N nodes on 127.0.0.1..N (tools/local_cluster.h, in DIR = the demo's
 // --data-dir + "/cluster"; a stopped cluster there is restarted on its
 // data), with the tablet balancer splitting by size and load and the
-// placement balancer moving tablets by count and served load. Then, in a
+// placement balancer moving tablets by count, bytes and served load. Then, in a
 // keyspace `demo` of replication factor 1 (so that each request is served by
-// the one node holding its tablet), it loads the shipped access log through
-// CQL into three key designs and reads each back the way an application
-// would, sampling every node's served-request counters
+// the one node holding its tablet), it creates each table, waits for schema
+// agreement (every node's system.local schema_version equal, 30 s at most),
+// loads the shipped access log through CQL into it and reads it back the
+// way an application would, sampling every node's served-request counters
 // (tools/served_load.h) twice a second:
 //   demo.access_by_time          timestamp first on a range table: the
 //                                seeds' hot tail, on one node at a time;

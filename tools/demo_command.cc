@@ -10,7 +10,6 @@
 #include <map>
 #include <thread>
 
-#include "common/bytes.h"
 #include "db/key_advice.h"
 #include "demo/report.h"
 #include "demo/tablet_timeline.h"
@@ -19,7 +18,6 @@
 #include "server/node.h"
 #include "tools/demo_cluster.h"
 #include "tools/demo_common.h"
-#include "types/value_format.h"
 #include "types/value_literal.h"
 
 namespace tessera {
@@ -99,12 +97,6 @@ std::string TimeOrderCheck(const demo::QueryReport& plain, const demo::QueryRepo
          "demo.access_by_time_auto, " + (same ? "the same rows in the same order as" : "NOT the same rows as") +
          " the " + std::to_string(plain.rows.size()) + " of demo.access_by_time; timestamps " +
          (ordered ? "ascending" : "NOT ascending") + ".";
-}
-
-Result<uint64_t> Count(client::CqlConnection& conn, const std::string& table) {
-  TESSERA_ASSIGN_OR_RETURN(auto r, conn.Query("SELECT count(*) FROM demo." + table));
-  if (r.rows.rows.empty() || !r.rows.rows[0][0]) return Status::Corruption("count(*) returned nothing");
-  return GetBigEndian64(r.rows.rows[0][0]->data());
 }
 
 void MergeAdvice(std::vector<KeyAdvice> found, std::vector<KeyAdvice>* all) {
@@ -235,9 +227,9 @@ int RunDemo(const DemoFlags& f) {
     if (Status s = Run(c, spec.create); !s.ok()) return fail(s);
     auto t = LoadOne(**node, spec, port, f.report_dir + "/" + spec.table + ".rejects", &report.key_advice);
     if (!t.ok()) return fail(t.status());
-    auto counted = Count(c, spec.table);
+    auto counted = AskForInt64(c, "SELECT count(*) FROM demo." + spec.table);
     if (!counted.ok()) return fail(counted.status());
-    t->counted = *counted;
+    t->counted = static_cast<uint64_t>(*counted);
     report.tables.push_back(std::move(*t));
   }
   // The seeds' queries.

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "common/bytes.h"
 #include "types/value_format.h"
 
 namespace tessera {
@@ -27,6 +28,14 @@ Result<demo::QueryReport> AskForReport(client::CqlConnection& conn, const std::s
     q.rows.push_back(std::move(cells));
   }
   return q;
+}
+
+Result<int64_t> AskForInt64(client::CqlConnection& conn, const std::string& cql) {
+  TESSERA_ASSIGN_OR_RETURN(auto r, conn.Query(cql));
+  if (r.rows.rows.empty() || r.rows.rows[0].empty() || !r.rows.rows[0][0] || r.rows.rows[0][0]->size() != 8) {
+    return Status::Corruption(cql + " returned no 8-byte value");
+  }
+  return static_cast<int64_t>(GetBigEndian64(r.rows.rows[0][0]->data()));
 }
 
 }  // namespace tessera

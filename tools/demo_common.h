@@ -26,4 +26,9 @@ std::vector<loader::ColumnMapping> NasaAccessMapping();
 // for the report, with how long it took. Errors: the query's.
 Result<demo::QueryReport> AskForReport(client::CqlConnection& conn, const std::string& title, const std::string& cql);
 
+// The single 8-byte value (bigint, counter, timestamp: milliseconds) the
+// first row of `cql` holds, e.g. count(*) or max(ts). Errors: the query's;
+// Corruption when it returned no such value.
+Result<int64_t> AskForInt64(client::CqlConnection& conn, const std::string& cql);
+
 }  // namespace tessera

@@ -15,10 +15,11 @@ std::map<std::string, ServedTotals> ParseServedTotals(const std::string& exposit
   while (std::getline(in, line)) {
     bool write = false;
     size_t at = 0;
-    for (const char* name : {"tessera_table_replica_reads_total", "tessera_table_replica_writes_total"}) {
+    for (const auto& [name, is_write] : {std::pair{"tessera_table_replica_reads_total", false},
+                                         std::pair{"tessera_table_replica_writes_total", true}}) {
       const std::string prefix = std::string(name) + labels;
       if (line.rfind(prefix, 0) == 0) {
-        write = name[22] == 'w';  // "tessera_table_replica_" is 22 characters
+        write = is_write;
         at = prefix.size();
       }
     }
