@@ -7,6 +7,7 @@
 
 #include "cluster/etcd_client.h"
 #include "cluster/node_load.h"
+#include "cluster/placed_tables.h"
 #include "cluster/replicated_tablet.h"
 #include "cluster/tablet_placement.h"
 #include "common/bytes.h"
@@ -16,24 +17,11 @@
 namespace tessera::cluster {
 namespace {
 
-struct PlacedTable {
-  std::shared_ptr<const TableSchema> table;
-  std::vector<TabletReplicas> placement;
-};
-
 // Every stored placement of a table the catalog has, by keyspace and name.
 Result<std::map<std::pair<std::string, std::string>, PlacedTable>> PlacedTables(const ReplicationServices& s) {
-  std::map<std::string, std::shared_ptr<const TableSchema>> by_uuid;
-  for (auto& t : s.db->catalog().AllTables()) by_uuid.emplace(UuidText(t->uuid), t);
-  TESSERA_ASSIGN_OR_RETURN(EtcdRangeResult range,
-                           s.membership->etcd().Range(kTabletsPrefix, EtcdPrefixEnd(kTabletsPrefix)));
+  TESSERA_ASSIGN_OR_RETURN(std::vector<PlacedTable> placed, ReadPlacedTables(s));
   std::map<std::pair<std::string, std::string>, PlacedTable> out;
-  for (const auto& kv : range.kvs) {
-    auto it = by_uuid.find(kv.key.substr(sizeof(kTabletsPrefix) - 1));
-    if (it == by_uuid.end()) continue;  // a dropped table's placement
-    TESSERA_ASSIGN_OR_RETURN(auto placement, DecodePlacement(kv.value));
-    out[{it->second->keyspace, it->second->name}] = PlacedTable{it->second, std::move(placement)};
-  }
+  for (auto& p : placed) out[{p.table->keyspace, p.table->name}] = std::move(p);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cluster/etcd_client.h"
+#include "cluster/placed_tables.h"
 #include "cluster/replicated_tablet.h"
 #include "common/uuid.h"
 #include "db/database.h"
@@ -37,32 +38,27 @@ int MigrationResumer::RunOnce() {
   // before the read nor after it (one that ended in between is refused by
   // the fenced take-over).
   const std::set<std::string> held_before = s->migrations_in_hand.Keys();
-  auto range = s->membership->etcd().Range(kTabletsPrefix, EtcdPrefixEnd(kTabletsPrefix));
-  if (!range.ok()) return 0;
-  std::map<std::string, std::shared_ptr<const TableSchema>> by_uuid;
-  for (auto& t : s->db->catalog().AllTables()) by_uuid.emplace(UuidText(t->uuid), t);
+  auto tables = ReadPlacedTables(*s);
+  if (!tables.ok()) return 0;
   int taken = 0;
-  for (const auto& kv : range->kvs) {
-    auto table = by_uuid.find(kv.key.substr(sizeof(kTabletsPrefix) - 1));
-    if (table == by_uuid.end()) continue;
-    auto placement = DecodePlacement(kv.value);
-    if (!placement.ok()) continue;
-    for (const auto& t : *placement) {
+  for (const auto& placed : *tables) {
+    const auto& table = placed.table;
+    for (const auto& t : placed.placement) {
       if (!t.transition || t.transition->driver.empty()) continue;
       const std::string& driver = t.transition->driver;
       bool orphan;
       if (driver == self) {
-        const std::string key = MigrationKey(table->second->uuid, t.start);
+        const std::string key = MigrationKey(table->uuid, t.start);
         orphan = !held_before.count(key) && !s->migrations_in_hand.Holds(key);
       } else {
         auto d = alive.find(driver);
         orphan = (d == alive.end() || !d->second) && self == lowest_alive;
       }
       if (!orphan) continue;
-      auto report = ResumeMigration(s, table->second, t, options_.migration);
+      auto report = ResumeMigration(s, table, t, options_.migration);
       if (!report.ok()) continue;  // in hand here meanwhile
       ++taken;
-      spdlog::info("tablets: {}.{}: took over a migration: {}", table->second->keyspace, table->second->name,
+      spdlog::info("tablets: {}.{}: took over a migration: {}", table->keyspace, table->name,
                    MoveReportJson(*report));
     }
   }

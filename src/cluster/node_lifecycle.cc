@@ -8,6 +8,7 @@
 #include "cluster/etcd_client.h"
 #include "cluster/node_load.h"
 #include "cluster/node_record.h"
+#include "cluster/placed_tables.h"
 #include "cluster/replicated_tablet.h"
 #include "cluster/tablet_map_sync.h"
 #include "common/bytes.h"
@@ -29,10 +30,7 @@ Result<std::vector<PlannedMove>> Plan(ReplicationServices* s, const MemberState&
     auto m = s->membership->Member(host);
     return m && m->alive;
   };
-  std::map<std::string, std::shared_ptr<const TableSchema>> by_uuid;
-  for (auto& t : s->db->catalog().AllTables()) by_uuid.emplace(UuidText(t->uuid), t);
-  TESSERA_ASSIGN_OR_RETURN(EtcdRangeResult range,
-                           s->membership->etcd().Range(kTabletsPrefix, EtcdPrefixEnd(kTabletsPrefix)));
+  TESSERA_ASSIGN_OR_RETURN(std::vector<PlacedTable> tables, ReadPlacedTables(*s));
   std::vector<MemberState> candidates;
   for (const auto& m : s->membership->Members()) {
     if (m.alive && m.record.host_id != leaving.record.host_id &&
@@ -42,14 +40,11 @@ Result<std::vector<PlannedMove>> Plan(ReplicationServices* s, const MemberState&
   }
   std::map<std::string, int> load;  // tablet replicas per host id
   std::vector<std::pair<std::shared_ptr<const TableSchema>, TabletReplicas>> held;
-  for (const auto& kv : range.kvs) {
-    auto table = by_uuid.find(kv.key.substr(sizeof(kTabletsPrefix) - 1));
-    if (table == by_uuid.end()) continue;  // a dropped table's placement
-    TESSERA_ASSIGN_OR_RETURN(auto placement, DecodePlacement(kv.value));
-    for (auto& t : placement) {
+  for (auto& placed : tables) {
+    for (auto& t : placed.placement) {
       for (const auto& h : t.replicas) ++load[h];
       if (std::find(t.replicas.begin(), t.replicas.end(), leaving.record.host_id) != t.replicas.end()) {
-        held.emplace_back(table->second, std::move(t));
+        held.emplace_back(placed.table, std::move(t));
       }
     }
   }

@@ -8,6 +8,8 @@
 
 #include "cluster/etcd_client.h"
 #include "cluster/node_load.h"
+#include "cluster/placed_tables.h"
+#include "cluster/replication_change.h"
 #include "cluster/replica_reads.h"
 #include "cluster/replicated_tablet.h"
 #include "common/bytes.h"
@@ -75,18 +77,12 @@ int64_t WallMicros() {
 // when etcd is unreachable or a tablet is in transition (one move in flight
 // cluster-wide).
 bool PlacedTablets(ReplicationServices* s, std::vector<PlacedTablet>* out) {
-  std::map<std::string, std::shared_ptr<const TableSchema>> by_uuid;
-  for (auto& t : s->db->catalog().AllTables()) by_uuid.emplace(UuidText(t->uuid), t);
-  auto range = s->membership->etcd().Range(kTabletsPrefix, EtcdPrefixEnd(kTabletsPrefix));
-  if (!range.ok()) return false;
-  for (const auto& kv : range->kvs) {
-    auto table = by_uuid.find(kv.key.substr(sizeof(kTabletsPrefix) - 1));
-    if (table == by_uuid.end()) continue;
-    auto placement = DecodePlacement(kv.value);
-    if (!placement.ok()) continue;
-    for (auto& t : *placement) {
+  auto tables = ReadPlacedTables(*s);
+  if (!tables.ok()) return false;
+  for (auto& placed : *tables) {
+    for (auto& t : placed.placement) {
       if (t.transition) return false;
-      out->push_back({table->second, std::move(t)});
+      out->push_back({placed.table, std::move(t)});
     }
   }
   return true;
@@ -137,6 +133,7 @@ bool PlacementBalancer::Round() {
   ReplicationServices* s = services_;
   std::vector<PlacedTablet> placed;
   if (!PlacedTablets(s, &placed)) return false;
+  if (CompleteReplication()) return true;
   const auto reports = LoadReports(s->membership->etcd());
   std::vector<TabletPlacementLoad> tablets = TabletLoads(placed, reports);
   std::map<std::string, std::vector<NodePlacementLoad>> by_dc;
@@ -176,6 +173,25 @@ bool PlacementBalancer::Round() {
     return true;
   }
   return false;
+}
+
+// Rule 0: a tablet with more or fewer replicas than its keyspace asks (an
+// ALTER KEYSPACE whose node died before every tablet had the new factors)
+// gets one replica added or dropped, before anything is balanced.
+bool PlacementBalancer::CompleteReplication() {
+  ReplicationChangeOptions o;
+  o.migration = options_.migration;
+  o.migration.fence_key = kBalancerLeaderKey;
+  o.migration.fence_create_revision = leader_revision_;
+  o.max_changes = 1;
+  o.max_rounds_without_progress = 1;
+  o.deadline_micros = 0;  // never waits for tablets in transition
+  o.reason = "replication factor change (completed by the placement balancer)";
+  auto report = ChangeReplication(services_, "", o);
+  if (!report.ok()) return false;
+  if (report->added + report->dropped == 0) return false;
+  last_change_micros_ = WallMicros();
+  return true;
 }
 
 // A tablet split less than a settle period ago reports next to nothing (its

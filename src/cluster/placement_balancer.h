@@ -16,7 +16,10 @@
 // holds it the move stops, and the migration resumer finishes it.
 //
 // A round (every interval, leader only): nothing while any tablet is in
-// transition (one move in flight cluster-wide); else, per data center, the
+// transition (one move in flight cluster-wide); else one replica added or
+// dropped of a tablet whose replica count differs from its keyspace's
+// factors (an ALTER KEYSPACE whose node died on the way,
+// cluster/replication_change.h), if any; else, per data center, the
 // first decision of PlanPlacement (cluster/placement_plan.h) over the live
 // nodes: a move by tablet count, by bytes or by served load, a split of a
 // tablet too hot to place anywhere, or a refusal. Loads and tablet sizes
@@ -95,6 +98,8 @@ class PlacementBalancer {
 
   bool Lead();
   bool Round();
+  // Rule 0 (cluster/replication_change.h): true when it added or dropped a replica.
+  bool CompleteReplication();
   bool Move(const std::shared_ptr<const TableSchema>& table, const std::string& start, const PlacementDecision& d);
   bool Split(const std::shared_ptr<const TableSchema>& table, const std::string& start, const std::string& reason);
   void RecordRefusal(const std::string& dc, const TableSchema& table, const std::string& reason, int64_t now);

@@ -47,6 +47,9 @@ class Migration {
   Result<int64_t> Write(const std::optional<TabletTransition>& next, const std::vector<std::string>& replicas);
   Status Barrier(int64_t revision, int64_t* micros);
   Status Stream();
+  // Streams the tablet's range from the first live of `sources` (the next
+  // one when it fails) to `target`; `start` paces the rate.
+  Status StreamTo(const std::string& target, const std::vector<std::string>& sources, Clock::time_point start);
   Status DeleteRangeOn(const std::string& host);
   Result<std::string> Endpoint(const std::string& host);
   bool Alive(const std::string& host);
@@ -81,18 +84,25 @@ Result<std::string> Migration::Endpoint(const std::string& host) {
 
 Status Migration::Validate(const TabletReplicas& tablet) {
   if (tablet.transition) return Status::InvalidArgument("the tablet is already being migrated");
+  if (r_.from.empty() && r_.to.empty()) {
+    return Status::InvalidArgument("a move names the node it leaves or the one it reaches");
+  }
   const auto& old = tablet.replicas;
-  if (std::find(old.begin(), old.end(), r_.from) == old.end()) {
+  const auto holds = [&old](const std::string& host) { return std::find(old.begin(), old.end(), host) != old.end(); };
+  if (!r_.from.empty() && !holds(r_.from)) {
     return Status::InvalidArgument("node " + UuidText(r_.from) + " holds no replica of the tablet");
   }
-  if (std::find(old.begin(), old.end(), r_.to) != old.end()) {
+  if (!r_.to.empty() && holds(r_.to)) {
     return Status::InvalidArgument("node " + UuidText(r_.to) + " already holds a replica of the tablet");
   }
-  auto from = s_->membership->Member(r_.from);
-  auto to = s_->membership->Member(r_.to);
-  if (!from || !to) return Status::NotFound("both nodes must be members of the cluster");
-  if (!to->alive) return Status::InvalidArgument("node " + UuidText(r_.to) + " is down");
-  if (from->record.data_center != to->record.data_center) {
+  if (r_.to.empty() && old.size() < 2) return Status::InvalidArgument("a tablet's last replica is not dropped");
+  auto from = r_.from.empty() ? std::nullopt : s_->membership->Member(r_.from);
+  auto to = r_.to.empty() ? std::nullopt : s_->membership->Member(r_.to);
+  if ((!r_.from.empty() && !from) || (!r_.to.empty() && !to)) {
+    return Status::NotFound("both nodes must be members of the cluster");
+  }
+  if (to && !to->alive) return Status::InvalidArgument("node " + UuidText(r_.to) + " is down");
+  if (from && to && from->record.data_center != to->record.data_center) {
     return Status::InvalidArgument("a replica moves within its data center (" + from->record.data_center + "), not to " +
                                    to->record.data_center);
   }
@@ -158,17 +168,38 @@ Status ApplyOn(ReplicationServices* s, const TableSchema& table, const std::stri
 }
 
 Status Migration::Stream() {
-  // The leaving replica first, then the others: a source that fails (killed
-  // before its lease expired) hands over to the next one at the position
-  // reached (windows are applied in key order, and applying one twice
-  // changes nothing).
-  std::vector<std::string> sources{r_.from};
-  for (const auto& host : old_) {
-    if (host != r_.from) sources.push_back(host);
-  }
-  TESSERA_ASSIGN_OR_RETURN(std::string target_endpoint,
-                           r_.to == s_->self_host_id ? Result<std::string>(std::string()) : Endpoint(r_.to));
   const auto start = Clock::now();
+  if (r_.to.empty()) {
+    // A replica dropped: what it holds goes to every other replica first,
+    // so that a write only it acknowledged (at ONE) is not lost with it.
+    if (!Alive(r_.from)) {
+      spdlog::warn("tablets: {}.{}: node {} is down; its replica is dropped without streaming", table_->keyspace,
+                   table_->name, UuidText(r_.from));
+      return Status::OK();
+    }
+    for (const auto& host : old_) {
+      if (host != r_.from && Alive(host)) TESSERA_RETURN_IF_ERROR(StreamTo(host, {r_.from}, start));
+    }
+  } else {
+    // The leaving replica first, then the others: a source that fails
+    // (killed before its lease expired) hands over to the next one at the
+    // position reached (windows are applied in key order, and applying one
+    // twice changes nothing).
+    std::vector<std::string> sources;
+    if (!r_.from.empty()) sources.push_back(r_.from);
+    for (const auto& host : old_) {
+      if (host != r_.from) sources.push_back(host);
+    }
+    TESSERA_RETURN_IF_ERROR(StreamTo(r_.to, sources, start));
+  }
+  report_->streaming_micros = MicrosSince(start);
+  return Status::OK();
+}
+
+Status Migration::StreamTo(const std::string& target, const std::vector<std::string>& sources,
+                           Clock::time_point start) {
+  TESSERA_ASSIGN_OR_RETURN(std::string target_endpoint,
+                           target == s_->self_host_id ? Result<std::string>(std::string()) : Endpoint(target));
   RangeQuery q;
   q.table_uuid = table_->uuid;
   q.lower = r_.start;
@@ -203,7 +234,7 @@ Status Migration::Stream() {
       window.Merge(key, value);
       bytes += key.size() + value.size();
     }
-    TESSERA_RETURN_IF_ERROR(ApplyOn(s_, *table_, r_.to, target_endpoint, window));
+    TESSERA_RETURN_IF_ERROR(ApplyOn(s_, *table_, target, target_endpoint, window));
     report_->streamed_keys += batch->entries.size();
     report_->streamed_bytes += bytes;
     if (!batch->more) break;
@@ -215,7 +246,6 @@ Status Migration::Stream() {
       std::this_thread::sleep_until(due);
     }
   }
-  report_->streaming_micros = MicrosSince(start);
   return Status::OK();
 }
 
@@ -242,8 +272,11 @@ void Migration::Record(const std::string& kind, const std::string& error) {
                     std::chrono::system_clock::now().time_since_epoch()).count();
   e.table_id = table_->id;
   e.kind = kind;
-  e.reason = r_.reason + "; tablet " + (r_.start.empty() ? std::string("start") : ToHex(r_.start)) + " from " +
-             name(r_.from) + " to " + name(r_.to) + (error.empty() ? "" : ": " + error);
+  const std::string what = r_.from.empty() ? " replica added on " + name(r_.to)
+                           : r_.to.empty() ? " replica dropped from " + name(r_.from)
+                                           : " from " + name(r_.from) + " to " + name(r_.to);
+  e.reason = r_.reason + "; tablet " + (r_.start.empty() ? std::string("start") : ToHex(r_.start)) + what +
+             (error.empty() ? "" : ": " + error);
   s_->db->RecordTabletEvent(std::move(e));
 }
 
@@ -259,6 +292,7 @@ void Migration::Revert(MoveReport* report) {
     return;
   }
   report->stages.push_back({"reverted", *revision, micros});
+  if (r_.to.empty()) return;  // a drop: the others keep what was streamed to them
   if (Status st = DeleteRangeOn(r_.to); !st.ok()) report->error += "; the pending copy stays: " + st.ToString();
 }
 
@@ -316,7 +350,7 @@ MoveReport Migration::Advance(MigrationStage first, MoveReport report) {
     // Holds or fails the move here, with every node serving the stage.
     if (st.ok() && s_->failpoints) st = s_->failpoints->Hit(std::string("migration.") + MigrationStageName(t.stage));
     if (st.ok() && t.stage == MigrationStage::kStreaming) st = Stream();
-    if (st.ok() && t.stage == MigrationStage::kCleanup) st = DeleteRangeOn(r_.from);
+    if (st.ok() && t.stage == MigrationStage::kCleanup && !r_.from.empty()) st = DeleteRangeOn(r_.from);
     if (!st.ok()) {
       report.error = std::string(MigrationStageName(t.stage)) + ": " + st.ToString();
       if (!current_) {
@@ -344,7 +378,8 @@ MoveReport Migration::Advance(MigrationStage first, MoveReport report) {
   report.completed = true;
   Record("migration", "");
   spdlog::info("tablets: {}.{}: moved a replica from {} to {} ({} keys, {} bytes streamed)", table_->keyspace,
-               table_->name, UuidText(r_.from), UuidText(r_.to), report.streamed_keys, report.streamed_bytes);
+               table_->name, r_.from.empty() ? "(none: added)" : UuidText(r_.from),
+               r_.to.empty() ? "(none: dropped)" : UuidText(r_.to), report.streamed_keys, report.streamed_bytes);
   return report;
 }
 

@@ -56,7 +56,11 @@ struct ReplicationServices;
 struct MoveRequest {
   std::string keyspace, table;
   std::string start;      // the placement tablet's start, table-relative (bytes; "" for the first)
-  std::string from, to;   // host ids (16 bytes)
+  // host ids (16 bytes). A replication factor change leaves one empty
+  // (cluster/replication_change.h): no `from` adds a replica on `to`
+  // (streamed from the tablet's replicas), no `to` drops `from`'s (streamed
+  // to the other replicas first, then deleted at cleanup).
+  std::string from, to;
   // Why, as system.tablet_events records it on the driving node.
   std::string reason = "manual (admin API)";
 };
@@ -90,7 +94,8 @@ struct MoveReport {
 // Errors (nothing changed): NotFound (unknown table, no tablet starting at
 // `start`, `from` or `to` not a member), InvalidArgument (`from` not a
 // replica, `to` already one, `to` down or in another data center, the
-// tablet already in transition), IOError (etcd). Once the move started,
+// tablet already in transition, neither node given, a drop of the tablet's
+// only replica), IOError (etcd). Once the move started,
 // problems are reported in MoveReport (ok status).
 Result<MoveReport> MoveTabletReplica(ReplicationServices* services, const MoveRequest& request,
                                      const MigrationOptions& options = {});

@@ -26,9 +26,11 @@ std::string EncodePlacement(const std::vector<TabletReplicas>& tablets) {
     for (const auto& r : t.replicas) replicas.push_back(UuidText(r));
     nlohmann::json tablet = {{"start", ToHex(t.start)}, {"end", ToHex(t.end)}, {"replicas", replicas}};
     if (t.transition) {
-      tablet["transition"] = {{"stage", MigrationStageName(t.transition->stage)},
-                              {"leaving", UuidText(t.transition->leaving)},
-                              {"pending", UuidText(t.transition->pending)}};
+      // No "leaving" (a replica added) or no "pending" (one dropped): a
+      // replication factor change.
+      tablet["transition"] = {{"stage", MigrationStageName(t.transition->stage)}};
+      if (!t.transition->leaving.empty()) tablet["transition"]["leaving"] = UuidText(t.transition->leaving);
+      if (!t.transition->pending.empty()) tablet["transition"]["pending"] = UuidText(t.transition->pending);
       if (!t.transition->driver.empty()) tablet["transition"]["driver"] = UuidText(t.transition->driver);
     }
     list.push_back(std::move(tablet));
@@ -55,8 +57,15 @@ Result<std::vector<TabletReplicas>> DecodePlacement(const std::string& text) {
         const auto& j = t.at("transition");
         TabletTransition tr;
         TESSERA_ASSIGN_OR_RETURN(tr.stage, MigrationStageFromName(j.at("stage").get<std::string>()));
-        TESSERA_ASSIGN_OR_RETURN(tr.leaving, UuidFromText(j.at("leaving").get<std::string>()));
-        TESSERA_ASSIGN_OR_RETURN(tr.pending, UuidFromText(j.at("pending").get<std::string>()));
+        if (j.contains("leaving")) {
+          TESSERA_ASSIGN_OR_RETURN(tr.leaving, UuidFromText(j.at("leaving").get<std::string>()));
+        }
+        if (j.contains("pending")) {
+          TESSERA_ASSIGN_OR_RETURN(tr.pending, UuidFromText(j.at("pending").get<std::string>()));
+        }
+        if (tr.leaving.empty() && tr.pending.empty()) {
+          return Status::Corruption("a tablet transition with neither a leaving nor a pending replica");
+        }
         if (j.contains("driver")) {
           TESSERA_ASSIGN_OR_RETURN(tr.driver, UuidFromText(j.at("driver").get<std::string>()));
         }

@@ -7,7 +7,9 @@
 //       {"start": hex, "end": hex, "replicas": [host id text, ...],
 //        "transition": {"stage": name, "leaving": host id text,
 //                       "pending": host id text}   (only while migrating;
-//                       cluster/tablet_transition.h)}, ...]}
+//                       cluster/tablet_transition.h; a replication factor
+//                       change leaves out "leaving" when it adds a replica,
+//                       "pending" when it drops one)}, ...]}
 // with table-relative bounds (a storage key without its 4-byte table id; an
 // empty end is the table's end). The first node to need a table's placement
 // computes it from the members at that moment and creates the key if it is

@@ -38,13 +38,20 @@ std::optional<MigrationStage> NextMigrationStage(MigrationStage stage) {
 
 std::vector<std::string> NewReplicas(const std::vector<std::string>& old, const TabletTransition& t) {
   std::vector<std::string> out = old;
-  std::replace(out.begin(), out.end(), t.leaving, t.pending);
+  if (t.leaving.empty()) {
+    out.push_back(t.pending);
+  } else if (t.pending.empty()) {
+    out.erase(std::remove(out.begin(), out.end(), t.leaving), out.end());
+  } else {
+    std::replace(out.begin(), out.end(), t.leaving, t.pending);
+  }
   return out;
 }
 
 WriteReplicaSet WriteReplicas(const std::vector<std::string>& old, const std::optional<TabletTransition>& t) {
   if (!t || t->stage == MigrationStage::kAllowWriteBothReadOld) return {old, {}};
   if (t->stage == MigrationStage::kUseNew || t->stage == MigrationStage::kCleanup) return {NewReplicas(old, *t), {}};
+  if (t->pending.empty()) return {old, {}};
   return {old, {t->pending}};
 }
 

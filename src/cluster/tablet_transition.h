@@ -16,6 +16,13 @@
 // pending replica written to adds one to the acknowledgements a write
 // needs, as Cassandra counts pending endpoints.
 //
+// A replication factor change (ALTER KEYSPACE, cluster/replication_change.h)
+// goes through the same stages with one side empty, as ScyllaDB's RF change
+// rebuilds tablets: no leaving replica adds `pending` (new = old + pending;
+// the consistency levels count the new replica from write_both_read_new
+// on), no pending replica drops `leaving` (new = old - leaving; its data is
+// streamed to the others first, so a write it alone acknowledged stays).
+//
 // Stage names are FROZEN in etcd (nodes of different releases read them).
 //
 // Thread safety: plain values and pure functions.
@@ -40,8 +47,8 @@ enum class MigrationStage {
 
 struct TabletTransition {
   MigrationStage stage = MigrationStage::kAllowWriteBothReadOld;
-  std::string leaving;  // host id (16 bytes), one of the tablet's replicas
-  std::string pending;  // host id (16 bytes), not one of them
+  std::string leaving;  // host id (16 bytes), one of the tablet's replicas; empty: a replica is added
+  std::string pending;  // host id (16 bytes), not one of them; empty: a replica is dropped
   // host id (16 bytes) of the node advancing the stages; when it is down, or
   // restarted without the move in hand, another node takes the move over
   // (cluster/migration_resumer.h). Empty in placements written before it.
@@ -57,7 +64,8 @@ Result<MigrationStage> MigrationStageFromName(const std::string& name);
 std::optional<MigrationStage> NextMigrationStage(MigrationStage stage);
 
 // The replicas a migrated tablet has once it ends: old - leaving + pending,
-// in old's order with pending where leaving was.
+// in old's order with pending where leaving was (appended when nothing
+// leaves; leaving removed when nothing is pending).
 std::vector<std::string> NewReplicas(const std::vector<std::string>& old, const TabletTransition& t);
 
 // Whom a coordinator writes to and reads from, for a tablet with replicas

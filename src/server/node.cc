@@ -17,6 +17,7 @@
 #include "cluster/node_load.h"
 #include "cluster/placement_balancer.h"
 #include "cluster/replicated_tablet.h"
+#include "cluster/replication_change.h"
 #include "cluster/repair_holds.h"
 #include "cluster/tablet_map_sync.h"
 #include "cluster/tablet_migration.h"
@@ -69,6 +70,7 @@ struct Node::Listeners {
   std::unique_ptr<cluster::NodeLoadReporter> load_reporter;
   std::unique_ptr<cluster::PlacementBalancer> placement_balancer;
   std::unique_ptr<cluster::MigrationResumer> migration_resumer;
+  std::unique_ptr<cluster::ReplicationChangeCoordinator> replication_changer;
   Failpoints failpoints;
 };
 
@@ -160,6 +162,9 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   }
   l.migration_resumer = std::make_unique<cluster::MigrationResumer>(l.replication.get(), cluster::MigrationResumerOptions{});
   l.migration_resumer->Start();
+  l.replication_changer = std::make_unique<cluster::ReplicationChangeCoordinator>(l.replication.get(),
+                                                                                   cluster::ReplicationChangeOptions{});
+  l.processor->set_replication_changer(l.replication_changer.get());
   if (l.admin) {
     AdminClusterHooks hooks;
     cluster::ReplicationServices* services = l.replication.get();

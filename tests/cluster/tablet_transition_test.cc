@@ -58,6 +58,32 @@ TEST(TabletTransitionTest, WritesAndReadsFollowTheStage) {
   EXPECT_EQ(ReadReplicas(old, std::nullopt), old);
 }
 
+// A replication factor change: no leaving replica adds one, no pending one
+// drops one; the stages route as a move's do.
+TEST(TabletTransitionTest, AddingAndDroppingAReplicaFollowTheStages) {
+  const Hosts old = {"a", "b"};
+  TabletTransition add{MigrationStage::kWriteBothReadOld, "", "c"};
+  EXPECT_EQ(NewReplicas(old, add), (Hosts{"a", "b", "c"}));
+  EXPECT_EQ(WriteReplicas(old, add).natural, old);
+  EXPECT_EQ(WriteReplicas(old, add).pending, Hosts{"c"});
+  EXPECT_EQ(ReadReplicas(old, add), old);
+  add.stage = MigrationStage::kWriteBothReadNew;
+  EXPECT_EQ(ReadReplicas(old, add), (Hosts{"a", "b", "c"}));
+  add.stage = MigrationStage::kUseNew;
+  EXPECT_EQ(WriteReplicas(old, add).natural, (Hosts{"a", "b", "c"}));
+  EXPECT_TRUE(WriteReplicas(old, add).pending.empty());
+
+  TabletTransition drop{MigrationStage::kStreaming, "a", ""};
+  EXPECT_EQ(NewReplicas(old, drop), Hosts{"b"});
+  EXPECT_EQ(WriteReplicas(old, drop).natural, old);  // the dropped replica still gets writes
+  EXPECT_TRUE(WriteReplicas(old, drop).pending.empty());
+  EXPECT_EQ(ReadReplicas(old, drop), old);
+  drop.stage = MigrationStage::kWriteBothReadNew;
+  EXPECT_EQ(ReadReplicas(old, drop), Hosts{"b"});
+  drop.stage = MigrationStage::kCleanup;
+  EXPECT_EQ(WriteReplicas(old, drop).natural, Hosts{"b"});
+}
+
 TEST(TabletTransitionTest, PlacementCarriesTheTransitionInItsFrozenForm) {
   const std::string a = "00000000-0000-0000-0000-00000000000a", b = "00000000-0000-0000-0000-00000000000b",
                     c = "00000000-0000-0000-0000-00000000000c";
@@ -84,6 +110,16 @@ TEST(TabletTransitionTest, PlacementCarriesTheTransitionInItsFrozenForm) {
   std::string bad = text;
   bad.replace(bad.find("streaming"), 9, "streamed!");
   EXPECT_FALSE(DecodePlacement(bad).ok());
+  // A replication factor change leaves one side out; leaving both out is corrupt.
+  std::string added = text;
+  added.erase(added.find(R"("leaving")"), std::string(R"("leaving": ")" + a + R"(", )").size());
+  auto with_added = DecodePlacement(added);
+  ASSERT_TRUE(with_added.ok()) << with_added.status().ToString();
+  EXPECT_TRUE((*with_added)[0].transition->leaving.empty());
+  EXPECT_EQ(UuidText((*with_added)[0].transition->pending), c);
+  std::string neither = added;
+  neither.erase(neither.find(R"(, "pending")"), std::string(R"(, "pending": ")" + c + R"(")").size());
+  EXPECT_EQ(DecodePlacement(neither).status().code(), Status::Code::kCorruption);
 }
 
 TEST(PlacementFenceTest, DrainWaitsForOlderWritesOnly) {

@@ -202,6 +202,19 @@ def running_cluster(binary, nodes, server_args):
             print("cluster kept in", c.dir)
 
 
+def node_session(cluster, node, request_timeout=30):
+    """(driver, session) of a DataStax driver that talks to node `node` only
+    (its coordinator), with `request_timeout` seconds per request."""
+    from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
+    from cassandra.policies import WhiteListRoundRobinPolicy
+    addr = cluster.address(node)
+    profile = ExecutionProfile(load_balancing_policy=WhiteListRoundRobinPolicy([addr]),
+                               request_timeout=request_timeout)
+    driver = Cluster([addr], port=cluster.port, protocol_version=4, connect_timeout=10,
+                     execution_profiles={EXEC_PROFILE_DEFAULT: profile})
+    return driver, driver.connect()
+
+
 def wait_until(predicate, timeout, what):
     """Polls `predicate` every 0.2 s (an exception counts as not yet: a node
     may be starting) until it is true, or fails after `timeout` seconds."""

@@ -22,11 +22,9 @@ import uuid
 
 import pytest
 from cassandra import ConsistencyLevel
-from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
-from cassandra.policies import WhiteListRoundRobinPolicy
 from cassandra.query import SimpleStatement
 
-from local_cluster import Writes, metric, running_cluster, wait_until
+from local_cluster import Writes, metric, node_session, running_cluster, wait_until
 
 BINARY = os.environ["TESSERA_BINARY"]
 Q, ALL = ConsistencyLevel.QUORUM, ConsistencyLevel.ALL
@@ -35,14 +33,6 @@ Q, ALL = ConsistencyLevel.QUORUM, ConsistencyLevel.ALL
 @pytest.fixture(scope="module")
 def cluster():
     yield from running_cluster(BINARY, 3, ["--cluster-lease-seconds=3"])
-
-
-def node_session(cluster, node):
-    addr = cluster.address(node)
-    profile = ExecutionProfile(load_balancing_policy=WhiteListRoundRobinPolicy([addr]), request_timeout=30)
-    driver = Cluster([addr], port=cluster.port, protocol_version=4, connect_timeout=10,
-                     execution_profiles={EXEC_PROFILE_DEFAULT: profile})
-    return driver, driver.connect()
 
 
 def admin(cluster, node, *args):

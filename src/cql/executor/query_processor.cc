@@ -105,6 +105,19 @@ int ReplicationFactorOf(const KeyspaceMetadata& ks) {
   return std::max(total, 1);
 }
 
+// A keyspace's replication factor per data center, SimpleStrategy's under
+// `simple_dc` (a cluster's tablets place it in one group of every node).
+std::map<std::string, int> FactorsByDataCenter(const std::map<std::string, std::string>& replication,
+                                               const std::string& simple_dc) {
+  const bool nts = replication.count("class") && replication.at("class").find("NetworkTopology") != std::string::npos;
+  std::map<std::string, int> out;
+  for (const auto& [key, value] : replication) {
+    if (key == "class" || (nts && key == "replication_factor") || (!nts && key != "replication_factor")) continue;
+    out[nts ? key : simple_dc] = std::atoi(value.c_str());
+  }
+  return out;
+}
+
 }  // namespace
 
 Reply QueryProcessor::Process(ConnectionState& conn, const Request& request) {
@@ -299,6 +312,23 @@ Status QueryProcessor::CheckReplicationFits(const RawStatement& s) const {
     if (factor > available) {
       return Status::InvalidArgument("Replication factor " + std::to_string(factor) + " exceeds the number of nodes " +
                                      std::to_string(available) + (nts ? " in data center " + key : " of the cluster"));
+    }
+  }
+  // Tablets get or lose one replica per data center at a time, so that a
+  // quorum of the old replicas and one of the new always overlap (as
+  // ScyllaDB limits an ALTER KEYSPACE of a tablets keyspace).
+  auto old = db_->catalog().GetKeyspace(*name);
+  if (!std::holds_alternative<AlterKeyspaceStatement>(s) || !old.ok()) return Status::OK();
+  auto before = FactorsByDataCenter(old->replication, local_dc_);
+  auto after = FactorsByDataCenter(ks->replication, local_dc_);
+  for (const auto& [dc, factor] : after) before.try_emplace(dc, 0);
+  for (const auto& [dc, factor] : before) {
+    const int next = after.count(dc) ? after.at(dc) : 0;
+    if (std::abs(next - factor) > 1) {
+      return Status::InvalidArgument("Cannot change the replication factor of data center " + dc + " from " +
+                                     std::to_string(factor) + " to " + std::to_string(next) +
+                                     ": it changes by at most 1 at a time (one replica added to or dropped from "
+                                     "every tablet), so that old and new quorums overlap");
     }
   }
   return Status::OK();
@@ -498,7 +528,16 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
                                  std::get<DropStatement>(s).target != DropStatement::Target::kSequence);
   if (schema_statement && schema_coordinator_ != nullptr) {
     if (Status fits = CheckReplicationFits(s); !fits.ok()) return Error(fits, &s);
-    return schema_result(schema_coordinator_->Run(ks, text, [&] { return *ExecuteSchema(s, ks); }));
+    auto outcome = schema_coordinator_->Run(ks, text, [&] { return *ExecuteSchema(s, ks); });
+    // ALTER KEYSPACE ... WITH replication answers once the tablets have the
+    // new factors (replication_changer.h).
+    const auto* alter = std::get_if<AlterKeyspaceStatement>(&s);
+    if (outcome.ok() && outcome->change && alter && replication_changer_ != nullptr &&
+        std::any_of(alter->properties.begin(), alter->properties.end(),
+                    [](const Property& p) { return p.name == "replication"; })) {
+      if (Status st = replication_changer_->ApplyReplication(alter->name); !st.ok()) return Error(st, &s);
+    }
+    return schema_result(std::move(outcome));
   }
   if (auto r = ExecuteSchema(s, ks)) return schema_result(*r);
   if (const auto* x = std::get_if<CreateSequenceStatement>(&s)) {

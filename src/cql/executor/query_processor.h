@@ -32,6 +32,7 @@
 
 #include "auth/auth_service.h"
 #include "cql/executor/conditional_writes.h"
+#include "cql/executor/replication_changer.h"
 #include "cql/executor/schema_coordinator.h"
 #include "cql/executor/system_tables.h"
 #include "cql/parser/raw_statements.h"
@@ -52,6 +53,9 @@ class QueryProcessor : public RequestProcessor {
   // In a cluster: the coordinator every schema statement goes through.
   // REQUIRES: set before the first request; outlives the processor.
   void set_schema_coordinator(SchemaCoordinator* coordinator) { schema_coordinator_ = coordinator; }
+  // A cluster node's: ALTER KEYSPACE changing replication answers once the
+  // tablets have the new factors. REQUIRES: outlives the processor's use.
+  void set_replication_changer(ReplicationChanger* changer) { replication_changer_ = changer; }
   // Applies a schema statement another node ran (the cluster's schema log),
   // in `keyspace`, without the coordinator, and reports its change as a
   // SCHEMA_CHANGE event to this node's clients. Errors: SyntaxError,
@@ -113,13 +117,15 @@ class QueryProcessor : public RequestProcessor {
   const std::string local_dc_;
   SystemTables system_tables_;
   SchemaCoordinator* schema_coordinator_ = nullptr;
+  ReplicationChanger* replication_changer_ = nullptr;
   ConditionalWrites conditional_writes_{db_};
   // The refusal for a statement that reads or writes a user table; OK for any other.
   // In a cluster: Invalid for conditional statements and counter writes on a
   // keyspace with more than one replica (no Paxos, no counter shards yet).
   Status CheckReplicatedStatement(const RawStatement& s, const std::string& keyspace) const;
   // In a cluster: Invalid for CREATE / ALTER KEYSPACE asking more replicas
-  // of a data center than it has nodes (members, alive or not).
+  // of a data center than it has nodes (members, alive or not), and for an
+  // ALTER KEYSPACE changing a data center's factor by more than 1.
   Status CheckReplicationFits(const RawStatement& s) const;
   std::function<void(const SchemaChange&)> on_schema_change_;
   std::mutex mu_;
