@@ -45,6 +45,7 @@ struct ServerConfig {
   bool placement_balancer = false;         // move tablet replicas between nodes by count
   int placement_balancer_interval_ms = 5000;
   uint64_t placement_balancer_min_bytes = 64 << 20;  // a node less above the mean in bytes is left alone
+  int placement_balancer_max_moves_per_node = 2;     // moves a node takes part in at once
   std::vector<std::string> failpoints;     // NAME=ACTION (common/failpoints.h)
 };
 

@@ -97,11 +97,14 @@ int main(int argc, char** argv) {
                 "in a cluster: move tablet replicas between nodes until each holds as many, stores about as many "
                 "bytes and serves about as many requests (one node leads, elected through etcd)");
   cmd->add_option("--placement-balancer-interval-ms", server.placement_balancer_interval_ms,
-                  "how often the leading node considers one move")
+                  "how often the leading node plans moves")
       ->check(CLI::Range(100, 3600000))->capture_default_str();
   cmd->add_option("--placement-balancer-min-bytes", server.placement_balancer_min_bytes,
                   "bytes a node must store above the mean (and 1.25 x the mean) before replicas move for bytes")
       ->capture_default_str();
+  cmd->add_option("--placement-balancer-max-moves-per-node", server.placement_balancer_max_moves_per_node,
+                  "tablet moves a node may be the source or target of at once")
+      ->check(CLI::Range(1, 64))->capture_default_str();
   cmd->add_option("--failpoint", server.failpoints,
                   "NAME=ACTION (pause, error, off): hold or fail an operation at a named stage, for fault tests "
                   "(common/failpoints.h lists the names); repeatable")

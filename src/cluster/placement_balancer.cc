@@ -30,6 +30,7 @@ void PlacementBalancer::Start() {
 
 void PlacementBalancer::Stop() {
   task_.Stop();
+  ReapMoves(/*wait=*/true);
   if (lease_ != 0) {
     (void)services_->membership->etcd().LeaseRevoke(lease_);  // the next leader need not wait for the TTL
     lease_ = 0;
@@ -73,17 +74,13 @@ int64_t WallMicros() {
       .count();
 }
 
-// Every placed tablet of the tables this node knows; false (nothing to plan)
-// when etcd is unreachable or a tablet is in transition (one move in flight
-// cluster-wide).
+// Every placed tablet of the tables this node knows, those in transition
+// too; false (nothing to plan) when etcd is unreachable.
 bool PlacedTablets(ReplicationServices* s, std::vector<PlacedTablet>* out) {
   auto tables = ReadPlacedTables(*s);
   if (!tables.ok()) return false;
   for (auto& placed : *tables) {
-    for (auto& t : placed.placement) {
-      if (t.transition) return false;
-      out->push_back({placed.table, std::move(t)});
-    }
+    for (auto& t : placed.placement) out->push_back({placed.table, std::move(t)});
   }
   return true;
 }
@@ -131,13 +128,32 @@ std::vector<TabletPlacementLoad> TabletLoads(const std::vector<PlacedTablet>& pl
 
 bool PlacementBalancer::Round() {
   ReplicationServices* s = services_;
+  ReapMoves(/*wait=*/false);
   std::vector<PlacedTablet> placed;
   if (!PlacedTablets(s, &placed)) return false;
-  if (CompleteReplication()) return true;
+  // Moves in flight, this leader's or not: each node's share, and their
+  // tablets counted where they are going.
+  std::map<std::string, int> moving_on;  // host id -> moves it is the source or target of
   const auto reports = LoadReports(s->membership->etcd());
   std::vector<TabletPlacementLoad> tablets = TabletLoads(placed, reports);
+  for (size_t i = 0; i < placed.size(); ++i) {
+    const TabletReplicas& t = placed[i].tablet;
+    auto mine = std::find_if(moves_in_flight_.begin(), moves_in_flight_.end(), [&](const MoveInFlight& m) {
+      return m.table_uuid == placed[i].table->uuid && m.start == t.start;
+    });
+    if (!t.transition && mine == moves_in_flight_.end()) continue;
+    // In transition, or started here and not written yet.
+    tablets[i].moving = true;
+    const TabletTransition move = t.transition ? *t.transition : TabletTransition{{}, mine->from, mine->to, {}};
+    tablets[i].replicas = NewReplicas(t.replicas, move);
+    for (const std::string* host : {&move.leaving, &move.pending}) {
+      if (!host->empty()) ++moving_on[*host];
+    }
+  }
+  const bool in_transition = !moving_on.empty() || !moves_in_flight_.empty();
+  if (!in_transition && CompleteReplication()) return true;
   std::map<std::string, std::vector<NodePlacementLoad>> by_dc;
-  bool current = true;  // every live node reported after the last change settled
+  bool current = !in_transition;  // and every live node reported after the last change settled
   for (const auto& m : s->membership->Members()) {
     if (!m.alive) continue;
     by_dc[m.record.data_center].push_back({m.record.host_id, m.record.address, 0, 0});
@@ -151,28 +167,59 @@ bool PlacementBalancer::Round() {
     AssumeSplitLoads(placed, &tablets);
   }
   const int64_t now = WallMicros();
-  for (auto& [dc, nodes] : by_dc) {
-    for (auto& n : nodes) {
-      for (const auto& t : tablets) n.tablets += std::count(t.replicas.begin(), t.replicas.end(), n.host_id);
+  int started = 0;
+  for (auto& [dc, dc_nodes] : by_dc) {
+    while (started < options_.max_moves_per_round) {
+      std::vector<NodePlacementLoad> nodes = dc_nodes;
+      for (auto& n : nodes) {
+        for (const auto& t : tablets) n.tablets += std::count(t.replicas.begin(), t.replicas.end(), n.host_id);
+      }
+      NodeLoads(tablets, &nodes);
+      PlacementDecision d = PlanPlacement(dc, nodes, tablets, options_.plan, current);
+      if (d.kind == PlacementDecision::Kind::kNone) break;
+      const PlacedTablet& p = placed[d.tablet];
+      if (d.kind == PlacementDecision::Kind::kRefusal) {
+        RecordRefusal(dc, *p.table, d.reason, now);
+        break;
+      }
+      if (d.kind == PlacementDecision::Kind::kSplit) {
+        if (!Split(p.table, p.tablet.start, d.reason)) return started > 0;
+        recent_splits_.push_back({UuidText(p.table->uuid), p.tablet.start, p.tablet.end, tablets[d.tablet].load});
+        last_change_micros_ = WallMicros();
+        return true;
+      }
+      const int limit = std::max(1, options_.max_moves_per_node);
+      if (moving_on[d.from] >= limit || moving_on[d.to] >= limit) break;  // the next round, once one ends
+      StartMove(p.table, p.tablet.start, d);
+      ++moving_on[d.from];
+      ++moving_on[d.to];
+      ++started;
+      // Planned on as if it had ended; the load rules wait for reports from after it.
+      tablets[d.tablet].moving = true;
+      std::replace(tablets[d.tablet].replicas.begin(), tablets[d.tablet].replicas.end(), d.from, d.to);
+      current = false;
     }
-    NodeLoads(tablets, &nodes);
-    PlacementDecision d = PlanPlacement(dc, nodes, tablets, options_.plan, current);
-    if (d.kind == PlacementDecision::Kind::kNone) continue;
-    const PlacedTablet& p = placed[d.tablet];
-    if (d.kind == PlacementDecision::Kind::kRefusal) {
-      RecordRefusal(dc, *p.table, d.reason, now);
+  }
+  return started > 0;
+}
+
+void PlacementBalancer::StartMove(const std::shared_ptr<const TableSchema>& table, const std::string& start,
+                                  const PlacementDecision& d) {
+  moves_in_flight_.push_back({table->uuid, start, d.from, d.to,
+                              std::async(std::launch::async, [this, table, start, d, revision = leader_revision_] {
+                                return Move(table, start, d, revision);
+                              })});
+}
+
+void PlacementBalancer::ReapMoves(bool wait) {
+  for (auto it = moves_in_flight_.begin(); it != moves_in_flight_.end();) {
+    if (!wait && it->completed.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      ++it;
       continue;
     }
-    const bool changed = d.kind == PlacementDecision::Kind::kMove ? Move(p.table, p.tablet.start, d)
-                                                                   : Split(p.table, p.tablet.start, d.reason);
-    if (!changed) return false;
-    if (d.kind == PlacementDecision::Kind::kSplit) {
-      recent_splits_.push_back({UuidText(p.table->uuid), p.tablet.start, p.tablet.end, tablets[d.tablet].load});
-    }
-    last_change_micros_ = WallMicros();
-    return true;
+    if (it->completed.get()) last_change_micros_ = WallMicros();
+    it = moves_in_flight_.erase(it);
   }
-  return false;
 }
 
 // Rule 0: a tablet with more or fewer replicas than its keyspace asks (an
@@ -210,14 +257,14 @@ void PlacementBalancer::AssumeSplitLoads(const std::vector<PlacedTablet>& placed
 }
 
 bool PlacementBalancer::Move(const std::shared_ptr<const TableSchema>& table, const std::string& start,
-                             const PlacementDecision& d) {
+                             const PlacementDecision& d, int64_t leader_revision) {
   MoveRequest move{table->keyspace, table->name, start, d.from, d.to};
   move.reason = d.reason;
   spdlog::info("tablets: {}.{}: moving the replica of tablet {} from {} to {}: {}", table->keyspace, table->name,
                ToHex(start), UuidText(d.from), UuidText(d.to), d.reason);
   MigrationOptions fenced = options_.migration;  // a deposed leader's writes fail
   fenced.fence_key = kBalancerLeaderKey;
-  fenced.fence_create_revision = leader_revision_;
+  fenced.fence_create_revision = leader_revision;
   auto report = MoveTabletReplica(services_, move, fenced);
   return report.ok() && report->completed;
 }

@@ -15,12 +15,19 @@
 // (MigrationOptions::fence_key), so once the key expired or another node
 // holds it the move stops, and the migration resumer finishes it.
 //
-// A round (every interval, leader only): nothing while any tablet is in
-// transition (one move in flight cluster-wide); else one replica added or
-// dropped of a tablet whose replica count differs from its keyspace's
-// factors (an ALTER KEYSPACE whose node died on the way,
-// cluster/replication_change.h), if any; else, per data center, the
-// first decision of PlanPlacement (cluster/placement_plan.h) over the live
+// A round (every interval, leader only): one replica added or dropped of a
+// tablet whose replica count differs from its keyspace's factors (an ALTER
+// KEYSPACE whose node died on the way, cluster/replication_change.h), when
+// no tablet is in transition; else, per data center, decisions of
+// PlanPlacement over the placement as it will be once the moves in flight
+// end (their tablets never chosen again meanwhile): each move started on a
+// thread of its own as long as neither of its nodes takes part in
+// max_moves_per_node moves already, until a decision is not a move (a split
+// or a refusal waits for a round with nothing in transition) or a node is
+// at its limit. So a joining node receives up to max_moves_per_node moves
+// at once; the bytes and load rules still wait for reports from after the
+// last change, so they act one move at a time. The decisions are the
+// first ones of PlanPlacement (cluster/placement_plan.h) over the live
 // nodes: a move by tablet count, by bytes or by served load, a split of a
 // tablet too hot to place anywhere, or a refusal. Loads and tablet sizes
 // come from every node's report (cluster/node_load.h); the bytes and load
@@ -33,13 +40,14 @@
 // partition when it sampled too few keys); a refusal is recorded (kind
 // "refusal") at most once per refusal_interval_micros per data center.
 //
-// Stop is explicit (the destructor calls it): it wakes the thread, lets a
-// move in flight finish, revokes the lease.
+// Stop is explicit (the destructor calls it): it wakes the thread, lets the
+// moves in flight finish, revokes the lease.
 //
 // Thread safety: Start/Stop from one thread.
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <map>
 #include <memory>
 #include <string>
@@ -77,6 +85,13 @@ struct PlacementBalancerOptions {
   // of its load each.
   int64_t load_settle_micros = 3'000'000;
   int64_t refusal_interval_micros = 30'000'000;
+  // Moves run on threads of their own, several at once: a node is the
+  // source or the target of at most this many in flight (ScyllaDB likewise
+  // bounds the streams per shard), counting moves it did not start (a
+  // manual move, a resumed one, a replication factor change).
+  int max_moves_per_node = 2;
+  // The most moves one round starts.
+  int max_moves_per_round = 8;
   MigrationOptions migration;
 };
 
@@ -88,8 +103,9 @@ class PlacementBalancer {
   void Start();
   void Stop();
 
-  // One round now, on the caller's thread (tests): true when it moved a
-  // replica. Leads first if no one does.
+  // One round now, on the caller's thread (tests): true when it started a
+  // move, split a tablet or changed a replica count. Leads first if no one
+  // does.
   bool RunOnce();
 
  private:
@@ -100,7 +116,12 @@ class PlacementBalancer {
   bool Round();
   // Rule 0 (cluster/replication_change.h): true when it added or dropped a replica.
   bool CompleteReplication();
-  bool Move(const std::shared_ptr<const TableSchema>& table, const std::string& start, const PlacementDecision& d);
+  // Runs on a thread of its own (StartMove); true when the move completed.
+  bool Move(const std::shared_ptr<const TableSchema>& table, const std::string& start, const PlacementDecision& d,
+            int64_t leader_revision);
+  void StartMove(const std::shared_ptr<const TableSchema>& table, const std::string& start, const PlacementDecision& d);
+  // Collects the moves that ended; `wait`: all of them, once they end.
+  void ReapMoves(bool wait);
   bool Split(const std::shared_ptr<const TableSchema>& table, const std::string& start, const std::string& reason);
   void RecordRefusal(const std::string& dc, const TableSchema& table, const std::string& reason, int64_t now);
   void AssumeSplitLoads(const std::vector<PlacedTablet>& placed, std::vector<TabletPlacementLoad>* tablets) const;
@@ -119,6 +140,14 @@ class PlacementBalancer {
   int64_t last_change_micros_ = 0;  // wall clock: when the last move or split ended
   std::map<std::string, int64_t> last_refusal_micros_;  // data center -> when a refusal was last recorded
   std::vector<RecentSplit> recent_splits_;
+  // This leader's moves (balancer thread; Stop after the task): counted and
+  // kept from being chosen again even before their first stage is in etcd.
+  struct MoveInFlight {
+    std::string table_uuid;  // 16 bytes
+    std::string start, from, to;
+    std::future<bool> completed;
+  };
+  std::vector<MoveInFlight> moves_in_flight_;
   PeriodicTask task_;
 };
 

@@ -69,7 +69,7 @@ std::optional<Candidate> BestMove(const std::vector<TabletPlacementLoad>& tablet
   std::optional<Candidate> best;
   for (size_t i = 0; i < tablets.size(); ++i) {
     const auto& t = tablets[i];
-    if (!Holds(t, from.host_id) || Holds(t, to.host_id) || (allowed && !allowed(t))) continue;
+    if (t.moving || !Holds(t, from.host_id) || Holds(t, to.host_id) || (allowed && !allowed(t))) continue;
     Candidate c{i, std::max(from.load - t.load, to.load + t.load),
                 std::max(static_cast<double>(from.bytes) - static_cast<double>(t.bytes),
                          static_cast<double>(to.bytes + t.bytes)),
@@ -272,7 +272,8 @@ PlacementDecision PlanPlacement(const std::string& dc, const std::vector<NodePla
   // Rule 4: the hottest tablet on the busiest node, if it alone is the excess.
   std::optional<size_t> hottest;
   for (size_t i = 0; i < tablets.size(); ++i) {
-    if (Holds(tablets[i], hot.host_id) && (!hottest || tablets[i].load > tablets[*hottest].load)) hottest = i;
+    if (tablets[i].moving || !Holds(tablets[i], hot.host_id)) continue;
+    if (!hottest || tablets[i].load > tablets[*hottest].load) hottest = i;
   }
   PlacementDecision d;
   d.from = hot.host_id;

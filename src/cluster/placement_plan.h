@@ -65,6 +65,9 @@ struct TabletPlacementLoad {
   std::vector<std::string> replicas;  // host ids
   double load = 0;                    // requests/s one replica serves
   uint64_t bytes = 0;                 // bytes one replica stores
+  // In transition (a move in flight, its `replicas` those it will have):
+  // counted where it is going, never moved or split again meanwhile.
+  bool moving = false;
 };
 
 struct PlacementPlanOptions {

@@ -157,6 +157,7 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
     cluster::PlacementBalancerOptions b;
     b.interval_micros = c.placement_balancer_interval_micros;
     b.plan.min_bytes = c.placement_balancer_min_bytes;
+    b.max_moves_per_node = c.placement_balancer_max_moves_per_node;
     l.placement_balancer = std::make_unique<cluster::PlacementBalancer>(l.replication.get(), b);
     l.placement_balancer->Start();
   }

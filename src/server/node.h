@@ -39,11 +39,12 @@ struct NodeClusterOptions {
   // How often the node puts its load in etcd (cluster/node_load.h).
   int64_t load_report_interval_ms = 10'000;
   // The placement balancer (cluster/placement_balancer.h): off unless set;
-  // when on, the node competes for leadership and the leader moves a tablet
-  // replica every interval while nodes hold unequal counts, bytes or load.
+  // when on, the node competes for leadership and the leader moves tablet
+  // replicas while nodes hold unequal counts, bytes or load.
   bool placement_balancer = false;
   int64_t placement_balancer_interval_micros = 5'000'000;
   uint64_t placement_balancer_min_bytes = 64 << 20;  // PlacementPlanOptions::min_bytes
+  int placement_balancer_max_moves_per_node = 2;     // PlacementBalancerOptions::max_moves_per_node
 };
 
 struct NodeOptions {

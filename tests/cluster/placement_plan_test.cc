@@ -62,6 +62,20 @@ TEST(PlacementPlanTest, CountsComeFirstAndMoveTheReplicaThatKeepsLoadsClosest) {
   EXPECT_NE(d.reason.find("balance: 127.0.0.1 holds 4 tablet replicas"), std::string::npos) << d.reason;
 }
 
+// The balancer plans on while moves are in flight: a tablet in transition
+// counts where it is going and is never chosen again.
+TEST(PlacementPlanTest, ATabletInTransitionIsNeverChosen) {
+  std::vector<TabletPlacementLoad> tablets = {Tablet("a", "A", 0), Tablet("b", "A", 300), Tablet("c", "A", 100),
+                                              Tablet("d", "A", 0), Tablet("e", "B", 50), Tablet("f", "B", 50)};
+  tablets[2].moving = true;  // "c", the count rule's first pick
+  auto d = PlanPlacement("dc1", Nodes(tablets, 3), tablets, {}, false);
+  ASSERT_EQ(d.kind, Kind::kMove) << d.reason;
+  EXPECT_NE(tablets[d.tablet].start, "c");
+  EXPECT_EQ(d.from, "A");
+  for (auto& t : tablets) t.moving = t.replicas[0] == "A";
+  EXPECT_EQ(PlanPlacement("dc1", Nodes(tablets, 3), tablets, {}, false).kind, Kind::kNone);
+}
+
 TEST(PlacementPlanTest, LoadRulesWaitForCurrentLoads) {
   std::vector<TabletPlacementLoad> tablets = {Tablet("a", "A", 400), Tablet("b", "A", 200), Tablet("c", "B", 0),
                                               Tablet("d", "C", 0)};

@@ -1,7 +1,9 @@
 """The placement balancer (issue 11, must-show 1 in part): three nodes run
 with --placement-balancer; one is elected through etcd and leads. Under QUORUM
 writes and paged reads a 4th node joins; the leader moves tablet replicas to
-it, one migration at a time, until max/mean of tablet replicas per node is
+it, several at once but never more than 2 per node (--placement-balancer's
+max_moves_per_node, checked from the tablets' transitions sampled through
+the admin API), until max/mean of tablet replicas per node is
 below 1.25, and then stops moving; the bytes per node (each node's load
 report, after a compaction) follow, below 1.25 x the mean too. Every
 acknowledged row is there exactly
@@ -68,7 +70,25 @@ def test_a_joining_node_gets_its_share_and_the_moves_stop(cluster):
                 except Exception as e:  # noqa: BLE001
                     errors.append(repr(e))
 
-        threads = [threading.Thread(target=reader, daemon=True)]
+        in_flight = {"most": 0, "most_per_node": {}}  # moves in flight at once, sampled
+
+        def watch_moves():
+            while not stop.is_set():
+                try:
+                    moving = [t["transition"] for t in cluster.admin_json(1, "tablets", "--keyspace", "pb")["tablets"]
+                              if t["transition"]]
+                except Exception:  # noqa: BLE001 - a sample missed
+                    continue
+                in_flight["most"] = max(in_flight["most"], len(moving))
+                per_node = {}
+                for t in moving:
+                    for node in (t["leaving"], t["pending"]):
+                        per_node[node] = per_node.get(node, 0) + 1
+                for node, n in per_node.items():
+                    in_flight["most_per_node"][node] = max(in_flight["most_per_node"].get(node, 0), n)
+                time.sleep(0.1)
+
+        threads = [threading.Thread(target=reader, daemon=True), threading.Thread(target=watch_moves, daemon=True)]
         writes.__enter__()
         for t in threads:
             t.start()
@@ -114,8 +134,11 @@ def test_a_joining_node_gets_its_share_and_the_moves_stop(cluster):
                 break
             time.sleep(1)
         bytes_ratio = max(loads.values()) / (sum(loads.values()) / 4)
-        print("balanced (max/mean < 1.25) %.1f s after the join, moves stopped at %s; bytes %s, max/mean %.2f" % (
-            balanced_at - started, counts, loads, bytes_ratio))
+        print("balanced (max/mean < 1.25) %.1f s after the join, moves stopped at %s; bytes %s, max/mean %.2f; "
+              "at most %d moves in flight at once, per node %s" % (balanced_at - started, counts, loads, bytes_ratio,
+                                                                   in_flight["most"], in_flight["most_per_node"]))
+        assert in_flight["most"] >= 2, in_flight
+        assert max(in_flight["most_per_node"].values()) <= 2, in_flight
         assert bytes_ratio < 1.25, loads
         acked = writes.acked
         assert errors + writes.errors == [], (errors + writes.errors)[:5]
