@@ -73,6 +73,7 @@ int RunServer(const ServerConfig& config) {
   options.cluster.placement_balancer_interval_micros = int64_t{config.placement_balancer_interval_ms} * 1000;
   options.cluster.placement_balancer_min_bytes = config.placement_balancer_min_bytes;
   options.cluster.placement_balancer_max_moves_per_node = config.placement_balancer_max_moves_per_node;
+  options.cluster.stream_bytes_per_second = config.stream_mib_per_second << 20;
   options.failpoints = config.failpoints;
   if (!config.node_address.empty() && config.node_address != options.cql_address) {
     spdlog::error("--node-address {} differs from the address of --listen {}: drivers reach a node where it listens",

@@ -46,6 +46,7 @@ struct ServerConfig {
   int placement_balancer_interval_ms = 5000;
   uint64_t placement_balancer_min_bytes = 64 << 20;  // a node less above the mean in bytes is left alone
   int placement_balancer_max_moves_per_node = 2;     // moves a node takes part in at once
+  uint64_t stream_mib_per_second = 64;               // what the migrations a node drives stream, at most; 0: no limit
   std::vector<std::string> failpoints;     // NAME=ACTION (common/failpoints.h)
 };
 

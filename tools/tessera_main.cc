@@ -102,6 +102,9 @@ int main(int argc, char** argv) {
   cmd->add_option("--placement-balancer-min-bytes", server.placement_balancer_min_bytes,
                   "bytes a node must store above the mean (and 1.25 x the mean) before replicas move for bytes")
       ->capture_default_str();
+  cmd->add_option("--stream-mib-per-second", server.stream_mib_per_second,
+                  "MiB/s the tablet migrations this node drives stream at most, all together (0: no limit)")
+      ->check(CLI::Range(0, 1 << 20))->capture_default_str();
   cmd->add_option("--placement-balancer-max-moves-per-node", server.placement_balancer_max_moves_per_node,
                   "tablet moves a node may be the source or target of at once")
       ->check(CLI::Range(1, 64))->capture_default_str();

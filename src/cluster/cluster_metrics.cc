@@ -30,6 +30,13 @@ std::string RenderClusterMetrics(const ReplicationServices& s, const InternodeSe
          h ? h->dropped() : 0);
   Metric(&out, "tessera_hints_pending", "gauge", "Hints waiting for their replica.", h ? h->pending() : 0);
   Metric(&out, "tessera_hints_pending_bytes", "gauge", "Bytes of the hints waiting.", h ? h->pending_bytes() : 0);
+  Metric(&out, "tessera_migration_streamed_bytes_total", "counter",
+         "Key and value bytes the tablet migrations this node drove streamed.", s.streamed_bytes.load());
+  Metric(&out, "tessera_migration_streamed_keys_total", "counter",
+         "Keys the tablet migrations this node drove streamed.", s.streamed_keys.load());
+  Metric(&out, "tessera_migration_stream_limit_bytes_per_second", "gauge",
+         "What those migrations stream at most, all together (0: no limit).",
+         s.stream_limiter ? s.stream_limiter->bytes_per_second() : 0);
   Metric(&out, "tessera_read_repairs_total", "counter", "Keys written back to a replica by a read.",
          s.read_repairs.load());
   Metric(&out, "tessera_coordinator_unavailables_total", "counter", "Requests refused as Unavailable.",

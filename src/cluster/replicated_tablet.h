@@ -44,6 +44,7 @@
 #include "cluster/placement_fence.h"
 #include "cluster/reconciling_iterator.h"
 #include "cluster/replication_strategy.h"
+#include "cluster/stream_rate_limiter.h"
 #include "cluster/tablet_placement.h"
 #include "tablets/tablet_map.h"
 
@@ -77,6 +78,10 @@ struct ReplicationServices {
   // stage means no write routed by an older stage is in flight.
   PlacementFence placement_fence;
   MigrationsInHand migrations_in_hand;   // moves this node drives (cluster/tablet_migration.h)
+  // What the moves this node drives stream: one budget for all of them
+  // (null: unlimited), and the totals /metrics shows.
+  std::shared_ptr<StreamRateLimiter> stream_limiter;
+  std::atomic<uint64_t> streamed_bytes{0}, streamed_keys{0};
   Failpoints* failpoints = nullptr;      // null: none (common/failpoints.h)
 };
 

@@ -187,7 +187,12 @@ Result<ReplicationChangeReport> ChangeReplication(ReplicationServices* s, const 
   const auto deadline = start + std::chrono::microseconds(o.deadline_micros);
   ReplicationChangeReport report;
   int rounds_without_progress = 0;
+  const auto stopped = [&o] { return o.stop != nullptr && o.stop->load(); };
   for (;;) {
+    if (stopped()) {
+      report.errors.push_back("the node is stopping");
+      break;
+    }
     int in_transition = 0;
     std::vector<std::string> problems;
     TESSERA_ASSIGN_OR_RETURN(std::vector<PlannedChange> plan, PlanPass(s, keyspace, &in_transition, &problems));
@@ -211,6 +216,7 @@ Result<ReplicationChangeReport> ChangeReplication(ReplicationServices* s, const 
     }
     int done = 0;
     for (const auto& batch : Batches(plan, o)) {
+      if (stopped()) break;
       std::vector<std::future<Result<MoveReport>>> moving;
       for (const PlannedChange* p : batch) {
         MoveRequest r{p->table->keyspace, p->table->name, p->start, p->change.drop, p->change.add, o.reason};

@@ -30,6 +30,7 @@
 // on a fresh plan).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -84,6 +85,8 @@ struct ReplicationChangeOptions {
   // Rounds in a row in which no change completed before giving up.
   int max_rounds_without_progress = 5;
   std::string reason = "replication factor change";
+  // Set: no further change starts (the one running ends first).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct ReplicationChangeReport {
@@ -108,12 +111,18 @@ std::string ReplicationChangeReportJson(const ReplicationChangeReport& report);
 class ReplicationChangeCoordinator : public cql::ReplicationChanger {
  public:
   ReplicationChangeCoordinator(ReplicationServices* services, ReplicationChangeOptions options)
-      : services_(services), options_(std::move(options)) {}
+      : services_(services), options_(std::move(options)) {
+    options_.stop = &stopping_;
+  }
   Status ApplyReplication(const std::string& keyspace) override;
+  // The node is stopping: a statement still at work starts no further change
+  // and answers with what is left (the balancer completes it).
+  void Stop() { stopping_ = true; }
 
  private:
   ReplicationServices* const services_;
-  const ReplicationChangeOptions options_;
+  std::atomic<bool> stopping_{false};
+  ReplicationChangeOptions options_;
 };
 
 }  // namespace tessera::cluster

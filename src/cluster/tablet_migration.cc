@@ -48,8 +48,8 @@ class Migration {
   Status Barrier(int64_t revision, int64_t* micros);
   Status Stream();
   // Streams the tablet's range from the first live of `sources` (the next
-  // one when it fails) to `target`; `start` paces the rate.
-  Status StreamTo(const std::string& target, const std::vector<std::string>& sources, Clock::time_point start);
+  // one when it fails) to `target`, within the node's stream budget.
+  Status StreamTo(const std::string& target, const std::vector<std::string>& sources);
   Status DeleteRangeOn(const std::string& host);
   Result<std::string> Endpoint(const std::string& host);
   bool Alive(const std::string& host);
@@ -178,7 +178,7 @@ Status Migration::Stream() {
       return Status::OK();
     }
     for (const auto& host : old_) {
-      if (host != r_.from && Alive(host)) TESSERA_RETURN_IF_ERROR(StreamTo(host, {r_.from}, start));
+      if (host != r_.from && Alive(host)) TESSERA_RETURN_IF_ERROR(StreamTo(host, {r_.from}));
     }
   } else {
     // The leaving replica first, then the others: a source that fails
@@ -190,14 +190,13 @@ Status Migration::Stream() {
     for (const auto& host : old_) {
       if (host != r_.from) sources.push_back(host);
     }
-    TESSERA_RETURN_IF_ERROR(StreamTo(r_.to, sources, start));
+    TESSERA_RETURN_IF_ERROR(StreamTo(r_.to, sources));
   }
   report_->streaming_micros = MicrosSince(start);
   return Status::OK();
 }
 
-Status Migration::StreamTo(const std::string& target, const std::vector<std::string>& sources,
-                           Clock::time_point start) {
+Status Migration::StreamTo(const std::string& target, const std::vector<std::string>& sources) {
   TESSERA_ASSIGN_OR_RETURN(std::string target_endpoint,
                            target == s_->self_host_id ? Result<std::string>(std::string()) : Endpoint(target));
   RangeQuery q;
@@ -234,17 +233,15 @@ Status Migration::StreamTo(const std::string& target, const std::vector<std::str
       window.Merge(key, value);
       bytes += key.size() + value.size();
     }
+    if (s_->stream_limiter) s_->stream_limiter->Take(bytes);
     TESSERA_RETURN_IF_ERROR(ApplyOn(s_, *table_, target, target_endpoint, window));
     report_->streamed_keys += batch->entries.size();
     report_->streamed_bytes += bytes;
+    s_->streamed_keys += batch->entries.size();
+    s_->streamed_bytes += bytes;
     if (!batch->more) break;
     q.from = batch->entries.back().first;
     q.from_inclusive = false;
-    if (o_.stream_bytes_per_second > 0) {  // hold the average rate
-      const auto due = start + std::chrono::microseconds(static_cast<int64_t>(
-                                   1e6 * static_cast<double>(report_->streamed_bytes) / o_.stream_bytes_per_second));
-      std::this_thread::sleep_until(due);
-    }
   }
   return Status::OK();
 }
@@ -452,6 +449,10 @@ std::string MoveReportJson(const MoveReport& report) {
                         {"streamed_keys", report.streamed_keys},
                         {"streamed_bytes", report.streamed_bytes},
                         {"streaming_micros", report.streaming_micros},
+                        {"stream_bytes_per_second",
+                         report.streaming_micros > 0 ? static_cast<uint64_t>(1e6 * static_cast<double>(
+                                                           report.streamed_bytes) / report.streaming_micros)
+                                                     : 0},
                         {"stopped_at", report.stopped_at},
                         {"error", report.error}}
       .dump();

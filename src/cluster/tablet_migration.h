@@ -14,7 +14,9 @@
 //     (the tablet's key range read from an old replica in windows of
 //     window_keys keys, stored values and tombstones as they are, and
 //     applied to the pending replica as merge operands: writes arriving
-//     meanwhile reconcile with them; at most stream_bytes_per_second)
+//     meanwhile reconcile with them; within the node's stream budget,
+//     ReplicationServices::stream_limiter, shared by every move it drives;
+//     the bytes and keys streamed are counted on /metrics and in the report)
 //   -> write_both_read_new -> use_new -> cleanup (the leaving replica's
 //     copy of the range deleted) -> replicas = old - leaving + pending.
 //
@@ -74,7 +76,6 @@ struct MigrationOptions {
   int64_t fence_create_revision = 0;
   int64_t barrier_timeout_micros = 30'000'000;
   uint32_t window_keys = 512;
-  uint64_t stream_bytes_per_second = 64u << 20;  // 0: unlimited
 };
 
 struct MoveReport {

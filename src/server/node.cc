@@ -132,6 +132,7 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   r.read_timeout_micros = c.read_timeout_micros;
   r.hints = hints;
   r.failpoints = &l.failpoints;
+  r.stream_limiter = std::make_shared<cluster::StreamRateLimiter>(c.stream_bytes_per_second);
   l.resolver = std::make_unique<cluster::ClusterReplicaResolver>(l.replication.get());
   db_->AttachReplicaResolver(l.resolver.get());
   cluster::HintReplayOptions replay;
@@ -286,6 +287,7 @@ void Node::Stop() {
     if (listeners_->admin) listeners_->admin->SetClusterHooks({});
     // A migration held at a failpoint would hold the shutdown.
     listeners_->failpoints.ReleaseAll();
+    if (listeners_->replication_changer) listeners_->replication_changer->Stop();
     if (listeners_->migration_resumer) listeners_->migration_resumer->Stop();
     if (listeners_->placement_balancer) listeners_->placement_balancer->Stop();
     if (listeners_->load_reporter) listeners_->load_reporter->Stop();

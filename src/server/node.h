@@ -45,6 +45,7 @@ struct NodeClusterOptions {
   int64_t placement_balancer_interval_micros = 5'000'000;
   uint64_t placement_balancer_min_bytes = 64 << 20;  // PlacementPlanOptions::min_bytes
   int placement_balancer_max_moves_per_node = 2;     // PlacementBalancerOptions::max_moves_per_node
+  uint64_t stream_bytes_per_second = 64u << 20;      // what this node's migrations stream, at most; 0: no limit
 };
 
 struct NodeOptions {
