@@ -143,11 +143,12 @@ def test_automatic_splits_of_a_replicated_range_table_lose_duplicate_and_reorder
                               "--json"], capture_output=True, text=True, timeout=300)
         report = json.loads(out.stdout)
         assert out.returncode == 0 and report["failed"] == 0, report
-        # One entry per tablet the node holds when the repair runs: the writes
-        # have stopped, so the balancers may have merged two small tablets since
-        # the boundaries above were read; the entries must still tile the table.
+        # One entry per tablet the node holds when the repair runs: the
+        # balancers may have merged two small tablets since the boundaries above
+        # were read, or split one whose load window still held the writes (32
+        # entries for 31 tablets, once in CI); the entries must still tile the table.
         tiles = sorted((t["start"], t["end"]) for t in report["tablets"])
-        assert len(tiles) >= 4 and len(tiles) <= len(views[0]), (len(tiles), len(views[0]))
+        assert len(tiles) >= 4, (len(tiles), len(views[0]))
         assert all(a[1] == b[0] for a, b in zip(tiles, tiles[1:])), tiles
         for t in report["tablets"]:
             final = t.get("after", t["replicas"])
