@@ -74,15 +74,13 @@ int64_t WallMicros() {
       .count();
 }
 
-// Every placed tablet of the tables this node knows, those in transition
-// too; false (nothing to plan) when etcd is unreachable.
-bool PlacedTablets(ReplicationServices* s, std::vector<PlacedTablet>* out) {
-  auto tables = ReadPlacedTables(*s);
-  if (!tables.ok()) return false;
-  for (auto& placed : *tables) {
-    for (auto& t : placed.placement) out->push_back({placed.table, std::move(t)});
+// Every placed tablet of `tables`, those in transition too, one by one.
+std::vector<PlacedTablet> PlacedTablets(const std::vector<PlacedTable>& tables) {
+  std::vector<PlacedTablet> out;
+  for (const auto& placed : tables) {
+    for (const auto& t : placed.placement) out.push_back({placed.table, t});
   }
-  return true;
+  return out;
 }
 
 // Every node's last load report, by host id text.
@@ -129,8 +127,9 @@ std::vector<TabletPlacementLoad> TabletLoads(const std::vector<PlacedTablet>& pl
 bool PlacementBalancer::Round() {
   ReplicationServices* s = services_;
   ReapMoves(/*wait=*/false);
-  std::vector<PlacedTablet> placed;
-  if (!PlacedTablets(s, &placed)) return false;
+  auto tables = ReadPlacedTables(*s);
+  if (!tables.ok()) return false;
+  const std::vector<PlacedTablet> placed = PlacedTablets(*tables);
   // Moves in flight, this leader's or not: each node's share, and their
   // tablets counted where they are going.
   std::map<std::string, int> moving_on;  // host id -> moves it is the source or target of
@@ -151,7 +150,7 @@ bool PlacementBalancer::Round() {
     }
   }
   const bool in_transition = !moving_on.empty() || !moves_in_flight_.empty();
-  if (!in_transition && CompleteReplication()) return true;
+  if (!in_transition && CompleteReplication(*tables)) return true;
   std::map<std::string, std::vector<NodePlacementLoad>> by_dc;
   bool current = !in_transition;  // and every live node reported after the last change settled
   for (const auto& m : s->membership->Members()) {
@@ -225,7 +224,9 @@ void PlacementBalancer::ReapMoves(bool wait) {
 // Rule 0: a tablet with more or fewer replicas than its keyspace asks (an
 // ALTER KEYSPACE whose node died before every tablet had the new factors)
 // gets one replica added or dropped, before anything is balanced.
-bool PlacementBalancer::CompleteReplication() {
+bool PlacementBalancer::CompleteReplication(const std::vector<PlacedTable>& tables) {
+  auto differs = ReplicationDiffers(services_, tables);
+  if (!differs.ok() || !*differs) return false;
   ReplicationChangeOptions o;
   o.migration = options_.migration;
   o.migration.fence_key = kBalancerLeaderKey;

@@ -53,6 +53,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/placed_tables.h"
 #include "cluster/placement_plan.h"
 #include "cluster/tablet_placement.h"
 #include "cluster/tablet_migration.h"
@@ -115,7 +116,9 @@ class PlacementBalancer {
   bool Lead();
   bool Round();
   // Rule 0 (cluster/replication_change.h): true when it added or dropped a replica.
-  bool CompleteReplication();
+  // `tables`: the round's placements (the balancer's etcd read only
+  // repeats when there is something to change).
+  bool CompleteReplication(const std::vector<PlacedTable>& tables);
   // Runs on a thread of its own (StartMove); true when the move completed.
   bool Move(const std::shared_ptr<const TableSchema>& table, const std::string& start, const PlacementDecision& d,
             int64_t leader_revision);

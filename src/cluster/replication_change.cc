@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <future>
 #include <map>
 #include <set>
 #include <thread>
@@ -118,11 +117,12 @@ struct PlannedChange {
   ReplicaCountChange change;
 };
 
-// One planning pass over the placements: the changes to make now, how many
-// tablets of the keyspace(s) are in transition (to wait for), the problems.
-Result<std::vector<PlannedChange>> PlanPass(ReplicationServices* s, const std::string& keyspace, int* in_transition,
+// One planning pass over `tables` (every placement): the changes to make
+// now, how many tablets of the keyspace(s) are in transition (to wait
+// for), the problems.
+Result<std::vector<PlannedChange>> PlanPass(ReplicationServices* s, const std::vector<PlacedTable>& tables,
+                                            const std::string& keyspace, int* in_transition,
                                             std::vector<std::string>* problems) {
-  TESSERA_ASSIGN_OR_RETURN(std::vector<PlacedTable> tables, ReadPlacedTables(*s));
   std::vector<ReplicaCountNode> nodes;
   for (const auto& m : s->membership->Members()) {
     nodes.push_back({m.record.host_id, m.record.data_center, m.record.rack, m.alive, 0});
@@ -150,34 +150,6 @@ Result<std::vector<PlannedChange>> PlanPass(ReplicationServices* s, const std::s
   return out;
 }
 
-// `plan` in groups that run at once: at most options.parallel changes, and
-// a node added to or dropped from at most options.max_per_node of them
-// (max_changes caps the first group too).
-std::vector<std::vector<const PlannedChange*>> Batches(const std::vector<PlannedChange>& plan,
-                                                      const ReplicationChangeOptions& o) {
-  std::vector<std::vector<const PlannedChange*>> out;
-  std::vector<const PlannedChange*> left;
-  for (const auto& p : plan) left.push_back(&p);
-  const size_t width = static_cast<size_t>(std::max(1, o.max_changes > 0 ? std::min(o.parallel, o.max_changes)
-                                                                            : o.parallel));
-  while (!left.empty()) {
-    std::vector<const PlannedChange*> batch, rest;
-    std::map<std::string, int> per_node;
-    for (const PlannedChange* p : left) {
-      const std::string& node = p->change.add.empty() ? p->change.drop : p->change.add;
-      if (batch.size() < width && per_node[node] < std::max(1, o.max_per_node)) {
-        ++per_node[node];
-        batch.push_back(p);
-      } else {
-        rest.push_back(p);
-      }
-    }
-    out.push_back(std::move(batch));
-    left = std::move(rest);
-  }
-  return out;
-}
-
 }  // namespace
 
 Result<ReplicationChangeReport> ChangeReplication(ReplicationServices* s, const std::string& keyspace,
@@ -195,7 +167,9 @@ Result<ReplicationChangeReport> ChangeReplication(ReplicationServices* s, const 
     }
     int in_transition = 0;
     std::vector<std::string> problems;
-    TESSERA_ASSIGN_OR_RETURN(std::vector<PlannedChange> plan, PlanPass(s, keyspace, &in_transition, &problems));
+    TESSERA_ASSIGN_OR_RETURN(std::vector<PlacedTable> tables, ReadPlacedTables(*s));
+    TESSERA_ASSIGN_OR_RETURN(std::vector<PlannedChange> plan,
+                             PlanPass(s, tables, keyspace, &in_transition, &problems));
     report.remaining = static_cast<int>(plan.size() + problems.size());
     if (plan.empty() && problems.empty() && in_transition == 0) {
       report.complete = true;
@@ -214,25 +188,21 @@ Result<ReplicationChangeReport> ChangeReplication(ReplicationServices* s, const 
       report.errors.insert(report.errors.end(), problems.begin(), problems.end());
       break;
     }
+    // One tablet at a time: on a 2-core machine 4 at once took 19 s for 8
+    // tablets against 13.6 s (every stage's barrier goes through etcd and
+    // each node's placement sync).
     int done = 0;
-    for (const auto& batch : Batches(plan, o)) {
+    for (const PlannedChange& p : plan) {
       if (stopped()) break;
-      std::vector<std::future<Result<MoveReport>>> moving;
-      for (const PlannedChange* p : batch) {
-        MoveRequest r{p->table->keyspace, p->table->name, p->start, p->change.drop, p->change.add, o.reason};
-        moving.push_back(std::async(std::launch::async, [s, r, &o] { return MoveTabletReplica(s, r, o.migration); }));
-      }
-      for (size_t i = 0; i < batch.size(); ++i) {
-        const PlannedChange& p = *batch[i];
-        Result<MoveReport> moved = moving[i].get();
-        if (moved.ok() && moved->completed) {
-          ++done;
-          (p.change.add.empty() ? report.dropped : report.added) += 1;
-        } else {
-          ++report.failed;
-          report.errors.push_back(p.table->keyspace + "." + p.table->name + " tablet " + ToHex(p.start) + ": " +
-                                  (moved.ok() ? moved->error : moved.status().ToString()));
-        }
+      MoveRequest r{p.table->keyspace, p.table->name, p.start, p.change.drop, p.change.add, o.reason};
+      Result<MoveReport> moved = MoveTabletReplica(s, r, o.migration);
+      if (moved.ok() && moved->completed) {
+        ++done;
+        (p.change.add.empty() ? report.dropped : report.added) += 1;
+      } else {
+        ++report.failed;
+        report.errors.push_back(p.table->keyspace + "." + p.table->name + " tablet " + ToHex(p.start) + ": " +
+                                (moved.ok() ? moved->error : moved.status().ToString()));
       }
       if (o.max_changes > 0 && report.added + report.dropped >= o.max_changes) break;
     }
@@ -251,6 +221,13 @@ Result<ReplicationChangeReport> ChangeReplication(ReplicationServices* s, const 
                  report.failed, report.complete ? 0 : report.remaining, report.micros / 1000);
   }
   return report;
+}
+
+Result<bool> ReplicationDiffers(ReplicationServices* s, const std::vector<PlacedTable>& tables) {
+  int in_transition = 0;
+  std::vector<std::string> problems;
+  TESSERA_ASSIGN_OR_RETURN(std::vector<PlannedChange> plan, PlanPass(s, tables, "", &in_transition, &problems));
+  return !plan.empty();
 }
 
 std::string ReplicationChangeReportJson(const ReplicationChangeReport& report) {

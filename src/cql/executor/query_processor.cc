@@ -93,29 +93,30 @@ RequestConsistency ConsistencyOf(Consistency level, WriteType type = WriteType::
   return RequestConsistency{static_cast<ConsistencyLevel>(level), type};
 }
 
-// A keyspace's total replication factor (SimpleStrategy's, or the data
-// centers' summed), 1 when it does not parse (creation validated it).
-int ReplicationFactorOf(const KeyspaceMetadata& ks) {
-  const bool nts = ks.replication.count("class") && ks.replication.at("class").find("NetworkTopology") != std::string::npos;
-  int total = 0;
-  for (const auto& [key, value] : ks.replication) {
-    if (key == "class" || (nts && key == "replication_factor") || (!nts && key != "replication_factor")) continue;
-    total += std::atoi(value.c_str());
-  }
-  return std::max(total, 1);
+bool IsNetworkTopology(const std::map<std::string, std::string>& replication) {
+  auto cls = replication.find("class");
+  return cls != replication.end() && cls->second.find("NetworkTopology") != std::string::npos;
 }
 
 // A keyspace's replication factor per data center, SimpleStrategy's under
 // `simple_dc` (a cluster's tablets place it in one group of every node).
 std::map<std::string, int> FactorsByDataCenter(const std::map<std::string, std::string>& replication,
                                                const std::string& simple_dc) {
-  const bool nts = replication.count("class") && replication.at("class").find("NetworkTopology") != std::string::npos;
+  const bool nts = IsNetworkTopology(replication);
   std::map<std::string, int> out;
   for (const auto& [key, value] : replication) {
     if (key == "class" || (nts && key == "replication_factor") || (!nts && key != "replication_factor")) continue;
     out[nts ? key : simple_dc] = std::atoi(value.c_str());
   }
   return out;
+}
+
+// A keyspace's total replication factor (SimpleStrategy's, or the data
+// centers' summed), 1 when it does not parse (creation validated it).
+int ReplicationFactorOf(const KeyspaceMetadata& ks) {
+  int total = 0;
+  for (const auto& [dc, factor] : FactorsByDataCenter(ks.replication, "")) total += factor;
+  return std::max(total, 1);
 }
 
 }  // namespace
@@ -304,10 +305,8 @@ Status QueryProcessor::CheckReplicationFits(const RawStatement& s) const {
     ++nodes[peer.data_center];
     ++all;
   }
-  const bool nts = ks->replication["class"].find("NetworkTopology") != std::string::npos;
-  for (const auto& [key, value] : ks->replication) {
-    if (key == "class" || (nts && key == "replication_factor") || (!nts && key != "replication_factor")) continue;
-    const int factor = std::atoi(value.c_str());
+  const bool nts = IsNetworkTopology(ks->replication);
+  for (const auto& [key, factor] : FactorsByDataCenter(ks->replication, "")) {
     const int available = nts ? (nodes.count(key) ? nodes[key] : 0) : all;
     if (factor > available) {
       return Status::InvalidArgument("Replication factor " + std::to_string(factor) + " exceeds the number of nodes " +
