@@ -30,6 +30,27 @@ for name in sorted(os.listdir(drivers)):
 with open(os.path.join(root, "fuzz", "executor_seeds.cql")) as f:
     seeds = [line.rstrip("\n") for line in f if line.strip()]
 statements += seeds
+# Every comparison operator on every type (issue 28: a slice on a duration once
+# ended the process): a filter and an IF condition per column of every_type,
+# and the collection operators on fz.coll.
+every_type = {"k": "1", "c": "'a'", "a": "'x'", "b": "9223372036854775807", "bl": "0xff", "bo": "true",
+              "d": "'2020-02-29'", "de": "1.5e-300", "db": "1e308", "du": "1h2m3s", "f": "3.4e38", "i": "'::1'",
+              "n": "-2147483648", "s": "32767", "t": "'text'", "tm": "'23:59:59.999999999'",
+              "ts": "'1970-01-01 00:00:00+0000'", "tu": "now()", "ti": "-128", "u": "uuid()", "vc": "'v'",
+              "vi": "-123456789012345678901234567890"}
+for col, literal in sorted(every_type.items()):
+    for op in ("=", "!=", "<", "<=", ">", ">="):
+        statements.append("SELECT * FROM every_type WHERE %s %s %s ALLOW FILTERING" % (col, op, literal))
+        if col not in ("k", "c"):
+            statements.append("UPDATE every_type SET n = 1 WHERE k = 1 AND c = 'a' IF %s %s %s" % (col, op, literal))
+    statements.append("SELECT * FROM every_type WHERE %s IN (%s, %s) ALLOW FILTERING" % (col, literal, literal))
+    statements.append("SELECT * FROM every_type WHERE %s IS NOT NULL ALLOW FILTERING" % col)
+for col, element in (("l", "1"), ("s", "'a'"), ("m", "1"), ("fl", "1"), ("fm", "'a'"), ("nested", "{'q'}")):
+    statements.append("SELECT * FROM coll WHERE %s CONTAINS %s ALLOW FILTERING" % (col, element))
+for col, key in (("m", "'x'"), ("fm", "1"), ("nested", "1")):
+    statements.append("SELECT * FROM coll WHERE %s CONTAINS KEY %s ALLOW FILTERING" % (col, key))
+    for op in ("=", "<", ">="):
+        statements.append("SELECT * FROM coll WHERE %s[%s] %s %s ALLOW FILTERING" % (col, key, op, "1"))
 for s in statements:
     name = hashlib.sha1(s.encode()).hexdigest()[:16]
     with open(os.path.join(out, name), "w") as f:

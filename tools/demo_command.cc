@@ -25,6 +25,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The default "demo/datasets" is relative to the repository root; run from
+// elsewhere, it is found beside the executable (build/<mode>/tools/tessera ->
+// the repository's demo/datasets) or in the source tree the binary was built from.
+std::string FindDatasets(const std::string& given) {
+  namespace fs = std::filesystem;
+  if (given != "demo/datasets" || fs::exists(given)) return given;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path()) {
+      if (fs::exists(dir / given)) return (dir / given).string();
+    }
+  }
+  const fs::path source = fs::path(TESSERA_SOURCE_DIR) / given;
+  return fs::exists(source) ? source.string() : given;
+}
+
 struct DemoFlags {
   std::string data_dir = "./data";
   std::string datasets = "demo/datasets";
@@ -320,6 +337,7 @@ CLI::App* AddDemoCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--etcd-peer-port", f->etcd_peer_port, "cluster: etcd peer port (default: the client port + 1)");
   cmd->callback([f, exit_code, rate] {
+    f->datasets = FindDatasets(f->datasets);
     if (f->nodes == 1) {
       *exit_code = RunDemo(*f);
       return;

@@ -35,6 +35,8 @@ int RunServer(const ServerConfig& config) {
   options.database.balancer = config.balancer;
   options.database.guardrails = config.guardrails;
   options.database.block_cache_bytes = config.block_cache_bytes;
+  options.database.max_successive_merges = config.max_successive_merges;
+  options.request_threads = config.request_threads;
   options.keyviz = config.keyviz;
   if (options.keyviz.column_micros < 100'000 || options.keyviz.max_columns < 1 || options.keyviz.max_rows < 1) {
     spdlog::error("--keyviz-column-seconds takes at least 0.1, --keyviz-columns and --keyviz-max-rows at least 1");

@@ -69,6 +69,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   cmd->add_flag("--exit-after-start", server.exit_after_start, "open the database, report and exit");
   cmd->add_option("--block-cache-bytes", server.block_cache_bytes, "RocksDB block cache size")->capture_default_str();
+  cmd->add_option("--request-threads", server.request_threads,
+                  "threads running CQL requests; a connection's requests run concurrently (0: one after the other)")
+      ->check(CLI::Range(0, 256))->capture_default_str();
+  cmd->add_option("--max-successive-merges", server.max_successive_merges,
+                  "merge operands of one row in a memtable before a write folds them into a whole value (0: unbounded)")
+      ->capture_default_str();
   cmd->add_option("--etcd", server.etcd, "etcd client URL (http://host:port): join the cluster registered there");
   cmd->add_option("--node-address", server.node_address, "this node's address for peers and drivers (default: --listen's)");
   cmd->add_option("--dc", server.data_center, "data center of this node")->capture_default_str();

@@ -21,6 +21,7 @@ Status Failpoints::Set(const std::string& name, const std::string& action) {
     } else {
       actions_[name] = a;
     }
+    armed_.store(!actions_.empty(), std::memory_order_relaxed);
   }
   changed_.notify_all();
   return Status::OK();
@@ -51,6 +52,7 @@ void Failpoints::ReleaseAll() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     actions_.clear();
+    armed_.store(false, std::memory_order_relaxed);
   }
   changed_.notify_all();
 }

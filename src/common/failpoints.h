@@ -12,6 +12,9 @@
 //                       before its first stage is written
 //   repair.held         a repair run by this node, once every node holds the
 //                       repaired tables' tombstones (cluster/repair_holds.h)
+//   replica.read.<keyspace>.<table>
+//                       every read of the table from this node's store
+//                       (Database::ReadRow, ReadSlice, ScanRange), before it reads
 //
 // Actions: "pause" (Hit blocks until the failpoint is set to something else
 // or ReleaseAll), "error" (Hit returns an IOError naming the failpoint),
@@ -20,6 +23,7 @@
 // Thread safety: every method may be called from any thread.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -45,12 +49,16 @@ class Failpoints {
   void ReleaseAll();
   // Names currently held in Hit (tests wait for one to be reached).
   std::vector<std::string> Paused() const;
+  // False while every failpoint is off: a hot path checks this (one relaxed
+  // load) before it builds a name and calls Hit.
+  bool armed() const { return armed_.load(std::memory_order_relaxed); }
 
  private:
   mutable std::mutex mu_;
   std::condition_variable changed_;
   std::map<std::string, Action> actions_;  // absent: off
   std::map<std::string, int> paused_;      // name -> threads held there
+  std::atomic<bool> armed_{false};         // !actions_.empty()
 };
 
 }  // namespace tessera

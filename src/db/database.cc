@@ -1,5 +1,7 @@
 #include "db/database.h"
 
+#include "common/failpoints.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -60,6 +62,7 @@ Database::Database(std::unique_ptr<StorageEngine> engine, const DatabaseOptions&
       catalog_(engine_.get()),
       guardrails_(options.guardrails),
       balancer_options_(options.balancer),
+      failpoints_(options.failpoints),
       defer_balancer_(options.defer_balancer),
       large_partitions_(options.guardrails) {}
 
@@ -76,6 +79,7 @@ Result<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options)
   so.path = options.data_dir;
   so.sync_writes = options.sync_writes;
   so.block_cache_bytes = options.block_cache_bytes;
+  so.max_successive_merges = options.max_successive_merges;
   so.clock_micros = options.clock_micros;
   TESSERA_ASSIGN_OR_RETURN(auto engine, StorageEngine::Open(so));
   std::unique_ptr<Database> db(new Database(std::move(engine), options));
@@ -441,10 +445,16 @@ std::vector<HotPartition> Database::HotPartitions(const TableSchema& table, bool
 }
 
 
+Status Database::HitReadFailpoint(const TableSchema& table) {
+  if (failpoints_ == nullptr || !failpoints_->armed()) return Status::OK();
+  return failpoints_->Hit("replica.read." + table.keyspace + "." + table.name);
+}
+
 Result<std::optional<RowResult>> Database::ReadRow(const std::shared_ptr<const TableSchema>& table,
                                                    const std::vector<std::string>& pk,
                                                    const std::vector<std::string>& ck) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
+  TESSERA_RETURN_IF_ERROR(HitReadFailpoint(*table));
   ReadTimer timer(MetricsOf(table->id));
   return tessera::ReadRow(MakeReadContext(CurrentLayout(table)), pk, ck);
 }
@@ -452,12 +462,14 @@ Result<std::optional<RowResult>> Database::ReadRow(const std::shared_ptr<const T
 Result<SliceResult> Database::ReadSlice(const std::shared_ptr<const TableSchema>& table,
                                         const std::vector<std::string>& pk, const SliceRequest& request) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
+  TESSERA_RETURN_IF_ERROR(HitReadFailpoint(*table));
   ReadTimer timer(MetricsOf(table->id));
   return tessera::ReadSlice(MakeReadContext(CurrentLayout(table)), pk, request);
 }
 
 Result<RangeResult> Database::ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
+  TESSERA_RETURN_IF_ERROR(HitReadFailpoint(*table));
   ReadTimer timer(MetricsOf(table->id));
   return tessera::ScanRange(MakeReadContext(CurrentLayout(table)), request);
 }

@@ -46,11 +46,17 @@
 
 namespace tessera {
 
+class Failpoints;
+
 
 struct DatabaseOptions {
   std::string data_dir;                      // created if missing
   bool sync_writes = false;                  // see StorageEngine durability
   size_t block_cache_bytes = 256u << 20;
+  size_t max_successive_merges = 16;         // StorageOptions::max_successive_merges
+  // Hit by every read (failpoint replica.read.<keyspace>.<table>,
+  // common/failpoints.h); null: none. REQUIRES: outlives the database.
+  Failpoints* failpoints = nullptr;
   std::function<int64_t()> clock_micros;     // default: system clock (tests inject one)
   // Automatic split and merge (db/tablet_balancer.h); off unless enabled.
   BalancerOptions balancer;
@@ -371,6 +377,8 @@ class Database {
   std::deque<RetiredTablet> retired_;  // guarded by events_mu_
   uint64_t retired_sequence_ = 0;      // guarded by events_mu_
   void RetireTablet(uint32_t table_id, const Tablet& tablet, int64_t at_micros);
+  // The failpoint replica.read.<keyspace>.<table>: OK when off.
+  [[nodiscard]] Status HitReadFailpoint(const TableSchema& table);
   std::atomic<int64_t> last_timestamp_{0};
   struct PartitionLoad;  // per-table sketches
   std::shared_ptr<PartitionLoad> LoadOf(uint32_t table_id);
@@ -384,6 +392,7 @@ class Database {
   std::map<uint32_t, std::shared_ptr<PartitionLoad>> load_;
   const Guardrails guardrails_;
   const BalancerOptions balancer_options_;
+  Failpoints* const failpoints_;  // may be null
   const bool defer_balancer_;
   LargePartitionTracker large_partitions_;
   mutable std::mutex reports_mu_;

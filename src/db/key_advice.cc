@@ -80,8 +80,12 @@ void MonotonicKey(Database& db, const TableSchema& t, std::vector<KeyAdvice>* ou
     a.evidence = Percent(TailShare(tablet.sample)) + " of " + std::to_string(tablet.sample.writes) +
                  " recent writes to tablet " + std::to_string(tablet.id) + (last ? " (the last tablet)" : "") +
                  " went past, or close behind, its greatest key: inserts arrive in " + col +
-                 " order (a tail hotspot). The last tablet takes " + Percent(last_share) + " of the table's " +
-                 Fixed(total_writes) + " writes/s, and a split would only move the hot spot to the new last tablet.";
+                 " order (a tail hotspot). " +
+                 // Once the load has stopped the rates are 0: say so rather than "0% of 0 writes/s".
+                 (total_writes > 0 ? "The last tablet takes " + Percent(last_share) + " of the table's " +
+                                         Fixed(total_writes) + " writes/s, and a"
+                                   : "The last tablet takes the inserts while they arrive (none arrive now), and a") +
+                 " split would only move the hot spot to the new last tablet.";
     auto pk = t.PartitionKey();
     std::string swap;
     if (pk.size() > 1 && pk[0]->name == col) swap = " swap the key order to put " + pk[1]->name + " before " + col + ";";

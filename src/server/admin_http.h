@@ -28,12 +28,10 @@
 //                         JSON report when it left, 500 with it when a move
 //                         failed, 400/404 when refused before any move
 //   POST /nodes/remove?node=NODE         the same for a node that is down
-//   POST /failpoints?name=NAME&action=pause|error|off   sets a failpoint
-//                         (common/failpoints.h); 404 on a single node
-//   GET  /failpoints      {"paused": [names an operation is held at]}
 //                         (nodetool removenode)
-//   POST /failpoints?name=NAME&action=ACTION   pause, error or off
-//                         (common/failpoints.h); cluster nodes only
+//   POST /failpoints?name=NAME&action=pause|error|off   sets a failpoint
+//                         (common/failpoints.h), on any node
+//   GET  /failpoints      {"paused": [names an operation is held at]}
 //   GET  /keyvisualizer   the Key Visualizer page (keyviz/keyviz_page.h)
 //   GET  /keyvisualizer/data.json[?table=KS.T][&columns=N]   its data
 //                         (keyviz/keyviz_json.h); N: the newest N columns

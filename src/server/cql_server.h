@@ -31,9 +31,15 @@
 //  - a malformed frame or body, or a request before STARTUP: ERROR 0x000A,
 //    then that connection (only) closes; other connections carry on.
 //
-// Threads: an asio io_context run by `threads` threads. Requests of one
-// connection are handled in arrival order on that connection's strand;
-// different connections run in parallel.
+// Threads: an asio io_context run by `threads` threads reads, decodes and
+// writes, each connection on its strand. QUERY, PREPARE, EXECUTE and BATCH
+// run on a bounded pool of `request_threads` threads: the requests of one
+// connection run concurrently and each reply goes out as soon as its request
+// completes, by stream id and so out of order (native protocol v4 §2.3, as
+// Cassandra and ScyllaDB answer), instead of one after the other on the
+// connection's strand; a request held up (a slow replica, a failpoint) holds
+// one pool thread, never the connection. request_threads = 0 runs them inline
+// on the connection's strand, in arrival order (the former behaviour).
 //
 // Thread safety: Start/Stop from one thread; BroadcastSchemaChange and the
 // accessors from any thread.
@@ -55,6 +61,7 @@ struct CqlServerOptions {
   std::string address = "127.0.0.1";
   uint16_t port = 9042;      // 0: any free port (tests)
   int threads = 2;
+  int request_threads = 8;  // see "Threads" above; 0: inline
   std::string cql_version = "3.4.5";
   TlsOptions tls;
   ConnectionLimits limits;

@@ -5,6 +5,8 @@
 #include <map>
 
 #include "db/database.h"
+#include "storage/merge_operator.h"
+#include "storage/storage_engine.h"
 
 namespace tessera::server {
 namespace {
@@ -55,6 +57,23 @@ class Exposition {
     m.lines += name + "_sum{" + labels + "} " + Number(static_cast<double>(h.SumMicros()) / 1e6) + "\n";
     m.lines += name + "_count{" + labels + "} " + std::to_string(cumulative) + "\n";
   }
+  // A histogram of counts: `counts` per bucket (not cumulative), the last
+  // one above every bound; `sum` the total of the observed values.
+  template <size_t N>
+  void Histogram(const std::string& name, const char* help, const uint64_t (&bounds)[N],
+                 const std::vector<uint64_t>& counts, uint64_t sum) {
+    Metric& m = metrics_[name];
+    m.type = "histogram";
+    m.help = help;
+    uint64_t cumulative = 0;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      cumulative += counts[i];
+      const std::string le = i < N ? std::to_string(bounds[i]) : "+Inf";
+      m.lines += name + "_bucket{le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
+    }
+    m.lines += name + "_sum " + std::to_string(sum) + "\n";
+    m.lines += name + "_count " + std::to_string(cumulative) + "\n";
+  }
   std::string Text() const {
     std::string out;
     for (const auto& [name, m] : metrics_) {
@@ -70,6 +89,23 @@ class Exposition {
   std::map<std::string, Metric> metrics_;
 };
 
+// The storage engine's compaction debt, memtables, logs and merge-operand chains (issue 32).
+void AddStorageMetrics(const StorageStats& st, Exposition* x) {
+  auto gauge = [&](const char* name, const char* help, uint64_t v) {
+    x->Add(name, "gauge", help, "", static_cast<double>(v));
+  };
+  gauge("tessera_storage_pending_compaction_bytes", "Compaction debt: bytes RocksDB estimates it must rewrite.",
+        st.pending_compaction_bytes);
+  gauge("tessera_storage_running_compactions", "Compactions running now.", st.running_compactions);
+  gauge("tessera_storage_level0_files", "SST files in level 0 (each one a read may visit).", st.level0_files);
+  gauge("tessera_storage_memtable_bytes", "Bytes in the data column family's memtables.", st.memtable_bytes);
+  gauge("tessera_storage_immutable_memtables", "Memtables waiting for a flush.", st.immutable_memtables);
+  gauge("tessera_storage_wal_files", "Live write-ahead log files.", st.wal_files);
+  gauge("tessera_storage_wal_bytes", "Bytes of the live write-ahead log files.", st.wal_bytes);
+  x->Histogram("tessera_storage_merge_operands", "Merge operands folded per full merge (reads, flushes, compactions).",
+               MergeOperandStats::kBucketBounds, st.full_merges_by_operands, st.merge_operands);
+}
+
 }  // namespace
 
 std::string RenderMetrics(Database& db) {
@@ -81,6 +117,7 @@ std::string RenderMetrics(Database& db) {
   x.Add("tessera_tombstone_purge_held_ranges", "gauge",
         "Key ranges whose tombstones compaction keeps past gc_grace (tablets in transition).", "",
         static_cast<double>(db.engine()->registry().held_ranges()));
+  AddStorageMetrics(db.engine()->Stats(), &x);
   for (const auto& table : tables) {
     const std::string tl = "keyspace=\"" + Escape(table->keyspace) + "\",table=\"" + Escape(table->name) + "\"";
     const auto tablets = db.Tablets(*table);

@@ -12,6 +12,12 @@
 //   tessera_table_tablets, tessera_table_large_partitions  gauges
 //   tessera_table_splits_total, tessera_table_merges_total counters
 //   tessera_table_read_latency_seconds, _write_latency_seconds histograms
+// The storage engine (no labels; storage/storage_engine.h StorageStats):
+//   tessera_storage_pending_compaction_bytes, _running_compactions,
+//   _level0_files, _memtable_bytes, _immutable_memtables, _wal_files,
+//   _wal_bytes                                            gauges
+//   tessera_storage_merge_operands                         histogram of the
+//     merge operands each full merge folded (le 1, 4, 16, 64, 256, +Inf)
 // A tablet's counters start at zero when a split or merge creates it.
 //
 // Thread safety: thread-safe (reads the database's thread-safe surfaces).

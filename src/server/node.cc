@@ -71,7 +71,6 @@ struct Node::Listeners {
   std::unique_ptr<cluster::PlacementBalancer> placement_balancer;
   std::unique_ptr<cluster::MigrationResumer> migration_resumer;
   std::unique_ptr<cluster::ReplicationChangeCoordinator> replication_changer;
-  Failpoints failpoints;
 };
 
 // Registers the node in etcd and connects membership changes to the
@@ -131,7 +130,7 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   r.write_timeout_micros = c.write_timeout_micros;
   r.read_timeout_micros = c.read_timeout_micros;
   r.hints = hints;
-  r.failpoints = &l.failpoints;
+  r.failpoints = &failpoints_;
   r.stream_limiter = std::make_shared<cluster::StreamRateLimiter>(c.stream_bytes_per_second);
   l.resolver = std::make_unique<cluster::ClusterReplicaResolver>(l.replication.get());
   db_->AttachReplicaResolver(l.resolver.get());
@@ -195,10 +194,10 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
       TESSERA_ASSIGN_OR_RETURN(cluster::DecommissionReport report, cluster::RemoveNode(services, node));
       return std::make_pair(report.left, cluster::DecommissionReportJson(report));
     };
-    hooks.failpoint = [fp = &l.failpoints](const std::string& name, const std::string& action) {
+    hooks.failpoint = [fp = &failpoints_](const std::string& name, const std::string& action) {
       return fp->Set(name, action);
     };
-    hooks.paused_failpoints = [fp = &l.failpoints] { return fp->Paused(); };
+    hooks.paused_failpoints = [fp = &failpoints_] { return fp->Paused(); };
     l.admin->SetClusterHooks(std::move(hooks));
   }
   return Status::OK();
@@ -206,14 +205,15 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
 
 Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
   std::unique_ptr<Node> node(new Node());
+  for (const auto& f : options.failpoints) TESSERA_RETURN_IF_ERROR(node->failpoints_.SetFromFlag(f));
   DatabaseOptions database = options.database;
+  database.failpoints = &node->failpoints_;
   // A cluster node's balancer splits only once splits go through etcd.
   database.defer_balancer = !options.cluster.etcd_endpoint.empty();
   TESSERA_ASSIGN_OR_RETURN(node->db_, Database::Open(database));
   TESSERA_ASSIGN_OR_RETURN(node->host_id_, LoadOrCreateHostId(options.database.data_dir));
   node->listeners_ = std::make_unique<Listeners>();
   Listeners& l = *node->listeners_;
-  for (const auto& f : options.failpoints) TESSERA_RETURN_IF_ERROR(l.failpoints.SetFromFlag(f));
   TESSERA_RETURN_IF_ERROR(auth::ValidateAuthOptions(options.auth));
   if (options.auth.authentication) {
     l.auth_store = std::make_unique<cql::SystemAuthStore>(node->db_.get());
@@ -233,12 +233,20 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
     }
     l.admin = std::make_unique<AdminHttpServer>(node->db_.get(), l.keyviz.get(), security);
     TESSERA_RETURN_IF_ERROR(l.admin->Start(options.admin_address, static_cast<uint16_t>(options.admin_port)));
+    // Failpoints on every node (a cluster node's hooks add the rest at AttachReplication).
+    AdminClusterHooks hooks;
+    hooks.failpoint = [fp = &node->failpoints_](const std::string& name, const std::string& action) {
+      return fp->Set(name, action);
+    };
+    hooks.paused_failpoints = [fp = &node->failpoints_] { return fp->Paused(); };
+    l.admin->SetClusterHooks(std::move(hooks));
   }
   CqlServerOptions cql_options;
   cql_options.address = options.cql_address;
   cql_options.port = options.cql_port;
   cql_options.tls = options.client_tls;
   cql_options.limits = options.limits;
+  cql_options.request_threads = options.request_threads;
   cql::NodeInfo info;
   info.rpc_address = options.cql_address;
   info.rpc_port = options.cql_port;
@@ -286,7 +294,7 @@ void Node::Stop() {
     // Tablets go back to the local replica before the services they use go.
     if (listeners_->admin) listeners_->admin->SetClusterHooks({});
     // A migration held at a failpoint would hold the shutdown.
-    listeners_->failpoints.ReleaseAll();
+    failpoints_.ReleaseAll();
     if (listeners_->replication_changer) listeners_->replication_changer->Stop();
     if (listeners_->migration_resumer) listeners_->migration_resumer->Stop();
     if (listeners_->placement_balancer) listeners_->placement_balancer->Stop();

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "auth/auth_service.h"
+#include "common/failpoints.h"
 #include "common/status.h"
 #include "db/database.h"
 #include "keyviz/history.h"
@@ -63,6 +64,8 @@ struct NodeOptions {
   bool admin_tls = false;             // the admin port speaks HTTPS with client_tls's certificate
   bool admin_metrics_require_auth = false;
   ConnectionLimits limits;
+  // Threads running CQL requests (CqlServerOptions::request_threads; 0: inline).
+  int request_threads = 8;
   NodeClusterOptions cluster;
   // NAME=ACTION failpoints set at start (common/failpoints.h); the admin
   // API's POST /failpoints changes them later. InvalidArgument from Start
@@ -98,6 +101,7 @@ class Node {
   Status StartInternode(const NodeOptions& options, Listeners& l);
   Status AttachReplication(const NodeOptions& options, Listeners& l);
   std::string host_id_;
+  Failpoints failpoints_;  // before db_: the database hits them, so they outlive it
   std::unique_ptr<Database> db_;
   std::unique_ptr<Listeners> listeners_;
 };

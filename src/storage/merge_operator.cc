@@ -49,7 +49,10 @@ namespace {
 
 class ReconcilingMergeOperator : public rocksdb::MergeOperator {
  public:
+  explicit ReconcilingMergeOperator(MergeOperandStats* stats) : stats_(stats) {}
+
   bool FullMergeV2(const MergeOperationInput& in, MergeOperationOutput* out) const override {
+    if (stats_ != nullptr) stats_->Record(in.operand_list.size());
     std::vector<std::string_view> ops;
     ops.reserve(in.operand_list.size());
     for (const auto& s : in.operand_list) ops.emplace_back(s.data(), s.size());
@@ -69,13 +72,25 @@ class ReconcilingMergeOperator : public rocksdb::MergeOperator {
     return MergeStoredValues(std::nullopt, ops, new_value).ok();
   }
 
+  // FROZEN ON DISK: RocksDB records the name in each SST file's properties.
   const char* Name() const override { return "tessera.ReconcilingMergeOperator.v1"; }
+
+ private:
+  MergeOperandStats* stats_;
 };
 
 }  // namespace
 
-std::shared_ptr<rocksdb::MergeOperator> NewReconcilingMergeOperator() {
-  return std::make_shared<ReconcilingMergeOperator>();
+void MergeOperandStats::Record(uint64_t count) {
+  full_merges.fetch_add(1, std::memory_order_relaxed);
+  operands.fetch_add(count, std::memory_order_relaxed);
+  size_t bucket = 0;
+  while (bucket < kBuckets - 1 && count > kBucketBounds[bucket]) ++bucket;
+  by_operands[bucket].fetch_add(1, std::memory_order_relaxed);
+}
+
+std::shared_ptr<rocksdb::MergeOperator> NewReconcilingMergeOperator(MergeOperandStats* stats) {
+  return std::make_shared<ReconcilingMergeOperator>(stats);
 }
 
 }  // namespace tessera

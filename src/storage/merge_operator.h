@@ -6,6 +6,8 @@
 // Thread safety: the operator is stateless and thread-safe.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +27,22 @@ namespace tessera {
 Status MergeStoredValues(std::optional<std::string_view> existing, const std::vector<std::string_view>& operands,
                          std::string* out);
 
-std::shared_ptr<rocksdb::MergeOperator> NewReconcilingMergeOperator();
+// What the merge operator reconciled since the engine opened: every full
+// merge (a read of a key with operands, a flush or compaction folding them, a
+// write that max_successive_merges turns into a whole value) counts once, with
+// the operands it folded, in buckets of at most 1, 4, 16, 64, 256 operands and
+// above. A chain that keeps growing shows as merges in the high buckets.
+// Thread safety: relaxed atomics, updated from any RocksDB thread.
+struct MergeOperandStats {
+  static constexpr size_t kBuckets = 6;
+  static constexpr uint64_t kBucketBounds[kBuckets - 1] = {1, 4, 16, 64, 256};
+  std::atomic<uint64_t> full_merges{0};
+  std::atomic<uint64_t> operands{0};
+  std::atomic<uint64_t> by_operands[kBuckets] = {};
+  void Record(uint64_t count);
+};
+
+// REQUIRES: stats (may be null) outlives the operator.
+std::shared_ptr<rocksdb::MergeOperator> NewReconcilingMergeOperator(MergeOperandStats* stats = nullptr);
 
 }  // namespace tessera

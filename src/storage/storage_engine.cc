@@ -4,6 +4,7 @@
 #include <utility>
 
 #include <rocksdb/db.h>
+#include <rocksdb/transaction_log.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice_transform.h>
@@ -57,6 +58,7 @@ class RocksIterator : public KvIterator {
 }  // namespace
 
 struct StorageEngine::Impl {
+  MergeOperandStats merge_stats;  // before db: the merge operator points at it, so it outlives the DB
   std::unique_ptr<rocksdb::DB> db;
   rocksdb::ColumnFamilyHandle* data = nullptr;
   rocksdb::ColumnFamilyHandle* meta = nullptr;
@@ -96,7 +98,8 @@ Result<std::unique_ptr<StorageEngine>> StorageEngine::Open(const StorageOptions&
   table.cache_index_and_filter_blocks = false;
 
   rocksdb::ColumnFamilyOptions data_cf;
-  data_cf.merge_operator = NewReconcilingMergeOperator();
+  data_cf.merge_operator = NewReconcilingMergeOperator(&engine->impl_->merge_stats);
+  data_cf.max_successive_merges = options.max_successive_merges;
   auto* registry = &engine->registry_;
   data_cf.compaction_filter_factory = NewGarbageCollectingFilterFactory(
       registry, [clock] { return static_cast<uint32_t>(clock() / 1'000'000); });
@@ -112,6 +115,7 @@ Result<std::unique_ptr<StorageEngine>> StorageEngine::Open(const StorageOptions&
   db_options.create_missing_column_families = true;
   db_options.max_background_jobs = 2;
   db_options.bytes_per_sync = 1 << 20;
+  db_options.max_total_wal_size = options.max_total_wal_bytes;
 
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {{rocksdb::kDefaultColumnFamilyName, data_cf},
                                                       {"meta", meta_cf}};
@@ -199,6 +203,28 @@ uint64_t StorageEngine::IntProperty(const std::string& name) {
   uint64_t v = 0;
   impl_->db->GetIntProperty(impl_->data, name, &v);
   return v;
+}
+
+StorageStats StorageEngine::Stats() {
+  StorageStats st;
+  st.pending_compaction_bytes = IntProperty("rocksdb.estimate-pending-compaction-bytes");
+  st.running_compactions = IntProperty("rocksdb.num-running-compactions");
+  st.level0_files = IntProperty("rocksdb.num-files-at-level0");
+  st.memtable_bytes = IntProperty("rocksdb.cur-size-all-mem-tables");
+  st.immutable_memtables = IntProperty("rocksdb.num-immutable-mem-table");
+  rocksdb::VectorLogPtr logs;
+  if (impl_->db->GetSortedWalFiles(logs).ok()) {
+    for (const auto& log : logs) {
+      if (log->Type() != rocksdb::kAliveLogFile) continue;
+      ++st.wal_files;
+      st.wal_bytes += log->SizeFileBytes();
+    }
+  }
+  const MergeOperandStats& m = impl_->merge_stats;
+  st.full_merges = m.full_merges.load(std::memory_order_relaxed);
+  st.merge_operands = m.operands.load(std::memory_order_relaxed);
+  for (const auto& b : m.by_operands) st.full_merges_by_operands.push_back(b.load(std::memory_order_relaxed));
+  return st;
 }
 
 Status StorageEngine::MetaPut(std::string_view key, std::string_view value) {

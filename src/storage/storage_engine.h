@@ -5,6 +5,17 @@
 // the catalog and tablet maps (small JSON documents). RocksDB types stay out
 // of this header so that upper layers include only this light interface.
 //
+// Merge-operand chains: every write is a merge operand (merge_operator.h),
+// so a row updated again and again collects a chain of operands that every
+// read of it folds until a flush or compaction does. `max_successive_merges`
+// bounds the chain in the memtable: the write that would add one more operand
+// reads the key and stores the folded whole value instead (RocksDB's option of
+// the name), so a read of the hottest row folds at most that many operands
+// from memtables. The meta column family is rarely written, and its memtable
+// would keep every write-ahead log alive since its last write: the logs are
+// bounded by `max_total_wal_bytes`, past which RocksDB flushes the column
+// families holding the oldest log.
+//
 // Durability: every write goes to the WAL before it is acknowledged. With
 // sync_writes=false (default) an acknowledged write survives a process crash
 // (SIGKILL) but not a machine crash; with sync_writes=true each write is
@@ -30,6 +41,11 @@ struct StorageOptions {
   bool sync_writes = false;                        // fsync the WAL on every write
   size_t block_cache_bytes = 256u << 20;           // shared LRU block cache
   size_t write_buffer_bytes = 64u << 20;           // memtable size
+  // Operands of one key in a memtable before a write folds them (see above);
+  // 0 leaves chains unbounded. Measured in bench/RESULTS.md (issue 32).
+  size_t max_successive_merges = 16;
+  // Bound on the live write-ahead logs, bytes; 0 = 4 x the memtables (RocksDB's default).
+  uint64_t max_total_wal_bytes = 256u << 20;
   // Current time in microseconds since the epoch (TTL expiry, tombstone purge).
   std::function<int64_t()> clock_micros;           // default: system clock
 };
@@ -79,6 +95,20 @@ class KvIterator {
   virtual Status status() const = 0;           // IOError / Corruption after a failed step
 };
 
+// What /metrics shows of the engine (server/metrics_text.h). Bytes unless named.
+struct StorageStats {
+  uint64_t pending_compaction_bytes = 0;  // compaction debt: RocksDB's estimate of bytes to rewrite
+  uint64_t running_compactions = 0;
+  uint64_t level0_files = 0;
+  uint64_t memtable_bytes = 0;            // active and immutable memtables, data column family
+  uint64_t immutable_memtables = 0;       // waiting for a flush
+  uint64_t wal_files = 0;                 // live write-ahead logs
+  uint64_t wal_bytes = 0;
+  uint64_t full_merges = 0;               // see MergeOperandStats
+  uint64_t merge_operands = 0;
+  std::vector<uint64_t> full_merges_by_operands;  // MergeOperandStats::kBuckets counts, not cumulative
+};
+
 class StorageEngine {
  public:
   // Errors: IOError when RocksDB cannot open the directory.
@@ -113,6 +143,8 @@ class StorageEngine {
   Status Flush();
   // A RocksDB property of the data column family (e.g. "rocksdb.estimate-num-keys").
   uint64_t IntProperty(const std::string& name);
+  // Compaction debt, memtables, logs and merge-operand counts (lists the log directory).
+  StorageStats Stats();
 
   // The meta column family: small documents, synced on write.
   Status MetaPut(std::string_view key, std::string_view value);

@@ -108,6 +108,13 @@ int CompareValues(const CqlType& type, const Value& a, const Value& b) {
     case TypeKind::kCounter: case TypeKind::kTimestamp: case TypeKind::kTime: case TypeKind::kDate:
       return Cmp(a.as_int(), b.as_int());
     case TypeKind::kVarint: return CompareVarints(a.as_bytes(), b.as_bytes());
+    case TypeKind::kDuration: {
+      const Duration& da = a.as_duration();
+      const Duration& db = b.as_duration();
+      if (da.months != db.months) return Cmp(da.months, db.months);
+      if (da.days != db.days) return Cmp(da.days, db.days);
+      return Cmp(da.nanoseconds, db.nanoseconds);
+    }
     case TypeKind::kDecimal: return CompareDecimals(a.as_decimal(), b.as_decimal());
     case TypeKind::kUuid: return CompareUuid(a.as_bytes(), b.as_bytes());
     case TypeKind::kTimeuuid: return CompareTimeuuid(a.as_bytes(), b.as_bytes());
@@ -147,6 +154,14 @@ int CompareValues(const CqlType& type, const Value& a, const Value& b) {
     default:  // ascii, text, blob, inet
       return CompareBytes(a.as_bytes(), b.as_bytes());
   }
+}
+
+bool ReferencesDuration(const CqlType& type) {
+  if (type.kind() == TypeKind::kDuration) return true;
+  for (const CqlType& p : type.params()) {
+    if (ReferencesDuration(p)) return true;
+  }
+  return false;
 }
 
 }  // namespace tessera

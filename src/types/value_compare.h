@@ -22,8 +22,15 @@
 namespace tessera {
 
 // Returns <0, 0 or >0. REQUIRES: both values are valid for `type` (see
-// Serialize) and the type is keyable. Null sorts before every value.
+// Serialize). Null sorts before every value. Durations (not keyable, no
+// order in Cassandra) compare field by field (months, days, nanoseconds):
+// equality is exact, the order is only a consistent one for IN and =.
 int CompareValues(const CqlType& type, const Value& a, const Value& b);
+
+// True if the type is, or contains, duration (Cassandra's
+// AbstractType.referencesDuration): such values have no order, so slice
+// restrictions and slice conditions on them are refused.
+bool ReferencesDuration(const CqlType& type);
 
 // The 60-bit timestamp of a version-1 UUID (time_hi without the version
 // nibble, time_mid, time_low), by which Cassandra orders time-based UUIDs.

@@ -103,6 +103,26 @@ def test_error_codes(session, server):
         session.execute("CREATE TABLE kv (k int PRIMARY KEY)")
 
 
+def test_duration_columns_refuse_order_and_keep_the_server_up(session):
+    # Once a std::bad_variant_access that ended the process (issue 28): durations
+    # have no order in Cassandra, so slices on them are refused; = still filters.
+    session.execute("CREATE TABLE durations (k int PRIMARY KEY, d duration, m map<text, duration>, n int)")
+    session.execute("INSERT INTO durations (k, d, m, n) VALUES (1, 1h, {'a': 2d}, 1)")
+    session.execute("INSERT INTO durations (k, d, m, n) VALUES (2, 2s, {'a': 1s}, 2)")
+    for op in (">", ">=", "<", "<="):
+        with pytest.raises(InvalidRequest, match="Slice restrictions are not supported on duration columns"):
+            session.execute("SELECT * FROM durations WHERE d %s 1s ALLOW FILTERING" % op)
+        with pytest.raises(InvalidRequest, match="Slice restrictions are not supported on duration columns"):
+            session.execute("SELECT * FROM durations WHERE m['a'] %s 1s ALLOW FILTERING" % op)
+        with pytest.raises(InvalidRequest, match=r"Slice conditions \( %s \) are not supported on durations" % op):
+            session.execute("UPDATE durations SET n = 3 WHERE k = 1 IF d %s 1s" % op)
+    assert [r.k for r in session.execute("SELECT k FROM durations WHERE d = 2s ALLOW FILTERING")] == [2]
+    assert sorted(r.k for r in session.execute("SELECT k FROM durations WHERE d IN (1h, 2s) ALLOW FILTERING")) == [1, 2]
+    assert [r.k for r in session.execute("SELECT k FROM durations WHERE m CONTAINS 2d ALLOW FILTERING")] == [1]
+    assert session.execute("UPDATE durations SET n = 4 WHERE k = 2 IF d = 2s").one()[0] is True
+    assert session.execute("SELECT n FROM durations WHERE k = 2").one().n == 4
+
+
 def test_unprepared_is_reprepared_after_a_restart(server, cluster, session):
     select = session.prepare("SELECT v FROM kv WHERE k = ?")
     server.restart()  # the prepared cache is gone: the server answers Unprepared (0x2500)

@@ -64,7 +64,7 @@ TEST(MetricsTextTest, ExposesTabletsTablesAndLatencyHistogramsInPrometheusFormat
     EXPECT_GT(Sample(text, "tessera_tablet_size_bytes" + labels), 0);
   }
   // Every metric has HELP and TYPE once, before its samples; every sample line parses.
-  const std::regex sample(R"(^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [-0-9.e+]+$)");
+  const std::regex sample(R"(^[a-z_][a-z0-9_]*(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [-0-9.e+]+$)");
   std::istringstream in(text);
   std::string line, last_type;
   size_t types = 0;
@@ -78,7 +78,12 @@ TEST(MetricsTextTest, ExposesTabletsTablesAndLatencyHistogramsInPrometheusFormat
     EXPECT_TRUE(std::regex_match(line, sample)) << line;
     EXPECT_EQ(line.rfind(last_type, 0), 0u) << line << " under " << last_type;
   }
-  EXPECT_EQ(types, 19u);
+  EXPECT_EQ(types, 27u);
+  // The storage engine's gauges and its merge-operand histogram (issue 32).
+  EXPECT_GE(Sample(text, "tessera_storage_wal_files"), 1);
+  EXPECT_GE(Sample(text, "tessera_storage_pending_compaction_bytes"), 0);
+  EXPECT_EQ(Sample(text, "tessera_storage_merge_operands_bucket{le=\"+Inf\"}"),
+            Sample(text, "tessera_storage_merge_operands_count"));
   // No tablet is on the move on a single node: no range's tombstones are held.
   EXPECT_NE(text.find("\ntessera_tombstone_purge_held_ranges 0\n"), std::string::npos);
 }

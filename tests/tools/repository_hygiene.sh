@@ -15,8 +15,12 @@ if grep -E '\.(tsv|csv|csv\.gz|jsonl|rejects)$' <<<"$files" | grep -vE '^(demo/d
   echo "FAIL: data files outside demo/datasets and tests/data"
   status=1
 fi
+if grep -E '(^|/)__pycache__/|\.pyc$' <<<"$files" | grep .; then
+  echo "FAIL: compiled Python files are tracked (.gitignore keeps them out)"
+  status=1
+fi
 for lock in tests/report/package-lock.json tests/drivers/node/package-lock.json; do
   grep -qx "$lock" <<<"$files" || { echo "FAIL: $lock is not committed"; status=1; }
 done
-[ "$status" -eq 0 ] && echo "ok: $(wc -l <<<"$files") tracked files, no node_modules, data only under demo/datasets and tests/data"
+[ "$status" -eq 0 ] && echo "ok: $(wc -l <<<"$files") tracked files, no node_modules, no .pyc, data only under demo/datasets and tests/data"
 exit "$status"

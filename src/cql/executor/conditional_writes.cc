@@ -65,6 +65,11 @@ CqlType Comparable(const CqlType& type) {
   }
 }
 
+// "<", "<=", ">" or ">=" for a slice operator.
+std::string OperatorText(Relation::Op op) {
+  return op == Relation::Op::kLt ? "<" : op == Relation::Op::kLe ? "<=" : op == Relation::Op::kGt ? ">" : ">=";
+}
+
 // -1/0/1, or nullopt when either side is null.
 std::optional<int> Compare(const CqlType& type, const std::optional<std::string>& a, const std::optional<std::string>& b) {
   if (!a || !b) return std::nullopt;
@@ -170,6 +175,11 @@ Result<bool> ConditionsHold(const TableSchema& t, const std::vector<Relation>& c
       if (value) value = SerializedComponent(*value, *field);
       type = type.params()[*field];
     }
+    const bool slice = r.op == Relation::Op::kLt || r.op == Relation::Op::kLe || r.op == Relation::Op::kGt ||
+                       r.op == Relation::Op::kGe;
+    if (slice && ReferencesDuration(type)) {  // as Cassandra's ColumnCondition: durations have no order
+      return Status::InvalidArgument("Slice conditions ( " + OperatorText(r.op) + " ) are not supported on durations");
+    }
     std::vector<std::optional<std::string>> operands;
     auto bind_operand = [&](const Term& term, const CqlType& as) -> Status {
       TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(term, as, c->name, bind));
@@ -192,11 +202,8 @@ Result<bool> ConditionsHold(const TableSchema& t, const std::vector<Relation>& c
       for (const auto& term : r.in_values) TESSERA_RETURN_IF_ERROR(bind_operand(term, type));
     } else {
       TESSERA_RETURN_IF_ERROR(bind_operand(r.value, type));
-      const bool ordering = r.op != Relation::Op::kEq && r.op != Relation::Op::kNe;
-      if (ordering && !operands[0]) {
-        return Status::InvalidArgument("Invalid comparison with null for operator \"" +
-                                       std::string(r.op == Relation::Op::kLt ? "<" : r.op == Relation::Op::kLe ? "<="
-                                                   : r.op == Relation::Op::kGt ? ">" : ">=") + "\"");
+      if (slice && !operands[0]) {
+        return Status::InvalidArgument("Invalid comparison with null for operator \"" + OperatorText(r.op) + "\"");
       }
     }
     holds = holds && Holds(r.op, type, value, operands);

@@ -121,7 +121,47 @@ int ReplicationFactorOf(const KeyspaceMetadata& ks) {
 
 }  // namespace
 
+namespace {
+
+// What the log says of a request whose execution threw: its statement text,
+// or the prepared id it executes.
+Reply ServerError(std::string message) {
+  ErrorResponse e;
+  e.code = ErrorCode::kServerError;
+  e.message = std::move(message);
+  return Reply{Opcode::kError, EncodeError(e), {}};
+}
+
+std::string DescribeRequest(const Request& request) {
+  if (const auto* q = std::get_if<QueryRequest>(&request)) return "QUERY " + q->query;
+  if (const auto* p = std::get_if<PrepareRequest>(&request)) return "PREPARE " + p->query;
+  if (const auto* e = std::get_if<ExecuteRequest>(&request)) return "EXECUTE prepared id " + ToHex(e->id);
+  if (const auto* b = std::get_if<BatchRequest>(&request)) {
+    std::string out = "BATCH of " + std::to_string(b->statements.size());
+    for (const auto& entry : b->statements) out += entry.prepared ? "; prepared id " + ToHex(entry.query_or_id) : "; " + entry.query_or_id;
+    return out;
+  }
+  return "AUTH_RESPONSE";
+}
+
+}  // namespace
+
 Reply QueryProcessor::Process(ConnectionState& conn, const Request& request) {
+  // The safety net: an exception escaping a statement is a bug, but it ends
+  // that request alone (ServerError 0x0000), never the process. The fuzzers
+  // still fail on any ServerError.
+  try {
+    return ProcessRequest(conn, request);
+  } catch (const std::exception& e) {
+    spdlog::error("request failed with an exception ({}): {}", e.what(), DescribeRequest(request));
+    return ServerError(std::string("internal error: ") + e.what());
+  } catch (...) {
+    spdlog::error("request failed with an unknown exception: {}", DescribeRequest(request));
+    return ServerError("internal error");
+  }
+}
+
+Reply QueryProcessor::ProcessRequest(ConnectionState& conn, const Request& request) {
   // The request's consistency level reaches the replicas of every tablet it
   // touches (tablets/request_consistency.h); a single node ignores it.
   if (const auto* q = std::get_if<QueryRequest>(&request)) {

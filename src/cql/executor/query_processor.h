@@ -48,6 +48,8 @@ class QueryProcessor : public RequestProcessor {
   // REQUIRES: db and auth (when given) outlive the processor.
   QueryProcessor(Database* db, NodeInfo node, std::function<void(const SchemaChange&)> on_schema_change = {},
                  auth::AuthService* auth = nullptr);
+  // Never throws: an exception escaping a statement answers ServerError
+  // (0x0000) for that request alone and is logged with the statement.
   Reply Process(ConnectionState& connection, const Request& request) override;
   std::string Authenticator() const override;
   // In a cluster: the coordinator every schema statement goes through.
@@ -69,6 +71,7 @@ class QueryProcessor : public RequestProcessor {
   std::string SchemaVersion() const { return system_tables_.SchemaVersion(); }
 
  private:
+  Reply ProcessRequest(ConnectionState& connection, const Request& request);
   // nextval's source for statements run in `keyspace` (BindContext::next_value).
   std::function<::tessera::Result<int64_t>(const std::string&)> NextValue(const std::string& keyspace);
   struct Prepared {

@@ -7,6 +7,7 @@
 #include "cql/executor/where_clause.h"
 #include "keys/storage_key.h"
 #include "types/serialization.h"
+#include "types/value_compare.h"
 
 namespace tessera::cql {
 namespace {
@@ -55,6 +56,10 @@ Result<Filter> MakeFilter(const TableSchema& t, const ColumnDef& c, const Relati
     f.map_key = k.bytes;
     element = c.type.params()[1];
     type = &element;
+  }
+  // As Cassandra (SingleColumnRelation): durations have no order.
+  if (IsSlice(r.op) && ReferencesDuration(*type)) {
+    return Status::InvalidArgument("Slice restrictions are not supported on duration columns");
   }
   TESSERA_ASSIGN_OR_RETURN(BoundValue b, BindTerm(r.value, *type, c.name, ctx));
   if (b.kind != BoundValue::Kind::kValue) return Status::InvalidArgument("Unsupported null value for column " + c.name);
