@@ -9,6 +9,7 @@
 
 #include "db/database.h"
 #include "keyviz/history.h"
+#include "server/cql_server.h"
 #include "tools/security_options.h"
 
 namespace tessera {
@@ -19,8 +20,8 @@ struct ServerConfig {
   std::string admin_listen = "127.0.0.1:9180";  // address:port of the admin HTTP port; "off" disables it
   bool exit_after_start = false;  // open, report, close: used by tests
   size_t block_cache_bytes = 256u << 20;        // RocksDB block cache (data, index and filter blocks)
-  size_t max_successive_merges = 16;
-  int request_threads = 8;                      // NodeOptions::request_threads            // StorageOptions::max_successive_merges
+  size_t max_successive_merges = 16;            // StorageOptions::max_successive_merges
+  int request_threads = server::DefaultRequestThreads();  // NodeOptions::request_threads
   // Tablet balancer (enabled by default in the server) and guardrails; the
   // defaults are documented in tablets/balancer_policy.h and db/guardrails.h.
   BalancerOptions balancer = [] {

@@ -45,6 +45,8 @@ std::string RenderClusterMetrics(const ReplicationServices& s, const InternodeSe
          s.write_timeouts.load());
   Metric(&out, "tessera_coordinator_read_timeouts_total", "counter", "Reads that ended in ReadTimeout.",
          s.read_timeouts.load());
+  Metric(&out, "tessera_coordinator_speculative_retries_total", "counter",
+         "Reads that asked one more replica (speculative_retry, or an error answer).", s.speculative_retries.load());
   return out;
 }
 

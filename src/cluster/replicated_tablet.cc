@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cluster/replica_reads.h"
+#include "types/speculative_retry.h"
 #include "db/database.h"
 #include "storage/merge_operator.h"
 
@@ -19,6 +20,12 @@ struct ReplicatedTablet::Target {
 };
 
 namespace {
+
+// Steady microseconds: what ReplicaLatency and the speculative threshold count in.
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 // Answers gathered from replicas asked in parallel; shared with the gRPC
 // callbacks, which may outlive the request that waited for them.
@@ -210,9 +217,14 @@ Status ReplicatedTablet::Apply(const WriteSet& writes) {
     const bool counts = plan.counts[i];
     // A replica that fails or does not answer within the time-out gets a
     // hint, even when the level was reached without it.
+    ReplicaLatency* latency = &services_->latency;
+    latency->Sent(targets[i].info.host_id);
     services_->client->Apply(
         targets[i].endpoint, table_->uuid, *relative, services_->write_timeout_micros,
-        [gathered, i, counts, hints, relative, host = targets[i].info.host_id, uuid = table_->uuid](Status s) {
+        [gathered, i, counts, hints, relative, host = targets[i].info.host_id, uuid = table_->uuid, latency,
+         at = NowMicros()](Status s) {
+          const int64_t now = NowMicros();
+          latency->Answered(host, now - at, s.ok(), now);
           if (!s.ok() && hints) (void)hints->Store(host, uuid, *relative);
           const bool ok = s.ok() && counts;
           gathered->Record(i, std::move(s), ok);
@@ -242,13 +254,30 @@ Result<std::vector<const ReplicatedTablet::Target*>> ReplicatedTablet::ChooseRea
     ++services_->unavailables;
     return alive;
   }
-  std::vector<const Target*> asked;
-  for (int pass = 0; pass < 2; ++pass) {  // this node first
-    for (size_t i = 0; i < targets.size() && static_cast<int>(asked.size()) < plan->block_for; ++i) {
-      if (targets[i].info.alive && plan->counts[i] && targets[i].info.local == (pass == 0)) asked.push_back(&targets[i]);
+  std::vector<const Target*> candidates;
+  std::vector<std::string> remote;
+  std::map<std::string, const Target*> by_host;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (!targets[i].info.alive || !plan->counts[i]) continue;
+    if (targets[i].info.local) {
+      candidates.push_back(&targets[i]);  // this node first: no hop
+    } else {
+      remote.push_back(targets[i].info.host_id);
+      by_host[targets[i].info.host_id] = &targets[i];
     }
   }
-  return asked;
+  for (const auto& host : services_->latency.Order(remote, NowMicros())) candidates.push_back(by_host[host]);
+  return candidates;
+}
+
+int64_t ReplicatedTablet::SpeculativeThresholdMicros() {
+  auto it = table_->options.extra.find("speculative_retry");
+  auto policy = ParseSpeculativeRetry(it == table_->options.extra.end() ? "99p" : it->second);
+  if (!policy.ok()) policy = SpeculativeRetry{};  // refused at CREATE / ALTER; an old schema reads as 99p
+  auto metrics = services_->db->MetricsOf(table_->id);
+  if (!metrics) return -1;
+  // Until the table has 100 reads here, 10 ms.
+  return tessera::SpeculativeThresholdMicros(*policy, metrics->read_latency, 10'000, services_->read_timeout_micros);
 }
 
 Status ReplicatedTablet::Repair(const std::vector<const Target*>& asked, const std::vector<WriteSet>& repairs) {
@@ -281,36 +310,87 @@ Status ReplicatedTablet::Repair(const std::vector<const Target*>& asked, const s
 }
 
 template <typename T>
-Result<std::vector<T>> ReplicatedTablet::AskAll(const std::vector<const Target*>& asked, const ConsistencyPlan& plan,
+Result<std::vector<T>> ReplicatedTablet::AskAll(std::vector<const Target*>* asked, const ConsistencyPlan& plan,
                                                 const AskRemote<T>& remote, const std::function<Result<T>()>& local) {
-  auto gathered = std::make_shared<Gathered<Result<T>>>(asked.size());
-  std::optional<size_t> self;
-  for (size_t i = 0; i < asked.size(); ++i) {
-    if (asked[i]->info.local) {
-      self = i;
-      continue;
+  const std::vector<const Target*> candidates = std::move(*asked);
+  const int n = static_cast<int>(candidates.size());
+  const int block_for = std::min(plan.block_for, n);
+  auto gathered = std::make_shared<Gathered<Result<T>>>(candidates.size());
+  ReplicaLatency* latency = &services_->latency;
+  int sent = 0;
+  std::optional<int> self;
+  auto send = [&](int i) {
+    ++sent;
+    if (candidates[i]->info.local) {
+      self = i;  // asked after the remote ones are on their way
+      return;
     }
-    remote(asked[i]->endpoint, [gathered, i](Result<T> r) {
+    const std::string host = candidates[i]->info.host_id;
+    latency->Sent(host);
+    remote(candidates[i]->endpoint, [gathered, i, latency, host, at = NowMicros()](Result<T> r) {
       const bool ok = r.ok();
-      gathered->Record(i, std::move(r), ok);
+      const int64_t now = NowMicros();
+      latency->Answered(host, now - at, ok, now);
+      gathered->Record(static_cast<size_t>(i), std::move(r), ok);
     });
-  }
-  if (self) {
+  };
+  auto answer_self = [&] {
+    if (!self) return;
     Result<T> r = local();
     const bool ok = r.ok();
-    gathered->Record(*self, std::move(r), ok);
+    gathered->Record(static_cast<size_t>(*self), std::move(r), ok);
+    self.reset();
+  };
+  while (sent < block_for) send(sent);
+  answer_self();
+  const int64_t threshold = SpeculativeThresholdMicros();
+  const int64_t start = NowMicros();
+  const int64_t deadline = start + services_->read_timeout_micros;
+  int64_t speculate_at = threshold < 0 ? -1 : start + threshold;
+  while (true) {
+    int more = 0;  // replicas to ask now
+    {
+      std::unique_lock<std::mutex> lock(gathered->mu);
+      auto settled = [&] { return gathered->succeeded >= block_for || gathered->answered >= sent; };
+      const int64_t before = NowMicros();
+      const int64_t until = speculate_at >= 0 && sent < n ? std::min(deadline, speculate_at) : deadline;
+      if (!settled() && until > before) {
+        gathered->cv.wait_for(lock, std::chrono::microseconds(until - before), settled);
+      }
+      if (gathered->succeeded >= block_for) break;
+      const int outstanding = sent - gathered->answered;
+      const int missing = block_for - gathered->succeeded;
+      const int64_t now = NowMicros();
+      if (outstanding < missing) {  // error answers: those still out cannot make block_for
+        if (threshold < 0 || sent == n) break;  // NONE asks no other replica, as Cassandra
+        more = std::min(missing - outstanding, n - sent);
+      } else if (speculate_at >= 0 && now >= speculate_at && sent < n) {
+        more = 1;  // the speculative retry
+        speculate_at = -1;
+        for (int i = 0; i < sent; ++i) {
+          if (!gathered->answers[i] && !candidates[i]->info.local) latency->Missed(candidates[i]->info.host_id, now);
+        }
+      } else if (now >= deadline) {
+        break;
+      }
+    }
+    if (more > 0) ++services_->speculative_retries;
+    for (int k = 0; k < more; ++k) send(sent);
+    answer_self();
   }
-  const int n = static_cast<int>(asked.size());
-  gathered->Wait(n, n, services_->read_timeout_micros);
   std::lock_guard<std::mutex> lock(gathered->mu);
-  if (gathered->succeeded < n) {
+  if (gathered->succeeded < block_for) {
     ++services_->read_timeouts;
     return Timeout(Status::Code::kReadTimeout, CurrentRequestConsistency().level, gathered->succeeded,
                    plan.block_for, gathered->succeeded > 0);
   }
   std::vector<T> answers;
-  answers.reserve(asked.size());
-  for (auto& a : gathered->answers) answers.push_back(std::move(a->value()));
+  for (int i = 0; i < n; ++i) {
+    auto& a = gathered->answers[i];
+    if (!a || !a->ok()) continue;
+    asked->push_back(candidates[i]);
+    answers.push_back(std::move(a->value()));
+  }
   return answers;
 }
 
@@ -324,7 +404,7 @@ Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query) {
   TESSERA_ASSIGN_OR_RETURN(
       std::vector<RangeBatch> batches,
       AskAll<RangeBatch>(
-          asked, plan,
+          &asked, plan,
           [&](const std::string& endpoint, std::function<void(Result<RangeBatch>)> done) {
             services_->client->ReadRange(endpoint, query, services_->read_timeout_micros, std::move(done));
           },
@@ -381,7 +461,7 @@ Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeys(const
   TESSERA_ASSIGN_OR_RETURN(
       std::vector<Values> answers,
       AskAll<Values>(
-          asked, plan,
+          &asked, plan,
           [&](const std::string& endpoint, std::function<void(Result<Values>)> done) {
             services_->client->ReadKeys(endpoint, table_->uuid, keys, services_->read_timeout_micros, std::move(done));
           },

@@ -10,9 +10,20 @@
 // returned is on a quorum afterwards (monotonic reads).
 //
 // Follows Cassandra 4.1's coordinator (StorageProxy: mutate, fetchRows,
-// BlockingReadRepair) with two simplifications, stated: every asked replica
+// BlockingReadRepair) with one simplification, stated: every asked replica
 // sends data (Cassandra sends data from one and digests from the others; the
-// comparison here is of whole values), and no speculative retry.
+// comparison here is of whole values).
+//
+// Replica choice and speculative retry (issue 28, items 2 and 3): a read asks
+// this node first when it is a replica, then the replicas that answered
+// fastest (cluster/replica_latency.h: moving average, requests in flight, a
+// missed answer marks a peer slow for 2 s); when the asked ones have not all
+// answered within the table's speculative_retry (cluster/speculative_retry.h,
+// '99p' by default), or one answered with an error, it also asks the next
+// live replica, and it answers from the first block_for replicas that do.
+// A replica under SIGSTOP or behind a partition costs one threshold, not the
+// read time-out. Writes go to every replica and wait for block_for, as before;
+// their answers feed the same estimate.
 //
 // Hinted handoff: a replica that is down when a write is sent, or fails or
 // does not answer within the write time-out, gets a hint
@@ -43,6 +54,7 @@
 #include "cluster/migrations_in_hand.h"
 #include "cluster/placement_fence.h"
 #include "cluster/reconciling_iterator.h"
+#include "cluster/replica_latency.h"
 #include "cluster/replication_strategy.h"
 #include "cluster/stream_rate_limiter.h"
 #include "cluster/tablet_placement.h"
@@ -83,6 +95,8 @@ struct ReplicationServices {
   std::shared_ptr<StreamRateLimiter> stream_limiter;
   std::atomic<uint64_t> streamed_bytes{0}, streamed_keys{0};
   Failpoints* failpoints = nullptr;      // null: none (common/failpoints.h)
+  ReplicaLatency latency;                // what reads and writes saw of each peer
+  std::atomic<uint64_t> speculative_retries{0};  // reads that asked one more replica
 };
 
 class ReplicatedTablet : public Replica {
@@ -119,11 +133,17 @@ class ReplicatedTablet : public Replica {
   // answers in `asked` order, or ReadTimeout.
   template <typename T>
   using AskRemote = std::function<void(const std::string& endpoint, std::function<void(Result<T>)> done)>;
+  // Asks the first plan.block_for of `*asked` (the candidates, in order),
+  // and the next ones on a speculative retry or an error answer, until
+  // block_for answered or the read time-out; `*asked` becomes the replicas
+  // whose answers are returned (in candidate order), or ReadTimeout.
   template <typename T>
-  Result<std::vector<T>> AskAll(const std::vector<const Target*>& asked, const ConsistencyPlan& plan,
+  Result<std::vector<T>> AskAll(std::vector<const Target*>* asked, const ConsistencyPlan& plan,
                                 const AskRemote<T>& remote, const std::function<Result<T>()>& local);
-  // The replicas a read at the current level asks (local first), after the
-  // Unavailable check; `plan` gets the level's needs.
+  // Microseconds a read waits before it speculates; -1: never.
+  int64_t SpeculativeThresholdMicros();
+  // Every replica a read at the current level may ask, after the Unavailable
+  // check: this node first, then by ReplicaLatency; `plan` gets the level's needs.
   Result<std::vector<const Target*>> ChooseReadTargets(const std::vector<Target>& targets, ConsistencyPlan* plan);
 
   ReplicationServices* services_;

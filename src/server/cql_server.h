@@ -31,15 +31,19 @@
 //  - a malformed frame or body, or a request before STARTUP: ERROR 0x000A,
 //    then that connection (only) closes; other connections carry on.
 //
-// Threads: an asio io_context run by `threads` threads reads, decodes and
-// writes, each connection on its strand. QUERY, PREPARE, EXECUTE and BATCH
-// run on a bounded pool of `request_threads` threads: the requests of one
-// connection run concurrently and each reply goes out as soon as its request
-// completes, by stream id and so out of order (native protocol v4 §2.3, as
-// Cassandra and ScyllaDB answer), instead of one after the other on the
-// connection's strand; a request held up (a slow replica, a failpoint) holds
-// one pool thread, never the connection. request_threads = 0 runs them inline
-// on the connection's strand, in arrival order (the former behaviour).
+// Threads: an asio io_context run by max(threads, request_threads) threads
+// reads, decodes and writes, each connection on its strand. With
+// request_threads > 0, QUERY, PREPARE, EXECUTE and BATCH run off the strand,
+// on the same threads: the requests of one connection run concurrently and
+// each reply goes out as soon as its request completes, by stream id and so
+// out of order (native protocol v4 §2.3, as Cassandra and ScyllaDB answer);
+// a request held up (a slow replica, a failpoint) holds one thread, never its
+// connection. request_threads = 0 runs them inline on the connection's strand,
+// in arrival order (the former behaviour). The default is one thread per core:
+// 8 threads on 2 cores cost 35-40% of point-read throughput (contention and
+// task switching), 2 measured on par with inline execution (bench/RESULTS.md).
+// While a cluster coordinator still waits for its replicas on the thread, a
+// request waiting for a replica holds one of them.
 //
 // Thread safety: Start/Stop from one thread; BroadcastSchemaChange and the
 // accessors from any thread.
@@ -57,11 +61,14 @@
 
 namespace tessera::server {
 
+// One per core (std::thread::hardware_concurrency), at least 2.
+int DefaultRequestThreads();
+
 struct CqlServerOptions {
   std::string address = "127.0.0.1";
   uint16_t port = 9042;      // 0: any free port (tests)
   int threads = 2;
-  int request_threads = 8;  // see "Threads" above; 0: inline
+  int request_threads = DefaultRequestThreads();  // see "Threads" above; 0: inline on the strand
   std::string cql_version = "3.4.5";
   TlsOptions tls;
   ConnectionLimits limits;

@@ -18,6 +18,7 @@
 #include "db/database.h"
 #include "keyviz/history.h"
 #include "server/connection_limits.h"
+#include "server/cql_server.h"
 #include "server/tls_options.h"
 
 namespace tessera::server {
@@ -65,7 +66,7 @@ struct NodeOptions {
   bool admin_metrics_require_auth = false;
   ConnectionLimits limits;
   // Threads running CQL requests (CqlServerOptions::request_threads; 0: inline).
-  int request_threads = 8;
+  int request_threads = DefaultRequestThreads();
   NodeClusterOptions cluster;
   // NAME=ACTION failpoints set at start (common/failpoints.h); the admin
   // API's POST /failpoints changes them later. InvalidArgument from Start

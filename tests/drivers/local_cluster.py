@@ -4,6 +4,7 @@ raw native-protocol connection that REGISTERs for node events."""
 import json
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -200,6 +201,22 @@ def running_cluster(binary, nodes, server_args):
             c.cleanup()
         else:
             print("cluster kept in", c.dir)
+
+
+def running_cluster_resumed_at_end(binary, nodes, server_args):
+    """running_cluster for tests that SIGSTOP nodes: every node gets SIGCONT
+    before the cluster stops, so that a failed test leaves none stopped."""
+    clusters = running_cluster(binary, nodes, server_args)
+    c = next(clusters)
+    try:
+        yield c
+    finally:
+        for n in c.manifest()["nodes"]:
+            try:
+                os.kill(n["pid"], signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        next(clusters, None)
 
 
 def node_session(cluster, node, request_timeout=30):

@@ -20,7 +20,7 @@ from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
 from cassandra.policies import FallthroughRetryPolicy, WhiteListRoundRobinPolicy
 from cassandra.query import BatchStatement, SimpleStatement
 
-from local_cluster import metric, running_cluster, wait_until
+from local_cluster import metric, running_cluster, running_cluster_resumed_at_end, wait_until
 
 BINARY = os.environ["TESSERA_BINARY"]
 LEASE_SECONDS = 3
@@ -338,18 +338,9 @@ def test_every_node_holds_the_repaired_tables_tombstones_until_the_repair_ends(c
 def slow_cluster():
     # A long lease: a SIGSTOPped node stays a live member, so requests reach
     # it and time out (rather than being refused as Unavailable).
-    clusters = running_cluster(BINARY, 2, ["--cluster-lease-seconds=30", "--write-request-timeout-ms=1000",
-                                           "--read-request-timeout-ms=1000"])
-    c = next(clusters)
-    try:
-        yield c
-    finally:
-        for n in c.manifest()["nodes"]:
-            try:
-                os.kill(n["pid"], signal.SIGCONT)
-            except ProcessLookupError:
-                pass
-        next(clusters, None)
+    yield from running_cluster_resumed_at_end(BINARY, 2, ["--cluster-lease-seconds=30",
+                                                          "--write-request-timeout-ms=1000",
+                                                          "--read-request-timeout-ms=1000"])
 
 
 def test_stopped_replica_gives_write_and_read_timeouts(slow_cluster):

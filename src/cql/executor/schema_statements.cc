@@ -1,5 +1,7 @@
 #include "cql/executor/schema_statements.h"
 
+#include "types/speculative_retry.h"
+
 #include <algorithm>
 #include <optional>
 #include <set>
@@ -148,7 +150,10 @@ Status ApplyTableProperties(const std::vector<Property>& props, TableSchema* t, 
     } else if (p.name == "partition_buckets") {
       TESSERA_RETURN_IF_ERROR(ApplyPartitionBuckets(p, t, creating, changes));
     } else {
-      t->options.extra[p.name] = PropertyText(p.value);
+      const std::string text = PropertyText(p.value);
+      // Interpreted by the cluster coordinator's reads: refused here when it does not parse, as Cassandra does.
+      if (p.name == "speculative_retry") TESSERA_RETURN_IF_ERROR(ParseSpeculativeRetry(text).status());
+      t->options.extra[p.name] = text;
     }
   }
   return Status::OK();
