@@ -36,7 +36,21 @@ int RunServer(const ServerConfig& config) {
   options.database.guardrails = config.guardrails;
   options.database.block_cache_bytes = config.block_cache_bytes;
   options.database.max_successive_merges = config.max_successive_merges;
-  options.request_threads = config.request_threads;
+  auto commitlog_sync = ParseCommitlogSync(config.commitlog_sync);
+  if (!commitlog_sync.ok()) {
+    spdlog::error("--commitlog-sync: {}", commitlog_sync.status().message());
+    return 2;
+  }
+  options.database.commitlog_sync = *commitlog_sync;
+  options.database.commitlog_sync_period_micros = config.commitlog_sync_period_ms * 1000;
+  options.database.commitlog_sync_group_window_micros =
+      static_cast<int64_t>(config.commitlog_sync_group_window_ms * 1000);
+  // A batch or group write waits for its fsync on its thread (until the request
+  // path is asynchronous): those modes need many threads to share fsyncs.
+  options.request_threads = config.request_threads >= 0 ? config.request_threads
+                            : options.database.commitlog_sync == CommitlogSync::kPeriodic
+                                ? server::DefaultRequestThreads()
+                                : 64;
   options.keyviz = config.keyviz;
   if (options.keyviz.column_micros < 100'000 || options.keyviz.max_columns < 1 || options.keyviz.max_rows < 1) {
     spdlog::error("--keyviz-column-seconds takes at least 0.1, --keyviz-columns and --keyviz-max-rows at least 1");

@@ -21,7 +21,10 @@ struct ServerConfig {
   bool exit_after_start = false;  // open, report, close: used by tests
   size_t block_cache_bytes = 256u << 20;        // RocksDB block cache (data, index and filter blocks)
   size_t max_successive_merges = 16;            // StorageOptions::max_successive_merges
-  int request_threads = server::DefaultRequestThreads();  // NodeOptions::request_threads
+  std::string commitlog_sync = "periodic";      // StorageOptions::commitlog_sync: periodic, batch or group
+  int64_t commitlog_sync_period_ms = 10000;
+  double commitlog_sync_group_window_ms = 15;
+  int request_threads = -1;  // NodeOptions::request_threads; -1: one per core, 64 for batch and group durability
   // Tablet balancer (enabled by default in the server) and guardrails; the
   // defaults are documented in tablets/balancer_policy.h and db/guardrails.h.
   BalancerOptions balancer = [] {

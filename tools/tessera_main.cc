@@ -70,8 +70,21 @@ int main(int argc, char** argv) {
   cmd->add_flag("--exit-after-start", server.exit_after_start, "open the database, report and exit");
   cmd->add_option("--block-cache-bytes", server.block_cache_bytes, "RocksDB block cache size")->capture_default_str();
   cmd->add_option("--request-threads", server.request_threads,
-                  "threads running CQL requests; a connection's requests run concurrently (0: one after the other)")
-      ->check(CLI::Range(0, 256))->capture_default_str();
+                  "threads running CQL requests; a connection's requests run concurrently (0: one after the "
+                  "other; -1: one per core, 64 with --commitlog-sync batch or group)")
+      ->check(CLI::Range(-1, 256))->capture_default_str();
+  cmd->add_option("--commitlog-sync", server.commitlog_sync,
+                  "when an acknowledged write is durable against a power loss: periodic (fsync every "
+                  "--commitlog-sync-period-ms), batch (after its fsync) or group (batch, one fsync per window)")
+      ->check(CLI::IsMember({"periodic", "batch", "group"}))
+      ->capture_default_str();
+  cmd->add_option("--commitlog-sync-period-ms", server.commitlog_sync_period_ms, "periodic: fsync interval")
+      ->check(CLI::Range(int64_t{1}, int64_t{3'600'000}))
+      ->capture_default_str();
+  cmd->add_option("--commitlog-sync-group-window-ms", server.commitlog_sync_group_window_ms,
+                  "group: at most one fsync per this window")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
   cmd->add_option("--max-successive-merges", server.max_successive_merges,
                   "merge operands of one row in a memtable before a write folds them into a whole value (0: unbounded)")
       ->capture_default_str();

@@ -77,7 +77,10 @@ Result<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options)
   if (ec) return Status::IOError("cannot create " + options.data_dir + ": " + ec.message());
   StorageOptions so;
   so.path = options.data_dir;
-  so.sync_writes = options.sync_writes;
+  so.commitlog_sync = options.commitlog_sync;
+  so.commitlog_sync_period_micros = options.commitlog_sync_period_micros;
+  so.commitlog_sync_group_window_micros = options.commitlog_sync_group_window_micros;
+  so.failpoints = options.failpoints;
   so.block_cache_bytes = options.block_cache_bytes;
   so.max_successive_merges = options.max_successive_merges;
   so.clock_micros = options.clock_micros;

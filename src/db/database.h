@@ -51,7 +51,10 @@ class Failpoints;
 
 struct DatabaseOptions {
   std::string data_dir;                      // created if missing
-  bool sync_writes = false;                  // see StorageEngine durability
+  // Durability: StorageOptions' commitlog_sync and its period and window.
+  CommitlogSync commitlog_sync = CommitlogSync::kPeriodic;
+  int64_t commitlog_sync_period_micros = 10'000'000;
+  int64_t commitlog_sync_group_window_micros = 15'000;
   size_t block_cache_bytes = 256u << 20;
   size_t max_successive_merges = 16;         // StorageOptions::max_successive_merges
   // Hit by every read (failpoint replica.read.<keyspace>.<table>,

@@ -102,6 +102,11 @@ void AddStorageMetrics(const StorageStats& st, Exposition* x) {
   gauge("tessera_storage_immutable_memtables", "Memtables waiting for a flush.", st.immutable_memtables);
   gauge("tessera_storage_wal_files", "Live write-ahead log files.", st.wal_files);
   gauge("tessera_storage_wal_bytes", "Bytes of the live write-ahead log files.", st.wal_bytes);
+  x->Add("tessera_storage_wal_syncs_total", "counter", "fsyncs of the write-ahead logs since the node started.", "",
+         static_cast<double>(st.wal_syncs));
+  x->Add("tessera_storage_commitlog_sync", "gauge",
+         "1 for the durability mode (commitlog_sync: periodic, batch or group).",
+         std::string("mode=\"") + st.commitlog_sync + "\"", 1);
   x->Histogram("tessera_storage_merge_operands", "Merge operands folded per full merge (reads, flushes, compactions).",
                MergeOperandStats::kBucketBounds, st.full_merges_by_operands, st.merge_operands);
 }

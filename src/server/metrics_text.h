@@ -16,6 +16,8 @@
 //   tessera_storage_pending_compaction_bytes, _running_compactions,
 //   _level0_files, _memtable_bytes, _immutable_memtables, _wal_files,
 //   _wal_bytes                                            gauges
+//   tessera_storage_wal_syncs_total                        counter
+//   tessera_storage_commitlog_sync{mode="periodic|batch|group"} 1
 //   tessera_storage_merge_operands                         histogram of the
 //     merge operands each full merge folded (le 1, 4, 16, 64, 256, +Inf)
 // A tablet's counters start at zero when a split or merge creates it.

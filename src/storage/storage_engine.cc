@@ -12,9 +12,17 @@
 #include <rocksdb/cache.h>
 
 #include <chrono>
+#include <thread>
 
+#include <condition_variable>
+
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
+
+#include "common/periodic_task.h"
 #include "storage/compaction_filter.h"
 #include "storage/merge_operator.h"
+#include "storage/wal_file_system.h"
 
 namespace tessera {
 namespace {
@@ -55,10 +63,67 @@ class RocksIterator : public KvIterator {
   std::unique_ptr<rocksdb::Iterator> it_;
 };
 
+// Group commit's window (CommitlogSync::kGroup): the first writer to arrive
+// waits until one window after the previous release, then releases every
+// writer that arrived meanwhile; they write with sync together, so RocksDB's
+// write group gives them about one fsync.
+class GroupCommitWindow {
+ public:
+  explicit GroupCommitWindow(int64_t window_micros) : window_(window_micros) {}
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    const uint64_t mine = released_ + 1;
+    if (leading_) {
+      cv_.wait(lock, [&] { return released_ >= mine; });
+      return;
+    }
+    leading_ = true;
+    const auto at = last_release_ + window_;
+    if (at > std::chrono::steady_clock::now()) {
+      lock.unlock();
+      std::this_thread::sleep_until(at);
+      lock.lock();
+    }
+    ++released_;
+    last_release_ = std::chrono::steady_clock::now();
+    leading_ = false;
+    cv_.notify_all();
+  }
+
+ private:
+  const std::chrono::microseconds window_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool leading_ = false;
+  uint64_t released_ = 0;
+  std::chrono::steady_clock::time_point last_release_{};
+};
+
 }  // namespace
+
+Result<CommitlogSync> ParseCommitlogSync(std::string_view text) {
+  if (text == "periodic") return CommitlogSync::kPeriodic;
+  if (text == "batch") return CommitlogSync::kBatch;
+  if (text == "group") return CommitlogSync::kGroup;
+  return Status::InvalidArgument("commitlog_sync takes periodic, batch or group, got '" + std::string(text) + "'");
+}
+
+const char* CommitlogSyncName(CommitlogSync mode) {
+  switch (mode) {
+    case CommitlogSync::kBatch: return "batch";
+    case CommitlogSync::kGroup: return "group";
+    case CommitlogSync::kPeriodic: break;
+  }
+  return "periodic";
+}
 
 struct StorageEngine::Impl {
   MergeOperandStats merge_stats;  // before db: the merge operator points at it, so it outlives the DB
+  std::shared_ptr<SyncObservingFileSystem> file_system;  // before db, as the env over it
+  std::unique_ptr<rocksdb::Env> env;
+  CommitlogSync commitlog_sync = CommitlogSync::kPeriodic;
+  std::unique_ptr<GroupCommitWindow> group_window;  // kGroup only
+  PeriodicTask periodic_sync;                        // kPeriodic only
   std::unique_ptr<rocksdb::DB> db;
   rocksdb::ColumnFamilyHandle* data = nullptr;
   rocksdb::ColumnFamilyHandle* meta = nullptr;
@@ -67,6 +132,7 @@ struct StorageEngine::Impl {
   std::mutex deleted_mu;
   std::vector<std::pair<std::string, std::string>> deleted_ranges;  // guarded by deleted_mu
   ~Impl() {
+    periodic_sync.Stop();
     if (db) {
       if (data) db->DestroyColumnFamilyHandle(data);
       if (meta) db->DestroyColumnFamilyHandle(meta);
@@ -111,6 +177,11 @@ Result<std::unique_ptr<StorageEngine>> StorageEngine::Open(const StorageOptions&
   rocksdb::ColumnFamilyOptions meta_cf;
 
   rocksdb::DBOptions db_options;
+  Impl& impl = *engine->impl_;
+  impl.file_system = std::make_shared<SyncObservingFileSystem>(
+      options.file_system ? options.file_system : rocksdb::FileSystem::Default(), options.failpoints);
+  impl.env = rocksdb::NewCompositeEnv(impl.file_system);
+  db_options.env = impl.env.get();
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
   db_options.max_background_jobs = 2;
@@ -126,8 +197,20 @@ Result<std::unique_ptr<StorageEngine>> StorageEngine::Open(const StorageOptions&
   engine->impl_->db.reset(raw);
   engine->impl_->data = handles[0];
   engine->impl_->meta = handles[1];
-  engine->impl_->write_options.sync = options.sync_writes;
-  engine->impl_->meta_write_options.sync = true;
+  impl.commitlog_sync = options.commitlog_sync;
+  impl.write_options.sync = options.commitlog_sync != CommitlogSync::kPeriodic;
+  impl.meta_write_options.sync = true;
+  if (options.commitlog_sync == CommitlogSync::kGroup) {
+    impl.group_window = std::make_unique<GroupCommitWindow>(options.commitlog_sync_group_window_micros);
+  }
+  if (options.commitlog_sync == CommitlogSync::kPeriodic && options.commitlog_sync_period_micros > 0) {
+    rocksdb::DB* db = impl.db.get();
+    // Every period from now (PeriodicTask also runs at once: that first run is skipped).
+    // A failed sync shows on the next write.
+    impl.periodic_sync.Start(options.commitlog_sync_period_micros, [db, first = true]() mutable {
+      if (!std::exchange(first, false)) db->SyncWAL().PermitUncheckedError();
+    });
+  }
   return engine;
 }
 
@@ -139,6 +222,7 @@ Status StorageEngine::Write(const WriteSet& writes) {
                             : batch.DeleteRange(impl_->data, ToSlice(op.key), ToSlice(op.value));
     if (!s.ok()) return FromRocks(s);
   }
+  if (impl_->group_window) impl_->group_window->Wait();
   TESSERA_RETURN_IF_ERROR(FromRocks(impl_->db->Write(impl_->write_options, &batch)));
   for (const auto& op : writes.ops()) {
     if (op.kind != WriteSet::Op::kDeleteRange) continue;
@@ -220,6 +304,8 @@ StorageStats StorageEngine::Stats() {
       st.wal_bytes += log->SizeFileBytes();
     }
   }
+  st.wal_syncs = impl_->file_system->wal_syncs();
+  st.commitlog_sync = CommitlogSyncName(impl_->commitlog_sync);
   const MergeOperandStats& m = impl_->merge_stats;
   st.full_merges = m.full_merges.load(std::memory_order_relaxed);
   st.merge_operands = m.operands.load(std::memory_order_relaxed);

@@ -78,9 +78,10 @@ TEST(MetricsTextTest, ExposesTabletsTablesAndLatencyHistogramsInPrometheusFormat
     EXPECT_TRUE(std::regex_match(line, sample)) << line;
     EXPECT_EQ(line.rfind(last_type, 0), 0u) << line << " under " << last_type;
   }
-  EXPECT_EQ(types, 27u);
+  EXPECT_EQ(types, 29u);
   // The storage engine's gauges and its merge-operand histogram (issue 32).
   EXPECT_GE(Sample(text, "tessera_storage_wal_files"), 1);
+  EXPECT_EQ(Sample(text, "tessera_storage_commitlog_sync{mode=\"periodic\"}"), 1);
   EXPECT_GE(Sample(text, "tessera_storage_pending_compaction_bytes"), 0);
   EXPECT_EQ(Sample(text, "tessera_storage_merge_operands_bucket{le=\"+Inf\"}"),
             Sample(text, "tessera_storage_merge_operands_count"));

@@ -6,27 +6,13 @@
 
 #include "storage/merge_operator.h"
 #include "storage/row_fragment.h"
+#include "tests/storage/storage_test_util.h"
 
 namespace tessera {
 namespace {
 
-std::string TempDir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("tessera_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  return dir.string();
-}
-
-std::string Fragment(int64_t ts, std::string v) {
-  RowFragment r;
-  Cell c;
-  c.column_id = 1;
-  c.timestamp = ts;
-  c.value = std::move(v);
-  r.cells.push_back(c);
-  std::string out;
-  EncodeRowFragment(r, &out);
-  return out;
-}
+using testing::Fragment;
+using testing::TempDir;
 
 TEST(StorageEngineTest, MergesOperandsLastWriteWinsAcrossFlushAndCompaction) {
   StorageOptions o;

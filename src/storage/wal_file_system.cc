@@ -1,0 +1,275 @@
+#include "storage/wal_file_system.h"
+
+#include <filesystem>
+#include <vector>
+
+#include "common/failpoints.h"
+
+namespace tessera {
+namespace {
+
+bool IsWriteAheadLog(const std::string& name) {
+  return name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0;
+}
+
+// Sees each sync of one file.
+class SyncObservingFile : public rocksdb::FSWritableFileOwnerWrapper {
+ public:
+  SyncObservingFile(std::unique_ptr<rocksdb::FSWritableFile> target, bool wal, Failpoints* failpoints,
+                    std::atomic<uint64_t>* wal_syncs)
+      : FSWritableFileOwnerWrapper(std::move(target)), wal_(wal), failpoints_(failpoints), wal_syncs_(wal_syncs) {}
+
+  rocksdb::IOStatus Sync(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
+    Before();
+    return target()->Sync(options, dbg);
+  }
+  rocksdb::IOStatus Fsync(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
+    Before();
+    return target()->Fsync(options, dbg);
+  }
+
+ private:
+  void Before() {
+    if (!wal_) return;
+    wal_syncs_->fetch_add(1, std::memory_order_relaxed);
+    if (failpoints_ != nullptr && failpoints_->armed()) {
+      (void)failpoints_->Hit("storage.wal_sync");  // pause holds the sync; error is not injected here
+    }
+  }
+  const bool wal_;
+  Failpoints* const failpoints_;
+  std::atomic<uint64_t>* const wal_syncs_;
+};
+
+// Reports what one file wrote and synced to its PowerLossFileSystem, and
+// fails every write and sync once the power is gone.
+class PowerLossFile : public rocksdb::FSWritableFileOwnerWrapper {
+ public:
+  PowerLossFile(std::unique_ptr<rocksdb::FSWritableFile> target, PowerLossFileSystem* fs, std::string name,
+                uint64_t size)
+      : FSWritableFileOwnerWrapper(std::move(target)), fs_(fs), name_(std::move(name)), size_(size) {}
+
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                           rocksdb::IODebugContext* dbg) override {
+    if (!fs_->powered()) return Lost();
+    rocksdb::IOStatus s = target()->Append(data, options, dbg);
+    if (s.ok()) fs_->Written(name_, size_ += data.size());
+    return s;
+  }
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                           const rocksdb::DataVerificationInfo& info, rocksdb::IODebugContext* dbg) override {
+    if (!fs_->powered()) return Lost();
+    rocksdb::IOStatus s = target()->Append(data, options, info, dbg);
+    if (s.ok()) fs_->Written(name_, size_ += data.size());
+    return s;
+  }
+  rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset, const rocksdb::IOOptions& options,
+                                     rocksdb::IODebugContext* dbg) override {
+    if (!fs_->powered()) return Lost();
+    rocksdb::IOStatus s = target()->PositionedAppend(data, offset, options, dbg);
+    if (s.ok()) fs_->Written(name_, size_ = std::max(size_, offset + data.size()));
+    return s;
+  }
+  rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset, const rocksdb::IOOptions& options,
+                                     const rocksdb::DataVerificationInfo& info, rocksdb::IODebugContext* dbg) override {
+    if (!fs_->powered()) return Lost();
+    rocksdb::IOStatus s = target()->PositionedAppend(data, offset, options, info, dbg);
+    if (s.ok()) fs_->Written(name_, size_ = std::max(size_, offset + data.size()));
+    return s;
+  }
+  rocksdb::IOStatus Truncate(uint64_t size, const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
+    if (!fs_->powered()) return Lost();
+    rocksdb::IOStatus s = target()->Truncate(size, options, dbg);
+    if (s.ok()) fs_->Written(name_, size_ = size);
+    return s;
+  }
+  rocksdb::IOStatus Flush(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
+    if (!fs_->powered()) return Lost();
+    return target()->Flush(options, dbg);
+  }
+  rocksdb::IOStatus Sync(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
+    if (!fs_->powered()) return Lost();
+    rocksdb::IOStatus s = target()->Sync(options, dbg);
+    if (s.ok()) fs_->Synced(name_, size_);
+    return s;
+  }
+  rocksdb::IOStatus Fsync(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
+    if (!fs_->powered()) return Lost();
+    rocksdb::IOStatus s = target()->Fsync(options, dbg);
+    if (s.ok()) fs_->Synced(name_, size_);
+    return s;
+  }
+  rocksdb::IOStatus RangeSync(uint64_t, uint64_t, const rocksdb::IOOptions& options,
+                              rocksdb::IODebugContext* dbg) override {
+    // Starts write-back of a range without waiting: durable only after a Sync.
+    if (!fs_->powered()) return Lost();
+    return rocksdb::IOStatus::OK();
+  }
+  rocksdb::IOStatus Close(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
+    // Closing makes nothing durable; after the power loss it only releases the handle.
+    return target()->Close(options, dbg);
+  }
+
+ private:
+  static rocksdb::IOStatus Lost() { return rocksdb::IOStatus::IOError("simulated power loss"); }
+  PowerLossFileSystem* const fs_;
+  const std::string name_;
+  uint64_t size_;
+};
+
+}  // namespace
+
+SyncObservingFileSystem::SyncObservingFileSystem(std::shared_ptr<rocksdb::FileSystem> target, Failpoints* failpoints)
+    : FileSystemWrapper(std::move(target)), failpoints_(failpoints) {}
+
+std::unique_ptr<rocksdb::FSWritableFile> SyncObservingFileSystem::Wrap(const std::string& name,
+                                                                       std::unique_ptr<rocksdb::FSWritableFile> f) {
+  return std::make_unique<SyncObservingFile>(std::move(f), IsWriteAheadLog(name), failpoints_, &wal_syncs_);
+}
+
+rocksdb::IOStatus SyncObservingFileSystem::NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                                           std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                                           rocksdb::IODebugContext* dbg) {
+  std::unique_ptr<rocksdb::FSWritableFile> f;
+  rocksdb::IOStatus s = target()->NewWritableFile(name, options, &f, dbg);
+  if (s.ok()) *result = Wrap(name, std::move(f));
+  return s;
+}
+
+rocksdb::IOStatus SyncObservingFileSystem::ReopenWritableFile(const std::string& name,
+                                                              const rocksdb::FileOptions& options,
+                                                              std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                                              rocksdb::IODebugContext* dbg) {
+  std::unique_ptr<rocksdb::FSWritableFile> f;
+  rocksdb::IOStatus s = target()->ReopenWritableFile(name, options, &f, dbg);
+  if (s.ok()) *result = Wrap(name, std::move(f));
+  return s;
+}
+
+rocksdb::IOStatus SyncObservingFileSystem::ReuseWritableFile(const std::string& name, const std::string& old_name,
+                                                             const rocksdb::FileOptions& options,
+                                                             std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                                             rocksdb::IODebugContext* dbg) {
+  std::unique_ptr<rocksdb::FSWritableFile> f;
+  rocksdb::IOStatus s = target()->ReuseWritableFile(name, old_name, options, &f, dbg);
+  if (s.ok()) *result = Wrap(name, std::move(f));
+  return s;
+}
+
+PowerLossFileSystem::PowerLossFileSystem(std::shared_ptr<rocksdb::FileSystem> target)
+    : FileSystemWrapper(std::move(target)) {}
+
+std::unique_ptr<rocksdb::FSWritableFile> PowerLossFileSystem::Wrap(const std::string& name,
+                                                                   std::unique_ptr<rocksdb::FSWritableFile> f,
+                                                                   uint64_t existing) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto [it, inserted] = files_.try_emplace(name);
+    if (existing == 0) {
+      it->second = Tracked{};  // a new (or emptied) file: nothing durable yet
+    } else if (inserted) {
+      it->second = Tracked{existing, existing};  // there before the harness saw it: durable
+    } else {
+      it->second.written = existing;
+    }
+  }
+  return std::make_unique<PowerLossFile>(std::move(f), this, name, existing);
+}
+
+rocksdb::IOStatus PowerLossFileSystem::NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                                       std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                                       rocksdb::IODebugContext* dbg) {
+  if (!powered()) return rocksdb::IOStatus::IOError("simulated power loss");
+  std::unique_ptr<rocksdb::FSWritableFile> f;
+  rocksdb::IOStatus s = target()->NewWritableFile(name, options, &f, dbg);
+  if (s.ok()) *result = Wrap(name, std::move(f), 0);
+  return s;
+}
+
+rocksdb::IOStatus PowerLossFileSystem::ReopenWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                                          std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                                          rocksdb::IODebugContext* dbg) {
+  if (!powered()) return rocksdb::IOStatus::IOError("simulated power loss");
+  uint64_t size = 0;
+  if (!target()->GetFileSize(name, rocksdb::IOOptions(), &size, dbg).ok()) size = 0;
+  std::unique_ptr<rocksdb::FSWritableFile> f;
+  rocksdb::IOStatus s = target()->ReopenWritableFile(name, options, &f, dbg);
+  if (s.ok()) *result = Wrap(name, std::move(f), size);
+  return s;
+}
+
+rocksdb::IOStatus PowerLossFileSystem::ReuseWritableFile(const std::string& name, const std::string& old_name,
+                                                         const rocksdb::FileOptions& options,
+                                                         std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                                         rocksdb::IODebugContext* dbg) {
+  if (!powered()) return rocksdb::IOStatus::IOError("simulated power loss");
+  std::unique_ptr<rocksdb::FSWritableFile> f;
+  rocksdb::IOStatus s = target()->ReuseWritableFile(name, old_name, options, &f, dbg);
+  if (s.ok()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      files_.erase(old_name);
+    }
+    *result = Wrap(name, std::move(f), 0);
+  }
+  return s;
+}
+
+rocksdb::IOStatus PowerLossFileSystem::RenameFile(const std::string& from, const std::string& to,
+                                                  const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) {
+  if (!powered()) return rocksdb::IOStatus::IOError("simulated power loss");
+  rocksdb::IOStatus s = target()->RenameFile(from, to, options, dbg);
+  if (s.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = files_.find(from);
+    if (it != files_.end()) {
+      files_[to] = it->second;
+      files_.erase(it);
+    } else {
+      files_.erase(to);
+    }
+  }
+  return s;
+}
+
+rocksdb::IOStatus PowerLossFileSystem::DeleteFile(const std::string& name, const rocksdb::IOOptions& options,
+                                                  rocksdb::IODebugContext* dbg) {
+  if (!powered()) return rocksdb::IOStatus::IOError("simulated power loss");
+  rocksdb::IOStatus s = target()->DeleteFile(name, options, dbg);
+  if (s.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    files_.erase(name);
+  }
+  return s;
+}
+
+void PowerLossFileSystem::Written(const std::string& name, uint64_t size) {
+  std::lock_guard<std::mutex> lock(mu_);
+  files_[name].written = size;
+}
+
+void PowerLossFileSystem::Synced(const std::string& name, uint64_t size) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Tracked& t = files_[name];
+  t.synced = std::max(t.synced, size);
+}
+
+Result<uint64_t> PowerLossFileSystem::DropUnsyncedData() {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t dropped = 0;
+  for (auto& [name, t] : files_) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(name, ec);
+    if (ec) continue;  // gone
+    if (size > t.synced) {
+      std::filesystem::resize_file(name, t.synced, ec);
+      if (ec) return Status::IOError("cannot truncate " + name + ": " + ec.message());
+      dropped += size - t.synced;
+    }
+    t.written = t.synced;
+  }
+  powered_.store(true);
+  return dropped;
+}
+
+}  // namespace tessera
