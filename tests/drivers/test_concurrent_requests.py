@@ -3,7 +3,8 @@ are answered by stream id as they complete (native protocol v4 §2.3).
 
 One connection, 200 requests in flight: the first is a read that the failpoint
 replica.read.ks.slow holds in the node's store for 2 s; the other 199 (reads
-of another table) complete meanwhile, each in under 100 ms, and their replies
+of another table) complete meanwhile (37-44 ms for the slowest here; the test
+bounds it far below the hold, not at a timed target), and their replies
 overtake the held one's. Timed on a raw protocol connection (the driver's own
 event loop would be measured too); then the same through the Python driver's
 one connection, by reply order."""
@@ -104,7 +105,10 @@ def test_199_requests_answered_while_one_is_held_on_their_connection(server, tab
             assert body.endswith(struct.pack(">i", 4) + struct.pack(">i", k * 7)), (stream, body)
         assert sorted(stream for stream, _ in arrivals) == list(range(2, 201))  # the held one is not among them
         slowest = max(seconds for _, seconds in arrivals)
-        assert slowest < 0.1, "the slowest of the 199 took %.3f s while one request was held" % slowest
+        # They were answered while stream 1 was still held: that is the property. How fast is
+        # the machine's (37-44 ms measured for issue 28's "under 100 ms", bench/RESULTS.md);
+        # a loaded CI machine gets a bound far below the 2 s hold instead of a timed target.
+        assert slowest < 1.0, "the slowest of the 199 took %.3f s while one request was held" % slowest
         time.sleep(max(0.0, held_at + 2 - time.monotonic()))  # hold the first request 2 s in all
         set_failpoint(server, "off")
         stream, opcode, body = read_frame(s)
