@@ -90,7 +90,13 @@ Result<std::string> Reconcile(const std::vector<const std::string*>& values) {
 
 ReplicatedTablet::ReplicatedTablet(ReplicationServices* services, std::shared_ptr<const TableSchema> table,
                                    std::string start, std::string end)
-    : services_(services), table_(std::move(table)), start_(std::move(start)), end_(std::move(end)) {}
+    : services_(services), table_(std::move(table)), start_(std::move(start)), end_(std::move(end)) {
+  // Refused at CREATE / ALTER when it does not parse; an older schema's reads as '99p'.
+  auto it = table_->options.extra.find("speculative_retry");
+  auto policy = ParseSpeculativeRetry(it == table_->options.extra.end() ? "99p" : it->second);
+  if (policy.ok()) speculative_retry_ = *policy;
+  read_latency_ = services_->db->MetricsOf(table_->id);
+}
 
 std::vector<std::string> ReplicatedTablet::Hosts() {
   auto placement = services_->placements->Cached(table_->uuid);
@@ -271,13 +277,9 @@ Result<std::vector<const ReplicatedTablet::Target*>> ReplicatedTablet::ChooseRea
 }
 
 int64_t ReplicatedTablet::SpeculativeThresholdMicros() {
-  auto it = table_->options.extra.find("speculative_retry");
-  auto policy = ParseSpeculativeRetry(it == table_->options.extra.end() ? "99p" : it->second);
-  if (!policy.ok()) policy = SpeculativeRetry{};  // refused at CREATE / ALTER; an old schema reads as 99p
-  auto metrics = services_->db->MetricsOf(table_->id);
-  if (!metrics) return -1;
   // Until the table has 100 reads here, 10 ms.
-  return tessera::SpeculativeThresholdMicros(*policy, metrics->read_latency, 10'000, services_->read_timeout_micros);
+  return tessera::SpeculativeThresholdMicros(speculative_retry_, read_latency_->read_latency, 10'000,
+                                             services_->read_timeout_micros);
 }
 
 Status ReplicatedTablet::Repair(const std::vector<const Target*>& asked, const std::vector<WriteSet>& repairs) {

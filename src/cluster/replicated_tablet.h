@@ -59,6 +59,7 @@
 #include "cluster/stream_rate_limiter.h"
 #include "cluster/tablet_placement.h"
 #include "tablets/tablet_map.h"
+#include "types/speculative_retry.h"
 
 namespace tessera {
 class Failpoints;
@@ -66,6 +67,7 @@ class Failpoints;
 
 namespace tessera {
 class Database;
+struct TableMetrics;
 }
 
 namespace tessera::cluster {
@@ -149,6 +151,8 @@ class ReplicatedTablet : public Replica {
   ReplicationServices* services_;
   std::shared_ptr<const TableSchema> table_;
   std::string start_, end_;
+  SpeculativeRetry speculative_retry_;          // the table's option, parsed once
+  std::shared_ptr<TableMetrics> read_latency_;  // its read latency (the percentile's source)
 };
 
 // While one is alive on a thread, the resolver's BeforeSplit / BeforeMerge

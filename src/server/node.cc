@@ -73,6 +73,18 @@ struct Node::Listeners {
   std::unique_ptr<cluster::ReplicationChangeCoordinator> replication_changer;
 };
 
+namespace {
+
+// POST and GET /failpoints on the admin port, over the node's failpoints.
+void AddFailpointHooks(Failpoints* failpoints, AdminClusterHooks* hooks) {
+  hooks->failpoint = [failpoints](const std::string& name, const std::string& action) {
+    return failpoints->Set(name, action);
+  };
+  hooks->paused_failpoints = [failpoints] { return failpoints->Paused(); };
+}
+
+}  // namespace
+
 // Registers the node in etcd and connects membership changes to the
 // system tables and the drivers' events.
 Status Node::JoinCluster(const NodeOptions& options, const std::string& host_id, Listeners& l) {
@@ -194,10 +206,7 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
       TESSERA_ASSIGN_OR_RETURN(cluster::DecommissionReport report, cluster::RemoveNode(services, node));
       return std::make_pair(report.left, cluster::DecommissionReportJson(report));
     };
-    hooks.failpoint = [fp = &failpoints_](const std::string& name, const std::string& action) {
-      return fp->Set(name, action);
-    };
-    hooks.paused_failpoints = [fp = &failpoints_] { return fp->Paused(); };
+    AddFailpointHooks(&failpoints_, &hooks);
     l.admin->SetClusterHooks(std::move(hooks));
   }
   return Status::OK();
@@ -235,10 +244,7 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
     TESSERA_RETURN_IF_ERROR(l.admin->Start(options.admin_address, static_cast<uint16_t>(options.admin_port)));
     // Failpoints on every node (a cluster node's hooks add the rest at AttachReplication).
     AdminClusterHooks hooks;
-    hooks.failpoint = [fp = &node->failpoints_](const std::string& name, const std::string& action) {
-      return fp->Set(name, action);
-    };
-    hooks.paused_failpoints = [fp = &node->failpoints_] { return fp->Paused(); };
+    AddFailpointHooks(&node->failpoints_, &hooks);
     l.admin->SetClusterHooks(std::move(hooks));
   }
   CqlServerOptions cql_options;

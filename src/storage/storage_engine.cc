@@ -1,23 +1,20 @@
 #include "storage/storage_engine.h"
 
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <utility>
 
+#include <rocksdb/cache.h>
 #include <rocksdb/db.h>
-#include <rocksdb/transaction_log.h>
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
-#include <rocksdb/cache.h>
-
-#include <chrono>
-#include <thread>
-
-#include <condition_variable>
-
-#include <rocksdb/env.h>
-#include <rocksdb/file_system.h>
+#include <rocksdb/transaction_log.h>
 
 #include "common/periodic_task.h"
 #include "storage/compaction_filter.h"

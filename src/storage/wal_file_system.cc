@@ -119,48 +119,68 @@ class PowerLossFile : public rocksdb::FSWritableFileOwnerWrapper {
 
 }  // namespace
 
-SyncObservingFileSystem::SyncObservingFileSystem(std::shared_ptr<rocksdb::FileSystem> target, Failpoints* failpoints)
-    : FileSystemWrapper(std::move(target)), failpoints_(failpoints) {}
-
-std::unique_ptr<rocksdb::FSWritableFile> SyncObservingFileSystem::Wrap(const std::string& name,
-                                                                       std::unique_ptr<rocksdb::FSWritableFile> f) {
-  return std::make_unique<SyncObservingFile>(std::move(f), IsWriteAheadLog(name), failpoints_, &wal_syncs_);
-}
-
-rocksdb::IOStatus SyncObservingFileSystem::NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
-                                                           std::unique_ptr<rocksdb::FSWritableFile>* result,
-                                                           rocksdb::IODebugContext* dbg) {
+rocksdb::IOStatus WritableFileWrappingFileSystem::NewWritableFile(const std::string& name,
+                                                                  const rocksdb::FileOptions& options,
+                                                                  std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                                                  rocksdb::IODebugContext* dbg) {
+  if (rocksdb::IOStatus refused = BeforeOpen(); !refused.ok()) return refused;
   std::unique_ptr<rocksdb::FSWritableFile> f;
   rocksdb::IOStatus s = target()->NewWritableFile(name, options, &f, dbg);
-  if (s.ok()) *result = Wrap(name, std::move(f));
+  if (s.ok()) *result = Wrap(name, std::move(f), 0);
   return s;
 }
 
-rocksdb::IOStatus SyncObservingFileSystem::ReopenWritableFile(const std::string& name,
-                                                              const rocksdb::FileOptions& options,
-                                                              std::unique_ptr<rocksdb::FSWritableFile>* result,
-                                                              rocksdb::IODebugContext* dbg) {
+rocksdb::IOStatus WritableFileWrappingFileSystem::ReopenWritableFile(const std::string& name,
+                                                                     const rocksdb::FileOptions& options,
+                                                                     std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                                                     rocksdb::IODebugContext* dbg) {
+  if (rocksdb::IOStatus refused = BeforeOpen(); !refused.ok()) return refused;
+  uint64_t size = 0;
+  if (!target()->GetFileSize(name, rocksdb::IOOptions(), &size, dbg).ok()) size = 0;
   std::unique_ptr<rocksdb::FSWritableFile> f;
   rocksdb::IOStatus s = target()->ReopenWritableFile(name, options, &f, dbg);
-  if (s.ok()) *result = Wrap(name, std::move(f));
+  if (s.ok()) *result = Wrap(name, std::move(f), size);
   return s;
 }
 
-rocksdb::IOStatus SyncObservingFileSystem::ReuseWritableFile(const std::string& name, const std::string& old_name,
-                                                             const rocksdb::FileOptions& options,
-                                                             std::unique_ptr<rocksdb::FSWritableFile>* result,
-                                                             rocksdb::IODebugContext* dbg) {
+rocksdb::IOStatus WritableFileWrappingFileSystem::ReuseWritableFile(const std::string& name,
+                                                                    const std::string& old_name,
+                                                                    const rocksdb::FileOptions& options,
+                                                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                                                    rocksdb::IODebugContext* dbg) {
+  if (rocksdb::IOStatus refused = BeforeOpen(); !refused.ok()) return refused;
   std::unique_ptr<rocksdb::FSWritableFile> f;
   rocksdb::IOStatus s = target()->ReuseWritableFile(name, old_name, options, &f, dbg);
-  if (s.ok()) *result = Wrap(name, std::move(f));
+  if (s.ok()) {
+    Reused(old_name);
+    *result = Wrap(name, std::move(f), 0);
+  }
   return s;
+}
+
+SyncObservingFileSystem::SyncObservingFileSystem(std::shared_ptr<rocksdb::FileSystem> target, Failpoints* failpoints)
+    : WritableFileWrappingFileSystem(std::move(target)), failpoints_(failpoints) {}
+
+std::unique_ptr<rocksdb::FSWritableFile> SyncObservingFileSystem::Wrap(const std::string& name,
+                                                                       std::unique_ptr<rocksdb::FSWritableFile> file,
+                                                                       uint64_t) {
+  return std::make_unique<SyncObservingFile>(std::move(file), IsWriteAheadLog(name), failpoints_, &wal_syncs_);
 }
 
 PowerLossFileSystem::PowerLossFileSystem(std::shared_ptr<rocksdb::FileSystem> target)
-    : FileSystemWrapper(std::move(target)) {}
+    : WritableFileWrappingFileSystem(std::move(target)) {}
+
+rocksdb::IOStatus PowerLossFileSystem::BeforeOpen() {
+  return powered() ? rocksdb::IOStatus::OK() : rocksdb::IOStatus::IOError("simulated power loss");
+}
+
+void PowerLossFileSystem::Reused(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  files_.erase(name);
+}
 
 std::unique_ptr<rocksdb::FSWritableFile> PowerLossFileSystem::Wrap(const std::string& name,
-                                                                   std::unique_ptr<rocksdb::FSWritableFile> f,
+                                                                   std::unique_ptr<rocksdb::FSWritableFile> file,
                                                                    uint64_t existing) {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -173,51 +193,12 @@ std::unique_ptr<rocksdb::FSWritableFile> PowerLossFileSystem::Wrap(const std::st
       it->second.written = existing;
     }
   }
-  return std::make_unique<PowerLossFile>(std::move(f), this, name, existing);
-}
-
-rocksdb::IOStatus PowerLossFileSystem::NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
-                                                       std::unique_ptr<rocksdb::FSWritableFile>* result,
-                                                       rocksdb::IODebugContext* dbg) {
-  if (!powered()) return rocksdb::IOStatus::IOError("simulated power loss");
-  std::unique_ptr<rocksdb::FSWritableFile> f;
-  rocksdb::IOStatus s = target()->NewWritableFile(name, options, &f, dbg);
-  if (s.ok()) *result = Wrap(name, std::move(f), 0);
-  return s;
-}
-
-rocksdb::IOStatus PowerLossFileSystem::ReopenWritableFile(const std::string& name, const rocksdb::FileOptions& options,
-                                                          std::unique_ptr<rocksdb::FSWritableFile>* result,
-                                                          rocksdb::IODebugContext* dbg) {
-  if (!powered()) return rocksdb::IOStatus::IOError("simulated power loss");
-  uint64_t size = 0;
-  if (!target()->GetFileSize(name, rocksdb::IOOptions(), &size, dbg).ok()) size = 0;
-  std::unique_ptr<rocksdb::FSWritableFile> f;
-  rocksdb::IOStatus s = target()->ReopenWritableFile(name, options, &f, dbg);
-  if (s.ok()) *result = Wrap(name, std::move(f), size);
-  return s;
-}
-
-rocksdb::IOStatus PowerLossFileSystem::ReuseWritableFile(const std::string& name, const std::string& old_name,
-                                                         const rocksdb::FileOptions& options,
-                                                         std::unique_ptr<rocksdb::FSWritableFile>* result,
-                                                         rocksdb::IODebugContext* dbg) {
-  if (!powered()) return rocksdb::IOStatus::IOError("simulated power loss");
-  std::unique_ptr<rocksdb::FSWritableFile> f;
-  rocksdb::IOStatus s = target()->ReuseWritableFile(name, old_name, options, &f, dbg);
-  if (s.ok()) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      files_.erase(old_name);
-    }
-    *result = Wrap(name, std::move(f), 0);
-  }
-  return s;
+  return std::make_unique<PowerLossFile>(std::move(file), this, name, existing);
 }
 
 rocksdb::IOStatus PowerLossFileSystem::RenameFile(const std::string& from, const std::string& to,
                                                   const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) {
-  if (!powered()) return rocksdb::IOStatus::IOError("simulated power loss");
+  if (rocksdb::IOStatus refused = BeforeOpen(); !refused.ok()) return refused;  // no power, no change
   rocksdb::IOStatus s = target()->RenameFile(from, to, options, dbg);
   if (s.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -234,7 +215,7 @@ rocksdb::IOStatus PowerLossFileSystem::RenameFile(const std::string& from, const
 
 rocksdb::IOStatus PowerLossFileSystem::DeleteFile(const std::string& name, const rocksdb::IOOptions& options,
                                                   rocksdb::IODebugContext* dbg) {
-  if (!powered()) return rocksdb::IOStatus::IOError("simulated power loss");
+  if (rocksdb::IOStatus refused = BeforeOpen(); !refused.ok()) return refused;  // no power, no change
   rocksdb::IOStatus s = target()->DeleteFile(name, options, dbg);
   if (s.ok()) {
     std::lock_guard<std::mutex> lock(mu_);

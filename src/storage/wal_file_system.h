@@ -33,48 +33,58 @@ namespace tessera {
 
 class Failpoints;
 
-class SyncObservingFileSystem : public rocksdb::FileSystemWrapper {
+// Wraps every file RocksDB opens for writing (new, reopened or reused); a
+// subclass says how (Wrap) and may refuse the open (BeforeOpen).
+class WritableFileWrappingFileSystem : public rocksdb::FileSystemWrapper {
+ public:
+  using rocksdb::FileSystemWrapper::FileSystemWrapper;
+  rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                    rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus ReopenWritableFile(const std::string& name, const rocksdb::FileOptions& options,
+                                       std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                       rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus ReuseWritableFile(const std::string& name, const std::string& old_name,
+                                      const rocksdb::FileOptions& options,
+                                      std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                      rocksdb::IODebugContext* dbg) override;
+
+ protected:
+  // The file `name` as RocksDB will write it; `existing`: the bytes already in
+  // it (0 for a new or reused file).
+  virtual std::unique_ptr<rocksdb::FSWritableFile> Wrap(const std::string& name,
+                                                        std::unique_ptr<rocksdb::FSWritableFile> file,
+                                                        uint64_t existing) = 0;
+  // Checked before any file is opened for writing; an error refuses the open.
+  virtual rocksdb::IOStatus BeforeOpen() { return rocksdb::IOStatus::OK(); }
+  // `name` was reused as another file.
+  virtual void Reused(const std::string& name) {}
+};
+
+class SyncObservingFileSystem : public WritableFileWrappingFileSystem {
  public:
   // REQUIRES: failpoints (may be null) outlives the file system.
   SyncObservingFileSystem(std::shared_ptr<rocksdb::FileSystem> target, Failpoints* failpoints);
   static const char* kClassName() { return "TesseraSyncObservingFileSystem"; }
   const char* Name() const override { return kClassName(); }
 
-  rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
-                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
-                                    rocksdb::IODebugContext* dbg) override;
-  rocksdb::IOStatus ReopenWritableFile(const std::string& name, const rocksdb::FileOptions& options,
-                                       std::unique_ptr<rocksdb::FSWritableFile>* result,
-                                       rocksdb::IODebugContext* dbg) override;
-  rocksdb::IOStatus ReuseWritableFile(const std::string& name, const std::string& old_name,
-                                      const rocksdb::FileOptions& options,
-                                      std::unique_ptr<rocksdb::FSWritableFile>* result,
-                                      rocksdb::IODebugContext* dbg) override;
-
   uint64_t wal_syncs() const { return wal_syncs_.load(std::memory_order_relaxed); }
 
+ protected:
+  std::unique_ptr<rocksdb::FSWritableFile> Wrap(const std::string& name, std::unique_ptr<rocksdb::FSWritableFile> file,
+                                                uint64_t existing) override;
+
  private:
-  std::unique_ptr<rocksdb::FSWritableFile> Wrap(const std::string& name, std::unique_ptr<rocksdb::FSWritableFile> f);
   Failpoints* failpoints_;
   std::atomic<uint64_t> wal_syncs_{0};
 };
 
-class PowerLossFileSystem : public rocksdb::FileSystemWrapper {
+class PowerLossFileSystem : public WritableFileWrappingFileSystem {
  public:
   explicit PowerLossFileSystem(std::shared_ptr<rocksdb::FileSystem> target);
   static const char* kClassName() { return "TesseraPowerLossFileSystem"; }
   const char* Name() const override { return kClassName(); }
 
-  rocksdb::IOStatus NewWritableFile(const std::string& name, const rocksdb::FileOptions& options,
-                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
-                                    rocksdb::IODebugContext* dbg) override;
-  rocksdb::IOStatus ReopenWritableFile(const std::string& name, const rocksdb::FileOptions& options,
-                                       std::unique_ptr<rocksdb::FSWritableFile>* result,
-                                       rocksdb::IODebugContext* dbg) override;
-  rocksdb::IOStatus ReuseWritableFile(const std::string& name, const std::string& old_name,
-                                      const rocksdb::FileOptions& options,
-                                      std::unique_ptr<rocksdb::FSWritableFile>* result,
-                                      rocksdb::IODebugContext* dbg) override;
   rocksdb::IOStatus RenameFile(const std::string& from, const std::string& to, const rocksdb::IOOptions& options,
                                rocksdb::IODebugContext* dbg) override;
   rocksdb::IOStatus DeleteFile(const std::string& name, const rocksdb::IOOptions& options,
@@ -96,9 +106,13 @@ class PowerLossFileSystem : public rocksdb::FileSystemWrapper {
   void Written(const std::string& name, uint64_t size);
   void Synced(const std::string& name, uint64_t size);
 
+ protected:
+  std::unique_ptr<rocksdb::FSWritableFile> Wrap(const std::string& name, std::unique_ptr<rocksdb::FSWritableFile> file,
+                                                uint64_t existing) override;
+  rocksdb::IOStatus BeforeOpen() override;
+  void Reused(const std::string& name) override;
+
  private:
-  std::unique_ptr<rocksdb::FSWritableFile> Wrap(const std::string& name, std::unique_ptr<rocksdb::FSWritableFile> f,
-                                                uint64_t existing);
   std::atomic<bool> powered_{true};
   std::mutex mu_;
   std::map<std::string, Tracked> files_;  // guarded by mu_

@@ -8,7 +8,6 @@ bounds it far below the hold, not at a timed target), and their replies
 overtake the held one's. Timed on a raw protocol connection (the driver's own
 event loop would be measured too); then the same through the Python driver's
 one connection, by reply order."""
-import socket
 import struct
 import threading
 import time
@@ -16,6 +15,7 @@ import time
 import pytest
 
 from conftest import connect, own_server
+from raw_protocol import open_ready, query, read_frame
 
 
 @pytest.fixture(scope="module")
@@ -27,30 +27,6 @@ def paused(server):
     status, body = server.admin("GET", "/failpoints")
     assert status == 200, body
     return body
-
-
-def frame(opcode, body, stream):
-    return struct.pack(">BBhBI", 4, 0, stream, opcode, len(body)) + body
-
-
-def query(text, stream):
-    q = text.encode()
-    return frame(0x07, struct.pack(">I", len(q)) + q + struct.pack(">HB", 0x0001, 0), stream)
-
-
-def read_frame(sock):
-    data = b""
-    while len(data) < 9:
-        chunk = sock.recv(9 - len(data))
-        assert chunk, "connection closed"
-        data += chunk
-    _, _, stream, opcode, length = struct.unpack(">BBhBI", data)
-    body = b""
-    while len(body) < length:
-        chunk = sock.recv(length - len(body))
-        assert chunk, "connection closed inside a frame"
-        body += chunk
-    return stream, opcode, body
 
 
 def set_failpoint(server, action):
@@ -85,11 +61,8 @@ def tables(server):
 
 
 def test_199_requests_answered_while_one_is_held_on_their_connection(server, tables):
-    s = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+    s = open_ready(server.port)
     try:
-        s.sendall(frame(0x01, struct.pack(">H", 1) + struct.pack(">H", 11) + b"CQL_VERSION" +
-                        struct.pack(">H", 5) + b"3.0.0", 0))
-        assert read_frame(s)[1] == 0x02  # READY
         set_failpoint(server, "pause")
         s.sendall(query("SELECT v FROM ks.slow WHERE k = 0", 1))
         held_at = time.monotonic()
