@@ -41,8 +41,10 @@ class SyncObservingFile : public rocksdb::FSWritableFileOwnerWrapper {
   std::atomic<uint64_t>* const wal_syncs_;
 };
 
-// Reports what one file wrote and synced to its PowerLossFileSystem, and
-// fails every write and sync once the power is gone.
+// Reports what one file wrote and synced to its PowerLossFileSystem. Once the
+// power is gone its syncs make nothing durable; every call still succeeds, as
+// a process that died with the machine never sees an error (an error would
+// put RocksDB's writers on error paths a crash never takes).
 class PowerLossFile : public rocksdb::FSWritableFileOwnerWrapper {
  public:
   PowerLossFile(std::unique_ptr<rocksdb::FSWritableFile> target, PowerLossFileSystem* fs, std::string name,
@@ -51,67 +53,57 @@ class PowerLossFile : public rocksdb::FSWritableFileOwnerWrapper {
 
   rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
                            rocksdb::IODebugContext* dbg) override {
-    if (!fs_->powered()) return Lost();
     rocksdb::IOStatus s = target()->Append(data, options, dbg);
     if (s.ok()) fs_->Written(name_, size_ += data.size());
     return s;
   }
   rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
                            const rocksdb::DataVerificationInfo& info, rocksdb::IODebugContext* dbg) override {
-    if (!fs_->powered()) return Lost();
     rocksdb::IOStatus s = target()->Append(data, options, info, dbg);
     if (s.ok()) fs_->Written(name_, size_ += data.size());
     return s;
   }
   rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset, const rocksdb::IOOptions& options,
                                      rocksdb::IODebugContext* dbg) override {
-    if (!fs_->powered()) return Lost();
     rocksdb::IOStatus s = target()->PositionedAppend(data, offset, options, dbg);
     if (s.ok()) fs_->Written(name_, size_ = std::max(size_, offset + data.size()));
     return s;
   }
   rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset, const rocksdb::IOOptions& options,
                                      const rocksdb::DataVerificationInfo& info, rocksdb::IODebugContext* dbg) override {
-    if (!fs_->powered()) return Lost();
     rocksdb::IOStatus s = target()->PositionedAppend(data, offset, options, info, dbg);
     if (s.ok()) fs_->Written(name_, size_ = std::max(size_, offset + data.size()));
     return s;
   }
   rocksdb::IOStatus Truncate(uint64_t size, const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
-    if (!fs_->powered()) return Lost();
     rocksdb::IOStatus s = target()->Truncate(size, options, dbg);
     if (s.ok()) fs_->Written(name_, size_ = size);
     return s;
   }
   rocksdb::IOStatus Flush(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
-    if (!fs_->powered()) return Lost();
     return target()->Flush(options, dbg);
   }
   rocksdb::IOStatus Sync(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
-    if (!fs_->powered()) return Lost();
     rocksdb::IOStatus s = target()->Sync(options, dbg);
-    if (s.ok()) fs_->Synced(name_, size_);
+    if (s.ok()) fs_->Synced(name_, size_);  // not durable if the power went before
     return s;
   }
   rocksdb::IOStatus Fsync(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
-    if (!fs_->powered()) return Lost();
     rocksdb::IOStatus s = target()->Fsync(options, dbg);
-    if (s.ok()) fs_->Synced(name_, size_);
+    if (s.ok()) fs_->Synced(name_, size_);  // not durable if the power went before
     return s;
   }
   rocksdb::IOStatus RangeSync(uint64_t, uint64_t, const rocksdb::IOOptions& options,
                               rocksdb::IODebugContext* dbg) override {
     // Starts write-back of a range without waiting: durable only after a Sync.
-    if (!fs_->powered()) return Lost();
     return rocksdb::IOStatus::OK();
   }
   rocksdb::IOStatus Close(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
-    // Closing makes nothing durable; after the power loss it only releases the handle.
+    // Closing makes nothing durable.
     return target()->Close(options, dbg);
   }
 
  private:
-  static rocksdb::IOStatus Lost() { return rocksdb::IOStatus::IOError("simulated power loss"); }
   PowerLossFileSystem* const fs_;
   const std::string name_;
   uint64_t size_;
@@ -123,7 +115,6 @@ rocksdb::IOStatus WritableFileWrappingFileSystem::NewWritableFile(const std::str
                                                                   const rocksdb::FileOptions& options,
                                                                   std::unique_ptr<rocksdb::FSWritableFile>* result,
                                                                   rocksdb::IODebugContext* dbg) {
-  if (rocksdb::IOStatus refused = BeforeOpen(); !refused.ok()) return refused;
   std::unique_ptr<rocksdb::FSWritableFile> f;
   rocksdb::IOStatus s = target()->NewWritableFile(name, options, &f, dbg);
   if (s.ok()) *result = Wrap(name, std::move(f), 0);
@@ -134,7 +125,6 @@ rocksdb::IOStatus WritableFileWrappingFileSystem::ReopenWritableFile(const std::
                                                                      const rocksdb::FileOptions& options,
                                                                      std::unique_ptr<rocksdb::FSWritableFile>* result,
                                                                      rocksdb::IODebugContext* dbg) {
-  if (rocksdb::IOStatus refused = BeforeOpen(); !refused.ok()) return refused;
   uint64_t size = 0;
   if (!target()->GetFileSize(name, rocksdb::IOOptions(), &size, dbg).ok()) size = 0;
   std::unique_ptr<rocksdb::FSWritableFile> f;
@@ -148,7 +138,6 @@ rocksdb::IOStatus WritableFileWrappingFileSystem::ReuseWritableFile(const std::s
                                                                     const rocksdb::FileOptions& options,
                                                                     std::unique_ptr<rocksdb::FSWritableFile>* result,
                                                                     rocksdb::IODebugContext* dbg) {
-  if (rocksdb::IOStatus refused = BeforeOpen(); !refused.ok()) return refused;
   std::unique_ptr<rocksdb::FSWritableFile> f;
   rocksdb::IOStatus s = target()->ReuseWritableFile(name, old_name, options, &f, dbg);
   if (s.ok()) {
@@ -170,11 +159,8 @@ std::unique_ptr<rocksdb::FSWritableFile> SyncObservingFileSystem::Wrap(const std
 PowerLossFileSystem::PowerLossFileSystem(std::shared_ptr<rocksdb::FileSystem> target)
     : WritableFileWrappingFileSystem(std::move(target)) {}
 
-rocksdb::IOStatus PowerLossFileSystem::BeforeOpen() {
-  return powered() ? rocksdb::IOStatus::OK() : rocksdb::IOStatus::IOError("simulated power loss");
-}
-
 void PowerLossFileSystem::Reused(const std::string& name) {
+  if (!powered()) return;  // the old file stays as it was on disk
   std::lock_guard<std::mutex> lock(mu_);
   files_.erase(name);
 }
@@ -185,7 +171,9 @@ std::unique_ptr<rocksdb::FSWritableFile> PowerLossFileSystem::Wrap(const std::st
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto [it, inserted] = files_.try_emplace(name);
-    if (existing == 0) {
+    if (!powered()) {
+      if (inserted) it->second.born_after_loss = true;  // never reached the disk
+    } else if (existing == 0) {
       it->second = Tracked{};  // a new (or emptied) file: nothing durable yet
     } else if (inserted) {
       it->second = Tracked{existing, existing};  // there before the harness saw it: durable
@@ -198,7 +186,7 @@ std::unique_ptr<rocksdb::FSWritableFile> PowerLossFileSystem::Wrap(const std::st
 
 rocksdb::IOStatus PowerLossFileSystem::RenameFile(const std::string& from, const std::string& to,
                                                   const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) {
-  if (rocksdb::IOStatus refused = BeforeOpen(); !refused.ok()) return refused;  // no power, no change
+  if (!powered()) return rocksdb::IOStatus::OK();  // the directory never saw it
   rocksdb::IOStatus s = target()->RenameFile(from, to, options, dbg);
   if (s.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -215,7 +203,9 @@ rocksdb::IOStatus PowerLossFileSystem::RenameFile(const std::string& from, const
 
 rocksdb::IOStatus PowerLossFileSystem::DeleteFile(const std::string& name, const rocksdb::IOOptions& options,
                                                   rocksdb::IODebugContext* dbg) {
-  if (rocksdb::IOStatus refused = BeforeOpen(); !refused.ok()) return refused;  // no power, no change
+  // The file stays: a deletion after the loss never reached the disk (and an
+  // old log must outlive a flush whose table and manifest edit are dropped).
+  if (!powered()) return rocksdb::IOStatus::OK();
   rocksdb::IOStatus s = target()->DeleteFile(name, options, dbg);
   if (s.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -230,6 +220,7 @@ void PowerLossFileSystem::Written(const std::string& name, uint64_t size) {
 }
 
 void PowerLossFileSystem::Synced(const std::string& name, uint64_t size) {
+  if (!powered()) return;
   std::lock_guard<std::mutex> lock(mu_);
   Tracked& t = files_[name];
   t.synced = std::max(t.synced, size);
@@ -238,16 +229,29 @@ void PowerLossFileSystem::Synced(const std::string& name, uint64_t size) {
 Result<uint64_t> PowerLossFileSystem::DropUnsyncedData() {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t dropped = 0;
-  for (auto& [name, t] : files_) {
+  for (auto it = files_.begin(); it != files_.end();) {
+    const std::string& name = it->first;
+    Tracked& t = it->second;
     std::error_code ec;
     const auto size = std::filesystem::file_size(name, ec);
-    if (ec) continue;  // gone
+    if (ec) {  // gone
+      it = files_.erase(it);
+      continue;
+    }
+    if (t.born_after_loss) {
+      std::filesystem::remove(name, ec);
+      if (ec) return Status::IOError("cannot remove " + name + ": " + ec.message());
+      dropped += size;
+      it = files_.erase(it);
+      continue;
+    }
     if (size > t.synced) {
       std::filesystem::resize_file(name, t.synced, ec);
       if (ec) return Status::IOError("cannot truncate " + name + ": " + ec.message());
       dropped += size - t.synced;
     }
     t.written = t.synced;
+    ++it;
   }
   powered_.store(true);
   return dropped;

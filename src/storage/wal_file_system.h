@@ -9,11 +9,15 @@
 // PowerLossFileSystem is the power-loss harness, after RocksDB's own
 // FaultInjectionTestFS but on the public rocksdb/file_system.h API only: it
 // records, per file, how many bytes were written and how many a sync made
-// durable. PowerLoss() cuts the power: from then on every write and sync
-// fails (IOError), as the machine is gone. Once the engine is closed,
-// DropUnsyncedData() truncates every file to what its last sync covered (a
-// file never synced to nothing), which is what a disk holds after a power
-// loss; the node then restarts on what is left.
+// durable. PowerLoss() cuts the power: from then on nothing reaches the disk
+// for good: syncs make nothing durable, renames and deletions are not done,
+// files created are removed again. Every call still succeeds, since a process
+// that dies with its machine never sees an error (errors would send RocksDB
+// down paths a crash never takes; a caller tells a write acknowledged after
+// the loss by powered()). Once the engine is closed, DropUnsyncedData()
+// truncates every file to what its last sync covered (a file never synced to
+// nothing), which is what a disk holds after a power loss; the node then
+// restarts on what is left.
 //
 // Thread safety: thread-safe (RocksDB calls them from its own threads).
 #pragma once
@@ -34,7 +38,7 @@ namespace tessera {
 class Failpoints;
 
 // Wraps every file RocksDB opens for writing (new, reopened or reused); a
-// subclass says how (Wrap) and may refuse the open (BeforeOpen).
+// subclass says how (Wrap).
 class WritableFileWrappingFileSystem : public rocksdb::FileSystemWrapper {
  public:
   using rocksdb::FileSystemWrapper::FileSystemWrapper;
@@ -55,8 +59,6 @@ class WritableFileWrappingFileSystem : public rocksdb::FileSystemWrapper {
   virtual std::unique_ptr<rocksdb::FSWritableFile> Wrap(const std::string& name,
                                                         std::unique_ptr<rocksdb::FSWritableFile> file,
                                                         uint64_t existing) = 0;
-  // Checked before any file is opened for writing; an error refuses the open.
-  virtual rocksdb::IOStatus BeforeOpen() { return rocksdb::IOStatus::OK(); }
   // `name` was reused as another file.
   virtual void Reused(const std::string& name) {}
 };
@@ -90,8 +92,11 @@ class PowerLossFileSystem : public WritableFileWrappingFileSystem {
   rocksdb::IOStatus DeleteFile(const std::string& name, const rocksdb::IOOptions& options,
                                rocksdb::IODebugContext* dbg) override;
 
-  // From now on every write and sync fails: the power is gone.
+  // From now on nothing becomes durable: the power is gone.
   void PowerLoss() { powered_.store(false); }
+  // False from PowerLoss() until DropUnsyncedData(). A write acknowledged
+  // while this still reads true was synced (when its mode syncs) before the loss.
+  bool powered() const { return powered_.load(); }
   // REQUIRES: PowerLoss() and the engine closed. Truncates every file to its
   // last synced size and powers the file system on again. Returns the bytes
   // dropped. Errors: IOError from the truncation.
@@ -101,15 +106,14 @@ class PowerLossFileSystem : public WritableFileWrappingFileSystem {
   struct Tracked {
     uint64_t written = 0;
     uint64_t synced = 0;
+    bool born_after_loss = false;  // created after PowerLoss(): removed by DropUnsyncedData()
   };
-  bool powered() const { return powered_.load(); }
   void Written(const std::string& name, uint64_t size);
   void Synced(const std::string& name, uint64_t size);
 
  protected:
   std::unique_ptr<rocksdb::FSWritableFile> Wrap(const std::string& name, std::unique_ptr<rocksdb::FSWritableFile> file,
                                                 uint64_t existing) override;
-  rocksdb::IOStatus BeforeOpen() override;
   void Reused(const std::string& name) override;
 
  private:
