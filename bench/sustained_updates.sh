@@ -33,20 +33,7 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-"$root/scripts/install-deps.sh" >&2
-"$root/scripts/build.sh" release >/dev/null
-tessera="$root/build/release/tools/tessera"
-work=$(mktemp -d /tmp/tessera_sustained.XXXXXX)
-pid=""
-stop_server() {
-  if [ -n "$pid" ]; then kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  pid=""
-}
-trap 'stop_server; rm -rf "$work"' EXIT
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-steal() { awk '/^cpu /{print $9}' /proc/stat; }
-ops() { /usr/bin/python3 -c "import json; print(round(json.load(open('$1'))['phases'][0]['ops_per_second']))"; }
-p99() { /usr/bin/python3 -c "import json; print(json.load(open('$1'))['phases'][0]['all']['p99_us'])"; }
+source "$root/bench/single_node_common.sh" sustained
 
 start_server() {  # DIR
   port=$(free_port)

@@ -19,7 +19,7 @@ struct ServerConfig {
   std::string listen = "127.0.0.1:9042";        // address:port of the CQL listener
   std::string admin_listen = "127.0.0.1:9180";  // address:port of the admin HTTP port; "off" disables it
   bool exit_after_start = false;  // open, report, close: used by tests
-  size_t block_cache_bytes = 256u << 20;        // RocksDB block cache (data, index and filter blocks)
+  size_t block_cache_bytes = 0;                 // RocksDB block cache of data blocks; 0: a quarter of memory
   size_t max_successive_merges = 16;            // StorageOptions::max_successive_merges
   std::string commitlog_sync = "periodic";      // StorageOptions::commitlog_sync: periodic, batch or group
   int64_t commitlog_sync_period_ms = 10000;

@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
   cmd->add_option("--admin-listen", server.admin_listen, "address:port of the admin HTTP port (metrics), or off")
       ->capture_default_str();
   cmd->add_flag("--exit-after-start", server.exit_after_start, "open the database, report and exit");
-  cmd->add_option("--block-cache-bytes", server.block_cache_bytes, "RocksDB block cache size")->capture_default_str();
+  cmd->add_option("--block-cache-bytes", server.block_cache_bytes,
+                  "RocksDB block cache size (0: a quarter of the memory the machine or its control group allows)")->capture_default_str();
   cmd->add_option("--request-threads", server.request_threads,
                   "threads running CQL requests; a connection's requests run concurrently (0: one after the "
                   "other; -1: one per core, 64 with --commitlog-sync batch or group)")

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -186,6 +187,20 @@ Status CqlConnection::Flush() {
   Status s = WriteAll(out_);
   out_.clear();
   return s;
+}
+
+Result<bool> CqlConnection::WaitForResponse(int64_t timeout_micros) {
+  TESSERA_RETURN_IF_ERROR(Flush());
+  if (tls_ && tls_->HasBuffered()) return true;
+  pollfd p{fd_, POLLIN, 0};
+  const int64_t micros = std::max<int64_t>(timeout_micros, 0);
+  timespec timeout{static_cast<time_t>(micros / 1'000'000), static_cast<long>(micros % 1'000'000) * 1000};
+  for (;;) {
+    const int ready = ppoll(&p, 1, &timeout, nullptr);
+    if (ready < 0 && errno == EINTR) continue;  // the rest of the time-out is not tracked: a rare early retry
+    if (ready < 0) return Errno("ppoll");
+    return ready > 0;
+  }
 }
 
 Result<CqlConnection::Response> CqlConnection::Receive() {

@@ -63,6 +63,12 @@ class CqlConnection {
   // Flushes, then returns the next response. Errors: IOError (closed,
   // time-out), Corruption.
   Result<Response> Receive();
+  // Flushes, then waits at most `timeout_micros` for a response to begin
+  // arriving: true when it has (Receive() would not wait for its first
+  // bytes), false after the time-out. Lets a caller with a schedule (an
+  // open-loop load generator) send on time instead of blocking in Receive().
+  // Errors: IOError.
+  Result<bool> WaitForResponse(int64_t timeout_micros);
   size_t in_flight() const { return in_flight_; }
 
   // One request and its answer. REQUIRES: nothing else in flight.

@@ -55,7 +55,7 @@ struct DatabaseOptions {
   CommitlogSync commitlog_sync = CommitlogSync::kPeriodic;
   int64_t commitlog_sync_period_micros = 10'000'000;
   int64_t commitlog_sync_group_window_micros = 15'000;
-  size_t block_cache_bytes = 256u << 20;
+  size_t block_cache_bytes = 0;              // StorageOptions::block_cache_bytes (0: from memory)
   size_t max_successive_merges = 16;         // StorageOptions::max_successive_merges
   // Hit by every read (failpoint replica.read.<keyspace>.<table>,
   // common/failpoints.h); null: none. REQUIRES: outlives the database.

@@ -67,6 +67,7 @@ struct AdminHttpServer::Impl {
   std::thread thread;
   std::mutex hooks_mu;
   AdminClusterHooks hooks;  // guarded by hooks_mu
+  std::vector<std::pair<std::string, std::string>> settings;  // guarded by hooks_mu
 
   AdminClusterHooks Hooks() {
     std::lock_guard<std::mutex> lock(hooks_mu);
@@ -77,6 +78,11 @@ struct AdminHttpServer::Impl {
 void AdminHttpServer::SetClusterHooks(AdminClusterHooks hooks) {
   std::lock_guard<std::mutex> lock(impl_->hooks_mu);
   impl_->hooks = std::move(hooks);
+}
+
+void AdminHttpServer::SetSettings(std::vector<std::pair<std::string, std::string>> settings) {
+  std::lock_guard<std::mutex> lock(impl_->hooks_mu);
+  impl_->settings = std::move(settings);
 }
 
 namespace {
@@ -136,6 +142,14 @@ AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz, Ad
     std::string text = RenderMetrics(*db);
     if (auto metrics = impl->Hooks().metrics) text += metrics();
     res.set_content(text, "text/plain; version=0.0.4");
+  });
+  http.Get("/settings", [impl = impl_.get()](const httplib::Request&, httplib::Response& res) {
+    nlohmann::ordered_json settings = nlohmann::ordered_json::object();
+    {
+      std::lock_guard<std::mutex> lock(impl->hooks_mu);
+      for (const auto& [name, value] : impl->settings) settings[name] = value;
+    }
+    Reply(res, 200, settings.dump());
   });
   http.Post("/repair", [impl = impl_.get()](const httplib::Request& req, httplib::Response& res) {
     auto repair = impl->Hooks().repair;

@@ -3,6 +3,8 @@
 //
 //   GET  /metrics         Prometheus text format 0.0.4 (metrics_text.h)
 //   GET  /health          "ok"
+//   GET  /settings        {"name": "value", ...}: the settings in effect, as
+//                         system_views.settings (server/node_settings.h)
 //   POST /tablets/split?keyspace=K&table=T&tablet=ID   split at the middle
 //   POST /tablets/merge?keyspace=K&table=T&tablet=ID   merge with the right neighbour
 //   POST /compact         flush and compact everything (nodetool compact); 200 when done
@@ -56,6 +58,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/status.h"
 
@@ -111,6 +114,8 @@ class AdminHttpServer {
   uint16_t port() const { return port_; }
   // Thread-safe; routes called after it see the new hooks.
   void SetClusterHooks(AdminClusterHooks hooks);
+  // What GET /settings shows: (name, value) pairs, in order. Thread-safe.
+  void SetSettings(std::vector<std::pair<std::string, std::string>> settings);
 
  private:
   struct Impl;

@@ -107,6 +107,27 @@ void AddStorageMetrics(const StorageStats& st, Exposition* x) {
   x->Add("tessera_storage_commitlog_sync", "gauge",
          "1 for the durability mode (commitlog_sync: periodic, batch or group).",
          std::string("mode=\"") + st.commitlog_sync + "\"", 1);
+  gauge("tessera_storage_block_cache_capacity_bytes", "Block cache capacity.", st.block_cache_capacity_bytes);
+  gauge("tessera_storage_block_cache_usage_bytes", "Bytes the block cache holds.", st.block_cache_usage_bytes);
+  auto counter = [&](const char* name, const char* help, const std::string& labels, uint64_t v) {
+    x->Add(name, "counter", help, labels, static_cast<double>(v));
+  };
+  const char* hits = "Block cache lookups that found the block, by block kind.";
+  const char* misses = "Block cache lookups that read the block from its file, by block kind.";
+  counter("tessera_storage_block_cache_hits_total", hits, "block=\"data\"", st.block_cache_data_hits);
+  counter("tessera_storage_block_cache_hits_total", hits, "block=\"index\"", st.block_cache_index_hits);
+  counter("tessera_storage_block_cache_hits_total", hits, "block=\"filter\"", st.block_cache_filter_hits);
+  counter("tessera_storage_block_cache_misses_total", misses, "block=\"data\"", st.block_cache_data_misses);
+  counter("tessera_storage_block_cache_misses_total", misses, "block=\"index\"", st.block_cache_index_misses);
+  counter("tessera_storage_block_cache_misses_total", misses, "block=\"filter\"", st.block_cache_filter_misses);
+  const char* bloom =
+      "Bloom filter probes: whole keys answered absent (useful), maybe (positive) and truly present "
+      "(true_positive); partition prefixes checked and answered absent (prefix_checked, prefix_useful).";
+  counter("tessera_storage_bloom_filter_total", bloom, "outcome=\"useful\"", st.bloom_useful);
+  counter("tessera_storage_bloom_filter_total", bloom, "outcome=\"positive\"", st.bloom_positive);
+  counter("tessera_storage_bloom_filter_total", bloom, "outcome=\"true_positive\"", st.bloom_true_positive);
+  counter("tessera_storage_bloom_filter_total", bloom, "outcome=\"prefix_checked\"", st.prefix_checked);
+  counter("tessera_storage_bloom_filter_total", bloom, "outcome=\"prefix_useful\"", st.prefix_useful);
   x->Histogram("tessera_storage_merge_operands", "Merge operands folded per full merge (reads, flushes, compactions).",
                MergeOperandStats::kBucketBounds, st.full_merges_by_operands, st.merge_operands);
 }

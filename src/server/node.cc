@@ -28,6 +28,7 @@
 #include "cql/executor/system_auth_store.h"
 #include "keyviz/sampler.h"
 #include "server/admin_http.h"
+#include "server/node_settings.h"
 #include "server/cql_server.h"
 #include "server/host_id.h"
 
@@ -246,6 +247,7 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
     AdminClusterHooks hooks;
     AddFailpointHooks(&node->failpoints_, &hooks);
     l.admin->SetClusterHooks(std::move(hooks));
+    l.admin->SetSettings(NodeSettings(options, *node->db_->engine()));
   }
   CqlServerOptions cql_options;
   cql_options.address = options.cql_address;
@@ -257,6 +259,7 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
   info.rpc_address = options.cql_address;
   info.rpc_port = options.cql_port;
   info.host_id = node->host_id_;
+  info.settings = NodeSettings(options, *node->db_->engine());
   if (!options.cluster.etcd_endpoint.empty()) {
     info.data_center = options.cluster.data_center;
     info.rack = options.cluster.rack;

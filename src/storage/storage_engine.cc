@@ -1,5 +1,6 @@
 #include "storage/storage_engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -13,9 +14,11 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice_transform.h>
+#include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
 #include <rocksdb/transaction_log.h>
 
+#include "common/machine_memory.h"
 #include "common/periodic_task.h"
 #include "storage/compaction_filter.h"
 #include "storage/merge_operator.h"
@@ -34,6 +37,17 @@ Status FromRocks(const rocksdb::Status& s) {
 
 rocksdb::Slice ToSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
 
+// "15ms", "2.5ms": a duration as Cassandra's settings table shows one.
+std::string MillisText(int64_t micros) {
+  std::string text = std::to_string(micros / 1000);
+  if (micros % 1000 != 0) {
+    std::string fraction = std::to_string(1000 + micros % 1000).substr(1);
+    while (fraction.back() == '0') fraction.pop_back();
+    text += "." + fraction;
+  }
+  return text + "ms";
+}
+
 class RocksIterator : public KvIterator {
  public:
   RocksIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, std::string lower, std::string upper)
@@ -41,6 +55,11 @@ class RocksIterator : public KvIterator {
     rocksdb::ReadOptions ro;
     if (!lower_.empty()) ro.iterate_lower_bound = &lower_slice_;
     if (!upper_.empty()) ro.iterate_upper_bound = &upper_slice_;
+    // Every key in [lower, upper) has the bounds' common prefix when they
+    // share one of kPartitionPrefixBytes: then the prefix filters may skip
+    // files (an exact answer); otherwise the seek is in total order.
+    ro.total_order_seek = !(lower_.size() >= kPartitionPrefixBytes && upper_.size() >= kPartitionPrefixBytes &&
+                            lower_.compare(0, kPartitionPrefixBytes, upper_, 0, kPartitionPrefixBytes) == 0);
     it_.reset(db->NewIterator(ro, cf));
   }
   void Seek(std::string_view t) override { it_->Seek(ToSlice(t)); }
@@ -98,6 +117,10 @@ class GroupCommitWindow {
 
 }  // namespace
 
+size_t DefaultBlockCacheBytes(uint64_t memory_bytes) {
+  return static_cast<size_t>(std::max<uint64_t>(memory_bytes / 4, uint64_t{64} << 20));
+}
+
 Result<CommitlogSync> ParseCommitlogSync(std::string_view text) {
   if (text == "periodic") return CommitlogSync::kPeriodic;
   if (text == "batch") return CommitlogSync::kBatch;
@@ -121,6 +144,9 @@ struct StorageEngine::Impl {
   CommitlogSync commitlog_sync = CommitlogSync::kPeriodic;
   std::unique_ptr<GroupCommitWindow> group_window;  // kGroup only
   PeriodicTask periodic_sync;                        // kPeriodic only
+  std::shared_ptr<rocksdb::Statistics> statistics;
+  std::shared_ptr<rocksdb::Cache> block_cache;
+  std::vector<std::pair<std::string, std::string>> settings;
   std::unique_ptr<rocksdb::DB> db;
   rocksdb::ColumnFamilyHandle* data = nullptr;
   rocksdb::ColumnFamilyHandle* meta = nullptr;
@@ -151,9 +177,16 @@ Result<std::unique_ptr<StorageEngine>> StorageEngine::Open(const StorageOptions&
   }
   std::unique_ptr<StorageEngine> engine(new StorageEngine(clock));
 
+  Impl& impl = *engine->impl_;
+  const size_t cache_bytes =
+      options.block_cache_bytes > 0 ? options.block_cache_bytes : DefaultBlockCacheBytes(MachineMemoryBytes());
   rocksdb::BlockBasedTableOptions table;
-  table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
-  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));  // cheap misses for partition-header lookups
+  impl.block_cache = rocksdb::NewLRUCache(cache_bytes);
+  table.block_cache = impl.block_cache;
+  // Whole keys and partition prefixes (see the header); cheap misses for
+  // partition-header lookups and for partitions absent from a file.
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(options.bloom_bits_per_key));
+  table.whole_key_filtering = true;
   // Index and filter blocks stay resident in the table readers (RocksDB's
   // default), not in the block cache: in the cache, random reads over data
   // larger than the cache evicted them and every reload re-read and
@@ -167,6 +200,7 @@ Result<std::unique_ptr<StorageEngine>> StorageEngine::Open(const StorageOptions&
   data_cf.compaction_filter_factory = NewGarbageCollectingFilterFactory(
       registry, [clock] { return static_cast<uint32_t>(clock() / 1'000'000); });
   data_cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  data_cf.prefix_extractor.reset(rocksdb::NewCappedPrefixTransform(kPartitionPrefixBytes));
   data_cf.write_buffer_size = options.write_buffer_bytes;
   data_cf.compression = rocksdb::kLZ4Compression;  // every level: cheap to decompress on point reads
   data_cf.level_compaction_dynamic_level_bytes = true;
@@ -174,7 +208,9 @@ Result<std::unique_ptr<StorageEngine>> StorageEngine::Open(const StorageOptions&
   rocksdb::ColumnFamilyOptions meta_cf;
 
   rocksdb::DBOptions db_options;
-  Impl& impl = *engine->impl_;
+  impl.statistics = rocksdb::CreateDBStatistics();
+  impl.statistics->set_stats_level(rocksdb::StatsLevel::kExceptHistogramOrTimers);  // counters only: no clock reads
+  db_options.statistics = impl.statistics;
   impl.file_system = std::make_shared<SyncObservingFileSystem>(
       options.file_system ? options.file_system : rocksdb::FileSystem::Default(), options.failpoints);
   impl.env = rocksdb::NewCompositeEnv(impl.file_system);
@@ -195,6 +231,22 @@ Result<std::unique_ptr<StorageEngine>> StorageEngine::Open(const StorageOptions&
   engine->impl_->data = handles[0];
   engine->impl_->meta = handles[1];
   impl.commitlog_sync = options.commitlog_sync;
+  impl.settings = {
+      {"block_cache_bytes", std::to_string(cache_bytes)},
+      {"bloom_filter_bits_per_key", std::to_string(options.bloom_bits_per_key)},
+      {"bloom_filter_prefix_bytes", std::to_string(kPartitionPrefixBytes)},
+      {"commitlog_sync", CommitlogSyncName(options.commitlog_sync)},
+      {"commitlog_sync_group_window",
+       options.commitlog_sync == CommitlogSync::kGroup
+           ? MillisText(options.commitlog_sync_group_window_micros) : "null"},
+      {"commitlog_sync_period",
+       options.commitlog_sync == CommitlogSync::kPeriodic
+           ? MillisText(options.commitlog_sync_period_micros) : "null"},
+      {"index_and_filter_blocks", "pinned in table readers"},
+      {"max_successive_merges", std::to_string(options.max_successive_merges)},
+      {"max_total_wal_bytes", std::to_string(options.max_total_wal_bytes)},
+      {"memtable_bytes", std::to_string(options.write_buffer_bytes)},
+  };
   impl.write_options.sync = options.commitlog_sync != CommitlogSync::kPeriodic;
   impl.meta_write_options.sync = true;
   if (options.commitlog_sync == CommitlogSync::kGroup) {
@@ -210,6 +262,8 @@ Result<std::unique_ptr<StorageEngine>> StorageEngine::Open(const StorageOptions&
   }
   return engine;
 }
+
+std::vector<std::pair<std::string, std::string>> StorageEngine::Settings() const { return impl_->settings; }
 
 Status StorageEngine::Write(const WriteSet& writes) {
   rocksdb::WriteBatch batch;
@@ -282,8 +336,15 @@ Status StorageEngine::Flush() {
 
 uint64_t StorageEngine::IntProperty(const std::string& name) {
   uint64_t v = 0;
-  impl_->db->GetIntProperty(impl_->data, name, &v);
-  return v;
+  if (impl_->db->GetIntProperty(impl_->data, name, &v)) return v;
+  // Some counts are string properties only (rocksdb.num-files-at-level<N>).
+  std::string text;
+  if (!impl_->db->GetProperty(impl_->data, name, &text)) return 0;
+  try {
+    return std::stoull(text);
+  } catch (...) {
+    return 0;
+  }
 }
 
 StorageStats StorageEngine::Stats() {
@@ -307,6 +368,20 @@ StorageStats StorageEngine::Stats() {
   st.full_merges = m.full_merges.load(std::memory_order_relaxed);
   st.merge_operands = m.operands.load(std::memory_order_relaxed);
   for (const auto& b : m.by_operands) st.full_merges_by_operands.push_back(b.load(std::memory_order_relaxed));
+  st.block_cache_capacity_bytes = impl_->block_cache->GetCapacity();
+  st.block_cache_usage_bytes = impl_->block_cache->GetUsage();
+  const rocksdb::Statistics& t = *impl_->statistics;
+  st.block_cache_data_hits = t.getTickerCount(rocksdb::BLOCK_CACHE_DATA_HIT);
+  st.block_cache_data_misses = t.getTickerCount(rocksdb::BLOCK_CACHE_DATA_MISS);
+  st.block_cache_index_hits = t.getTickerCount(rocksdb::BLOCK_CACHE_INDEX_HIT);
+  st.block_cache_index_misses = t.getTickerCount(rocksdb::BLOCK_CACHE_INDEX_MISS);
+  st.block_cache_filter_hits = t.getTickerCount(rocksdb::BLOCK_CACHE_FILTER_HIT);
+  st.block_cache_filter_misses = t.getTickerCount(rocksdb::BLOCK_CACHE_FILTER_MISS);
+  st.bloom_useful = t.getTickerCount(rocksdb::BLOOM_FILTER_USEFUL);
+  st.bloom_positive = t.getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE);
+  st.bloom_true_positive = t.getTickerCount(rocksdb::BLOOM_FILTER_FULL_TRUE_POSITIVE);
+  st.prefix_checked = t.getTickerCount(rocksdb::BLOOM_FILTER_PREFIX_CHECKED);
+  st.prefix_useful = t.getTickerCount(rocksdb::BLOOM_FILTER_PREFIX_USEFUL);
   return st;
 }
 

@@ -41,9 +41,18 @@ struct Worker {
         int64_t due = Micros(Clock::now());
         if (rate_per_connection > 0) {
           const auto at = start + std::chrono::microseconds(static_cast<int64_t>(scheduled * 1e6 / rate_per_connection));
-          if (at > Clock::now()) {
-            if (!inflight.empty()) break;  // wait for a response (or the schedule) first
-            std::this_thread::sleep_until(at);
+          if (const auto now = Clock::now(); at > now) {
+            if (inflight.empty()) {
+              std::this_thread::sleep_until(at);
+            } else {
+              // Take a response that comes before the next request is due,
+              // but send that request on time: blocking in Receive() until a
+              // response came delayed every send behind the slowest request
+              // in flight, which the latency from the due time then counted.
+              const int64_t wait = std::chrono::duration_cast<std::chrono::microseconds>(at - now).count();
+              TESSERA_ASSIGN_OR_RETURN(bool response, conn.WaitForResponse(wait));
+              if (response) break;
+            }
           }
           due = Micros(at);
         }

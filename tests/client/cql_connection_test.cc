@@ -72,6 +72,28 @@ TEST(ResponseDecodingTest, CountsLargerThanTheBodyAreMalformedNotAllocated) {
   EXPECT_TRUE(empty->rows.rows.empty());
 }
 
+// An open-loop load generator waits for a response only until its next send
+// is due (workload/runner.cc): nothing in flight, the wait times out; a
+// request sent (and flushed by the wait), the wait sees its response coming.
+TEST_F(NodeTest, WaitForResponseTimesOutWhenNothingComesAndSeesAResponse) {
+  auto idle = conn_->WaitForResponse(2'000);
+  ASSERT_TRUE(idle.ok()) << idle.status().ToString();
+  EXPECT_FALSE(*idle);
+  auto stream = conn_->Send(cql::QueryRequest{"SELECT release_version FROM system.local", {}});
+  ASSERT_TRUE(stream.ok());
+  bool ready = false;
+  for (int i = 0; i < 100 && !ready; ++i) {  // up to 100 x 100 ms: the request is flushed by the first wait
+    auto r = conn_->WaitForResponse(100'000);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ready = *r;
+  }
+  ASSERT_TRUE(ready);
+  auto response = conn_->Receive();
+  ASSERT_TRUE(response.ok()) << response.status().ToString();
+  EXPECT_EQ(response->stream, *stream);
+  EXPECT_FALSE(response->decoded.is_error());
+}
+
 TEST_F(NodeTest, PipelinedPreparedWritesAndPagedReads) {
   ASSERT_TRUE(conn_->Query("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").ok());
   ASSERT_TRUE(conn_->Query("CREATE TABLE ks.t (p int, c int, v text, PRIMARY KEY (p, c))").ok());

@@ -4,6 +4,8 @@
 
 #include <fstream>
 
+#include "cql/parser/lexer.h"
+
 namespace tessera::cql {
 namespace {
 
@@ -124,6 +126,24 @@ TEST(ParserTest, UpdateAssignmentsAndLiterals) {
   EXPECT_EQ(u.assignments[5].value.kind, Term::Kind::kDuration);
   EXPECT_EQ(u.where[0].value.text, "it's");
   EXPECT_EQ(u.conditions[0].value.kind, Term::Kind::kNull);
+}
+
+// Issue 31: Cassandra's lexer takes an ISO 8601 duration only with an
+// uppercase P and a complete designator, so metrics columns p50, p99, p2 and
+// pt are identifiers.
+TEST(ParserTest, IsoDurationsNeedAnUppercasePAndACompleteDesignator) {
+  auto u = Parse<UpdateStatement>("UPDATE lat SET p50 = P1Y2M, p99 = PT3H, p2 = P2W, pt = P1DT2H30M4S WHERE k = 1");
+  ASSERT_EQ(u.assignments.size(), 4u);
+  EXPECT_EQ(u.assignments[0].column, "p50");
+  EXPECT_EQ(u.assignments[1].column, "p99");
+  EXPECT_EQ(u.assignments[2].column, "p2");
+  EXPECT_EQ(u.assignments[3].column, "pt");
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(u.assignments[i].value.kind, Term::Kind::kDuration) << i;
+  for (const char* word : {"p50", "p1y", "P", "PT", "P1", "P1X", "P1W2D", "PT1Hx"}) {
+    auto tokens = Tokenize(word);
+    ASSERT_TRUE(tokens.ok()) << word;
+    EXPECT_EQ((*tokens)[0].kind, TokenKind::kIdentifier) << word;
+  }
 }
 
 TEST(ParserTest, KeywordsAreCaseInsensitiveAndQuotedNamesKeepCase) {

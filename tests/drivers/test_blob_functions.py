@@ -52,3 +52,13 @@ def test_blob_function_errors(session):
     with pytest.raises(InvalidRequest) as e:
         session.execute("SELECT intAsBlob(c_text) FROM bf.t")
     assert "c_text cannot be passed as argument 0 of function system.intasblob of type int" in str(e.value)
+
+
+def test_blob_as_type_in_a_selection_fails_on_bytes_that_are_no_value_of_the_type(session):
+    """Issue 31: as Cassandra, the query fails (it used to read null)."""
+    session.execute("INSERT INTO bf.t (k, raw) VALUES (0x0bad, 0x0102)")
+    with pytest.raises(InvalidRequest) as e:
+        session.execute("SELECT blobAsInt(raw) FROM bf.t WHERE k = 0x0bad")
+    assert "In call to function system.blobasint, value 0x0102 is not a valid binary representation for type int" \
+        in str(e.value), str(e.value)
+    assert session.execute("SELECT blobAsSmallint(raw) FROM bf.t WHERE k = 0x0bad").one()[0] == 0x0102

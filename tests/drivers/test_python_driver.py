@@ -153,3 +153,97 @@ def test_token_of_a_bind_marker_pages_through_token_order(session):
     everything = sorted((r[1], r.k) for r in session.execute("SELECT k, token(k) FROM ring"))
     start = [k for _, k in everything].index(42)
     assert [r.k for r in rows] == [k for _, k in everything[start:start + 5]]
+
+
+def test_a_session_opens_on_keyspace_system(server):
+    """Issue 31: a client may open its session on a system keyspace (one
+    driver's own integration harness does); USE of a missing one still fails."""
+    c = Cluster(["127.0.0.1"], port=server.port, connect_timeout=10, control_connection_timeout=10)
+    try:
+        s = c.connect("system")
+        assert s.execute("SELECT key FROM local").one().key == "local"
+        s.execute("USE system_views")
+        assert s.execute("SELECT value FROM settings WHERE name = 'commitlog_sync'").one().value == "periodic"
+        with pytest.raises(InvalidRequest, match="Keyspace 'nope' does not exist"):
+            s.execute("USE nope")
+    finally:
+        c.shutdown()
+
+
+def test_percentile_columns_and_a_trailing_comma(session):
+    """Issue 31: p50, p99, p2 and pt are column names (Cassandra lexes a
+    duration only as P with a complete designator), and a trailing comma in
+    the column list is Cassandra's grammar; a schema exported by the driver
+    replays."""
+    session.execute("CREATE TABLE IF NOT EXISTS lat (k int PRIMARY KEY, p50 double, p99 double, p2 int, pt text,)")
+    session.execute("INSERT INTO lat (k, p50, p99, p2, pt) VALUES (1, 0.5, 9.9, 2, 'x')")
+    row = session.execute("SELECT p50, p99, p2, pt FROM lat WHERE k = 1").one()
+    assert (row.p50, row.p99, row.p2, row.pt) == (0.5, 9.9, 2, "x")
+    exported = session.cluster.metadata.keyspaces["drv"].tables["lat"].export_as_string()
+    session.execute("DROP TABLE lat")
+    session.execute(exported)
+    columns = session.execute("SELECT column_name FROM system_schema.columns "
+                              "WHERE keyspace_name = 'drv' AND table_name = 'lat'")
+    assert {r.column_name for r in columns} == {"k", "p50", "p99", "p2", "pt"}
+    assert session.execute("SELECT count(*) FROM lat").one()[0] == 0
+
+
+def test_prepared_condition_and_batch_markers_are_typed_by_their_columns(session):
+    """Issue 31: the marker of an IF condition is its column (name and type),
+    and a prepared BATCH string describes each marker by the statement that
+    holds it, as Cassandra does; the driver then serializes by those types."""
+    import datetime
+    session.execute("CREATE TABLE IF NOT EXISTS docs (id int PRIMARY KEY, body text, last_modified timestamp)")
+    delete = session.prepare("DELETE FROM docs WHERE id = ? IF last_modified = ?")
+    assert [(c.name, c.type.typename) for c in delete.column_metadata] == [("id", "int"), ("last_modified", "timestamp")]
+    batch = session.prepare("BEGIN BATCH INSERT INTO docs (id, body) VALUES (?, ?); "
+                            "UPDATE docs SET last_modified = ? WHERE id = ?; APPLY BATCH")
+    assert [(c.name, c.type.typename) for c in batch.column_metadata] == [
+        ("id", "int"), ("body", "varchar"), ("last_modified", "timestamp"), ("id", "int")]
+    when = datetime.datetime(2026, 11, 26, 12, 0, 0)
+    session.execute(batch, (7, "seven", when, 7))
+    row = session.execute("SELECT body, last_modified FROM docs WHERE id = 7").one()
+    assert (row.body, row.last_modified) == ("seven", when)
+    assert session.execute(delete, (7, when)).one()[0] is True
+    assert session.execute("SELECT * FROM docs WHERE id = 7").one() is None
+
+
+def test_a_prepared_select_star_sees_a_column_added_after_it(session):
+    """Issue 31 (CASSANDRA-7910): ALTER TABLE ADD evicts the table's prepared
+    statements, so EXECUTE answers Unprepared, the driver prepares again and
+    decodes rows with the new column list instead of the old one."""
+    session.execute("CREATE TABLE IF NOT EXISTS grows (k int PRIMARY KEY, a text)")
+    session.execute("INSERT INTO grows (k, a) VALUES (1, 'one')")
+    select = session.prepare("SELECT * FROM grows WHERE k = ?")
+    assert session.execute(select, (1,)).one()._asdict() == {"k": 1, "a": "one"}
+    session.execute("ALTER TABLE grows ADD b int")
+    session.execute("UPDATE grows SET b = 2 WHERE k = 1")
+    assert session.execute(select, (1,)).one()._asdict() == {"k": 1, "a": "one", "b": 2}
+
+
+def test_limit_bounds_an_aggregates_output_not_the_rows_it_folds(session):
+    """Issue 31: as Cassandra, LIMIT on an aggregate without GROUP BY limits
+    the rows returned (one), not the rows aggregated."""
+    session.execute("CREATE TABLE IF NOT EXISTS agg (k int, c int, v int, PRIMARY KEY (k, c))")
+    for c in range(10):
+        session.execute("INSERT INTO agg (k, c, v) VALUES (1, %d, %d)" % (c, c))
+    assert session.execute("SELECT count(*) FROM agg WHERE k = 1 LIMIT 3").one()[0] == 10
+    assert session.execute("SELECT sum(v), max(c) FROM agg WHERE k = 1 LIMIT 1").one() == (45, 9)
+    assert len(list(session.execute("SELECT c FROM agg WHERE k = 1 LIMIT 3"))) == 3
+
+
+def test_user_defined_functions_parse_and_are_refused_while_disabled(session):
+    """Issue 31: CREATE FUNCTION and CREATE AGGREGATE parse with Cassandra's
+    grammar and are refused as Cassandra refuses them by default; DROP of
+    one that does not exist says so, or does nothing with IF EXISTS."""
+    disabled = "User-defined functions are disabled in cassandra.yaml - set enable_user_defined_functions=true to enable"
+    with pytest.raises(InvalidRequest, match=disabled):
+        session.execute("CREATE FUNCTION plus (a int, b int) RETURNS NULL ON NULL INPUT RETURNS int "
+                        "LANGUAGE java AS 'return a + b;'")
+    with pytest.raises(InvalidRequest, match=disabled):
+        session.execute("CREATE OR REPLACE AGGREGATE total (int) SFUNC plus STYPE int INITCOND 0")
+    with pytest.raises(InvalidRequest, match="Function 'drv.plus' doesn't exist"):
+        session.execute("DROP FUNCTION plus")
+    session.execute("DROP AGGREGATE IF EXISTS total")
+    with pytest.raises(SyntaxException):
+        session.execute("CREATE FUNCTION plus (a int) RETURNS int LANGUAGE java AS 'x'")

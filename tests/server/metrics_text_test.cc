@@ -78,11 +78,14 @@ TEST(MetricsTextTest, ExposesTabletsTablesAndLatencyHistogramsInPrometheusFormat
     EXPECT_TRUE(std::regex_match(line, sample)) << line;
     EXPECT_EQ(line.rfind(last_type, 0), 0u) << line << " under " << last_type;
   }
-  EXPECT_EQ(types, 29u);
+  EXPECT_EQ(types, 34u);
   // The storage engine's gauges and its merge-operand histogram (issue 32).
   EXPECT_GE(Sample(text, "tessera_storage_wal_files"), 1);
   EXPECT_EQ(Sample(text, "tessera_storage_commitlog_sync{mode=\"periodic\"}"), 1);
   EXPECT_GE(Sample(text, "tessera_storage_pending_compaction_bytes"), 0);
+  EXPECT_GT(Sample(text, "tessera_storage_block_cache_capacity_bytes"), 0);
+  EXPECT_GE(Sample(text, "tessera_storage_block_cache_misses_total{block=\"data\"}"), 0);
+  EXPECT_GE(Sample(text, "tessera_storage_bloom_filter_total{outcome=\"useful\"}"), 0);
   EXPECT_EQ(Sample(text, "tessera_storage_merge_operands_bucket{le=\"+Inf\"}"),
             Sample(text, "tessera_storage_merge_operands_count"));
   // No tablet is on the move on a single node: no range's tombstones are held.

@@ -3,16 +3,13 @@
 #include <type_traits>
 #include <variant>
 
+#include "cql/executor/system_keyspaces.h"
+
 namespace tessera::cql {
 namespace {
 
 using auth::Permission;
 using auth::Resource;
-
-bool IsSystemKeyspace(const std::string& ks) {
-  return ks == "system" || ks == "system_schema" || ks == "system_auth" || ks == "system_views" ||
-         ks == "system_virtual_schema";
-}
 
 Status NotModifiable(const std::string& ks) { return Status::Unauthorized(ks + " keyspace is not user-modifiable."); }
 

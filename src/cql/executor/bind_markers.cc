@@ -94,6 +94,11 @@ class Describer {
         Mark(r.value, "value(" + c->name + ")", c->type.params()[1]);
         continue;
       }
+      if (r.lhs == Relation::Lhs::kMapElement && c->type.kind() == TypeKind::kList) {  // IF l[?] = ?
+        Mark(*r.map_key, "idx(" + c->name + ")", CqlType::Scalar(TypeKind::kInt));
+        Mark(r.value, "value(" + c->name + ")", c->type.params()[0]);
+        continue;
+      }
       if (r.op == Relation::Op::kIn) {
         if (r.in_marker) Mark(r.value, "in(" + c->name + ")", CqlType::List(c->type, true));
         for (const auto& v : r.in_values) Mark(v, c->name, c->type);
@@ -149,6 +154,7 @@ class Describer {
         }
       }
       TESSERA_RETURN_IF_ERROR(Relations(up->where));
+      TESSERA_RETURN_IF_ERROR(Relations(up->conditions));  // IF col = ?: the column's name and type
     } else if (const auto* del = std::get_if<DeleteStatement>(&s)) {
       for (const auto& target : del->columns) {
         const ColumnDef* c = t_.FindColumn(target.column);
@@ -156,6 +162,7 @@ class Describer {
       }
       Using(del->using_clause);
       TESSERA_RETURN_IF_ERROR(Relations(del->where));
+      TESSERA_RETURN_IF_ERROR(Relations(del->conditions));
     }
     return Status::OK();
   }
@@ -192,6 +199,38 @@ Status DescribeBindMarkers(const Database& db, const VirtualTables* vt, const Pa
                            std::vector<uint16_t>* pk_indexes) {
   markers->clear();
   pk_indexes->clear();
+  if (const auto* batch = std::get_if<BatchStatement>(&parsed.statement)) {
+    // Each marker as the statement that holds it describes it (Cassandra
+    // prepares a BATCH string too); the batch's USING markers as usual.
+    const size_t count = static_cast<size_t>(parsed.bind_marker_count);
+    std::vector<ColumnSpec> specs(count);
+    for (const auto& one : batch->statements) {
+      const RawStatement sub = std::visit([](const auto& x) { return RawStatement(x); }, one);
+      const QualifiedName* name = TableOf(sub);
+      TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableSchema> table, ResolveTable(db, *name, keyspace));
+      Describer d(*table, count);
+      TESSERA_RETURN_IF_ERROR(d.Statement(sub));
+      const std::vector<ColumnSpec> described = d.specs();
+      for (size_t i = 0; i < count; ++i) {
+        if (!described[i].name.empty()) specs[i] = described[i];
+      }
+    }
+    if (!batch->statements.empty()) {
+      const RawStatement first = std::visit([](const auto& x) { return RawStatement(x); }, batch->statements[0]);
+      TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableSchema> table, ResolveTable(db, *TableOf(first), keyspace));
+      Describer d(*table, count);
+      d.Using(batch->using_clause);
+      const std::vector<ColumnSpec> described = d.specs();
+      for (size_t i = 0; i < count; ++i) {
+        if (!described[i].name.empty()) specs[i] = described[i];
+      }
+    }
+    for (size_t i = 0; i < count; ++i) {
+      if (specs[i].name.empty()) specs[i] = ColumnSpec{"", "", "?" + std::to_string(i), CqlType::Scalar(TypeKind::kBlob)};
+    }
+    *markers = std::move(specs);
+    return Status::OK();
+  }
   const QualifiedName* name = TableOf(parsed.statement);
   if (!name) {
     // DDL and the like: markers are not typed by a table; report them as blobs.

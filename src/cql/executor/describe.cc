@@ -2,13 +2,10 @@
 
 #include <algorithm>
 
+#include "cql/executor/system_keyspaces.h"
+
 namespace tessera::cql {
 namespace {
-
-bool IsSystemKeyspace(const std::string& ks) {
-  return ks == "system" || ks == "system_schema" || ks == "system_auth" || ks == "system_views" ||
-         ks == "system_virtual_schema" || ks == "system_distributed" || ks == "system_traces";
-}
 
 std::string Quote(const std::string& s) {
   std::string out = "'";

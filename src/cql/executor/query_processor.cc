@@ -14,6 +14,7 @@
 #include "cql/executor/describe.h"
 #include "cql/executor/index_statements.h"
 #include "cql/executor/schema_statements.h"
+#include "cql/executor/system_keyspaces.h"
 #include "cql/executor/type_statements.h"
 #include "cql/executor/select_statement.h"
 #include "cql/executor/write_guardrails.h"
@@ -201,9 +202,10 @@ Reply QueryProcessor::Error(const Status& status, const RawStatement* statement)
 
 namespace {
 
-// The uuid of the stored table a DML statement names; empty for other
-// statements and for tables that do not resolve (system tables among them).
-std::string TableUuidOf(const Database& db, const ParsedStatement& parsed, const std::string& keyspace) {
+// The stored table a DML statement names; null for other statements and for
+// tables that do not resolve (system tables among them).
+std::shared_ptr<const TableSchema> StatementTable(const Database& db, const ParsedStatement& parsed,
+                                                  const std::string& keyspace) {
   const QualifiedName* name = std::visit(
       [](const auto& s) -> const QualifiedName* {
         using S = std::decay_t<decltype(s)>;
@@ -214,9 +216,17 @@ std::string TableUuidOf(const Database& db, const ParsedStatement& parsed, const
         return nullptr;
       },
       parsed.statement);
-  if (!name) return "";
+  if (!name) return nullptr;
   auto table = ResolveTable(db, *name, keyspace);
-  return table.ok() ? (*table)->uuid : "";
+  return table.ok() ? *table : nullptr;
+}
+
+// The uuid and the columns: a column added, dropped or renamed changes what
+// SELECT * returns and what markers mean (CASSANDRA-7910).
+std::string TableVersion(const TableSchema& table) {
+  std::string version = table.uuid;
+  for (const auto& c : table.columns) version += "|" + c.name + ":" + c.type.ToCql();
+  return version;
 }
 
 }  // namespace
@@ -230,9 +240,12 @@ std::shared_ptr<const QueryProcessor::Prepared> QueryProcessor::FindPrepared(con
     if (it == prepared_.end()) return nullptr;
     p = it->second;
   }
-  if (p->table_uuid.empty()) return p;
+  if (!p->table) return p;
   const std::string& ks = p->keyspace.empty() ? connection_keyspace : p->keyspace;
-  if (TableUuidOf(*db_, p->parsed, ks) == p->table_uuid) return p;
+  std::shared_ptr<const TableSchema> now = StatementTable(*db_, p->parsed, ks);
+  // The same schema object: nothing changed (the common case, no string work).
+  if (now == p->table) return p;
+  if (now && TableVersion(*now) == p->table_version) return p;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = prepared_.find(id);
   if (it != prepared_.end() && it->second == p) prepared_.erase(it);
@@ -265,11 +278,12 @@ Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text) {
     result_columns = *cols;
   }
   std::string id = PreparedId(conn.keyspace(), text);
-  std::string uuid = TableUuidOf(*db_, *parsed, conn.keyspace());
+  std::shared_ptr<const TableSchema> table = StatementTable(*db_, *parsed, conn.keyspace());
+  std::string version = table ? TableVersion(*table) : "";
   {
     std::lock_guard<std::mutex> lock(mu_);
     prepared_[id] = std::make_shared<const Prepared>(
-        Prepared{text, conn.keyspace(), std::move(parsed).value(), std::move(uuid)});
+        Prepared{text, conn.keyspace(), std::move(parsed).value(), std::move(table), std::move(version)});
   }
   return Result(EncodePreparedResult(id, markers, pk_indexes, result_columns));
 }
@@ -549,8 +563,22 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     if (!rows.ok()) return Error(rows.status());
     return Result(EncodeRows(*rows, /*skip_metadata=*/false));  // prepared DESCRIBEs carry no result metadata
   }
+  if (const auto* function = std::get_if<FunctionStatement>(&s)) {
+    // No user-defined function or aggregate exists: they are disabled, as
+    // by default in Cassandra (enable_user_defined_functions: false).
+    if (!function->drop) {
+      return Error(Status::InvalidArgument(
+          "User-defined functions are disabled in cassandra.yaml - set enable_user_defined_functions=true to enable"));
+    }
+    if (function->if_not_exists) return Result(EncodeVoidResult());
+    const std::string name = (function->name.keyspace.empty() ? ks : function->name.keyspace) + "." + function->name.name;
+    return Error(Status::InvalidArgument((function->aggregate ? "Aggregate '" : "Function '") + name +
+                                         "' doesn't exist"));
+  }
   if (const auto* use = std::get_if<UseStatement>(&s)) {
-    if (!db_->catalog().GetKeyspace(use->keyspace).ok()) {
+    // The system keyspaces are usable as in Cassandra (a driver may open its
+    // session on keyspace system), also those the catalog does not hold.
+    if (!IsSystemKeyspace(use->keyspace) && !db_->catalog().GetKeyspace(use->keyspace).ok()) {
       return Error(Status::InvalidArgument("Keyspace '" + use->keyspace + "' does not exist"));
     }
     conn.set_keyspace(use->keyspace);

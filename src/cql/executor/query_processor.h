@@ -78,12 +78,15 @@ class QueryProcessor : public RequestProcessor {
     std::string query;
     std::string keyspace;
     ParsedStatement parsed;
-    // The uuid of the table a SELECT / INSERT / UPDATE / DELETE names, at
-    // PREPARE; empty for other statements. A table dropped and re-created
-    // under the name has another uuid: the statement is evicted and EXECUTE
-    // answers Unprepared, so the driver prepares it again against the new
-    // columns (as Cassandra evicts a dropped table's prepared statements).
-    std::string table_uuid;
+    // The table a SELECT / INSERT / UPDATE / DELETE names, at PREPARE, and
+    // its version: its uuid and columns (names and types); null and empty
+    // for other statements. A table dropped and re-created under the name, or altered
+    // (a column added, dropped or renamed), has another: the statement is
+    // evicted and EXECUTE answers Unprepared, so the driver prepares it again
+    // against the new columns (as Cassandra evicts a dropped or altered
+    // table's prepared statements, CASSANDRA-7910).
+    std::shared_ptr<const TableSchema> table;
+    std::string table_version;
   };
   // Finds a prepared statement that still fits the schema; else evicts it and returns null.
   std::shared_ptr<const Prepared> FindPrepared(const std::string& id, const std::string& connection_keyspace);

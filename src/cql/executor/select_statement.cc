@@ -319,6 +319,9 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
   TESSERA_ASSIGN_OR_RETURN(limits.limit, BindLimit(s.limit, ctx.bind, "LIMIT"));
   TESSERA_ASSIGN_OR_RETURN(limits.per_partition, BindLimit(s.per_partition_limit, ctx.bind, "PER PARTITION LIMIT"));
   if (s.distinct) limits.per_partition = 1;
+  // LIMIT bounds the rows returned, as in Cassandra: an aggregate without
+  // GROUP BY returns one row (LIMIT is at least 1), folded from every row read.
+  if (sel.is_aggregate() && !group) limits.limit = UINT64_MAX;
   // An aggregate without GROUP BY is one row; with it, a page holds page_size groups.
   if (ctx.page_size > 0 && (!sel.is_aggregate() || group)) limits.page = static_cast<uint64_t>(ctx.page_size);
 

@@ -526,9 +526,18 @@ std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row,
         out.push_back(ValueToJson(c.type, row.values[item.column]));
         continue;
       }
-      case Item::Kind::kBlobAs: {  // bytes that are no valid value of the type read as null
+      case Item::Kind::kBlobAs: {  // bytes that are no valid value of the type fail the query, as in Cassandra
         const auto& v = row.values[item.column];
-        out.push_back(v && ValidateSerialized(item.blob_type, *v).ok() ? v : std::nullopt);
+        if (v && !ValidateSerialized(item.blob_type, *v).ok()) {
+          if (failure && failure->ok()) {
+            const std::string type = item.blob_type.ToCql();
+            *failure = Status::InvalidArgument("In call to function system.blobas" + type + ", value 0x" + ToHex(*v) +
+                                               " is not a valid binary representation for type " + type);
+          }
+          out.emplace_back();
+          continue;
+        }
+        out.push_back(v);
         continue;
       }
       case Item::Kind::kBitReverse: {

@@ -1,5 +1,6 @@
 #include "cql/executor/system_tables.h"
 
+#include <algorithm>
 
 #include "common/bytes.h"
 #include "common/uuid.h"
@@ -91,6 +92,8 @@ SystemTables::SystemTables(Database* db, NodeInfo node) : db_(db), node_(std::mo
             {"native_address", "inet", R}, {"native_port", "int", R}, {"preferred_ip", "inet", R},
             {"preferred_port", "int", R}, {"rack", "text", R}, {"release_version", "text", R},
             {"schema_version", "uuid", R}, {"tokens", "set<text>", R}}));
+  add(Make("system_views", "settings", {{"name", "text", PK}, {"value", "text", R}}));
+  std::sort(node_.settings.begin(), node_.settings.end());
   add(Make("system_schema", "keyspaces",
            {{"keyspace_name", "text", PK}, {"durable_writes", "boolean", R},
             {"replication", "frozen<map<text, text>>", R}}));
@@ -239,6 +242,14 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
     return rows;
   }
   if (t.keyspace == "system" && (t.name == "peers" || t.name == "peers_v2")) return PeerRows(t);
+  if (t.keyspace == "system_views" && t.name == "settings") {
+    for (const auto& [name, value] : node_.settings) {
+      RowBuilder b(t);
+      b.Text("name", name).Text("value", value);
+      rows.push_back(b.Take());
+    }
+    return rows;
+  }
   if (t.keyspace == "system" && (t.name == "tablets" || t.name == "tablet_events" || t.name == "hot_partitions" ||
                                  t.name == "large_partitions" || t.name == "key_advice")) {
     return TabletRows(t);

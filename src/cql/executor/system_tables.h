@@ -18,6 +18,9 @@
 //    and by reads (Space-Saving top-K: count is an upper bound, count - error
 //    a lower bound), with their share of all operations.
 //
+// system_views.settings (Cassandra 4.0's virtual table: name, value) lists
+// NodeInfo::settings in name order.
+//
 // system.local reports release_version 4.0.11, the Murmur3 partitioner, one
 // token, the node's data center and rack ("datacenter1" / "rack1" by
 // default), and a schema_version uuid hashed from the schema itself, so that
@@ -33,6 +36,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cql/executor/cluster_view.h"
 #include "cql/executor/select_statement.h"
@@ -49,6 +54,9 @@ struct NodeInfo {
   std::string rack = "rack1";
   int64_t token = INT64_MIN;                // the one token reported to drivers
   const ClusterView* cluster = nullptr;     // null on a single node; outlives the tables
+  // system_views.settings: (name, value) of the settings in effect, e.g.
+  // commitlog_sync (server/node_settings.h).
+  std::vector<std::pair<std::string, std::string>> settings;
 };
 
 class SystemTables : public VirtualTables {

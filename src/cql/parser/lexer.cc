@@ -97,6 +97,33 @@ class Lexer {
     return k >= s_.size() || !IsIdentChar(s_[k]);
   }
 
+  // An ISO 8601 duration with designators as Cassandra's lexer takes one: an
+  // uppercase P, then P<n>W, or (<n>Y)?(<n>M)?(<n>D)?(T(<n>H)?(<n>M)?(<n>S)?)?
+  // with at least one number, the whole word. So p50, p99, pt and P are
+  // identifiers (metrics schemas name columns so), and P1Y2M, PT3H, P2W durations.
+  static bool IsIsoDuration(std::string_view w) {
+    if (w.size() < 3 || w[0] != 'P') return false;
+    size_t k = 1;
+    auto number_then = [&](char designator) {  // <digits><designator>, case-insensitive
+      size_t j = k;
+      while (j < w.size() && IsDigit(w[j])) ++j;
+      if (j == k || j >= w.size() || std::toupper(static_cast<unsigned char>(w[j])) != designator) return false;
+      k = j + 1;
+      return true;
+    };
+    if (number_then('W')) return k == w.size();
+    bool any = false;
+    for (char d : {'Y', 'M', 'D'}) any |= number_then(d);
+    if (k < w.size() && (w[k] == 'T' || w[k] == 't')) {
+      ++k;
+      bool time = false;
+      for (char d : {'H', 'M', 'S'}) time |= number_then(d);
+      if (!time) return false;
+      any = true;
+    }
+    return any && k == w.size();
+  }
+
   // Duration units as CQL accepts them: y mo w d h m s ms us µs ns.
   bool AtDuration() const {
     size_t k = i_;
@@ -155,8 +182,7 @@ class Lexer {
       size_t k = 0;
       while (IsIdentChar(Peek(k))) ++k;
       std::string word = Lower(s_.substr(i_, k));
-      // ISO 8601 durations: P1Y2M, PT3H, P2W.
-      if (word.size() > 1 && word[0] == 'p' && (IsDigit(word[1]) || word[1] == 't')) {
+      if (IsIsoDuration(s_.substr(i_, k))) {
         t->kind = TokenKind::kDuration;
         Take(t, k);
         return Status::OK();

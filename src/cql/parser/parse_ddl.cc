@@ -58,6 +58,9 @@ Status ParserCore::ParseCreate(RawStatement* out) {
   TESSERA_RETURN_IF_ERROR(QualifiedTableName(&t.table));
   TESSERA_RETURN_IF_ERROR(ExpectPunct("("));
   do {
+    // Cassandra's cfamDefinition, '(' cfamColumns (',' cfamColumns?)* ')',
+    // takes a trailing comma (and an empty element) in the list.
+    if (!t.columns.empty() && (AtPunct(")") || AtPunct(","))) continue;
     if (AtKeyword("primary") && AtKeyword("key", 1)) {
       Next();
       Next();

@@ -80,6 +80,8 @@ Result<ParsedStatement> ParserCore::ParseOne() {
     if (AtKeyword("create")) s = ParseCreateRole(&out.statement);
     else if (AtKeyword("alter")) s = ParseAlterRole(&out.statement);
     else s = ParseDropRole(&out.statement);
+  } else if (AtFunctionStatement()) {
+    s = ParseFunction(&out.statement);
   } else if (AtKeyword("grant") || AtKeyword("revoke")) s = ParseGrantOrRevoke(&out.statement);
   else if (AtKeyword("list")) s = ParseList(&out.statement);
   else if (AtKeyword("select")) s = run(&ParserCore::ParseSelect, SelectStatement{});

@@ -62,6 +62,9 @@ class ParserCore {
   Status ParseGrantOrRevoke(RawStatement* out);
   Status ParseList(RawStatement* out);
   bool AtRoleStatement() const;  // CREATE / ALTER / DROP followed by ROLE or USER
+  Status ParseFunction(RawStatement* out);                  // parse_functions.cc
+  // CREATE [OR REPLACE] / DROP followed by FUNCTION or AGGREGATE.
+  bool AtFunctionStatement() const;
 
  private:
   Status ParseCollectionLiteral(Term* out);

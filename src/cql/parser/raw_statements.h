@@ -312,12 +312,32 @@ struct ListPermissionsStatement {
 };
 struct UseStatement { std::string keyspace; };
 
+// CREATE [OR REPLACE] FUNCTION | AGGREGATE [IF NOT EXISTS] name (...) ..., and
+// DROP FUNCTION | AGGREGATE [IF EXISTS] name [(types)]: parsed with
+// Cassandra's grammar (CQL reference, "User-Defined Functions" and
+// "User-Defined Aggregates") and refused while user-defined functions are
+// disabled, Cassandra's default.
+struct FunctionStatement {
+  bool aggregate = false;  // AGGREGATE, else FUNCTION
+  bool drop = false;       // DROP, else CREATE
+  bool or_replace = false;
+  bool if_not_exists = false;  // CREATE: IF NOT EXISTS; DROP: IF EXISTS
+  QualifiedName name;
+  std::vector<std::pair<std::string, std::string>> arguments;  // FUNCTION: (name, type)
+  std::vector<std::string> argument_types;  // AGGREGATE, or DROP's optional signature
+  bool called_on_null_input = false;
+  std::string return_type, language, body;  // FUNCTION
+  std::string state_function, state_type, final_function;  // AGGREGATE
+  std::optional<Term> initial_condition;                    // AGGREGATE
+};
+
 using RawStatement = std::variant<SelectStatement, InsertStatement, UpdateStatement, DeleteStatement, BatchStatement,
                                   CreateKeyspaceStatement, AlterKeyspaceStatement, CreateTableStatement,
                                   AlterTableStatement, DropStatement, TruncateStatement, UseStatement,
                                   CreateSequenceStatement, CreateTypeStatement, AlterTypeStatement, CreateIndexStatement, DescribeStatement,
                                   CreateRoleStatement, AlterRoleStatement, DropRoleStatement, GrantRoleStatement,
-                                  ListRolesStatement, PermissionStatement, ListPermissionsStatement>;
+                                  ListRolesStatement, PermissionStatement, ListPermissionsStatement,
+                                  FunctionStatement>;
 
 struct ParsedStatement {
   RawStatement statement;
