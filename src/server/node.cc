@@ -231,6 +231,7 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
     l.auth = std::make_unique<auth::AuthService>(l.auth_store.get(), options.auth);
     TESSERA_RETURN_IF_ERROR(l.auth->Setup());
   }
+  const auto settings = NodeSettings(options, *node->db_->engine());  // GET /settings, system_views.settings
   if (options.admin_port >= 0) {
     l.keyviz = std::make_unique<keyviz::KeyVizSampler>(node->db_.get(), options.keyviz, options.cql_address);
     l.keyviz->Start();
@@ -247,7 +248,7 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
     AdminClusterHooks hooks;
     AddFailpointHooks(&node->failpoints_, &hooks);
     l.admin->SetClusterHooks(std::move(hooks));
-    l.admin->SetSettings(NodeSettings(options, *node->db_->engine()));
+    l.admin->SetSettings(settings);
   }
   CqlServerOptions cql_options;
   cql_options.address = options.cql_address;
@@ -259,7 +260,7 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
   info.rpc_address = options.cql_address;
   info.rpc_port = options.cql_port;
   info.host_id = node->host_id_;
-  info.settings = NodeSettings(options, *node->db_->engine());
+  info.settings = settings;
   if (!options.cluster.etcd_endpoint.empty()) {
     info.data_center = options.cluster.data_center;
     info.rack = options.cluster.rack;

@@ -41,7 +41,7 @@ class SyncObservingFile : public rocksdb::FSWritableFileOwnerWrapper {
   std::atomic<uint64_t>* const wal_syncs_;
 };
 
-// Reports what one file wrote and synced to its PowerLossFileSystem. Once the
+// Keeps one file's size and reports its syncs to its PowerLossFileSystem. Once the
 // power is gone its syncs make nothing durable; every call still succeeds, as
 // a process that died with the machine never sees an error (an error would
 // put RocksDB's writers on error paths a crash never takes).
@@ -54,30 +54,30 @@ class PowerLossFile : public rocksdb::FSWritableFileOwnerWrapper {
   rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
                            rocksdb::IODebugContext* dbg) override {
     rocksdb::IOStatus s = target()->Append(data, options, dbg);
-    if (s.ok()) fs_->Written(name_, size_ += data.size());
+    if (s.ok()) size_ += data.size();
     return s;
   }
   rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
                            const rocksdb::DataVerificationInfo& info, rocksdb::IODebugContext* dbg) override {
     rocksdb::IOStatus s = target()->Append(data, options, info, dbg);
-    if (s.ok()) fs_->Written(name_, size_ += data.size());
+    if (s.ok()) size_ += data.size();
     return s;
   }
   rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset, const rocksdb::IOOptions& options,
                                      rocksdb::IODebugContext* dbg) override {
     rocksdb::IOStatus s = target()->PositionedAppend(data, offset, options, dbg);
-    if (s.ok()) fs_->Written(name_, size_ = std::max(size_, offset + data.size()));
+    if (s.ok()) size_ = std::max(size_, offset + data.size());
     return s;
   }
   rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset, const rocksdb::IOOptions& options,
                                      const rocksdb::DataVerificationInfo& info, rocksdb::IODebugContext* dbg) override {
     rocksdb::IOStatus s = target()->PositionedAppend(data, offset, options, info, dbg);
-    if (s.ok()) fs_->Written(name_, size_ = std::max(size_, offset + data.size()));
+    if (s.ok()) size_ = std::max(size_, offset + data.size());
     return s;
   }
   rocksdb::IOStatus Truncate(uint64_t size, const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
     rocksdb::IOStatus s = target()->Truncate(size, options, dbg);
-    if (s.ok()) fs_->Written(name_, size_ = size);
+    if (s.ok()) size_ = size;
     return s;
   }
   rocksdb::IOStatus Flush(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
@@ -176,9 +176,7 @@ std::unique_ptr<rocksdb::FSWritableFile> PowerLossFileSystem::Wrap(const std::st
     } else if (existing == 0) {
       it->second = Tracked{};  // a new (or emptied) file: nothing durable yet
     } else if (inserted) {
-      it->second = Tracked{existing, existing};  // there before the harness saw it: durable
-    } else {
-      it->second.written = existing;
+      it->second.synced = existing;  // there before the harness saw it: durable
     }
   }
   return std::make_unique<PowerLossFile>(std::move(file), this, name, existing);
@@ -214,11 +212,6 @@ rocksdb::IOStatus PowerLossFileSystem::DeleteFile(const std::string& name, const
   return s;
 }
 
-void PowerLossFileSystem::Written(const std::string& name, uint64_t size) {
-  std::lock_guard<std::mutex> lock(mu_);
-  files_[name].written = size;
-}
-
 void PowerLossFileSystem::Synced(const std::string& name, uint64_t size) {
   if (!powered()) return;
   std::lock_guard<std::mutex> lock(mu_);
@@ -250,7 +243,6 @@ Result<uint64_t> PowerLossFileSystem::DropUnsyncedData() {
       if (ec) return Status::IOError("cannot truncate " + name + ": " + ec.message());
       dropped += size - t.synced;
     }
-    t.written = t.synced;
     ++it;
   }
   powered_.store(true);

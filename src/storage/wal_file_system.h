@@ -8,8 +8,7 @@
 //
 // PowerLossFileSystem is the power-loss harness, after RocksDB's own
 // FaultInjectionTestFS but on the public rocksdb/file_system.h API only: it
-// records, per file, how many bytes were written and how many a sync made
-// durable. PowerLoss() cuts the power: from then on nothing reaches the disk
+// records, per file, how many bytes a sync made durable. PowerLoss() cuts the power: from then on nothing reaches the disk
 // for good: syncs make nothing durable, renames and deletions are not done,
 // files created are removed again. Every call still succeeds, since a process
 // that dies with its machine never sees an error (errors would send RocksDB
@@ -102,13 +101,8 @@ class PowerLossFileSystem : public WritableFileWrappingFileSystem {
   // dropped. Errors: IOError from the truncation.
   Result<uint64_t> DropUnsyncedData();
 
-  // What the file wrappers report (public for them; not for callers).
-  struct Tracked {
-    uint64_t written = 0;
-    uint64_t synced = 0;
-    bool born_after_loss = false;  // created after PowerLoss(): removed by DropUnsyncedData()
-  };
-  void Written(const std::string& name, uint64_t size);
+  // What the file wrappers report (public for them; not for callers): the
+  // first `size` bytes of `name` are on the disk for good.
   void Synced(const std::string& name, uint64_t size);
 
  protected:
@@ -119,6 +113,10 @@ class PowerLossFileSystem : public WritableFileWrappingFileSystem {
  private:
   std::atomic<bool> powered_{true};
   std::mutex mu_;
+  struct Tracked {
+    uint64_t synced = 0;           // bytes durable
+    bool born_after_loss = false;  // created after PowerLoss(): removed by DropUnsyncedData()
+  };
   std::map<std::string, Tracked> files_;  // guarded by mu_
 };
 

@@ -184,6 +184,9 @@ class Describer {
   std::map<std::string, int> pk_markers_;
 };
 
+// A marker no table types: a blob named ?i.
+ColumnSpec UntypedMarker(size_t i) { return ColumnSpec{"", "", "?" + std::to_string(i), CqlType::Scalar(TypeKind::kBlob)}; }
+
 const QualifiedName* TableOf(const RawStatement& s) {
   if (const auto* x = std::get_if<SelectStatement>(&s)) return &x->table;
   if (const auto* x = std::get_if<InsertStatement>(&s)) return &x->table;
@@ -201,32 +204,22 @@ Status DescribeBindMarkers(const Database& db, const VirtualTables* vt, const Pa
   pk_indexes->clear();
   if (const auto* batch = std::get_if<BatchStatement>(&parsed.statement)) {
     // Each marker as the statement that holds it describes it (Cassandra
-    // prepares a BATCH string too); the batch's USING markers as usual.
+    // prepares a BATCH string too); the batch's USING markers with the first.
     const size_t count = static_cast<size_t>(parsed.bind_marker_count);
     std::vector<ColumnSpec> specs(count);
-    for (const auto& one : batch->statements) {
-      const RawStatement sub = std::visit([](const auto& x) { return RawStatement(x); }, one);
-      const QualifiedName* name = TableOf(sub);
-      TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableSchema> table, ResolveTable(db, *name, keyspace));
+    for (size_t n = 0; n < batch->statements.size(); ++n) {
+      const RawStatement sub = std::visit([](const auto& x) { return RawStatement(x); }, batch->statements[n]);
+      TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableSchema> table, ResolveTable(db, *TableOf(sub), keyspace));
       Describer d(*table, count);
       TESSERA_RETURN_IF_ERROR(d.Statement(sub));
-      const std::vector<ColumnSpec> described = d.specs();
-      for (size_t i = 0; i < count; ++i) {
-        if (!described[i].name.empty()) specs[i] = described[i];
-      }
-    }
-    if (!batch->statements.empty()) {
-      const RawStatement first = std::visit([](const auto& x) { return RawStatement(x); }, batch->statements[0]);
-      TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableSchema> table, ResolveTable(db, *TableOf(first), keyspace));
-      Describer d(*table, count);
-      d.Using(batch->using_clause);
+      if (n == 0) d.Using(batch->using_clause);
       const std::vector<ColumnSpec> described = d.specs();
       for (size_t i = 0; i < count; ++i) {
         if (!described[i].name.empty()) specs[i] = described[i];
       }
     }
     for (size_t i = 0; i < count; ++i) {
-      if (specs[i].name.empty()) specs[i] = ColumnSpec{"", "", "?" + std::to_string(i), CqlType::Scalar(TypeKind::kBlob)};
+      if (specs[i].name.empty()) specs[i] = UntypedMarker(i);
     }
     *markers = std::move(specs);
     return Status::OK();
@@ -234,9 +227,7 @@ Status DescribeBindMarkers(const Database& db, const VirtualTables* vt, const Pa
   const QualifiedName* name = TableOf(parsed.statement);
   if (!name) {
     // DDL and the like: markers are not typed by a table; report them as blobs.
-    for (int i = 0; i < parsed.bind_marker_count; ++i) {
-      markers->push_back(ColumnSpec{"", "", "?" + std::to_string(i), CqlType::Scalar(TypeKind::kBlob)});
-    }
+    for (int i = 0; i < parsed.bind_marker_count; ++i) markers->push_back(UntypedMarker(static_cast<size_t>(i)));
     return Status::OK();
   }
   const std::string ks = name->keyspace.empty() ? keyspace : name->keyspace;

@@ -245,10 +245,18 @@ std::shared_ptr<const QueryProcessor::Prepared> QueryProcessor::FindPrepared(con
   std::shared_ptr<const TableSchema> now = StatementTable(*db_, p->parsed, ks);
   // The same schema object: nothing changed (the common case, no string work).
   if (now == p->table) return p;
-  if (now && TableVersion(*now) == p->table_version) return p;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = prepared_.find(id);
-  if (it != prepared_.end() && it->second == p) prepared_.erase(it);
+  const bool current = it != prepared_.end() && it->second == p;
+  if (now && TableVersion(*now) == p->table_version) {
+    // A change that keeps the columns (options, an index): keep the statement
+    // and remember the new schema object, so the next EXECUTE compares pointers again.
+    auto refreshed = std::make_shared<Prepared>(*p);
+    refreshed->table = std::move(now);
+    if (current) it->second = refreshed;
+    return refreshed;
+  }
+  if (current) prepared_.erase(it);
   return nullptr;
 }
 

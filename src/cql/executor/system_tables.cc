@@ -93,7 +93,6 @@ SystemTables::SystemTables(Database* db, NodeInfo node) : db_(db), node_(std::mo
             {"preferred_port", "int", R}, {"rack", "text", R}, {"release_version", "text", R},
             {"schema_version", "uuid", R}, {"tokens", "set<text>", R}}));
   add(Make("system_views", "settings", {{"name", "text", PK}, {"value", "text", R}}));
-  std::sort(node_.settings.begin(), node_.settings.end());
   add(Make("system_schema", "keyspaces",
            {{"keyspace_name", "text", PK}, {"durable_writes", "boolean", R},
             {"replication", "frozen<map<text, text>>", R}}));

@@ -19,7 +19,7 @@
 //    a lower bound), with their share of all operations.
 //
 // system_views.settings (Cassandra 4.0's virtual table: name, value) lists
-// NodeInfo::settings in name order.
+// NodeInfo::settings as given (in name order).
 //
 // system.local reports release_version 4.0.11, the Murmur3 partitioner, one
 // token, the node's data center and rack ("datacenter1" / "rack1" by
@@ -55,7 +55,7 @@ struct NodeInfo {
   int64_t token = INT64_MIN;                // the one token reported to drivers
   const ClusterView* cluster = nullptr;     // null on a single node; outlives the tables
   // system_views.settings: (name, value) of the settings in effect, e.g.
-  // commitlog_sync (server/node_settings.h).
+  // commitlog_sync, in name order (server/node_settings.h).
   std::vector<std::pair<std::string, std::string>> settings;
 };
 
