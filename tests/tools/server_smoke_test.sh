@@ -6,13 +6,19 @@ bin="$1"
 dir=$(mktemp -d)
 log="$dir/server.log"
 trap 'kill -9 "$pid" 2>/dev/null || true; rm -rf "$dir"' EXIT
-port=$((20000 + RANDOM % 20000))
-admin_port=$((port + 1))
-"$bin" server --data-dir "$dir/data" --listen "127.0.0.1:$port" --admin-listen "127.0.0.1:$admin_port" >"$log" 2>&1 &
-pid=$!
-for _ in $(seq 1 100); do
-  grep -q "serving until" "$log" && break
-  sleep 0.1
+# A random port may be taken meanwhile (by another test's outgoing
+# connection, say): on "Address already in use" retry with another, 5 times.
+for _ in $(seq 1 5); do
+  port=$((20000 + RANDOM % 12000))  # below the kernel's ephemeral range (32768-)
+  admin_port=$((port + 1))
+  "$bin" server --data-dir "$dir/data" --listen "127.0.0.1:$port" --admin-listen "127.0.0.1:$admin_port" >"$log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 100); do
+    grep -q "serving until\|Address already in use" "$log" && break
+    sleep 0.1
+  done
+  grep -q "Address already in use" "$log" || break
+  wait "$pid" 2>/dev/null || true
 done
 grep -q "tessera server ready" "$log" || { cat "$log"; exit 1; }
 # The admin port answers with Prometheus metrics.
