@@ -7,7 +7,8 @@
 #   - 1 embedded node (`tessera server`, no etcd), replication_factor 1, ONE;
 # one after the other in one run on this machine, with CPU steal beside each.
 # Every process is stopped by its pid and its data removed.
-# Usage: bench/cluster_bench.sh [--seconds N] [--records N]
+# Usage: bench/cluster_bench.sh [--seconds N] [--records N] [--server-arg ARG]...
+# (--server-arg: a flag for the cluster's nodes, e.g. --server-arg --request-threads=8)
 # Prints both results and their ratios; bench/RESULTS.md records a run.
 set -euo pipefail
 seconds=10
@@ -39,7 +40,7 @@ run_pair() {  # NAME HOSTS PORT RF CONSISTENCY
 echo "== machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)" >&2
 port=$(free_port)
 "$tessera" cluster start --nodes 3 --dir "$work/cluster" --port "$port" --admin-port "$(free_port)" \
-  --etcd-port "$(free_port)" --etcd-peer-port "$(free_port)" --internode-port "$(free_port)" >&2
+  --etcd-port "$(free_port)" --etcd-peer-port "$(free_port)" --internode-port "$(free_port)" "${server_args[@]}" >&2
 echo "== 3 nodes, RF 3, QUORUM" >&2
 run_pair cluster 127.0.0.1,127.0.0.2,127.0.0.3 "$port" 3 QUORUM
 "$tessera" cluster stop --dir "$work/cluster" >&2

@@ -8,7 +8,7 @@
 # initial_tablets = 16 so that its tablets spread over the nodes (8/8 on
 # 2 nodes, 6/5/5 on 3). One run after the other on this machine, CPU steal
 # beside each. Every process is stopped by its pid and its data removed.
-# Usage: bench/scaling_bench.sh [--seconds N] [--records N]
+# Usage: bench/scaling_bench.sh [--seconds N] [--records N] [--server-arg ARG]...
 # Prints one row per node count; bench/RESULTS.md records a run.
 set -euo pipefail
 seconds=10
@@ -28,7 +28,7 @@ for n in 1 2 3; do
   port=$(free_port)
   admin=$(free_port)
   "$tessera" cluster start --nodes "$n" --dir "$work/n$n" --port "$port" --admin-port "$admin" \
-    --etcd-port "$(free_port)" --etcd-peer-port "$(free_port)" --internode-port "$(free_port)" >&2
+    --etcd-port "$(free_port)" --etcd-peer-port "$(free_port)" --internode-port "$(free_port)" "${server_args[@]}" >&2
   "$tessera" shell 127.0.0.1 "$port" -e "CREATE KEYSPACE bench WITH replication = {'class': 'SimpleStrategy',
     'replication_factor': 1}; CREATE TABLE bench.kv (p bigint, c int, v blob, PRIMARY KEY (p, c))
     WITH initial_tablets = 16;" >&2

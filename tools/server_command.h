@@ -48,7 +48,7 @@ struct ServerConfig {
   int max_hint_window_seconds = 3 * 3600;  // Cassandra's max_hint_window
   int max_hints_mb = 128;
   int load_report_seconds = 10;            // how often the node reports its load to etcd
-  bool placement_balancer = false;         // move tablet replicas between nodes by count
+  bool placement_balancer = true;          // move tablet replicas between nodes (ScyllaDB's is on by default too)
   int placement_balancer_interval_ms = 5000;
   uint64_t placement_balancer_min_bytes = 64 << 20;  // a node less above the mean in bytes is left alone
   int placement_balancer_max_moves_per_node = 2;     // moves a node takes part in at once

@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
                   "RocksDB block cache size (0: a quarter of the memory the machine or its control group allows)")->capture_default_str();
   cmd->add_option("--request-threads", server.request_threads,
                   "threads running CQL requests; a connection's requests run concurrently (0: one after the "
-                  "other; -1: one per core, 64 with --commitlog-sync batch or group)")
+                  "other; -1: one per core, 4 per core in a cluster, 64 with --commitlog-sync batch or group)")
       ->check(CLI::Range(-1, 256))->capture_default_str();
   cmd->add_option("--commitlog-sync", server.commitlog_sync,
                   "when an acknowledged write is durable against a power loss: periodic (fsync every "
@@ -113,9 +113,10 @@ int main(int argc, char** argv) {
   cmd->add_option("--load-report-seconds", server.load_report_seconds,
                   "how often a cluster node reports its load (bytes, tablets) to etcd for admin status")
       ->check(CLI::Range(1, 3600))->capture_default_str();
-  cmd->add_flag("--placement-balancer", server.placement_balancer,
+  cmd->add_flag("--placement-balancer,!--no-placement-balancer", server.placement_balancer,
                 "in a cluster: move tablet replicas between nodes until each holds as many, stores about as many "
-                "bytes and serves about as many requests (one node leads, elected through etcd)");
+                "bytes and serves about as many requests (one node leads, elected through etcd); on by default, "
+                "--no-placement-balancer for clusters whose tablets are moved by hand");
   cmd->add_option("--placement-balancer-interval-ms", server.placement_balancer_interval_ms,
                   "how often the leading node plans moves")
       ->check(CLI::Range(100, 3600000))->capture_default_str();

@@ -15,6 +15,9 @@ std::string RenderClusterMetrics(const ReplicationServices& s, const InternodeSe
   std::string out;
   Metric(&out, "tessera_internode_requests_sent_total", "counter", "Internode requests this node sent.",
          s.client->requests_sent());
+  Metric(&out, "tessera_internode_messages_sent_total", "counter",
+         "Internode gRPC calls this node made (requests to one node queued behind its calls in flight go in one).",
+         s.client->messages_sent());
   Metric(&out, "tessera_internode_bytes_sent_total", "counter", "Key and value bytes of the internode requests sent.",
          s.client->bytes_sent());
   Metric(&out, "tessera_internode_requests_served_total", "counter", "Internode requests this node served.",

@@ -1,7 +1,9 @@
 #include "cluster/internode_client.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <iterator>
 
 #include <grpcpp/grpcpp.h>
 
@@ -35,12 +37,60 @@ void SetDeadline(grpc::ClientContext* context, int64_t timeout_micros) {
   context->set_deadline(std::chrono::system_clock::now() + std::chrono::microseconds(timeout_micros));
 }
 
+std::chrono::system_clock::time_point DeadlineIn(int64_t timeout_micros) {
+  return std::chrono::system_clock::now() + std::chrono::microseconds(timeout_micros);
+}
+
+// An Apply or ReadKeys waiting for its node's lane (see Impl::Submit).
+struct Queued {
+  std::optional<pb::ApplyRequest> apply;  // else `read`
+  pb::ReadKeysRequest read;  // moved into the message that carries it
+  size_t keys_asked = 0;
+  std::chrono::system_clock::time_point deadline;
+  std::function<void(Status)> apply_done;
+  std::function<void(Result<std::vector<std::optional<std::string>>>)> read_done;
+};
+
+// What a node's replica answered to one ReadKeys, checked and decoded.
+Result<std::vector<std::optional<std::string>>> DecodeReadKeys(const pb::ReadKeysReply& r, size_t asked,
+                                                               const std::string& target) {
+  if (static_cast<size_t>(r.found_size()) != asked || static_cast<size_t>(r.values_size()) != asked) {
+    return Status::Corruption(target + " answered a different number of keys");
+  }
+  std::vector<std::optional<std::string>> values(asked);
+  for (size_t i = 0; i < asked; ++i) {
+    if (r.found(static_cast<int>(i))) values[i] = r.values(static_cast<int>(i));
+  }
+  return values;
+}
+
+void Complete(Queued& q, const Status& status, const pb::ReadKeysReply* reply, const std::string& target) {
+  if (q.apply) return q.apply_done(status);
+  if (!status.ok()) return q.read_done(status);
+  q.read_done(DecodeReadKeys(*reply, q.keys_asked, target));
+}
+
+// A node's lane: the calls in flight to it and the requests waiting.
+struct Lane {
+  std::mutex mu;
+  int in_flight = 0;
+  std::vector<std::unique_ptr<Queued>> waiting;
+};
+
 }  // namespace
 
 struct InternodeClient::Impl {
+  // Calls in flight to one node before further requests wait and go
+  // together in one Batch message: one call each at low load, fewer and
+  // larger messages under load (each gRPC call costs both nodes CPU in
+  // hand-offs and syscalls; bench/RESULTS.md).
+  static constexpr int kCallsInFlightPerNode = 2;
+  static constexpr size_t kMaxBatch = 256;
+
   std::mutex mu;
   std::map<std::string, std::shared_ptr<pb::Internode::Stub>> stubs;
-  std::atomic<uint64_t> requests{0}, bytes{0};
+  std::map<std::string, std::shared_ptr<Lane>> lanes;
+  std::atomic<uint64_t> requests{0}, bytes{0}, messages{0};
 
   std::shared_ptr<pb::Internode::Stub> StubFor(const std::string& target) {
     std::lock_guard<std::mutex> lock(mu);
@@ -55,9 +105,136 @@ struct InternodeClient::Impl {
     }
     return stub;
   }
+  std::shared_ptr<Lane> LaneFor(const std::string& target) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto& lane = lanes[target];
+    if (!lane) lane = std::make_shared<Lane>();
+    return lane;
+  }
   void Count(size_t payload) {
     ++requests;
     bytes += payload;
+  }
+
+  // Sends `q` at once when its node has a free call, else queues it for the
+  // next message to that node.
+  void Submit(const std::string& target, std::unique_ptr<Queued> q) {
+    auto lane = LaneFor(target);
+    {
+      std::lock_guard<std::mutex> lock(lane->mu);
+      if (lane->in_flight >= kCallsInFlightPerNode) {
+        lane->waiting.push_back(std::move(q));
+        return;
+      }
+      ++lane->in_flight;
+    }
+    std::vector<std::unique_ptr<Queued>> one;
+    one.push_back(std::move(q));
+    Send(target, lane, std::move(one));
+  }
+
+  // A call to `target` ended: the requests that waited go out together.
+  void Finished(const std::string& target, const std::shared_ptr<Lane>& lane) {
+    std::vector<std::unique_ptr<Queued>> next;
+    {
+      std::lock_guard<std::mutex> lock(lane->mu);
+      if (lane->waiting.empty()) {
+        --lane->in_flight;
+        return;
+      }
+      const size_t n = std::min(kMaxBatch, lane->waiting.size());
+      next.assign(std::make_move_iterator(lane->waiting.begin()), std::make_move_iterator(lane->waiting.begin() + n));
+      lane->waiting.erase(lane->waiting.begin(), lane->waiting.begin() + static_cast<ptrdiff_t>(n));
+    }
+    Send(target, lane, std::move(next));  // the ended call's place in flight passes to this one
+  }
+
+  // One call in flight (counted in lane->in_flight) carrying `items`.
+  void Send(const std::string& target, const std::shared_ptr<Lane>& lane, std::vector<std::unique_ptr<Queued>> items) {
+    // Past their deadline while they waited: timed out, not sent.
+    const auto now = std::chrono::system_clock::now();
+    std::vector<std::unique_ptr<Queued>> live;
+    for (auto& q : items) {
+      if (q->deadline <= now) {
+        Complete(*q, Status::Busy("timed out waiting for " + target + " (queued)"), nullptr, target);
+      } else {
+        live.push_back(std::move(q));
+      }
+    }
+    if (live.empty()) return Finished(target, lane);
+    ++messages;
+    auto stub = StubFor(target);
+    if (live.size() == 1) return SendOne(target, lane, stub, std::move(live.front()));
+    struct BatchCall {
+      grpc::ClientContext context;
+      pb::BatchRequest request;
+      pb::BatchReply reply;
+      std::vector<std::unique_ptr<Queued>> items;
+    };
+    auto* call = new BatchCall();
+    auto deadline = live.front()->deadline;
+    for (auto& q : live) {
+      deadline = std::min(deadline, q->deadline);
+      if (q->apply) {
+        *call->request.add_applies() = std::move(*q->apply);
+      } else {
+        *call->request.add_reads() = std::move(q->read);
+      }
+    }
+    call->items = std::move(live);
+    call->context.set_deadline(deadline);
+    stub->async()->Batch(&call->context, &call->request, &call->reply, [this, call, target, lane](grpc::Status s) {
+      std::unique_ptr<BatchCall> owned(call);
+      const Status whole = FromGrpc(s, target);
+      int applies = 0, reads = 0;
+      for (auto& q : call->items) {
+        if (!whole.ok()) {
+          Complete(*q, whole, nullptr, target);
+          continue;
+        }
+        const bool apply = q->apply.has_value();
+        const int i = apply ? applies++ : reads++;
+        if (i >= (apply ? call->reply.applies_size() : call->reply.reads_size())) {
+          Complete(*q, Status::Corruption(target + " answered fewer requests than the batch held"), nullptr, target);
+          continue;
+        }
+        const pb::CallStatus& cs = apply ? call->reply.applies(i) : call->reply.reads(i).status();
+        Complete(*q, FromGrpc(grpc::Status(static_cast<grpc::StatusCode>(cs.code()), cs.message()), target),
+                 apply ? nullptr : &call->reply.reads(i).reply(), target);
+      }
+      Finished(target, lane);
+    });
+  }
+
+  void SendOne(const std::string& target, const std::shared_ptr<Lane>& lane,
+               const std::shared_ptr<pb::Internode::Stub>& stub, std::unique_ptr<Queued> q) {
+    if (q->apply) {
+      auto* call = new Call<pb::ApplyRequest, pb::ApplyReply>();
+      call->request = std::move(*q->apply);
+      call->context.set_deadline(q->deadline);
+      stub->async()->Apply(&call->context, &call->request, &call->reply,
+                           [this, call, target, lane, q = std::shared_ptr<Queued>(std::move(q))](grpc::Status s) {
+                             std::unique_ptr<Call<pb::ApplyRequest, pb::ApplyReply>> owned(call);
+                             Complete(*q, FromGrpc(s, target), nullptr, target);
+                             Finished(target, lane);
+                           });
+      return;
+    }
+    auto* call = new Call<pb::ReadKeysRequest, pb::ReadKeysReply>();
+    call->request = std::move(q->read);
+    const size_t asked = q->keys_asked;
+    call->context.set_deadline(q->deadline);
+    stub->async()->ReadKeys(&call->context, &call->request, &call->reply,
+                            [this, call, target, lane, asked, q = std::shared_ptr<Queued>(std::move(q))](grpc::Status s) {
+                              std::unique_ptr<Call<pb::ReadKeysRequest, pb::ReadKeysReply>> owned(call);
+                              Status status = FromGrpc(s, target);
+                              if (!status.ok()) {
+                                q->read_done(status);
+                              } else {
+                                q->read_done(DecodeReadKeys(call->reply, asked, target));
+                              }
+                              Finished(target, lane);
+                            });
   }
 };
 
@@ -66,25 +243,23 @@ InternodeClient::~InternodeClient() = default;
 
 uint64_t InternodeClient::requests_sent() const { return impl_->requests.load(); }
 uint64_t InternodeClient::bytes_sent() const { return impl_->bytes.load(); }
+uint64_t InternodeClient::messages_sent() const { return impl_->messages.load(); }
 
 void InternodeClient::Apply(const std::string& target, const std::string& table_uuid, const WriteSet& writes,
                             int64_t timeout_micros, std::function<void(Status)> done) {
-  auto* call = new Call<pb::ApplyRequest, pb::ApplyReply>();
-  call->request.set_table_uuid(table_uuid);
+  auto q = std::make_unique<Queued>();
+  q->apply.emplace();
+  q->apply->set_table_uuid(table_uuid);
   for (const auto& op : writes.ops()) {
-    pb::WriteOp* w = call->request.add_ops();
+    pb::WriteOp* w = q->apply->add_ops();
     w->set_kind(op.kind == WriteSet::Op::kMerge ? pb::WriteOp::MERGE : pb::WriteOp::DELETE_RANGE);
     w->set_key(op.key);
     w->set_value(op.value);
   }
-  SetDeadline(&call->context, timeout_micros);
+  q->deadline = DeadlineIn(timeout_micros);
+  q->apply_done = std::move(done);
   impl_->Count(writes.bytes());
-  auto stub = impl_->StubFor(target);
-  stub->async()->Apply(&call->context, &call->request, &call->reply,
-                       [call, target, done = std::move(done)](grpc::Status s) {
-                         std::unique_ptr<Call<pb::ApplyRequest, pb::ApplyReply>> owned(call);
-                         done(FromGrpc(s, target));
-                       });
+  impl_->Submit(target, std::move(q));
 }
 
 void InternodeClient::ReadRange(const std::string& target, const RangeQuery& q, int64_t timeout_micros,
@@ -100,6 +275,7 @@ void InternodeClient::ReadRange(const std::string& target, const RangeQuery& q, 
   call->request.set_from_end(q.from_end);
   SetDeadline(&call->context, timeout_micros);
   impl_->Count(q.from.size() + q.lower.size() + q.upper.size());
+  ++impl_->messages;
   auto stub = impl_->StubFor(target);
   stub->async()->ReadRange(&call->context, &call->request, &call->reply,
                            [call, target, done = std::move(done)](grpc::Status s) {
@@ -118,33 +294,18 @@ void InternodeClient::ReadRange(const std::string& target, const RangeQuery& q, 
 void InternodeClient::ReadKeys(const std::string& target, const std::string& table_uuid,
                                const std::vector<std::string>& keys, int64_t timeout_micros,
                                std::function<void(Result<std::vector<std::optional<std::string>>>)> done) {
-  auto* call = new Call<pb::ReadKeysRequest, pb::ReadKeysReply>();
-  call->request.set_table_uuid(table_uuid);
+  auto q = std::make_unique<Queued>();
+  q->read.set_table_uuid(table_uuid);
   size_t bytes = 0;
   for (const auto& k : keys) {
-    call->request.add_keys(k);
+    q->read.add_keys(k);
     bytes += k.size();
   }
-  SetDeadline(&call->context, timeout_micros);
+  q->keys_asked = keys.size();
+  q->deadline = DeadlineIn(timeout_micros);
+  q->read_done = std::move(done);
   impl_->Count(bytes);
-  auto stub = impl_->StubFor(target);
-  const size_t asked = keys.size();
-  stub->async()->ReadKeys(&call->context, &call->request, &call->reply,
-                          [call, target, asked, done = std::move(done)](grpc::Status s) {
-                            std::unique_ptr<Call<pb::ReadKeysRequest, pb::ReadKeysReply>> owned(call);
-                            Status status = FromGrpc(s, target);
-                            if (!status.ok()) return done(status);
-                            const auto& r = call->reply;
-                            if (static_cast<size_t>(r.found_size()) != asked ||
-                                static_cast<size_t>(r.values_size()) != asked) {
-                              return done(Status::Corruption(target + " answered a different number of keys"));
-                            }
-                            std::vector<std::optional<std::string>> values(asked);
-                            for (size_t i = 0; i < asked; ++i) {
-                              if (r.found(static_cast<int>(i))) values[i] = r.values(static_cast<int>(i));
-                            }
-                            done(std::move(values));
-                          });
+  impl_->Submit(target, std::move(q));
 }
 
 void InternodeClient::Digest(const std::string& target, const std::string& table_uuid, const std::string& lower,
@@ -156,6 +317,7 @@ void InternodeClient::Digest(const std::string& target, const std::string& table
   call->request.set_upper(upper);
   SetDeadline(&call->context, timeout_micros);
   impl_->Count(lower.size() + upper.size());
+  ++impl_->messages;
   auto stub = impl_->StubFor(target);
   stub->async()->Digest(&call->context, &call->request, &call->reply,
                         [call, target, done = std::move(done)](grpc::Status s) {

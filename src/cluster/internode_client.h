@@ -6,6 +6,13 @@
 // not know the table with NotFound. One channel per target address is kept
 // for the client's lifetime (gRPC reconnects it as needed).
 //
+// Coalescing (issue 28: requests bound for one node travel in one message):
+// Apply and ReadKeys to a node go out at once while fewer than 2 calls to it
+// are in flight; beyond that they wait, and when a call ends everything that
+// waited (up to 256) goes in one Batch message, with the earliest deadline
+// among them. A request whose deadline passed while it waited ends with Busy
+// without being sent. Each answers as its own call would.
+//
 // gRPC types stay in internode_client.cc (this header is included by the
 // replicated tablet and the node).
 //
@@ -48,6 +55,8 @@ class InternodeClient {
   // Requests sent and bytes of their payloads, since start (for /metrics).
   uint64_t requests_sent() const;
   uint64_t bytes_sent() const;
+  // gRPC calls made: a Batch of several requests counts once.
+  uint64_t messages_sent() const;
 
  private:
   struct Impl;

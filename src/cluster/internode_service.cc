@@ -22,11 +22,55 @@ grpc::Status ToGrpc(const Status& s) {
   return grpc::Status(grpc::StatusCode::INTERNAL, s.ToString());
 }
 
-class Service final : public pb::Internode::Service {
+// The synchronous handlers below, answered through gRPC's callback API: each
+// runs inline on the gRPC thread that read the request and finishes there
+// (a memtable write or a short read). The synchronous server handed every
+// call from a polling thread to a worker of its thread manager and back.
+class Service final : public pb::Internode::CallbackService {
  public:
   explicit Service(Database* db) : db_(db) {}
 
-  grpc::Status Apply(grpc::ServerContext*, const pb::ApplyRequest* request, pb::ApplyReply*) override {
+  grpc::ServerUnaryReactor* Apply(grpc::CallbackServerContext* context, const pb::ApplyRequest* request,
+                                  pb::ApplyReply*) override {
+    return Finish(context, DoApply(request));
+  }
+  grpc::ServerUnaryReactor* ReadRange(grpc::CallbackServerContext* context, const pb::ReadRangeRequest* request,
+                                      pb::ReadRangeReply* reply) override {
+    return Finish(context, DoReadRange(request, reply));
+  }
+  grpc::ServerUnaryReactor* ReadKeys(grpc::CallbackServerContext* context, const pb::ReadKeysRequest* request,
+                                     pb::ReadKeysReply* reply) override {
+    return Finish(context, DoReadKeys(request, reply));
+  }
+  grpc::ServerUnaryReactor* Digest(grpc::CallbackServerContext* context, const pb::DigestRequest* request,
+                                   pb::DigestReply* reply) override {
+    return Finish(context, DoDigest(request, reply));
+  }
+  // Each request of the batch answers as its own call would.
+  grpc::ServerUnaryReactor* Batch(grpc::CallbackServerContext* context, const pb::BatchRequest* request,
+                                  pb::BatchReply* reply) override {
+    auto set = [](pb::CallStatus* out, const grpc::Status& s) {
+      out->set_code(static_cast<int32_t>(s.error_code()));
+      if (!s.ok()) out->set_message(s.error_message());
+    };
+    for (const auto& apply : request->applies()) set(reply->add_applies(), DoApply(&apply));
+    for (const auto& read : request->reads()) {
+      pb::ReadKeysResult* result = reply->add_reads();
+      set(result->mutable_status(), DoReadKeys(&read, result->mutable_reply()));
+    }
+    return Finish(context, grpc::Status::OK);
+  }
+
+  std::atomic<uint64_t> requests{0}, bytes{0};
+
+ private:
+  static grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context, grpc::Status status) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(std::move(status));
+    return reactor;
+  }
+
+  grpc::Status DoApply(const pb::ApplyRequest* request) {
     auto id = TableIdOf(request->table_uuid());
     if (!id.ok()) return ToGrpc(id.status());
     WriteSet ws;
@@ -42,7 +86,7 @@ class Service final : public pb::Internode::Service {
     return ToGrpc(ApplyLocal(db_->engine(), *id, ws));
   }
 
-  grpc::Status ReadRange(grpc::ServerContext*, const pb::ReadRangeRequest* r, pb::ReadRangeReply* reply) override {
+  grpc::Status DoReadRange(const pb::ReadRangeRequest* r, pb::ReadRangeReply* reply) {
     auto id = TableIdOf(r->table_uuid());
     if (!id.ok()) return ToGrpc(id.status());
     RangeQuery q;
@@ -68,7 +112,7 @@ class Service final : public pb::Internode::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status ReadKeys(grpc::ServerContext*, const pb::ReadKeysRequest* r, pb::ReadKeysReply* reply) override {
+  grpc::Status DoReadKeys(const pb::ReadKeysRequest* r, pb::ReadKeysReply* reply) {
     auto id = TableIdOf(r->table_uuid());
     if (!id.ok()) return ToGrpc(id.status());
     std::vector<std::string> keys(r->keys().begin(), r->keys().end());
@@ -85,7 +129,7 @@ class Service final : public pb::Internode::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status Digest(grpc::ServerContext*, const pb::DigestRequest* r, pb::DigestReply* reply) override {
+  grpc::Status DoDigest(const pb::DigestRequest* r, pb::DigestReply* reply) {
     auto id = TableIdOf(r->table_uuid());
     if (!id.ok()) return ToGrpc(id.status());
     auto digest = DigestLocal(db_->engine(), *id, r->lower(), r->upper());
@@ -96,9 +140,6 @@ class Service final : public pb::Internode::Service {
     return grpc::Status::OK;
   }
 
-  std::atomic<uint64_t> requests{0}, bytes{0};
-
- private:
   void Count(size_t n) {
     ++requests;
     bytes += n;

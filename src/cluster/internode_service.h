@@ -6,7 +6,9 @@
 // coordinator counts no answer from it.
 //
 // Runs on gRPC's own threads, never on the CQL listener's, so a node
-// waiting for a replica never blocks the replica's serving of it. Start
+// waiting for a replica never blocks the replica's serving of it: gRPC's
+// callback API, each request served inline on the gRPC thread that read it
+// (a memtable write, a point or short range read) and answered there. Start
 // binds `address:port` (port 0: any free one, see port()); Stop shuts down
 // (in-flight calls get 1 s) and is explicit; the destructor calls it.
 //

@@ -15,6 +15,7 @@
 #include "cluster/internode_service.h"
 #include "cluster/node_lifecycle.h"
 #include "cluster/node_load.h"
+#include "cluster/grpc_runtime.h"
 #include "cluster/placement_balancer.h"
 #include "cluster/replicated_tablet.h"
 #include "cluster/replication_change.h"
@@ -117,6 +118,7 @@ Status Node::JoinCluster(const NodeOptions& options, const std::string& host_id,
 // carries its port).
 Status Node::StartInternode(const NodeOptions& options, Listeners& l) {
   const NodeClusterOptions& c = options.cluster;
+  cluster::ConfigureGrpcRuntime();
   l.internode = std::make_unique<cluster::InternodeServer>(db_.get());
   const std::string address = c.node_address.empty() ? options.cql_address : c.node_address;
   return l.internode->Start(address, c.internode_port);

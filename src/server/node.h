@@ -40,9 +40,10 @@ struct NodeClusterOptions {
   int64_t max_hint_window_micros = 3LL * 3600 * 1'000'000;
   // How often the node puts its load in etcd (cluster/node_load.h).
   int64_t load_report_interval_ms = 10'000;
-  // The placement balancer (cluster/placement_balancer.h): off unless set;
-  // when on, the node competes for leadership and the leader moves tablet
-  // replicas while nodes hold unequal counts, bytes or load.
+  // The placement balancer (cluster/placement_balancer.h): when on, the node
+  // competes for leadership and the leader moves tablet replicas while nodes
+  // hold unequal counts, bytes or load. `tessera server` turns it on unless
+  // given --no-placement-balancer; a Node made in-process has it off unless set.
   bool placement_balancer = false;
   int64_t placement_balancer_interval_micros = 5'000'000;
   uint64_t placement_balancer_min_bytes = 64 << 20;  // PlacementPlanOptions::min_bytes

@@ -22,7 +22,11 @@ def _free_port():
 
 
 class LocalCluster:
-    def __init__(self, binary, nodes=3, server_args=()):
+    """`placement_balancer`: None leaves the nodes' default (on), False adds
+    --no-placement-balancer (tests whose tablets are moved by hand or must
+    stay where placement put them), True adds --placement-balancer."""
+
+    def __init__(self, binary, nodes=3, server_args=(), placement_balancer=False):
         self.binary = binary
         self.nodes = nodes
         self.dir = tempfile.mkdtemp(prefix="tessera_cluster_")
@@ -32,6 +36,9 @@ class LocalCluster:
         self.etcd_peer_port = _free_port()
         self.internode_port = _free_port()
         self.server_args = list(server_args)
+        if placement_balancer is not None and not any(
+                a in ("--placement-balancer", "--no-placement-balancer") for a in self.server_args):
+            self.server_args.append("--placement-balancer" if placement_balancer else "--no-placement-balancer")
 
     def run(self, *args, timeout=120):
         out = subprocess.run([self.binary, "cluster", *args, "--dir", self.dir], capture_output=True, text=True,
@@ -188,10 +195,10 @@ class EventConnection:
         self.sock.close()
 
 
-def running_cluster(binary, nodes, server_args):
+def running_cluster(binary, nodes, server_args, placement_balancer=False):
     """A pytest fixture body: a started LocalCluster, stopped (and its
     directory removed unless TESSERA_KEEP_CLUSTER is set) afterwards."""
-    c = LocalCluster(binary, nodes=nodes, server_args=server_args)
+    c = LocalCluster(binary, nodes=nodes, server_args=server_args, placement_balancer=placement_balancer)
     c.start()
     try:
         yield c

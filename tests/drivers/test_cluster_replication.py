@@ -191,13 +191,25 @@ def test_conditional_statements_and_counters_refused_on_replicated_keyspace(clus
             s.execute("INSERT INTO rep.lwt (k, v) VALUES (1, 1) IF NOT EXISTS")
         with pytest.raises(InvalidRequest, match="Conditional statements"):
             s.execute("UPDATE rep.lwt SET v = 2 WHERE k = 1 IF v = 1")
-        s.execute("CREATE TABLE IF NOT EXISTS rep.hits (k int PRIMARY KEY, n counter)")
-        with pytest.raises(InvalidRequest, match="Counter tables .* more than one replica"):
-            s.execute("UPDATE rep.hits SET n = n + 1 WHERE k = 1")
-        # An RF=1 keyspace keeps both.
+        # A counter table is refused when created (issue 29, item 5), not
+        # accepted and then refused on every write.
+        with pytest.raises(InvalidRequest, match="Counter tables on keyspace rep .* more than one replica"):
+            s.execute("CREATE TABLE IF NOT EXISTS rep.hits (k int PRIMARY KEY, n counter)")
+        assert "hits" not in d.metadata.keyspaces["rep"].tables
+        # SELECT at SERIAL has no Paxos behind it across replicas: refused.
+        s.execute("INSERT INTO rep.lwt (k, v) VALUES (1, 1)")
+        for level in (ConsistencyLevel.SERIAL, ConsistencyLevel.LOCAL_SERIAL):
+            with pytest.raises(InvalidRequest, match="Reads at .*SERIAL on keyspace rep .* more than one replica"):
+                s.execute(SimpleStatement("SELECT v FROM rep.lwt WHERE k = 1", consistency_level=level))
+        # An RF=1 keyspace keeps all three.
         s.execute("CREATE KEYSPACE single WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
         s.execute("CREATE TABLE single.lwt (k int PRIMARY KEY, v int)")
         assert s.execute("INSERT INTO single.lwt (k, v) VALUES (1, 1) IF NOT EXISTS").one()[0] is True
+        assert s.execute(SimpleStatement("SELECT v FROM single.lwt WHERE k = 1",
+                                         consistency_level=ConsistencyLevel.SERIAL)).one().v == 1
+        s.execute("CREATE TABLE single.hits (k int PRIMARY KEY, n counter)")
+        s.execute("UPDATE single.hits SET n = n + 2 WHERE k = 1")
+        assert s.execute("SELECT n FROM single.hits WHERE k = 1").one().n == 2
     finally:
         d.shutdown()
 

@@ -1,5 +1,5 @@
 """The placement balancer (issue 11, must-show 1 in part): three nodes run
-with --placement-balancer; one is elected through etcd and leads. Under QUORUM
+with the placement balancer on (the default); one is elected through etcd and leads. Under QUORUM
 writes and paged reads a 4th node joins; the leader moves tablet replicas to
 it, several at once but never more than 2 per node (--placement-balancer's
 max_moves_per_node, checked from the tablets' transitions sampled through
@@ -23,14 +23,14 @@ from cassandra.query import SimpleStatement
 from local_cluster import Writes, running_cluster
 
 BINARY = os.environ["TESSERA_BINARY"]
-ARGS = ["--cluster-lease-seconds=3", "--placement-balancer", "--placement-balancer-interval-ms=500",
-        "--load-report-seconds=1"]
+# No --placement-balancer: the nodes' default is on (issue 29, item 4).
+ARGS = ["--cluster-lease-seconds=3", "--placement-balancer-interval-ms=500", "--load-report-seconds=1"]
 Q = ConsistencyLevel.QUORUM
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    yield from running_cluster(BINARY, 3, ARGS)
+    yield from running_cluster(BINARY, 3, ARGS, placement_balancer=None)
 
 
 def replicas_per_node(cluster):

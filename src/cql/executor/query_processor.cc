@@ -395,14 +395,42 @@ Status QueryProcessor::CheckReplicationFits(const RawStatement& s) const {
   return Status::OK();
 }
 
-Status QueryProcessor::CheckReplicatedStatement(const RawStatement& s, const std::string& keyspace) const {
+Status QueryProcessor::CheckReplicatedStatement(const RawStatement& s, const std::string& keyspace,
+                                                Consistency consistency) const {
   if (!cluster_) return Status::OK();
+  auto keyspace_of = [&](const QualifiedName& name) -> const std::string& {
+    return name.keyspace.empty() ? keyspace : name.keyspace;
+  };
+  auto replicated = [&](const QualifiedName& name) {
+    auto meta = db_->catalog().GetKeyspace(keyspace_of(name));
+    return meta.ok() && ReplicationFactorOf(*meta) > 1;
+  };
+  if (const auto* create = std::get_if<CreateTableStatement>(&s)) {
+    const bool counter = std::any_of(create->columns.begin(), create->columns.end(), [](const ColumnDeclaration& c) {
+      auto type = CqlType::Parse(c.type);
+      return type.ok() && type->kind() == TypeKind::kCounter;
+    });
+    if (counter && replicated(create->table)) {
+      return Status::InvalidArgument("Counter tables on keyspace " + keyspace_of(create->table) +
+                                     " are not supported yet: it has more than one replica, and replicated "
+                                     "counters need counter shards (a later issue)");
+    }
+    return Status::OK();
+  }
+  if (const auto* select = std::get_if<SelectStatement>(&s)) {
+    if ((consistency == Consistency::kSerial || consistency == Consistency::kLocalSerial) &&
+        replicated(select->table)) {
+      return Status::InvalidArgument(std::string("Reads at ") + ConsistencyName(consistency) + " on keyspace " +
+                                     keyspace_of(select->table) + " are not supported yet: it has more than one replica, and "
+                                     "Tessera has no Paxos across replicas to read through (a later issue)");
+    }
+    return Status::OK();
+  }
   // Conditional statements and counters need Paxos and counter shards
   // across replicas (a later issue); on one replica they are exact.
   auto check = [&](const QualifiedName& name, bool conditional) -> Status {
-    const std::string& ks = name.keyspace.empty() ? keyspace : name.keyspace;
-    auto meta = db_->catalog().GetKeyspace(ks);
-    if (!meta.ok() || ReplicationFactorOf(*meta) <= 1) return Status::OK();
+    const std::string& ks = keyspace_of(name);
+    if (!replicated(name)) return Status::OK();
     if (conditional) {
       return Status::InvalidArgument("Conditional statements (IF ...) on keyspace " + ks +
                                      " are not supported yet: it has more than one replica, and Tessera runs "
@@ -484,7 +512,9 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     Status allowed = CheckAccess(*auth_, conn.user(), s, ks);
     if (!allowed.ok()) return Error(allowed);
   }
-  if (Status replicated = CheckReplicatedStatement(s, ks); !replicated.ok()) return Error(replicated);
+  if (Status replicated = CheckReplicatedStatement(s, ks, params.consistency); !replicated.ok()) {
+    return Error(replicated);
+  }
   auto schema_result = [&](const ::tessera::Result<SchemaOutcome>& r) -> Reply {
     if (!r.ok()) return Error(r.status(), &s);
     if (r->change) UpdateGrants(conn.user(), s, ks);

@@ -126,9 +126,12 @@ class QueryProcessor : public RequestProcessor {
   ReplicationChanger* replication_changer_ = nullptr;
   ConditionalWrites conditional_writes_{db_};
   // The refusal for a statement that reads or writes a user table; OK for any other.
-  // In a cluster: Invalid for conditional statements and counter writes on a
-  // keyspace with more than one replica (no Paxos, no counter shards yet).
-  Status CheckReplicatedStatement(const RawStatement& s, const std::string& keyspace) const;
+  // In a cluster: Invalid for conditional statements, counter tables (their
+  // creation and their writes) and reads at SERIAL or LOCAL_SERIAL
+  // (`consistency`) on a keyspace with more than one replica: no Paxos and no
+  // counter shards across replicas yet (issue 29, item 5).
+  Status CheckReplicatedStatement(const RawStatement& s, const std::string& keyspace,
+                                  Consistency consistency = Consistency::kOne) const;
   // In a cluster: Invalid for CREATE / ALTER KEYSPACE asking more replicas
   // of a data center than it has nodes (members, alive or not), and for an
   // ALTER KEYSPACE changing a data center's factor by more than 1.

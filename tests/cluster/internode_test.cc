@@ -1,0 +1,127 @@
+// The internode client and server in one process, over loopback gRPC:
+// requests to one node queued behind its calls in flight travel together in
+// Batch messages, and each still gets its own answer.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+#include "cluster/internode_client.h"
+#include "cluster/internode_service.h"
+#include "tests/db/test_util.h"
+#include "storage/row_fragment.h"
+
+namespace tessera::cluster {
+namespace {
+
+constexpr int kRequests = 300;
+constexpr int64_t kTimeoutMicros = 30'000'000;
+
+std::string RelativeKey(int i) { return "key-" + std::to_string(i); }
+
+std::string Row(int i) {
+  RowFragment row;
+  Cell cell;
+  cell.column_id = 1;
+  cell.timestamp = 1000 + i;
+  cell.value = "value-" + std::to_string(i);
+  row.cells.push_back(cell);
+  std::string out;
+  EncodeRowFragment(row, &out);
+  return out;
+}
+
+// Counts callbacks until `expected` have run (bounded wait).
+class Countdown {
+ public:
+  explicit Countdown(int expected) : left_(expected) {}
+  void Done() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (--left_ == 0) cv_.notify_all();
+  }
+  bool Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(60), [&] { return left_ == 0; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int left_;
+};
+
+TEST(InternodeTest, RequestsQueuedBehindCallsInFlightShareMessagesAndEachGetsItsAnswer) {
+  testing::TestDatabase db("internode_coalescing");
+  auto table = testing::MakeTable(db.db(), "kv", Distribution::kHash, {"k:int:pk", "v:text:regular"});
+  InternodeServer server(&db.db());
+  ASSERT_TRUE(server.Start("127.0.0.1", 0).ok());
+  InternodeClient client;
+  const std::string target = "127.0.0.1:" + std::to_string(server.port());
+
+  // All at once: at most 2 calls are in flight, the rest wait and go in batches.
+  std::vector<Status> applied(kRequests, Status::Corruption("no answer"));
+  Countdown writes(kRequests);
+  for (int i = 0; i < kRequests; ++i) {
+    WriteSet ws;
+    ws.Merge(RelativeKey(i), Row(i));
+    client.Apply(target, table->uuid, ws, kTimeoutMicros, [&, i](Status s) {
+      applied[static_cast<size_t>(i)] = std::move(s);
+      writes.Done();
+    });
+  }
+  ASSERT_TRUE(writes.Wait());
+  for (int i = 0; i < kRequests; ++i) EXPECT_TRUE(applied[static_cast<size_t>(i)].ok()) << i;
+
+  // Reads of each key and of a missing one, and one of an unknown table
+  // among them: that one fails alone.
+  std::vector<Result<std::vector<std::optional<std::string>>>> read(kRequests + 1, Status::Corruption("no answer"));
+  Countdown reads(kRequests + 1);
+  for (int i = 0; i <= kRequests; ++i) {
+    const std::string uuid = i == kRequests ? std::string(16, '\x7f') : table->uuid;
+    client.ReadKeys(target, uuid, {RelativeKey(i), "missing"}, kTimeoutMicros,
+                    [&, i](Result<std::vector<std::optional<std::string>>> r) {
+                      read[static_cast<size_t>(i)] = std::move(r);
+                      reads.Done();
+                    });
+  }
+  ASSERT_TRUE(reads.Wait());
+  for (int i = 0; i < kRequests; ++i) {
+    const auto& r = read[static_cast<size_t>(i)];
+    ASSERT_TRUE(r.ok()) << i << ": " << r.status().ToString();
+    ASSERT_EQ(r->size(), 2u);
+    ASSERT_TRUE((*r)[0].has_value()) << i;
+    RowFragment row;
+    ASSERT_TRUE(DecodeRowFragment(*(*r)[0], &row).ok());
+    ASSERT_EQ(row.cells.size(), 1u);
+    EXPECT_EQ(row.cells[0].value, "value-" + std::to_string(i));
+    EXPECT_FALSE((*r)[1].has_value());
+  }
+  EXPECT_TRUE(read[kRequests].status().IsNotFound()) << read[kRequests].status().ToString();
+
+  EXPECT_EQ(client.requests_sent(), 2u * kRequests + 1);
+  // Coalesced: far fewer gRPC calls than requests.
+  EXPECT_LT(client.messages_sent(), client.requests_sent() / 2);
+  server.Stop();
+}
+
+TEST(InternodeTest, EveryRequestToANodeThatIsNotThereEndsWithAnError) {
+  InternodeClient client;
+  // Nothing listens there: the calls in flight fail, and so do the requests
+  // queued behind them, each once.
+  std::vector<Status> statuses(10, Status::OK());
+  Countdown done(10);
+  for (int i = 0; i < 10; ++i) {
+    WriteSet ws;
+    ws.Merge(RelativeKey(i), Row(i));
+    client.Apply("127.0.0.1:1", std::string(16, '\x01'), ws, 200'000, [&, i](Status s) {
+      statuses[static_cast<size_t>(i)] = std::move(s);
+      done.Done();
+    });
+  }
+  ASSERT_TRUE(done.Wait());
+  for (const auto& s : statuses) EXPECT_FALSE(s.ok());
+}
+
+}  // namespace
+}  // namespace tessera::cluster
