@@ -68,12 +68,18 @@ struct AdminHttpServer::Impl {
   std::mutex hooks_mu;
   AdminClusterHooks hooks;  // guarded by hooks_mu
   std::vector<std::pair<std::string, std::string>> settings;  // guarded by hooks_mu
+  std::function<std::string()> front_door_metrics;            // guarded by hooks_mu
 
   AdminClusterHooks Hooks() {
     std::lock_guard<std::mutex> lock(hooks_mu);
     return hooks;
   }
 };
+
+void AdminHttpServer::SetFrontDoorMetrics(std::function<std::string()> render) {
+  std::lock_guard<std::mutex> lock(impl_->hooks_mu);
+  impl_->front_door_metrics = std::move(render);
+}
 
 void AdminHttpServer::SetClusterHooks(AdminClusterHooks hooks) {
   std::lock_guard<std::mutex> lock(impl_->hooks_mu);
@@ -140,6 +146,12 @@ AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz, Ad
   http.Get("/health", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
   http.Get("/metrics", [db, impl = impl_.get()](const httplib::Request&, httplib::Response& res) {
     std::string text = RenderMetrics(*db);
+    std::function<std::string()> front_door;
+    {
+      std::lock_guard<std::mutex> lock(impl->hooks_mu);
+      front_door = impl->front_door_metrics;
+    }
+    if (front_door) text += front_door();
     if (auto metrics = impl->Hooks().metrics) text += metrics();
     res.set_content(text, "text/plain; version=0.0.4");
   });

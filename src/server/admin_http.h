@@ -116,6 +116,9 @@ class AdminHttpServer {
   void SetClusterHooks(AdminClusterHooks hooks);
   // What GET /settings shows: (name, value) pairs, in order. Thread-safe.
   void SetSettings(std::vector<std::pair<std::string, std::string>> settings);
+  // Prometheus text of the CQL server appended to /metrics (null: none).
+  // REQUIRES: what `render` reads outlives the server or a later call. Thread-safe.
+  void SetFrontDoorMetrics(std::function<std::string()> render);
 
  private:
   struct Impl;

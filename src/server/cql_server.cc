@@ -4,6 +4,7 @@
 #include <asio/ssl.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <set>
 #include <thread>
@@ -30,7 +31,13 @@ struct ListenerShared {
   ConnectionLimiter* limiter = nullptr;
   std::atomic<size_t> requests_in_flight{0};
   bool concurrent_requests = false;  // false: requests run inline on the connection's strand
+  LatencyHistogram request_latency;  // CqlServer::request_latency()
 };
+
+int64_t SteadyMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
@@ -124,6 +131,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void Consume(const char* data, size_t n) {
     in_.append(data, n);
+    read_at_ = SteadyMicros();  // when the requests this read completes arrived
     // Replies to every request of this read go out together, in one write.
     batching_ = true;
     ProcessBuffer();
@@ -243,7 +251,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     if (!shared_->concurrent_requests) {
       cql::Reply reply = shared_->processor->Process(state_, *request);
-      return Send(0, h.stream, reply.opcode, reply.body, reply.warnings);
+      return Send(0, h.stream, reply.opcode, reply.body, reply.warnings, read_at_);
     }
     // Off the strand, on the server's threads: this connection reads on while
     // the request runs, and its reply goes out when it completes, whatever
@@ -253,19 +261,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
     dispatched_ = true;
     ++in_flight_;
     asio::defer(socket_.get_executor(),
-                [self = shared_from_this(), stream = h.stream, request = std::move(*request)]() mutable {
+                [self = shared_from_this(), stream = h.stream, request = std::move(*request), started = read_at_]() mutable {
                   cql::Reply reply = self->shared_->processor->Process(self->state_, request);
                   // dispatch: runs here at once when the strand is idle, no scheduler round trip.
-                  asio::dispatch(self->strand_, [self, stream, reply = std::move(reply)] { self->Complete(stream, reply); });
+                  asio::dispatch(self->strand_, [self, stream, started, reply = std::move(reply)] {
+                    self->Complete(stream, reply, started);
+                  });
                 });
   }
 
   // A concurrent request's reply, on the strand. While a write is under
   // way, replies queue and go out together in the next one.
-  void Complete(int16_t stream, const cql::Reply& reply) {
+  void Complete(int16_t stream, const cql::Reply& reply, int64_t started) {
     --in_flight_;
     shared_->requests_in_flight.fetch_sub(1);
-    Send(0, stream, reply.opcode, reply.body, reply.warnings);
+    Send(0, stream, reply.opcode, reply.body, reply.warnings, started);
   }
 
   void HandleStartup(int16_t stream, const cql::StartupRequest& s) {
@@ -300,8 +310,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (!writing_ && !batching_) CloseNow();
   }
 
+  // `started`: when the request this answers was read (SteadyMicros), 0 for
+  // replies not counted in request_latency (events, protocol errors, ...).
   void Send(uint8_t flags, int16_t stream, Opcode opcode, const std::string& body,
-            const std::vector<std::string>& warnings) {
+            const std::vector<std::string>& warnings, int64_t started = 0) {
     if (closed_) return;
     std::string payload;
     if (!warnings.empty()) {
@@ -323,6 +335,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     cql::EncodeResponseHeader(flags, stream, opcode, static_cast<uint32_t>(payload.size()), &frame);
     frame += payload;
     write_queue_.push_back(std::move(frame));
+    write_started_.push_back(started);
     if (!writing_ && !batching_) DoWrite();
   }
 
@@ -330,6 +343,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void DoWrite() {
     writing_ = true;
     sending_.clear();
+    sending_started_.assign(write_started_.begin(), write_started_.end());
+    write_started_.clear();
     std::vector<asio::const_buffer> buffers;
     while (!write_queue_.empty()) {
       sending_.push_back(std::move(write_queue_.front()));
@@ -345,6 +360,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
     for (const auto& f : sending_) buffers.push_back(asio::buffer(f));
     auto done = asio::bind_executor(strand_, [self = shared_from_this()](std::error_code ec, size_t) {
       self->sending_.clear();
+      if (!ec) {
+        const int64_t now = SteadyMicros();
+        for (int64_t started : self->sending_started_) {
+          if (started > 0) self->shared_->request_latency.Record(now - started);
+        }
+      }
       if (ec) return self->CloseNow();
       if (!self->write_queue_.empty()) return self->DoWrite();
       self->writing_ = false;
@@ -366,6 +387,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     // Give the buffers back now rather than when the last handler lets go of the connection.
     std::string().swap(in_);
     write_queue_.clear();
+    write_started_.clear();
     tls_buffer_.reset();
   }
 
@@ -378,6 +400,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string in_;
   std::deque<std::string> write_queue_;
   std::vector<std::string> sending_;  // the frames of the write in progress
+  std::deque<int64_t> write_started_;     // per frame of write_queue_: its request's read time, or 0
+  std::vector<int64_t> sending_started_;  // the same for sending_
+  int64_t read_at_ = 0;                   // SteadyMicros() of the last read
   bool writing_ = false;
   bool batching_ = false;  // replying to the requests of one read
   bool dispatched_ = false;  // HandleFrame ran its request off the strand
@@ -498,6 +523,8 @@ uint16_t CqlServer::port() const {
   std::error_code ec;
   return impl_->acceptor ? impl_->acceptor->local_endpoint(ec).port() : 0;
 }
+
+const LatencyHistogram& CqlServer::request_latency() const { return impl_->shared.request_latency; }
 
 size_t CqlServer::connection_count() const {
   std::lock_guard<std::mutex> lock(impl_->mu);

@@ -53,6 +53,7 @@
 #include <memory>
 #include <string>
 
+#include "common/latency_histogram.h"
 #include "common/status.h"
 #include "cql/protocol/responses.h"
 #include "cql/protocol/request_processor.h"
@@ -87,6 +88,11 @@ class CqlServer {
   void Stop();
   uint16_t port() const;
   size_t connection_count() const;
+  // Every QUERY, PREPARE, EXECUTE and BATCH answered, from the read that
+  // completed its frame to the write that sent its reply (microseconds): the
+  // front door's view of a request, queueing on the node included; a client
+  // seeing more than this waits in its own process or the network.
+  const LatencyHistogram& request_latency() const;
   // Sends an EVENT SCHEMA_CHANGE (stream -1) to connections that REGISTERed for it.
   void BroadcastSchemaChange(const cql::SchemaChange& change);
   // Sends TOPOLOGY_CHANGE (kNewNode, kRemovedNode) or STATUS_CHANGE (kUp,

@@ -52,10 +52,12 @@ class Exposition {
       std::string le = i < LatencyHistogram::kBoundsMicros.size()
                            ? Number(static_cast<double>(LatencyHistogram::kBoundsMicros[i]) / 1e6)
                            : "+Inf";
-      m.lines += name + "_bucket{" + labels + ",le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
+      m.lines += name + "_bucket{" + (labels.empty() ? "" : labels + ",") + "le=\"" + le + "\"} " +
+                 std::to_string(cumulative) + "\n";
     }
-    m.lines += name + "_sum{" + labels + "} " + Number(static_cast<double>(h.SumMicros()) / 1e6) + "\n";
-    m.lines += name + "_count{" + labels + "} " + std::to_string(cumulative) + "\n";
+    const std::string braced = labels.empty() ? "" : "{" + labels + "}";
+    m.lines += name + "_sum" + braced + " " + Number(static_cast<double>(h.SumMicros()) / 1e6) + "\n";
+    m.lines += name + "_count" + braced + " " + std::to_string(cumulative) + "\n";
   }
   // A histogram of counts: `counts` per bucket (not cumulative), the last
   // one above every bound; `sum` the total of the observed values.
@@ -133,6 +135,14 @@ void AddStorageMetrics(const StorageStats& st, Exposition* x) {
 }
 
 }  // namespace
+
+std::string RenderFrontDoorMetrics(const LatencyHistogram& request_latency) {
+  Exposition x;
+  x.Histogram("tessera_cql_request_latency_seconds",
+              "CQL requests from the read of their frame to the write of their reply (the front door's view).", "",
+              request_latency);
+  return x.Text();
+}
 
 std::string RenderMetrics(Database& db) {
   Exposition x;

@@ -21,6 +21,8 @@
 //   tessera_storage_merge_operands                         histogram of the
 //     merge operands each full merge folded (le 1, 4, 16, 64, 256, +Inf)
 // A tablet's counters start at zero when a split or merge creates it.
+// The CQL server (RenderFrontDoorMetrics, appended by the node):
+//   tessera_cql_request_latency_seconds                    histogram
 //
 // Thread safety: thread-safe (reads the database's thread-safe surfaces).
 #pragma once
@@ -29,10 +31,14 @@
 
 namespace tessera {
 class Database;
+class LatencyHistogram;
 }
 
 namespace tessera::server {
 
 std::string RenderMetrics(Database& db);
+// tessera_cql_request_latency_seconds, the CQL server's histogram of its
+// requests (server/cql_server.h request_latency()).
+std::string RenderFrontDoorMetrics(const LatencyHistogram& request_latency);
 
 }  // namespace tessera::server

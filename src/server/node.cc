@@ -31,6 +31,7 @@
 #include "server/admin_http.h"
 #include "server/node_settings.h"
 #include "server/cql_server.h"
+#include "server/metrics_text.h"
 #include "server/host_id.h"
 
 namespace tessera::server {
@@ -276,6 +277,10 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
     if (l.membership) l.membership->NotifySchemaChanged();
   }, l.auth.get());
   l.cql = std::make_unique<CqlServer>(cql_options, l.processor.get());
+  if (l.admin) {
+    // The admin server stops before the listeners (and this CQL server) go.
+    l.admin->SetFrontDoorMetrics([cql = l.cql.get()] { return RenderFrontDoorMetrics(cql->request_latency()); });
+  }
   if (!options.cluster.etcd_endpoint.empty() && options.cql_port == 0) {
     return Status::InvalidArgument("a cluster node needs a fixed CQL port (its peers publish it)");
   }

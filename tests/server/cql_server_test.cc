@@ -9,7 +9,9 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "common/bytes.h"
 #include "cql/protocol/compression.h"
@@ -217,6 +219,32 @@ TEST_F(CqlServerTest, ManyStreamsInFlightEachAnsweredOnItsStream) {
     seen.insert(f.stream);
   }
   EXPECT_EQ(seen.size(), 200u);
+}
+
+uint64_t Observations(const LatencyHistogram& h) {
+  uint64_t n = 0;
+  for (size_t i = 0; i <= LatencyHistogram::kBoundsMicros.size(); ++i) n += h.Count(i);
+  return n;
+}
+
+TEST_F(CqlServerTest, RequestLatencyCountsEveryAnsweredRequestOnce) {
+  Client c(server_->port());
+  c.Send(0, Opcode::kOptions, "");
+  Frame f;
+  ASSERT_TRUE(c.Read(&f));
+  c.Send(0, Opcode::kStartup, StartupBody(""));
+  ASSERT_TRUE(c.Read(&f));
+  std::string burst;
+  for (int16_t s = 1; s <= 50; ++s) burst += Client::Frame(0x04, 0, s, Opcode::kQuery, QueryBody(s % 5 ? "q" : "fail"));
+  c.SendRaw(burst);
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(c.Read(&f));
+  // Recorded once each write completes, which may be just after the client read it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (Observations(server_->request_latency()) < 50 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  // OPTIONS and STARTUP are the connection's, not requests; errors count.
+  EXPECT_EQ(Observations(server_->request_latency()), 50u);
 }
 
 TEST_F(CqlServerTest, AMalformedFrameClosesOnlyItsOwnConnection) {
