@@ -79,7 +79,7 @@ struct Lane {
 
 }  // namespace
 
-struct InternodeClient::Impl {
+struct InternodeClient::Impl : std::enable_shared_from_this<InternodeClient::Impl> {
   // Calls in flight to one node before further requests wait and go
   // together in one Batch message: one call each at low load, fewer and
   // larger messages under load (each gRPC call costs both nodes CPU in
@@ -183,7 +183,7 @@ struct InternodeClient::Impl {
     }
     call->items = std::move(live);
     call->context.set_deadline(deadline);
-    stub->async()->Batch(&call->context, &call->request, &call->reply, [this, call, target, lane](grpc::Status s) {
+    stub->async()->Batch(&call->context, &call->request, &call->reply, [self = shared_from_this(), call, target, lane](grpc::Status s) {
       std::unique_ptr<BatchCall> owned(call);
       const Status whole = FromGrpc(s, target);
       int applies = 0, reads = 0;
@@ -202,7 +202,7 @@ struct InternodeClient::Impl {
         Complete(*q, FromGrpc(grpc::Status(static_cast<grpc::StatusCode>(cs.code()), cs.message()), target),
                  apply ? nullptr : &call->reply.reads(i).reply(), target);
       }
-      Finished(target, lane);
+      self->Finished(target, lane);
     });
   }
 
@@ -213,10 +213,10 @@ struct InternodeClient::Impl {
       call->request = std::move(*q->apply);
       call->context.set_deadline(q->deadline);
       stub->async()->Apply(&call->context, &call->request, &call->reply,
-                           [this, call, target, lane, q = std::shared_ptr<Queued>(std::move(q))](grpc::Status s) {
+                           [self = shared_from_this(), call, target, lane, q = std::shared_ptr<Queued>(std::move(q))](grpc::Status s) {
                              std::unique_ptr<Call<pb::ApplyRequest, pb::ApplyReply>> owned(call);
                              Complete(*q, FromGrpc(s, target), nullptr, target);
-                             Finished(target, lane);
+                             self->Finished(target, lane);
                            });
       return;
     }
@@ -225,7 +225,7 @@ struct InternodeClient::Impl {
     const size_t asked = q->keys_asked;
     call->context.set_deadline(q->deadline);
     stub->async()->ReadKeys(&call->context, &call->request, &call->reply,
-                            [this, call, target, lane, asked, q = std::shared_ptr<Queued>(std::move(q))](grpc::Status s) {
+                            [self = shared_from_this(), call, target, lane, asked, q = std::shared_ptr<Queued>(std::move(q))](grpc::Status s) {
                               std::unique_ptr<Call<pb::ReadKeysRequest, pb::ReadKeysReply>> owned(call);
                               Status status = FromGrpc(s, target);
                               if (!status.ok()) {
@@ -233,12 +233,12 @@ struct InternodeClient::Impl {
                               } else {
                                 q->read_done(DecodeReadKeys(call->reply, asked, target));
                               }
-                              Finished(target, lane);
+                              self->Finished(target, lane);
                             });
   }
 };
 
-InternodeClient::InternodeClient() : impl_(std::make_unique<Impl>()) {}
+InternodeClient::InternodeClient() : impl_(std::make_shared<Impl>()) {}
 InternodeClient::~InternodeClient() = default;
 
 uint64_t InternodeClient::requests_sent() const { return impl_->requests.load(); }

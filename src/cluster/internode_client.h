@@ -60,7 +60,8 @@ class InternodeClient {
 
  private:
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  // Shared with the callbacks of calls in flight, which may end after the client.
+  std::shared_ptr<Impl> impl_;
 };
 
 }  // namespace tessera::cluster

@@ -123,5 +123,25 @@ TEST(InternodeTest, EveryRequestToANodeThatIsNotThereEndsWithAnError) {
   for (const auto& s : statuses) EXPECT_FALSE(s.ok());
 }
 
+TEST(InternodeTest, CallsMayEndAfterTheClientIsGone) {
+  // A node shutting down drops its client while calls to a silent peer wait
+  // for their deadline; their callbacks still run, later, on gRPC's threads.
+  auto statuses = std::make_shared<std::vector<Status>>(10, Status::OK());
+  auto done = std::make_shared<Countdown>(10);
+  {
+    InternodeClient client;
+    for (int i = 0; i < 10; ++i) {
+      WriteSet ws;
+      ws.Merge(RelativeKey(i), Row(i));
+      client.Apply("127.0.0.1:1", std::string(16, '\x01'), ws, 300'000, [statuses, done, i](Status s) {
+        (*statuses)[static_cast<size_t>(i)] = std::move(s);
+        done->Done();
+      });
+    }
+  }
+  ASSERT_TRUE(done->Wait());
+  for (const auto& s : *statuses) EXPECT_FALSE(s.ok());
+}
+
 }  // namespace
 }  // namespace tessera::cluster
