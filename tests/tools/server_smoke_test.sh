@@ -21,8 +21,12 @@ for _ in $(seq 1 5); do
   wait "$pid" 2>/dev/null || true
 done
 grep -q "tessera server ready" "$log" || { cat "$log"; exit 1; }
-# The admin port answers with Prometheus metrics.
-curl -fsS "http://127.0.0.1:$admin_port/metrics" | grep -q "^# TYPE" || { echo "no metrics on the admin port"; exit 1; }
+# The admin port answers with Prometheus metrics. Read whole first: `grep -q`
+# leaves at its first match, and under pipefail curl's failed write of the
+# rest (exit 23) failed the test.
+metrics=$(curl -fsS "http://127.0.0.1:$admin_port/metrics") || { echo "no metrics on the admin port"; exit 1; }
+grep -q "^# TYPE" <<<"$metrics" || { echo "no metrics on the admin port"; exit 1; }
+grep -q "^# TYPE tessera_cql_request_latency_seconds histogram" <<<"$metrics" || { echo "no front-door latency"; exit 1; }
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?
