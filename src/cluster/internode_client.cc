@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <iterator>
 
 #include <grpcpp/grpcpp.h>
@@ -79,7 +80,7 @@ struct Lane {
 
 }  // namespace
 
-struct InternodeClient::Impl : std::enable_shared_from_this<InternodeClient::Impl> {
+struct InternodeClient::Impl {
   // Calls in flight to one node before further requests wait and go
   // together in one Batch message: one call each at low load, fewer and
   // larger messages under load (each gRPC call costs both nodes CPU in
@@ -91,6 +92,24 @@ struct InternodeClient::Impl : std::enable_shared_from_this<InternodeClient::Imp
   std::map<std::string, std::shared_ptr<pb::Internode::Stub>> stubs;
   std::map<std::string, std::shared_ptr<Lane>> lanes;
   std::atomic<uint64_t> requests{0}, bytes{0}, messages{0};
+  // Calls whose callback has not finished: the destructor waits for none.
+  std::mutex calls_mu;
+  std::condition_variable calls_cv;
+  int64_t calls = 0;
+
+  void CallStarted() {
+    std::lock_guard<std::mutex> lock(calls_mu);
+    ++calls;
+  }
+  // Declared first in a callback, so that it ends the call after everything
+  // else the callback holds is gone: nothing touches the client after it.
+  struct CallEnd {
+    Impl* impl;
+    ~CallEnd() {
+      std::lock_guard<std::mutex> lock(impl->calls_mu);
+      if (--impl->calls == 0) impl->calls_cv.notify_all();
+    }
+  };
 
   std::shared_ptr<pb::Internode::Stub> StubFor(const std::string& target) {
     std::lock_guard<std::mutex> lock(mu);
@@ -183,7 +202,9 @@ struct InternodeClient::Impl : std::enable_shared_from_this<InternodeClient::Imp
     }
     call->items = std::move(live);
     call->context.set_deadline(deadline);
-    stub->async()->Batch(&call->context, &call->request, &call->reply, [self = shared_from_this(), call, target, lane](grpc::Status s) {
+    CallStarted();
+    stub->async()->Batch(&call->context, &call->request, &call->reply, [self = this, call, target, lane](grpc::Status s) {
+      CallEnd end{self};
       std::unique_ptr<BatchCall> owned(call);
       const Status whole = FromGrpc(s, target);
       int applies = 0, reads = 0;
@@ -212,8 +233,10 @@ struct InternodeClient::Impl : std::enable_shared_from_this<InternodeClient::Imp
       auto* call = new Call<pb::ApplyRequest, pb::ApplyReply>();
       call->request = std::move(*q->apply);
       call->context.set_deadline(q->deadline);
+      CallStarted();
       stub->async()->Apply(&call->context, &call->request, &call->reply,
-                           [self = shared_from_this(), call, target, lane, q = std::shared_ptr<Queued>(std::move(q))](grpc::Status s) {
+                           [self = this, call, target, lane, q = std::shared_ptr<Queued>(std::move(q))](grpc::Status s) {
+                             CallEnd end{self};
                              std::unique_ptr<Call<pb::ApplyRequest, pb::ApplyReply>> owned(call);
                              Complete(*q, FromGrpc(s, target), nullptr, target);
                              self->Finished(target, lane);
@@ -224,8 +247,10 @@ struct InternodeClient::Impl : std::enable_shared_from_this<InternodeClient::Imp
     call->request = std::move(q->read);
     const size_t asked = q->keys_asked;
     call->context.set_deadline(q->deadline);
+    CallStarted();
     stub->async()->ReadKeys(&call->context, &call->request, &call->reply,
-                            [self = shared_from_this(), call, target, lane, asked, q = std::shared_ptr<Queued>(std::move(q))](grpc::Status s) {
+                            [self = this, call, target, lane, asked, q = std::shared_ptr<Queued>(std::move(q))](grpc::Status s) {
+                              CallEnd end{self};
                               std::unique_ptr<Call<pb::ReadKeysRequest, pb::ReadKeysReply>> owned(call);
                               Status status = FromGrpc(s, target);
                               if (!status.ok()) {
@@ -238,8 +263,11 @@ struct InternodeClient::Impl : std::enable_shared_from_this<InternodeClient::Imp
   }
 };
 
-InternodeClient::InternodeClient() : impl_(std::make_shared<Impl>()) {}
-InternodeClient::~InternodeClient() = default;
+InternodeClient::InternodeClient() : impl_(std::make_unique<Impl>()) {}
+InternodeClient::~InternodeClient() {
+  std::unique_lock<std::mutex> lock(impl_->calls_mu);
+  impl_->calls_cv.wait(lock, [&] { return impl_->calls == 0; });
+}
 
 uint64_t InternodeClient::requests_sent() const { return impl_->requests.load(); }
 uint64_t InternodeClient::bytes_sent() const { return impl_->bytes.load(); }
@@ -277,8 +305,10 @@ void InternodeClient::ReadRange(const std::string& target, const RangeQuery& q, 
   impl_->Count(q.from.size() + q.lower.size() + q.upper.size());
   ++impl_->messages;
   auto stub = impl_->StubFor(target);
+  impl_->CallStarted();
   stub->async()->ReadRange(&call->context, &call->request, &call->reply,
-                           [call, target, done = std::move(done)](grpc::Status s) {
+                           [self = impl_.get(), call, target, done = std::move(done)](grpc::Status s) {
+                             Impl::CallEnd end{self};
                              std::unique_ptr<Call<pb::ReadRangeRequest, pb::ReadRangeReply>> owned(call);
                              Status status = FromGrpc(s, target);
                              if (!status.ok()) return done(status);
@@ -319,8 +349,10 @@ void InternodeClient::Digest(const std::string& target, const std::string& table
   impl_->Count(lower.size() + upper.size());
   ++impl_->messages;
   auto stub = impl_->StubFor(target);
+  impl_->CallStarted();
   stub->async()->Digest(&call->context, &call->request, &call->reply,
-                        [call, target, done = std::move(done)](grpc::Status s) {
+                        [self = impl_.get(), call, target, done = std::move(done)](grpc::Status s) {
+                          Impl::CallEnd end{self};
                           std::unique_ptr<Call<pb::DigestRequest, pb::DigestReply>> owned(call);
                           Status status = FromGrpc(s, target);
                           if (!status.ok()) return done(status);

@@ -37,6 +37,8 @@ namespace tessera::cluster {
 class InternodeClient {
  public:
   InternodeClient();
+  // Waits until every call in flight has ended (each has a deadline), so that
+  // no callback outlives the client.
   ~InternodeClient();
   InternodeClient(const InternodeClient&) = delete;
   InternodeClient& operator=(const InternodeClient&) = delete;
@@ -60,8 +62,7 @@ class InternodeClient {
 
  private:
   struct Impl;
-  // Shared with the callbacks of calls in flight, which may end after the client.
-  std::shared_ptr<Impl> impl_;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace tessera::cluster

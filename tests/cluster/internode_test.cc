@@ -123,9 +123,10 @@ TEST(InternodeTest, EveryRequestToANodeThatIsNotThereEndsWithAnError) {
   for (const auto& s : statuses) EXPECT_FALSE(s.ok());
 }
 
-TEST(InternodeTest, CallsMayEndAfterTheClientIsGone) {
+TEST(InternodeTest, TheClientEndsOnlyOnceItsCallsInFlightHaveEnded) {
   // A node shutting down drops its client while calls to a silent peer wait
-  // for their deadline; their callbacks still run, later, on gRPC's threads.
+  // for their deadline: the destructor waits for their callbacks (which use
+  // the client's lanes), so none runs on a client that is gone.
   auto statuses = std::make_shared<std::vector<Status>>(10, Status::OK());
   auto done = std::make_shared<Countdown>(10);
   {
