@@ -34,13 +34,11 @@ struct Call {
   Reply reply;
 };
 
-void SetDeadline(grpc::ClientContext* context, int64_t timeout_micros) {
-  context->set_deadline(std::chrono::system_clock::now() + std::chrono::microseconds(timeout_micros));
-}
-
 std::chrono::system_clock::time_point DeadlineIn(int64_t timeout_micros) {
   return std::chrono::system_clock::now() + std::chrono::microseconds(timeout_micros);
 }
+
+void SetDeadline(grpc::ClientContext* context, int64_t timeout_micros) { context->set_deadline(DeadlineIn(timeout_micros)); }
 
 // An Apply or ReadKeys waiting for its node's lane (see Impl::Submit).
 struct Queued {

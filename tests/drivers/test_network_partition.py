@@ -172,14 +172,20 @@ def test_a_partitioned_replica_does_not_stop_the_others(cluster):
         threads.append(threading.Thread(target=prober, args=(drivers[3][1], history, stop)))
         for t in threads:
             t.start()
+        def succeeded(nodes, since):
+            with history.lock:
+                return sum(1 for op in history.ops if op[0] in nodes and op[4] and op[2] >= since)
+
         try:
-            time.sleep(3)  # the load runs unpartitioned first
+            # The load runs unpartitioned first, through every node.
+            wait_until(lambda: succeeded((1, 2), 0) >= 200 and succeeded((3,), 0) >= 2, 60,
+                       "requests succeed through all three nodes before the partition")
             cluster.partition(3)
             cut = time.monotonic()
-            time.sleep(PARTITION_SECONDS)
+            time.sleep(PARTITION_SECONDS)  # how long the fault lasts, not a wait for a condition
             healed = time.monotonic()
             cluster.heal(3)
-            time.sleep(3)  # and after the heal
+            wait_until(lambda: succeeded((3,), healed) >= 1, 60, "node 3 coordinates again after the heal")
         finally:
             stop.set()
             for t in threads:
