@@ -100,6 +100,10 @@ void AddClusterCommand(CLI::App& app, int* exit_code) {
   start->add_option("--etcd-port", flags->etcd_port, "etcd client port")->capture_default_str();
   start->add_option("--etcd-peer-port", flags->etcd_peer_port, "etcd peer port (default: the client port + 1)");
   start->add_option("--etcd-binary", flags->etcd_binary)->capture_default_str();
+  start->add_option("--authenticator", flags->authenticator,
+                    "every node's authenticator: AllowAllAuthenticator or PasswordAuthenticator (cluster.json then "
+                    "holds the default superuser's credentials)");
+  start->add_option("--authorizer", flags->authorizer, "every node's authorizer: AllowAllAuthorizer or CassandraAuthorizer");
   start->add_option("--server-arg", flags->server_args, "an argument passed to every `tessera server` (repeatable)")
       ->allow_extra_args(false);
   auto* stop = cmd->add_subcommand("stop", "stop every node, then etcd");

@@ -6,7 +6,10 @@
 // The manifest (frozen fields, read back by later invocations and by the
 // tests' launcher): "etcd": {endpoint, client_port, peer_port, pid, binary,
 // data_dir, log}; "nodes": [{node, address, cql_port, admin_port,
-// internode_port, pid, data_dir, log, args}].
+// internode_port, pid, data_dir, log, args}]; "credentials": {username,
+// password} when the nodes run the PasswordAuthenticator: the default
+// superuser's, which the launcher's own checks log in with (a client may
+// use them until it changes that role's password).
 //
 // Thread safety: none needed (the launcher is one thread).
 #pragma once
@@ -29,6 +32,8 @@ struct Options {
   int etcd_peer_port = 0;        // 0: etcd_port + 1
   std::string etcd_binary = "/usr/bin/etcd";
   std::vector<std::string> server_args;  // passed to every `tessera server`
+  std::string authenticator;             // empty: the server's default (AllowAllAuthenticator)
+  std::string authorizer;                // empty: the server's default (AllowAllAuthorizer)
 };
 
 // DIR/cluster.json. NotFound when missing, Corruption when not a manifest.

@@ -41,7 +41,8 @@ Status AuthService::Setup() {
   su.can_login = true;
   su.is_superuser = true;
   TESSERA_ASSIGN_OR_RETURN(su.salted_hash, HashPassword(kDefaultSuperuser, options_.hash_cost));
-  return store_->PutRole(su);
+  // Nodes sharing a store may all find none at once: the first write wins.
+  return store_->PutRoleIfAbsent(su).status();
 }
 
 // --- logins ---

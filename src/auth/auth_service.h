@@ -1,9 +1,10 @@
-// AuthService: Cassandra's security model on one node — the
+// AuthService: Cassandra's security model — the
 // PasswordAuthenticator (SASL PLAIN logins against Argon2id hashes), the
 // CassandraRoleManager (roles that can log in, be superusers and be granted
 // to one another) and the CassandraAuthorizer (permissions on keyspaces,
 // tables and roles, inherited down the resource tree and through granted
-// roles). Data lives in an AuthStore (system_auth tables).
+// roles). Data lives in an AuthStore (system_auth tables on one node, etcd
+// on a cluster: cluster/etcd_auth_store.h).
 //
 // Follows Cassandra 4 (org.apache.cassandra.auth): messages, the default
 // superuser cassandra/cassandra created on first start when no role exists,
@@ -77,7 +78,8 @@ class AuthService {
   // REQUIRES: store outlives the service.
   AuthService(AuthStore* store, AuthOptions options);
 
-  // Creates cassandra/cassandra (LOGIN, SUPERUSER) when no role exists yet.
+  // Creates cassandra/cassandra (LOGIN, SUPERUSER) when no role exists yet
+  // (through PutRoleIfAbsent: once, when several nodes share the store).
   // Errors: those of ValidateAuthOptions; storage errors.
   Status Setup();
 

@@ -45,6 +45,16 @@ class AuthStore {
   // Inserts or replaces the row (system_auth.roles) and keeps
   // system_auth.role_members in step with member_of.
   virtual Status PutRole(const RoleRecord& role) = 0;
+  // Writes the role only when no role of that name exists; true when it
+  // wrote. Stores shared by several nodes make this atomic (the default
+  // superuser is created once per cluster); the default is a read, then a
+  // write, enough where AuthService's own lock is the only writer.
+  virtual Result<bool> PutRoleIfAbsent(const RoleRecord& role) {
+    TESSERA_ASSIGN_OR_RETURN(auto existing, GetRole(role.name));
+    if (existing) return false;
+    TESSERA_RETURN_IF_ERROR(PutRole(role));
+    return true;
+  }
   // Removes the role's row and its role_members rows.
   virtual Status DeleteRole(const std::string& name) = 0;
   // The grants of one role (empty sets are never returned).

@@ -55,6 +55,8 @@ Status ServerErrorStatus(const cql::DecodedResponse& r) {
   std::snprintf(code, sizeof code, "0x%04X", static_cast<unsigned>(r.error_code));
   std::string msg = std::string("Error ") + code + " (" + ErrorName(r.error_code) + "): " + r.error_message;
   if (r.error_code == 0x2000) return Status::SyntaxError(std::move(msg));
+  if (r.error_code == 0x0100) return Status::AuthenticationFailed(std::move(msg));
+  if (r.error_code == 0x2100) return Status::Unauthorized(std::move(msg));
   if (IsRetryable(r.error_code)) return Status::Busy(std::move(msg));
   return Status::InvalidArgument(std::move(msg));
 }

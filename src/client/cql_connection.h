@@ -95,7 +95,8 @@ class CqlConnection {
 // A server ERROR as a Status whose message starts with the code, e.g.
 // "Error 0x2200 (Invalid): ...". Kinds: SyntaxError (0x2000), Busy for the
 // retryable codes (Unavailable 0x1000, Overloaded 0x1001, IsBootstrapping
-// 0x1002, WriteTimeout 0x1100, ReadTimeout 0x1200), InvalidArgument otherwise.
+// 0x1002, WriteTimeout 0x1100, ReadTimeout 0x1200), AuthenticationFailed
+// (0x0100), Unauthorized (0x2100), InvalidArgument otherwise.
 Status ServerErrorStatus(const cql::DecodedResponse& response);
 bool IsRetryable(int32_t error_code);
 

@@ -79,6 +79,7 @@ class Status {
   bool IsInvalidArgument() const { return code_ == Code::kInvalidArgument; }
   bool IsSyntaxError() const { return code_ == Code::kSyntaxError; }
   bool IsUnauthorized() const { return code_ == Code::kUnauthorized; }
+  bool IsAuthenticationFailed() const { return code_ == Code::kAuthenticationFailed; }
   // Set for kUnavailable, kWriteTimeout and kReadTimeout; nullptr otherwise.
   const ReplicaShortfall* shortfall() const { return shortfall_.get(); }
 

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cluster/etcd_auth_store.h"
 #include "cluster/membership.h"
 #include "cluster/membership_view.h"
 #include "cluster/migration_resumer.h"
@@ -51,7 +52,10 @@ CqlServer::NodeEvent NodeEventOf(cluster::MembershipEvent::Kind kind) {
 
 struct Node::Listeners {
   cluster::MembershipView peers;  // before the processor, which reads it
-  std::unique_ptr<cql::SystemAuthStore> auth_store;
+  // Roles and permissions: in etcd on a cluster (every node reads the same
+  // ones), in the node's system_auth tables on a single node.
+  std::unique_ptr<cluster::EtcdClient> auth_etcd;
+  std::unique_ptr<auth::AuthStore> auth_store;
   std::unique_ptr<auth::AuthService> auth;
   std::unique_ptr<cql::QueryProcessor> processor;
   std::unique_ptr<CqlServer> cql;
@@ -229,8 +233,14 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
   Listeners& l = *node->listeners_;
   TESSERA_RETURN_IF_ERROR(auth::ValidateAuthOptions(options.auth));
   if (options.auth.authentication) {
-    l.auth_store = std::make_unique<cql::SystemAuthStore>(node->db_.get());
-    TESSERA_RETURN_IF_ERROR(l.auth_store->CreateSchema());
+    if (options.cluster.etcd_endpoint.empty()) {
+      auto tables = std::make_unique<cql::SystemAuthStore>(node->db_.get());
+      TESSERA_RETURN_IF_ERROR(tables->CreateSchema());
+      l.auth_store = std::move(tables);
+    } else {
+      l.auth_etcd = std::make_unique<cluster::EtcdClient>(options.cluster.etcd_endpoint);
+      l.auth_store = std::make_unique<cluster::EtcdAuthStore>(l.auth_etcd.get());
+    }
     l.auth = std::make_unique<auth::AuthService>(l.auth_store.get(), options.auth);
     TESSERA_RETURN_IF_ERROR(l.auth->Setup());
   }

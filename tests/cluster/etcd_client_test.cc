@@ -1,6 +1,8 @@
 // EtcdClient, EtcdWatch and TabletPlacements against a real etcd (Debian etcd-server) started
 // on free loopback ports for this suite and stopped by its pid.
 #include "cluster/etcd_client.h"
+#include "auth/auth_service.h"
+#include "cluster/etcd_auth_store.h"
 #include "cluster/tablet_placement.h"
 #include "common/uuid.h"
 
@@ -12,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -306,6 +309,108 @@ TEST_F(EtcdClientTest, AFencedTabletChangeIsRefusedOnceTheFenceFails) {
   auto placement = DecodePlacement(stored->kvs[0].value);
   ASSERT_TRUE(placement.ok());
   EXPECT_EQ((*placement)[1].replicas, std::vector<std::string>{std::string(16, 'c')});
+}
+
+
+// Issue 29 item 1: two nodes' stores over one etcd see the same roles and
+// permissions; concurrent grants to one role all land (compare-and-swap).
+TEST_F(EtcdClientTest, AuthStoresOfTwoNodesShareRolesAndPermissions) {
+  EtcdClient other_client(endpoint_);
+  EtcdAuthStore one(client_.get(), prefix_), two(&other_client, prefix_);
+  auth::RoleRecord r;
+  r.name = "app/writer";  // a '/' in a name stays inside its key
+  r.can_login = true;
+  r.member_of = {"readers"};
+  r.salted_hash = "hash";
+  r.options = {{"k", "v"}};
+  ASSERT_TRUE(one.PutRole(r).ok());
+  auto seen = two.GetRole("app/writer");
+  ASSERT_TRUE(seen.ok() && seen->has_value());
+  EXPECT_TRUE((*seen)->can_login);
+  EXPECT_FALSE((*seen)->is_superuser);
+  EXPECT_EQ((*seen)->member_of, std::set<std::string>{"readers"});
+  EXPECT_EQ((*seen)->salted_hash, "hash");
+  EXPECT_EQ((*seen)->options.at("k"), "v");
+  auto missing = two.GetRole("app");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE(missing->has_value());
+  // Created once: the second node's attempt finds the first's.
+  auth::RoleRecord su;
+  su.name = "cassandra";
+  su.salted_hash = "first";
+  auto created = one.PutRoleIfAbsent(su);
+  ASSERT_TRUE(created.ok() && *created);
+  su.salted_hash = "second";
+  created = two.PutRoleIfAbsent(su);
+  ASSERT_TRUE(created.ok());
+  EXPECT_FALSE(*created);
+  EXPECT_EQ((*one.GetRole("cassandra"))->salted_hash, "first");
+  auto roles = two.ListRoles();
+  ASSERT_TRUE(roles.ok());
+  ASSERT_EQ(roles->size(), 2u);
+  EXPECT_EQ((*roles)[0].name, "app/writer");
+  EXPECT_EQ((*roles)[1].name, "cassandra");
+
+  // 2 nodes x 8 tables granted to one role at once: every grant lands.
+  std::vector<std::thread> granters;
+  std::atomic<int> failed{0};
+  for (int node = 0; node < 2; ++node) {
+    granters.emplace_back([&, node] {
+      for (int t = 0; t < 8; ++t) {
+        auth::PermissionGrant g{"app/writer", auth::Resource::Table("ks", "t" + std::to_string(node * 8 + t)),
+                                auth::Bit(auth::Permission::kSelect) | auth::Bit(auth::Permission::kModify)};
+        if (!(node == 0 ? one : two).PutPermissions(g).ok()) failed++;
+      }
+    });
+  }
+  for (auto& t : granters) t.join();
+  EXPECT_EQ(failed.load(), 0);
+  auto grants = one.GetPermissions("app/writer");
+  ASSERT_TRUE(grants.ok());
+  EXPECT_EQ(grants->size(), 16u);
+  // Revoking every permission on a resource removes it; the role's other grants stay.
+  ASSERT_TRUE(two.PutPermissions({"app/writer", auth::Resource::Table("ks", "t0"), 0}).ok());
+  ASSERT_TRUE(two.PutPermissions({"cassandra", auth::Resource::Keyspace("ks"), auth::kAllPermissions}).ok());
+  auto all = one.ListPermissions();
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 16u);  // 15 of app/writer, 1 of cassandra
+  // Dropping a role takes its permissions with it.
+  ASSERT_TRUE(one.DeleteRole("app/writer").ok());
+  EXPECT_FALSE(two.GetRole("app/writer")->has_value());
+  EXPECT_TRUE(two.GetPermissions("app/writer")->empty());
+  EXPECT_EQ(two.ListPermissions()->size(), 1u);
+  // A name JSON cannot hold is refused, not mangled.
+  auth::RoleRecord bad;
+  bad.name = "ok";
+  bad.options = {{"k", std::string("\xff")}};
+  EXPECT_TRUE(one.PutRole(bad).IsInvalidArgument());
+}
+
+// Two nodes' AuthServices over one etcd: the default superuser is made once,
+// a role created through one logs in through the other, and a password
+// changed through one is refused by the other at once.
+TEST_F(EtcdClientTest, AuthServicesOfTwoNodesAgreeOnLogins) {
+  EtcdClient other_client(endpoint_);
+  EtcdAuthStore one_store(client_.get(), prefix_), two_store(&other_client, prefix_);
+  auth::AuthOptions o;
+  o.authentication = o.authorization = true;
+  o.hash_cost = auth::kFuzzingHashCost;
+  auth::AuthService one(&one_store, o), two(&two_store, o);
+  ASSERT_TRUE(one.Setup().ok());
+  ASSERT_TRUE(two.Setup().ok());
+  EXPECT_EQ(one_store.ListRoles()->size(), 1u);
+  ASSERT_TRUE(two.Login("cassandra", "cassandra", "10.0.0.1").ok());
+  auth::RoleChanges c;
+  c.password = "pw";
+  c.login = true;
+  ASSERT_TRUE(one.CreateRole("cassandra", "alice", c, false).ok());
+  auto alice = two.Login("alice", "pw", "10.0.0.1");
+  ASSERT_TRUE(alice.ok()) << alice.status().ToString();
+  auth::RoleChanges new_password;
+  new_password.password = "changed";
+  ASSERT_TRUE(one.AlterRole("cassandra", "cassandra", new_password).ok());
+  EXPECT_FALSE(two.Login("cassandra", "cassandra", "10.0.0.2").ok());
+  EXPECT_TRUE(two.Login("cassandra", "changed", "10.0.0.2").ok());
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ class LocalCluster:
     --no-placement-balancer (tests whose tablets are moved by hand or must
     stay where placement put them), True adds --placement-balancer."""
 
-    def __init__(self, binary, nodes=3, server_args=(), placement_balancer=False):
+    def __init__(self, binary, nodes=3, server_args=(), placement_balancer=False, launcher_args=()):
         self.binary = binary
         self.nodes = nodes
         self.dir = tempfile.mkdtemp(prefix="tessera_cluster_")
@@ -36,6 +36,7 @@ class LocalCluster:
         self.etcd_peer_port = _free_port()
         self.internode_port = _free_port()
         self.server_args = list(server_args)
+        self.launcher_args = list(launcher_args)  # `tessera cluster start`'s own, e.g. --authenticator
         if placement_balancer is not None and not any(
                 a in ("--placement-balancer", "--no-placement-balancer") for a in self.server_args):
             self.server_args.append("--placement-balancer" if placement_balancer else "--no-placement-balancer")
@@ -53,7 +54,8 @@ class LocalCluster:
             extra += ["--server-arg=" + a]
         return self.run("start", "--nodes", str(self.nodes), "--port", str(self.port), "--admin-port",
                         str(self.admin_port), "--etcd-port", str(self.etcd_port), "--etcd-peer-port",
-                        str(self.etcd_peer_port), "--internode-port", str(self.internode_port), *extra)
+                        str(self.etcd_peer_port), "--internode-port", str(self.internode_port), *self.launcher_args,
+                        *extra)
 
     def manifest(self):
         with open(os.path.join(self.dir, "cluster.json")) as f:
@@ -195,10 +197,11 @@ class EventConnection:
         self.sock.close()
 
 
-def running_cluster(binary, nodes, server_args, placement_balancer=False):
+def running_cluster(binary, nodes, server_args, placement_balancer=False, launcher_args=()):
     """A pytest fixture body: a started LocalCluster, stopped (and its
     directory removed unless TESSERA_KEEP_CLUSTER is set) afterwards."""
-    c = LocalCluster(binary, nodes=nodes, server_args=server_args, placement_balancer=placement_balancer)
+    c = LocalCluster(binary, nodes=nodes, server_args=server_args, placement_balancer=placement_balancer,
+                     launcher_args=launcher_args)
     c.start()
     try:
         yield c

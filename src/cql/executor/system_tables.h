@@ -65,7 +65,8 @@ class SystemTables : public VirtualTables {
   std::shared_ptr<const TableSchema> Find(const std::string& keyspace, const std::string& table) const override;
   Result<std::vector<SourceRow>> Rows(const TableSchema& table) const override;
   // The schema version uuid (16 bytes) reported for the current catalog:
-  // a name-based uuid of the keyspaces' and tables' definitions.
+  // a name-based uuid of the keyspaces' and tables' definitions, the
+  // node-local system_auth keyspace left out (nodes must agree on it).
   std::string SchemaVersion() const;
 
  private:
