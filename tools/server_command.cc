@@ -82,6 +82,7 @@ int RunServer(const ServerConfig& config) {
   options.cluster.data_center = config.data_center;
   options.cluster.rack = config.rack;
   options.cluster.lease_ttl_seconds = config.lease_ttl_seconds;
+  options.cluster.failure_detector_timeout_ms = config.failure_detector_timeout_ms;
   options.cluster.internode_port = static_cast<uint16_t>(config.internode_port);
   options.cluster.write_timeout_micros = int64_t{config.write_request_timeout_ms} * 1000;
   options.cluster.read_timeout_micros = int64_t{config.read_request_timeout_ms} * 1000;

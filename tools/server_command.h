@@ -42,6 +42,7 @@ struct ServerConfig {
   std::string data_center = "datacenter1";
   std::string rack = "rack1";
   int lease_ttl_seconds = 5;
+  int64_t failure_detector_timeout_ms = 2000;
   int internode_port = 7000;             // gRPC port of internode requests, on the node's address
   int write_request_timeout_ms = 2000;   // Cassandra's write_request_timeout
   int read_request_timeout_ms = 5000;    // Cassandra's read_request_timeout

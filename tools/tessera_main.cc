@@ -94,8 +94,12 @@ int main(int argc, char** argv) {
   cmd->add_option("--dc", server.data_center, "data center of this node")->capture_default_str();
   cmd->add_option("--rack", server.rack, "rack of this node")->capture_default_str();
   cmd->add_option("--cluster-lease-seconds", server.lease_ttl_seconds,
-                  "TTL of the node's etcd lease: a killed node is down after at most this long")
+                  "TTL of the node's etcd lease: how long etcd keeps a silent node's liveness key")
       ->check(CLI::Range(2, 600))->capture_default_str();
+  cmd->add_option("--failure-detector-timeout-ms", server.failure_detector_timeout_ms,
+                  "a peer silent to this node's pings for this long is down to it (0: liveness follows the "
+                  "etcd lease)")
+      ->check(CLI::Range(0, 600'000))->capture_default_str();
   cmd->add_option("--internode-port", server.internode_port,
                   "port of internode requests (gRPC) on --node-address, in a cluster")
       ->check(CLI::Range(1, 65535))->capture_default_str();

@@ -114,8 +114,19 @@ struct InternodeClient::Impl {
     auto& stub = stubs[target];
     if (!stub) {
       grpc::ChannelArguments args;
+      // A peer cut off and back (issue 29: up within 1 s of the heal): a
+      // connection that stops answering is dropped after 1 s of unanswered
+      // keepalive (TCP's own retransmissions would resume it only at their
+      // next, exponentially later, try); a connection attempt is abandoned
+      // after 500 ms (gRPC's default is 20 s; a lost SYN is retried by TCP
+      // only after 1 s) and retried within 250 ms.
       args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-      args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+      args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 250);
+      args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 500);
+      args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 1000);
+      args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 1000);
+      args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+      args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
       args.SetMaxReceiveMessageSize(256 << 20);
       args.SetMaxSendMessageSize(256 << 20);
       stub = pb::Internode::NewStub(grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args));
@@ -356,6 +367,21 @@ void InternodeClient::Digest(const std::string& target, const std::string& table
                           if (!status.ok()) return done(status);
                           done(RangeDigest{call->reply.digest(), call->reply.keys()});
                         });
+}
+
+void InternodeClient::Ping(const std::string& target, const std::string& from_host_id, int64_t timeout_micros,
+                           std::function<void(Status)> done) {
+  auto* call = new Call<pb::PingRequest, pb::PingReply>();
+  call->request.set_from_host_id(from_host_id);
+  SetDeadline(&call->context, timeout_micros);
+  auto stub = impl_->StubFor(target);
+  impl_->CallStarted();
+  stub->async()->Ping(&call->context, &call->request, &call->reply,
+                      [self = impl_.get(), call, target, done = std::move(done)](grpc::Status s) {
+                        Impl::CallEnd end{self};
+                        std::unique_ptr<Call<pb::PingRequest, pb::PingReply>> owned(call);
+                        done(FromGrpc(s, target));
+                      });
 }
 
 }  // namespace tessera::cluster

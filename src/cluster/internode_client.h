@@ -54,6 +54,11 @@ class InternodeClient {
   void Digest(const std::string& target, const std::string& table_uuid, const std::string& lower,
               const std::string& upper, int64_t timeout_micros, std::function<void(Result<RangeDigest>)> done);
 
+  // A heartbeat (the failure detector's): OK when the node answered. Not
+  // queued behind the node's other calls, and not counted as a request.
+  void Ping(const std::string& target, const std::string& from_host_id, int64_t timeout_micros,
+            std::function<void(Status)> done);
+
   // Requests sent and bytes of their payloads, since start (for /metrics).
   uint64_t requests_sent() const;
   uint64_t bytes_sent() const;

@@ -46,6 +46,10 @@ class Service final : public pb::Internode::CallbackService {
                                    pb::DigestReply* reply) override {
     return Finish(context, DoDigest(request, reply));
   }
+  grpc::ServerUnaryReactor* Ping(grpc::CallbackServerContext* context, const pb::PingRequest*,
+                                 pb::PingReply*) override {
+    return Finish(context, grpc::Status::OK);
+  }
   // Each request of the batch answers as its own call would.
   grpc::ServerUnaryReactor* Batch(grpc::CallbackServerContext* context, const pb::BatchRequest* request,
                                   pb::BatchReply* reply) override {
@@ -187,6 +191,10 @@ Status InternodeServer::Start(const std::string& address, uint16_t port) {
   builder.RegisterService(&impl_->service);
   builder.SetMaxReceiveMessageSize(256 << 20);
   builder.SetMaxSendMessageSize(256 << 20);
+  // Peers send keepalive pings every second (internode_client.cc): allow
+  // them, instead of gRPC's default answer to frequent pings (GOAWAY).
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 500);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
   impl_->server = builder.BuildAndStart();
   if (!impl_->server || bound == 0) {
     impl_->server.reset();

@@ -89,15 +89,20 @@ Status Membership::LoadAndWatch() {
       alive[live] = version.ok() ? *version : std::string();
     }
   }
-  for (auto& [id, state] : loaded) {
-    auto it = alive.find(id);
-    state.alive = it != alive.end();
-    if (state.alive) state.schema_version = it->second;
-  }
   std::vector<MembershipEvent> events;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const bool first = members_.empty();
+    for (auto& [id, state] : loaded) {
+      auto it = alive.find(id);
+      state.alive = state.leased = it != alive.end();
+      if (state.alive) state.schema_version = it->second;
+      if (options_.liveness_from_failure_detector && !first && id != options_.self.host_id) {
+        // Liveness stays what the detector said; a newcomer is down until heard from.
+        auto known = members_.find(id);
+        state.alive = known != members_.end() && known->second.alive;
+      }
+    }
     for (const auto& [id, state] : loaded) {
       auto it = members_.find(id);
       if (first || id == options_.self.host_id) continue;
@@ -135,6 +140,8 @@ void Membership::Apply(const std::vector<EtcdWatchEvent>& batch) {
           if (!record.ok()) continue;
           if (it == members_.end()) {
             members_[id].record = *record;
+            // A newcomer's liveness key may have come first (same transaction).
+            if (options_.liveness_from_failure_detector && id != options_.self.host_id) members_[id].alive = false;
             if (id != options_.self.host_id) events.push_back({MembershipEvent::Kind::kNewNode, *record});
           } else {
             it->second.record = *record;
@@ -147,6 +154,14 @@ void Membership::Apply(const std::vector<EtcdWatchEvent>& batch) {
         auto it = members_.find(live);
         if (it == members_.end()) continue;
         auto version = UuidFromText(e.kv.value);
+        it->second.leased = put;
+        if (options_.liveness_from_failure_detector && live != options_.self.host_id) {
+          // The key says nothing of liveness here (leases expire together when
+          // etcd stalls); without it the version is unknown (null in
+          // system.peers, which drivers leave out of schema agreement).
+          it->second.schema_version = put && version.ok() ? *version : std::string();
+          continue;
+        }
         it->second.schema_version = put && version.ok() ? *version : std::string();
         if (it->second.alive == put) continue;
         it->second.alive = put;
@@ -218,6 +233,19 @@ void Membership::KeepAlive() {
     if (!warned) spdlog::warn("membership: renewing the lease: {}", ttl.status().ToString());
     warned = true;
   }
+}
+
+void Membership::SetReachable(const std::string& host_id, bool reachable) {
+  if (!options_.liveness_from_failure_detector || host_id == options_.self.host_id) return;
+  std::optional<MembershipEvent> event;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = members_.find(host_id);
+    if (it == members_.end() || it->second.alive == reachable) return;
+    it->second.alive = reachable;
+    event = MembershipEvent{reachable ? MembershipEvent::Kind::kUp : MembershipEvent::Kind::kDown, it->second.record};
+  }
+  listener_(*event);
 }
 
 std::vector<MemberState> Membership::Members() const {

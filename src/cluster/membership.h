@@ -13,16 +13,17 @@
 // The liveness key's value is the node's schema version (uuid text), which
 // system.peers reports so that drivers can wait for schema agreement.
 //
-// Stop revokes the lease (the others see this node DOWN at once) and stops
+// Stop revokes the lease (the others see this node DOWN at once, or, when
+// they run a failure detector, once its pings go unanswered) and stops
 // both threads; it is explicit, and the destructor calls it.
 //
 // Errors from Start: InvalidArgument for a host id that is not 16 bytes or
 // a lease TTL under 2 s; IOError when etcd is unreachable; AlreadyExists
 // when another live node holds the same address.
 //
-// Thread safety: Members() and the accessors from any thread; the listener
-// runs on the watch thread, never under Membership's lock. Start/Stop from
-// one thread.
+// Thread safety: Members(), the accessors and SetReachable from any thread;
+// the listener runs on the watch thread (or SetReachable's caller), never
+// under Membership's lock. Start/Stop from one thread.
 #pragma once
 
 #include <condition_variable>
@@ -42,7 +43,8 @@ namespace tessera::cluster {
 
 struct MemberState {
   NodeRecord record;
-  bool alive = false;
+  bool alive = false;   // up, as this node sees it (the failure detector's verdict, or the lease's)
+  bool leased = false;  // its liveness key is in etcd: its process renews its lease
   std::string schema_version;  // 16 bytes as the node last published it; empty when down
 };
 
@@ -60,6 +62,14 @@ struct MembershipOptions {
   // liveness key at start, on NotifySchemaChanged and whenever it differs
   // at a lease renewal. Called on the keep-alive thread.
   std::function<std::string()> schema_version;
+  // Issue 29: when true, a member's liveness (MemberState::alive, UP and
+  // DOWN) is what this node sees of it, reported through SetReachable by
+  // the failure detector (cluster/failure_detector.h); the liveness keys
+  // then only say who joined and carry schema versions, so an etcd stall
+  // that expires every lease marks nobody down. A member is taken as alive
+  // at start when its liveness key exists, and as down when it joins later,
+  // until the detector hears from it. When false, liveness is the lease's.
+  bool liveness_from_failure_detector = false;
 };
 
 class Membership {
@@ -73,6 +83,10 @@ class Membership {
   void NotifySchemaChanged();
   // Every member, this node included, ordered by host id.
   std::vector<MemberState> Members() const;
+  // The failure detector's verdict on a member (ignored for this node, for
+  // non-members, and unless liveness_from_failure_detector): an UP or DOWN
+  // event when it changes the member's liveness.
+  void SetReachable(const std::string& host_id, bool reachable);
   // One member by host id (16 bytes); nullopt when not a member.
   std::optional<MemberState> Member(const std::string& host_id) const;
   const NodeRecord& self() const { return options_.self; }

@@ -31,7 +31,10 @@ int MigrationResumer::RunOnce() {
   std::map<std::string, bool> alive;  // host id -> alive, members only
   std::string lowest_alive;
   for (const auto& m : s->membership->Members()) {
-    alive[m.record.host_id] = m.alive;
+    // A driver counts as gone when this node cannot reach it and its process
+    // no longer renews its lease: one merely cut off from this node (a
+    // partition) keeps its moves.
+    alive[m.record.host_id] = m.alive || m.leased;
     if (m.alive && (lowest_alive.empty() || m.record.host_id < lowest_alive)) lowest_alive = m.record.host_id;
   }
   // A move of this node's counts as lost only when it was in hand neither

@@ -4,8 +4,9 @@
 // reads the placements in etcd and takes over (ResumeMigration,
 // cluster/tablet_migration.h) each tablet in transition whose driver is
 //   - this node, without the move in hand (the process restarted), or
-//   - down (its membership lease expired) or no longer a member, and this
-//     node is the live member with the lowest host id (one node acts; two
+//   - down to this node and without a lease (its process is gone, not just
+//     cut off from this node) or no longer a member, and this node is the
+//     live member with the lowest host id (one node acts; two
 //     acting at once are still safe: the etcd transaction that makes one
 //     the driver is fenced by the transition, so the other's is refused).
 // Transitions without a driver (written before drivers were recorded) are

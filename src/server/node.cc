@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cluster/etcd_auth_store.h"
+#include "cluster/failure_detector.h"
 #include "cluster/membership.h"
 #include "cluster/membership_view.h"
 #include "cluster/migration_resumer.h"
@@ -78,6 +79,7 @@ struct Node::Listeners {
   std::unique_ptr<cluster::PlacementBalancer> placement_balancer;
   std::unique_ptr<cluster::MigrationResumer> migration_resumer;
   std::unique_ptr<cluster::ReplicationChangeCoordinator> replication_changer;
+  std::unique_ptr<cluster::FailureDetector> failure_detector;  // over membership and internode_client
 };
 
 namespace {
@@ -99,6 +101,7 @@ Status Node::JoinCluster(const NodeOptions& options, const std::string& host_id,
   cluster::MembershipOptions m;
   m.etcd_endpoint = c.etcd_endpoint;
   m.lease_ttl_seconds = c.lease_ttl_seconds;
+  m.liveness_from_failure_detector = c.failure_detector_timeout_ms > 0;
   m.self.host_id = host_id;
   m.self.address = c.node_address.empty() ? options.cql_address : c.node_address;
   m.self.cql_port = options.cql_port;
@@ -138,6 +141,14 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   limits.max_age_micros = c.max_hint_window_micros;
   TESSERA_ASSIGN_OR_RETURN(auto hints, cluster::HintStore::Open(options.database.data_dir + "/hints", limits));
   l.internode_client = std::make_unique<cluster::InternodeClient>();
+  if (c.failure_detector_timeout_ms > 0) {
+    cluster::FailureDetectorOptions fd;
+    fd.down_after_micros = c.failure_detector_timeout_ms * 1000;
+    fd.ping_interval_micros = std::max<int64_t>(fd.down_after_micros / 10, 10'000);
+    l.failure_detector =
+        std::make_unique<cluster::FailureDetector>(l.membership.get(), l.internode_client.get(), fd);
+    l.failure_detector->Start();
+  }
   l.placements = std::make_unique<cluster::TabletPlacements>(&l.membership->etcd());
   l.replication = std::make_unique<cluster::ReplicationServices>();
   cluster::ReplicationServices& r = *l.replication;
@@ -332,6 +343,7 @@ void Node::Stop() {
     // No split or merge may happen locally once splits stop going through etcd.
     if (listeners_->resolver && db_->balancer()) db_->balancer()->Stop();
     if (listeners_->resolver) db_->AttachReplicaResolver(nullptr);
+    if (listeners_->failure_detector) listeners_->failure_detector->Stop();
     if (listeners_->membership) {
       listeners_->peers.Detach();
       listeners_->membership->Stop();

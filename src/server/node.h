@@ -30,7 +30,11 @@ struct NodeClusterOptions {
   std::string node_address;         // the address other nodes and drivers use; empty: the CQL address
   std::string data_center = "datacenter1";
   std::string rack = "rack1";
-  int lease_ttl_seconds = 5;        // a killed node is DOWN after at most this long
+  int lease_ttl_seconds = 5;        // how long etcd keeps a silent node's liveness key
+  // Failure detection between peers (cluster/failure_detector.h): a peer
+  // that has not answered this node's pings for this long is DOWN to this
+  // node, UP on its first answer; 0: liveness follows the etcd lease instead.
+  int64_t failure_detector_timeout_ms = 2000;
   uint16_t internode_port = 7000;   // gRPC internode listener on node_address; 0: any free port
   int64_t write_timeout_micros = 2'000'000;  // a coordinator's wait for write acknowledgements
   int64_t read_timeout_micros = 5'000'000;   // a coordinator's wait for read answers

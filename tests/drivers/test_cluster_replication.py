@@ -348,9 +348,11 @@ def test_every_node_holds_the_repaired_tables_tombstones_until_the_repair_ends(c
 
 @pytest.fixture(scope="module")
 def slow_cluster():
-    # A long lease: a SIGSTOPped node stays a live member, so requests reach
-    # it and time out (rather than being refused as Unavailable).
+    # A long lease and failure-detector timeout: a SIGSTOPped node stays up to
+    # its peer, so requests reach it and time out (rather than being refused
+    # as Unavailable).
     yield from running_cluster_resumed_at_end(BINARY, 2, ["--cluster-lease-seconds=30",
+                                                          "--failure-detector-timeout-ms=30000",
                                                           "--write-request-timeout-ms=1000",
                                                           "--read-request-timeout-ms=1000"])
 
