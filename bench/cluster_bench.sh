@@ -7,7 +7,7 @@
 #   - 1 embedded node (`tessera server`, no etcd), replication_factor 1, ONE;
 # one after the other in one run on this machine, with CPU steal beside each.
 # Every process is stopped by its pid and its data removed.
-# Usage: bench/cluster_bench.sh [--seconds N] [--records N] [--server-arg ARG]...
+# Usage: bench/cluster_bench.sh [--seconds N] [--records N] [--tls] [--server-arg ARG]...
 # (--server-arg: a flag for the cluster's nodes, e.g. --server-arg --request-threads=8)
 # Prints both results and their ratios; bench/RESULTS.md records a run.
 set -euo pipefail

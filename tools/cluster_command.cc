@@ -104,6 +104,9 @@ void AddClusterCommand(CLI::App& app, int* exit_code) {
                     "every node's authenticator: AllowAllAuthenticator or PasswordAuthenticator (cluster.json then "
                     "holds the default superuser's credentials)");
   start->add_option("--authorizer", flags->authorizer, "every node's authorizer: AllowAllAuthorizer or CassandraAuthorizer");
+  start->add_flag("--tls", flags->tls,
+                  "TLS between nodes and to etcd, with client certificates both ways (a CA and certificates made "
+                  "in DIR/tls)");
   start->add_option("--server-arg", flags->server_args, "an argument passed to every `tessera server` (repeatable)")
       ->allow_extra_args(false);
   auto* stop = cmd->add_subcommand("stop", "stop every node, then etcd");

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <thread>
 
@@ -13,6 +14,7 @@
 #include "cluster/etcd_client.h"
 #include "cluster/node_record.h"
 #include "tools/child_process.h"
+#include "tools/local_certificates.h"
 
 namespace tessera::local_cluster {
 
@@ -30,17 +32,32 @@ std::string SelfPath() {
 
 std::string ManifestPath(const std::string& dir) { return dir + "/cluster.json"; }
 
+// The launcher's own way to etcd (with its client certificate under --tls).
+cluster::EtcdEndpoint LauncherEtcd(const json& etcd) {
+  cluster::EtcdEndpoint e(etcd["endpoint"].get<std::string>());
+  if (etcd.contains("tls")) {
+    e.ca_file = etcd["tls"]["ca"];
+    e.certificate_file = etcd["tls"]["client_cert"];
+    e.private_key_file = etcd["tls"]["client_key"];
+  }
+  return e;
+}
+
 Status StartEtcd(json& etcd) {
-  const int client_port = etcd["client_port"], peer_port = etcd["peer_port"];
-  const std::string client_url = "http://127.0.0.1:" + std::to_string(client_port);
+  const int peer_port = etcd["peer_port"];
+  const std::string client_url = etcd["endpoint"];
   const std::string peer_url = "http://127.0.0.1:" + std::to_string(peer_port);
   std::vector<std::string> argv = {etcd["binary"], "--name", "tessera-etcd", "--data-dir", etcd["data_dir"],
                                    "--listen-client-urls", client_url, "--advertise-client-urls", client_url,
                                    "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
                                    "--initial-cluster", "tessera-etcd=" + peer_url};
+  if (etcd.contains("tls")) {
+    argv.insert(argv.end(), {"--cert-file", etcd["tls"]["cert"], "--key-file", etcd["tls"]["key"],
+                             "--trusted-ca-file", etcd["tls"]["ca"], "--client-cert-auth"});
+  }
   TESSERA_ASSIGN_OR_RETURN(pid_t pid, SpawnDetached(argv, etcd["log"]));
   etcd["pid"] = pid;
-  cluster::EtcdClient client(client_url, 1000);
+  cluster::EtcdClient client(LauncherEtcd(etcd), 1000);
   for (int i = 0; i < 150; ++i) {
     if (client.Range("/tessera/").ok()) return Status::OK();
     if (!ProcessAlive(pid)) break;
@@ -52,7 +69,7 @@ Status StartEtcd(json& etcd) {
 
 // Waits until `expected` nodes hold a liveness key in etcd.
 Status WaitForAlive(const json& manifest, size_t expected) {
-  cluster::EtcdClient client(manifest["etcd"]["endpoint"], 1000);
+  cluster::EtcdClient client(LauncherEtcd(manifest["etcd"]), 1000);
   for (int i = 0; i < 300; ++i) {
     auto alive = client.Range(cluster::kAlivePrefix, cluster::EtcdPrefixEnd(cluster::kAlivePrefix));
     if (alive.ok() && alive->kvs.size() >= expected) return Status::OK();
@@ -99,7 +116,8 @@ Status WaitForPeers(const json& manifest) {
 
 json NewManifest(const Options& f) {
   const std::string dir = fs::absolute(f.dir).string();
-  json etcd = {{"endpoint", "http://127.0.0.1:" + std::to_string(f.etcd_port)},
+  const std::string tls_dir = dir + "/tls";
+  json etcd = {{"endpoint", (f.tls ? "https" : "http") + std::string("://127.0.0.1:") + std::to_string(f.etcd_port)},
                {"client_port", f.etcd_port}, {"peer_port", f.etcd_peer_port > 0 ? f.etcd_peer_port : f.etcd_port + 1},
                {"pid", 0},
                {"binary", f.etcd_binary}, {"data_dir", dir + "/etcd"}, {"log", dir + "/etcd.log"}};
@@ -114,12 +132,24 @@ json NewManifest(const Options& f) {
                                      "--internode-port", std::to_string(f.internode_port)};
     if (!f.authenticator.empty()) args.insert(args.end(), {"--authenticator", f.authenticator});
     if (!f.authorizer.empty()) args.insert(args.end(), {"--authorizer", f.authorizer});
+    if (f.tls) {
+      const std::string node = tls_dir + "/node" + std::to_string(i);
+      args.insert(args.end(), {"--etcd-ca", tls_dir + "/ca.pem", "--etcd-cert", node + ".pem", "--etcd-key",
+                               node + "-key.pem", "--internode-encryption", "all", "--internode-certificate",
+                               node + ".pem", "--internode-private-key", node + "-key.pem", "--internode-truststore",
+                               tls_dir + "/ca.pem", "--internode-require-client-auth"});
+    }
     args.insert(args.end(), f.server_args.begin(), f.server_args.end());
     nodes.push_back({{"node", i}, {"address", address}, {"cql_port", f.port}, {"admin_port", f.admin_port},
                      {"internode_port", f.internode_port}, {"pid", 0}, {"data_dir", data}, {"log", dir + "/node" + std::to_string(i) + ".log"},
                      {"args", args}});
   }
+  if (f.tls) {
+    etcd["tls"] = {{"ca", tls_dir + "/ca.pem"}, {"cert", tls_dir + "/etcd.pem"}, {"key", tls_dir + "/etcd-key.pem"},
+                   {"client_cert", tls_dir + "/launcher.pem"}, {"client_key", tls_dir + "/launcher-key.pem"}};
+  }
   json manifest = {{"etcd", etcd}, {"nodes", nodes}};
+  if (f.tls) manifest["tls"] = {{"dir", tls_dir}, {"ca", tls_dir + "/ca.pem"}};
   if (f.authenticator == "PasswordAuthenticator" || f.authenticator == kPasswordAuthenticatorClass) {
     manifest["credentials"] = {{"username", "cassandra"}, {"password", "cassandra"}};
   }
@@ -200,6 +230,11 @@ Status Start(const Options& f, json* manifest) {
     if (Running((*manifest)["etcd"], "etcd")) return Status::InvalidArgument("the cluster in " + f.dir + " is running");
   } else {
     *manifest = NewManifest(f);
+    if (f.tls) {
+      std::map<std::string, std::string> names = {{"etcd", "127.0.0.1"}, {"launcher", "127.0.0.1"}};
+      for (const auto& n : (*manifest)["nodes"]) names["node" + std::to_string(n.value("node", 0))] = n["address"];
+      TESSERA_RETURN_IF_ERROR(MakeCertificates((*manifest)["tls"]["dir"], names));
+    }
   }
   TESSERA_RETURN_IF_ERROR(StartEtcd((*manifest)["etcd"]));
   Status s;

@@ -9,7 +9,10 @@
 // internode_port, pid, data_dir, log, args}]; "credentials": {username,
 // password} when the nodes run the PasswordAuthenticator: the default
 // superuser's, which the launcher's own checks log in with (a client may
-// use them until it changes that role's password).
+// use them until it changes that role's password). Under --tls, "etcd"
+// also holds "tls": {ca, cert, key, client_cert, client_key} (its own
+// certificate and the launcher's client one) and "tls": {dir, ca} says
+// where the cluster's certificates are.
 //
 // Thread safety: none needed (the launcher is one thread).
 #pragma once
@@ -34,6 +37,10 @@ struct Options {
   std::vector<std::string> server_args;  // passed to every `tessera server`
   std::string authenticator;             // empty: the server's default (AllowAllAuthenticator)
   std::string authorizer;                // empty: the server's default (AllowAllAuthorizer)
+  // TLS everywhere but the CQL port: a CA of the cluster's own and node
+  // certificates in DIR/tls (tools/local_certificates.h); etcd over https
+  // with client certificates required; internode TLS with client auth.
+  bool tls = false;
 };
 
 // DIR/cluster.json. NotFound when missing, Corruption when not a manifest.

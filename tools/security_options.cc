@@ -30,6 +30,18 @@ void AddSecurityOptions(CLI::App* cmd, SecurityConfig* c) {
   cmd->add_flag("--admin-tls", c->admin_tls, "the admin port speaks HTTPS with the server's certificate");
   cmd->add_flag("--admin-metrics-require-auth", c->admin_metrics_require_auth,
                 "with authentication, /metrics needs credentials too");
+  auto& i = c->internode_tls;
+  cmd->add_option("--internode-encryption", c->internode_encryption,
+                  "none or all: TLS between nodes (server_encryption_options.internode_encryption)")
+      ->capture_default_str();
+  cmd->add_option("--internode-certificate", i.certificate_file, "PEM certificate (chain) of this node, for peers");
+  cmd->add_option("--internode-private-key", i.private_key_file, "PEM private key of --internode-certificate");
+  cmd->add_option("--internode-truststore", i.ca_file, "PEM CA certificates peers' certificates must chain to");
+  cmd->add_flag("--internode-require-client-auth", i.require_client_auth,
+                "refuse peers without a certificate signed by --internode-truststore");
+  cmd->add_option("--etcd-ca", c->etcd_ca_file, "PEM CA certificates of etcd's certificate (an https --etcd)");
+  cmd->add_option("--etcd-cert", c->etcd_certificate_file, "PEM client certificate presented to etcd");
+  cmd->add_option("--etcd-key", c->etcd_private_key_file, "PEM private key of --etcd-cert");
   auto& l = c->limits;
   cmd->add_option("--native-transport-max-concurrent-connections", l.max_connections, "0: no bound")
       ->capture_default_str();
@@ -61,6 +73,14 @@ Status ApplySecurityConfig(const SecurityConfig& c, server::NodeOptions* options
   options->admin_tls = c.admin_tls;
   options->admin_metrics_require_auth = c.admin_metrics_require_auth;
   options->limits = c.limits;
+  if (c.internode_encryption != "none" && c.internode_encryption != "all") {
+    return Status::InvalidArgument("--internode-encryption takes none or all, got " + c.internode_encryption);
+  }
+  options->cluster.internode_tls = c.internode_tls;
+  options->cluster.internode_tls.enabled = c.internode_encryption == "all";
+  options->cluster.etcd_ca_file = c.etcd_ca_file;
+  options->cluster.etcd_certificate_file = c.etcd_certificate_file;
+  options->cluster.etcd_private_key_file = c.etcd_private_key_file;
   return Status::OK();
 }
 

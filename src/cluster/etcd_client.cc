@@ -1,6 +1,6 @@
 #include "cluster/etcd_client.h"
 
-#include <httplib.h>
+#include <httplib.h>  // with CPPHTTPLIB_OPENSSL_SUPPORT (CMake): https to etcd
 #include <openssl/evp.h>
 
 #include <chrono>
@@ -148,8 +148,24 @@ std::string EtcdPrefixEnd(const std::string& prefix) {
   return std::string(1, '\0');  // etcd: "\0" as range_end means every key >= key
 }
 
-EtcdClient::EtcdClient(std::string endpoint, int timeout_ms)
-    : endpoint_(std::move(endpoint)), timeout_ms_(timeout_ms), http_(std::make_unique<httplib::Client>(endpoint_)) {
+namespace {
+
+// An HTTP(S) client of the endpoint, with its CA and client certificate.
+std::unique_ptr<httplib::Client> HttpClientOf(const EtcdEndpoint& e) {
+  auto client = e.certificate_file.empty()
+                    ? std::make_unique<httplib::Client>(e.url)
+                    : std::make_unique<httplib::Client>(e.url, e.certificate_file, e.private_key_file);
+  if (!e.ca_file.empty()) {
+    client->set_ca_cert_path(e.ca_file);
+    client->enable_server_certificate_verification(true);
+  }
+  return client;
+}
+
+}  // namespace
+
+EtcdClient::EtcdClient(EtcdEndpoint endpoint, int timeout_ms)
+    : endpoint_(std::move(endpoint)), timeout_ms_(timeout_ms), http_(HttpClientOf(endpoint_)) {
   const auto timeout = std::chrono::milliseconds(timeout_ms_);
   http_->set_connection_timeout(timeout);
   http_->set_read_timeout(timeout);
@@ -162,7 +178,7 @@ EtcdClient::~EtcdClient() = default;
 Result<std::string> EtcdClient::Post(const std::string& path, const std::string& body) {
   std::lock_guard<std::mutex> lock(mu_);
   auto res = http_->Post(path.c_str(), body, "application/json");
-  if (!res) return Status::IOError("etcd at " + endpoint_ + " unreachable (" + httplib::to_string(res.error()) + ")");
+  if (!res) return Status::IOError("etcd at " + endpoint_.url + " unreachable (" + httplib::to_string(res.error()) + ")");
   if (res->status >= 500) return Status::IOError("etcd " + path + ": HTTP " + std::to_string(res->status) + " " + res->body);
   if (res->status >= 400) {
     return Status::InvalidArgument("etcd " + path + ": HTTP " + std::to_string(res->status) + " " + res->body);
@@ -239,7 +255,7 @@ Status EtcdClient::LeaseRevoke(int64_t lease) {
   return text.ok() ? Status::OK() : text.status();
 }
 
-EtcdWatch::EtcdWatch(std::string endpoint, std::string key, std::string range_end, int64_t start_revision,
+EtcdWatch::EtcdWatch(EtcdEndpoint endpoint, std::string key, std::string range_end, int64_t start_revision,
                      EventsCallback on_events, std::function<void(int64_t)> on_compacted)
     : endpoint_(std::move(endpoint)),
       key_(std::move(key)),
@@ -290,7 +306,8 @@ bool EtcdWatch::Consume(const std::string& line) {
 
 void EtcdWatch::Run() {
   while (!stopping_) {
-    httplib::Client client(endpoint_);
+    auto owned = HttpClientOf(endpoint_);
+    httplib::Client& client = *owned;
     client.set_connection_timeout(std::chrono::seconds(2));
     client.set_read_timeout(std::chrono::hours(24));  // a quiet watch is not a dead one; Stop ends it
     {

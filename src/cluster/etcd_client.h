@@ -9,6 +9,10 @@
 // a key's create_revision is 0 when it does not exist, which is what a
 // "create only if absent" transaction compares.
 //
+// TLS (issue 29): an https:// endpoint with a CA file verifies etcd's
+// certificate (and its address); a certificate and key are presented as
+// this client's (etcd's --client-cert-auth).
+//
 // Errors: IOError when etcd cannot be reached or answers 5xx;
 // InvalidArgument for a 4xx answer (the gateway's message is kept);
 // NotFound from LeaseKeepAlive when the lease has expired.
@@ -33,6 +37,17 @@ class Client;
 }
 
 namespace tessera::cluster {
+
+// Where etcd is and how to speak to it. Converts from a plain URL.
+struct EtcdEndpoint {
+  std::string url;               // "http://host:port" or "https://host:port"
+  std::string ca_file;           // PEM CA certificates etcd's certificate must chain to
+  std::string certificate_file;  // PEM client certificate presented to etcd
+  std::string private_key_file;  // its PEM private key
+  EtcdEndpoint() = default;
+  EtcdEndpoint(std::string u) : url(std::move(u)) {}  // NOLINT: a URL is an endpoint
+  EtcdEndpoint(const char* u) : url(u) {}             // NOLINT
+};
 
 struct EtcdKeyValue {
   std::string key;
@@ -87,12 +102,12 @@ class EtcdClient {
  public:
   // endpoint: "http://host:port" (the client URL etcd advertises).
   // timeout_ms bounds connecting and every request.
-  explicit EtcdClient(std::string endpoint, int timeout_ms = 3000);
+  explicit EtcdClient(EtcdEndpoint endpoint, int timeout_ms = 3000);
   ~EtcdClient();
   EtcdClient(const EtcdClient&) = delete;
   EtcdClient& operator=(const EtcdClient&) = delete;
 
-  const std::string& endpoint() const { return endpoint_; }
+  const std::string& endpoint() const { return endpoint_.url; }
   // Puts key = value (bound to `lease` when not 0); returns the new revision.
   Result<int64_t> Put(const std::string& key, const std::string& value, int64_t lease = 0);
   // Reads `key`, or [key, range_end) when range_end is not empty, in key order.
@@ -111,7 +126,7 @@ class EtcdClient {
 
  private:
   Result<std::string> Post(const std::string& path, const std::string& body);
-  std::string endpoint_;
+  EtcdEndpoint endpoint_;
   int timeout_ms_;
   std::mutex mu_;
   std::unique_ptr<httplib::Client> http_;
@@ -133,7 +148,7 @@ struct EtcdWatchEvent {
 class EtcdWatch {
  public:
   using EventsCallback = std::function<void(const std::vector<EtcdWatchEvent>&, int64_t revision)>;
-  EtcdWatch(std::string endpoint, std::string key, std::string range_end, int64_t start_revision,
+  EtcdWatch(EtcdEndpoint endpoint, std::string key, std::string range_end, int64_t start_revision,
             EventsCallback on_events, std::function<void(int64_t)> on_compacted = {});
   ~EtcdWatch();  // Stop()
   void Start();
@@ -143,7 +158,8 @@ class EtcdWatch {
  private:
   void Run();
   bool Consume(const std::string& line);  // false: stop streaming
-  std::string endpoint_, key_, range_end_;
+  EtcdEndpoint endpoint_;
+  std::string key_, range_end_;
   std::atomic<int64_t> next_revision_;
   EventsCallback on_events_;
   std::function<void(int64_t)> on_compacted_;

@@ -88,6 +88,7 @@ struct InternodeClient::Impl {
 
   std::mutex mu;
   std::map<std::string, std::shared_ptr<pb::Internode::Stub>> stubs;
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
   std::map<std::string, std::shared_ptr<Lane>> lanes;
   std::atomic<uint64_t> requests{0}, bytes{0}, messages{0};
   // Calls whose callback has not finished: the destructor waits for none.
@@ -129,7 +130,7 @@ struct InternodeClient::Impl {
       args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
       args.SetMaxReceiveMessageSize(256 << 20);
       args.SetMaxSendMessageSize(256 << 20);
-      stub = pb::Internode::NewStub(grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args));
+      stub = pb::Internode::NewStub(grpc::CreateCustomChannel(target, credentials, args));
     }
     return stub;
   }
@@ -272,7 +273,15 @@ struct InternodeClient::Impl {
   }
 };
 
-InternodeClient::InternodeClient() : impl_(std::make_unique<Impl>()) {}
+InternodeClient::InternodeClient(const InternodeTlsMaterial* tls) : impl_(std::make_unique<Impl>()) {
+  if (tls != nullptr) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = tls->ca;
+    ssl.pem_private_key = tls->private_key;
+    ssl.pem_cert_chain = tls->certificate;
+    impl_->credentials = grpc::SslCredentials(ssl);
+  }
+}
 InternodeClient::~InternodeClient() {
   std::unique_lock<std::mutex> lock(impl_->calls_mu);
   impl_->calls_cv.wait(lock, [&] { return impl_->calls == 0; });

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/internode_tls.h"
 #include "cluster/replica_reads.h"
 #include "common/status.h"
 #include "storage/storage_engine.h"
@@ -36,7 +37,10 @@ namespace tessera::cluster {
 
 class InternodeClient {
  public:
-  InternodeClient();
+  // tls: nullptr for plaintext; else every channel speaks TLS, verifies the
+  // peer's certificate against tls->ca and its address, and presents this
+  // node's certificate.
+  explicit InternodeClient(const InternodeTlsMaterial* tls = nullptr);
   // Waits until every call in flight has ended (each has a deadline), so that
   // no callback outlives the client.
   ~InternodeClient();

@@ -184,10 +184,19 @@ struct InternodeServer::Impl {
 InternodeServer::InternodeServer(Database* db) : impl_(std::make_unique<Impl>(db)) {}
 InternodeServer::~InternodeServer() { Stop(); }
 
-Status InternodeServer::Start(const std::string& address, uint16_t port) {
+Status InternodeServer::Start(const std::string& address, uint16_t port, const InternodeTlsMaterial* tls) {
   grpc::ServerBuilder builder;
   int bound = 0;
-  builder.AddListeningPort(address + ":" + std::to_string(port), grpc::InsecureServerCredentials(), &bound);
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (tls != nullptr) {
+    grpc::SslServerCredentialsOptions ssl(tls->require_client_auth
+                                              ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+                                              : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+    ssl.pem_root_certs = tls->ca;
+    ssl.pem_key_cert_pairs.push_back({tls->private_key, tls->certificate});
+    credentials = grpc::SslServerCredentials(ssl);
+  }
+  builder.AddListeningPort(address + ":" + std::to_string(port), credentials, &bound);
   builder.RegisterService(&impl_->service);
   builder.SetMaxReceiveMessageSize(256 << 20);
   builder.SetMaxSendMessageSize(256 << 20);

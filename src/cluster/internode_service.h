@@ -12,6 +12,9 @@
 // binds `address:port` (port 0: any free one, see port()); Stop shuts down
 // (in-flight calls get 1 s) and is explicit; the destructor calls it.
 //
+// With TLS material (internode_tls.h) the listener speaks only TLS and, with
+// require_client_auth, refuses peers without a certificate from its CA.
+//
 // Errors from Start: IOError when the address cannot be bound.
 // Thread safety: Start/Stop from one thread; counters from any.
 #pragma once
@@ -21,6 +24,7 @@
 #include <memory>
 #include <string>
 
+#include "cluster/internode_tls.h"
 #include "common/status.h"
 
 namespace tessera {
@@ -33,7 +37,10 @@ class InternodeServer {
  public:
   explicit InternodeServer(Database* db);
   ~InternodeServer();
-  Status Start(const std::string& address, uint16_t port);
+  // tls: nullptr for plaintext; else the listener speaks only TLS
+  // (internode_tls.h), and with require_client_auth refuses peers without a
+  // certificate signed by its CA.
+  Status Start(const std::string& address, uint16_t port, const InternodeTlsMaterial* tls = nullptr);
   void Stop();
   uint16_t port() const { return port_; }
   // Requests served and bytes of their payloads (writes and values returned).

@@ -72,7 +72,7 @@ Status Membership::Register() {
   TESSERA_ASSIGN_OR_RETURN(auto txn, etcd_->Txn({}, ops));
   (void)txn;
   spdlog::info("membership: node {} ({}:{}, {} / {}) registered in etcd at {}", id, self.address, self.cql_port,
-               self.data_center, self.rack, options_.etcd_endpoint);
+               self.data_center, self.rack, options_.etcd_endpoint.url);
   return Status::OK();
 }
 

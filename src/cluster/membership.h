@@ -55,7 +55,7 @@ struct MembershipEvent {
 };
 
 struct MembershipOptions {
-  std::string etcd_endpoint;  // "http://127.0.0.1:2379"
+  EtcdEndpoint etcd_endpoint;  // "http://127.0.0.1:2379"
   NodeRecord self;
   int lease_ttl_seconds = 5;  // a killed node is DOWN after at most this long
   // This node's schema version (16 bytes), published as the value of its

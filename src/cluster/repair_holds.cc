@@ -28,7 +28,7 @@ std::vector<std::string> DecodeTables(const std::string& value) {
 
 }  // namespace
 
-RepairHoldSync::RepairHoldSync(Database* db, EtcdClient* etcd, std::string endpoint, std::string self_host_id)
+RepairHoldSync::RepairHoldSync(Database* db, EtcdClient* etcd, EtcdEndpoint endpoint, std::string self_host_id)
     : db_(db), etcd_(etcd), endpoint_(std::move(endpoint)), self_host_id_(std::move(self_host_id)) {}
 
 RepairHoldSync::~RepairHoldSync() { Stop(); }

@@ -53,7 +53,7 @@ inline constexpr char kRepairPurgeHold[] = "repair";
 class RepairHoldSync {
  public:
   // REQUIRES: db and etcd outlive the sync. self_host_id: 16 bytes.
-  RepairHoldSync(Database* db, EtcdClient* etcd, std::string endpoint, std::string self_host_id);
+  RepairHoldSync(Database* db, EtcdClient* etcd, EtcdEndpoint endpoint, std::string self_host_id);
   ~RepairHoldSync();  // Stop()
   // Applies the holds in etcd now, acknowledges, and starts watching.
   // Errors: etcd's.
@@ -65,7 +65,8 @@ class RepairHoldSync {
 
   Database* const db_;
   EtcdClient* const etcd_;
-  const std::string endpoint_, self_host_id_;
+  const EtcdEndpoint endpoint_;
+  const std::string self_host_id_;
   std::map<std::string, std::vector<std::string>> by_holder_;  // key -> table uuid texts (watch thread)
   std::unique_ptr<EtcdWatch> watch_;
 };

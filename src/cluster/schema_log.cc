@@ -34,13 +34,13 @@ int64_t SeqOf(const std::string& key) {
 
 }  // namespace
 
-SchemaLog::SchemaLog(const std::string& etcd_endpoint, std::string data_dir, std::string host_id, Apply apply)
+SchemaLog::SchemaLog(const EtcdEndpoint& etcd_endpoint, std::string data_dir, std::string host_id, Apply apply)
     : etcd_(std::make_unique<EtcdClient>(etcd_endpoint)),
       data_dir_(std::move(data_dir)),
       host_id_(std::move(host_id)),
       apply_(std::move(apply)) {}
 
-Result<std::unique_ptr<SchemaLog>> SchemaLog::Start(const std::string& etcd_endpoint, const std::string& data_dir,
+Result<std::unique_ptr<SchemaLog>> SchemaLog::Start(const EtcdEndpoint& etcd_endpoint, const std::string& data_dir,
                                                     const std::string& host_id, Apply apply) {
   std::unique_ptr<SchemaLog> log(new SchemaLog(etcd_endpoint, data_dir, host_id, std::move(apply)));
   if (std::ifstream in(data_dir + "/SCHEMA_LOG_APPLIED"); in) in >> log->applied_;

@@ -55,7 +55,7 @@ class SchemaLog : public cql::SchemaCoordinator {
   // Applies every entry this node has not applied yet, then watches for more.
   // Errors: IOError when etcd is unreachable. An entry that fails to apply
   // and an unwritable applied file are logged, not returned (the log moves on).
-  static Result<std::unique_ptr<SchemaLog>> Start(const std::string& etcd_endpoint, const std::string& data_dir,
+  static Result<std::unique_ptr<SchemaLog>> Start(const EtcdEndpoint& etcd_endpoint, const std::string& data_dir,
                                                   const std::string& host_id, Apply apply);
   ~SchemaLog() override;
   void Stop();
@@ -65,7 +65,7 @@ class SchemaLog : public cql::SchemaCoordinator {
   int64_t applied() const;  // the last sequence number applied here
 
  private:
-  SchemaLog(const std::string& etcd_endpoint, std::string data_dir, std::string host_id, Apply apply);
+  SchemaLog(const EtcdEndpoint& etcd_endpoint, std::string data_dir, std::string host_id, Apply apply);
   Status CatchUp(int64_t from_revision_hint);
   void ApplyEntries(const std::vector<EtcdKeyValue>& kvs);
   Status PersistApplied(int64_t seq);

@@ -39,7 +39,7 @@ bool Count(const Status& s, const TableSchema& table, int* n) {
 
 }  // namespace
 
-TabletMapSync::TabletMapSync(Database* db, EtcdClient* etcd, std::string etcd_endpoint, TabletPlacements* placements,
+TabletMapSync::TabletMapSync(Database* db, EtcdClient* etcd, EtcdEndpoint etcd_endpoint, TabletPlacements* placements,
                              PlacementFence* fence, std::string self_host_id)
     : db_(db),
       etcd_(etcd),

@@ -57,7 +57,7 @@ class TabletMapSync {
  public:
   // REQUIRES: db, etcd, placements and fence outlive the sync.
   // self_host_id: 16 bytes.
-  TabletMapSync(Database* db, EtcdClient* etcd, std::string etcd_endpoint, TabletPlacements* placements,
+  TabletMapSync(Database* db, EtcdClient* etcd, EtcdEndpoint etcd_endpoint, TabletPlacements* placements,
                 PlacementFence* fence, std::string self_host_id);
   ~TabletMapSync();  // Stop()
 
@@ -81,7 +81,7 @@ class TabletMapSync {
 
   Database* db_;
   EtcdClient* etcd_;
-  std::string endpoint_;
+  EtcdEndpoint endpoint_;
   TabletPlacements* placements_;
   PlacementFence* fence_;
   std::string self_host_id_;

@@ -1,7 +1,7 @@
 #include "server/admin_http.h"
 
-// Debian's libcpp-httplib is built with OpenSSL; the header must agree to offer SSLServer.
-#define CPPHTTPLIB_OPENSSL_SUPPORT
+// CPPHTTPLIB_OPENSSL_SUPPORT comes from CMake (every user of httplib.h: Debian's
+// libcpp-httplib is built with OpenSSL, and the header must agree everywhere).
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 

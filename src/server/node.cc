@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <optional>
+
 #include "cluster/etcd_auth_store.h"
 #include "cluster/failure_detector.h"
 #include "cluster/membership.h"
@@ -49,6 +51,15 @@ CqlServer::NodeEvent NodeEventOf(cluster::MembershipEvent::Kind kind) {
   return CqlServer::NodeEvent::kDown;
 }
 
+// Where etcd is, with the node's TLS files for it.
+cluster::EtcdEndpoint EtcdOf(const NodeClusterOptions& c) {
+  cluster::EtcdEndpoint e(c.etcd_endpoint);
+  e.ca_file = c.etcd_ca_file;
+  e.certificate_file = c.etcd_certificate_file;
+  e.private_key_file = c.etcd_private_key_file;
+  return e;
+}
+
 }  // namespace
 
 struct Node::Listeners {
@@ -67,6 +78,7 @@ struct Node::Listeners {
   // Replication (cluster mode): the internode listener serves this node's
   // replicas; the resolver gives tablets of replicated keyspaces a
   // coordinator over their replica sets.
+  std::optional<cluster::InternodeTlsMaterial> internode_tls;  // when internode encryption is on
   std::unique_ptr<cluster::InternodeServer> internode;
   std::unique_ptr<cluster::InternodeClient> internode_client;
   std::unique_ptr<cluster::TabletPlacements> placements;
@@ -99,7 +111,7 @@ void AddFailpointHooks(Failpoints* failpoints, AdminClusterHooks* hooks) {
 Status Node::JoinCluster(const NodeOptions& options, const std::string& host_id, Listeners& l) {
   const NodeClusterOptions& c = options.cluster;
   cluster::MembershipOptions m;
-  m.etcd_endpoint = c.etcd_endpoint;
+  m.etcd_endpoint = EtcdOf(c);
   m.lease_ttl_seconds = c.lease_ttl_seconds;
   m.liveness_from_failure_detector = c.failure_detector_timeout_ms > 0;
   m.self.host_id = host_id;
@@ -129,7 +141,11 @@ Status Node::StartInternode(const NodeOptions& options, Listeners& l) {
   cluster::ConfigureGrpcRuntime();
   l.internode = std::make_unique<cluster::InternodeServer>(db_.get());
   const std::string address = c.node_address.empty() ? options.cql_address : c.node_address;
-  return l.internode->Start(address, c.internode_port);
+  if (c.internode_tls.enabled) {
+    TESSERA_ASSIGN_OR_RETURN(auto material, cluster::LoadInternodeTlsFiles(c.internode_tls));
+    l.internode_tls = std::move(material);
+  }
+  return l.internode->Start(address, c.internode_port, l.internode_tls ? &*l.internode_tls : nullptr);
 }
 
 // Lets every tablet of a replicated keyspace coordinate over its replicas.
@@ -140,7 +156,7 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   limits.max_bytes_per_node = c.max_hints_bytes_per_node;
   limits.max_age_micros = c.max_hint_window_micros;
   TESSERA_ASSIGN_OR_RETURN(auto hints, cluster::HintStore::Open(options.database.data_dir + "/hints", limits));
-  l.internode_client = std::make_unique<cluster::InternodeClient>();
+  l.internode_client = std::make_unique<cluster::InternodeClient>(l.internode_tls ? &*l.internode_tls : nullptr);
   if (c.failure_detector_timeout_ms > 0) {
     cluster::FailureDetectorOptions fd;
     fd.down_after_micros = c.failure_detector_timeout_ms * 1000;
@@ -174,10 +190,10 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   l.hint_replayer =
       std::make_unique<cluster::HintReplayer>(hints, l.membership.get(), l.internode_client.get(), replay);
   l.hint_replayer->Start();
-  l.tablet_sync = std::make_unique<cluster::TabletMapSync>(db_.get(), &l.membership->etcd(), c.etcd_endpoint,
+  l.tablet_sync = std::make_unique<cluster::TabletMapSync>(db_.get(), &l.membership->etcd(), EtcdOf(c),
                                                            l.placements.get(), &r.placement_fence, host_id_);
   TESSERA_RETURN_IF_ERROR(l.tablet_sync->Start());
-  l.repair_holds = std::make_unique<cluster::RepairHoldSync>(db_.get(), &l.membership->etcd(), c.etcd_endpoint,
+  l.repair_holds = std::make_unique<cluster::RepairHoldSync>(db_.get(), &l.membership->etcd(), EtcdOf(c),
                                                              host_id_);
   TESSERA_RETURN_IF_ERROR(l.repair_holds->Start());
   db_->StartBalancer();
@@ -249,7 +265,7 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
       TESSERA_RETURN_IF_ERROR(tables->CreateSchema());
       l.auth_store = std::move(tables);
     } else {
-      l.auth_etcd = std::make_unique<cluster::EtcdClient>(options.cluster.etcd_endpoint);
+      l.auth_etcd = std::make_unique<cluster::EtcdClient>(EtcdOf(options.cluster));
       l.auth_store = std::make_unique<cluster::EtcdAuthStore>(l.auth_etcd.get());
     }
     l.auth = std::make_unique<auth::AuthService>(l.auth_store.get(), options.auth);
@@ -308,7 +324,7 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
   if (!options.cluster.etcd_endpoint.empty()) {
     // Catches up with the cluster's schema before serving.
     TESSERA_ASSIGN_OR_RETURN(
-        l.schema_log, cluster::SchemaLog::Start(options.cluster.etcd_endpoint, options.database.data_dir, node->host_id_,
+        l.schema_log, cluster::SchemaLog::Start(EtcdOf(options.cluster), options.database.data_dir, node->host_id_,
                                                 [&l](const std::string& keyspace, const std::string& statement,
                                                      const std::string& table_uuid) {
                                                   return l.processor->ApplySchemaStatement(keyspace, statement,

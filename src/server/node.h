@@ -17,6 +17,7 @@
 #include "common/status.h"
 #include "db/database.h"
 #include "keyviz/history.h"
+#include "cluster/internode_tls.h"
 #include "server/connection_limits.h"
 #include "server/cql_server.h"
 #include "server/tls_options.h"
@@ -27,6 +28,11 @@ namespace tessera::server {
 // node is the embedded single node: no etcd, no peers.
 struct NodeClusterOptions {
   std::string etcd_endpoint;        // "http://127.0.0.1:2379"; empty: single node
+  // etcd over TLS (an https endpoint): CA of etcd's certificate, and this
+  // node's client certificate and key (etcd's --client-cert-auth); PEM files.
+  std::string etcd_ca_file, etcd_certificate_file, etcd_private_key_file;
+  // Internode encryption (cluster/internode_tls.h, Cassandra's server_encryption_options).
+  cluster::InternodeTlsOptions internode_tls;
   std::string node_address;         // the address other nodes and drivers use; empty: the CQL address
   std::string data_center = "datacenter1";
   std::string rack = "rack1";
