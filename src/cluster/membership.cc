@@ -155,14 +155,12 @@ void Membership::Apply(const std::vector<EtcdWatchEvent>& batch) {
         if (it == members_.end()) continue;
         auto version = UuidFromText(e.kv.value);
         it->second.leased = put;
-        if (options_.liveness_from_failure_detector && live != options_.self.host_id) {
-          // The key says nothing of liveness here (leases expire together when
-          // etcd stalls); without it the version is unknown (null in
-          // system.peers, which drivers leave out of schema agreement).
-          it->second.schema_version = put && version.ok() ? *version : std::string();
-          continue;
-        }
+        // Without the key the version is unknown (null in system.peers, which
+        // drivers leave out of schema agreement).
         it->second.schema_version = put && version.ok() ? *version : std::string();
+        // Under the failure detector the key says nothing of liveness (leases
+        // expire together when etcd stalls).
+        if (options_.liveness_from_failure_detector && live != options_.self.host_id) continue;
         if (it->second.alive == put) continue;
         it->second.alive = put;
         if (live != options_.self.host_id) {

@@ -74,6 +74,14 @@ def superuser(cluster, node=1):
     return node_session(cluster, node, "cassandra", PASSWORD["cassandra"])
 
 
+def as_superuser(cluster, statement, node=1):
+    driver, session = superuser(cluster, node)
+    try:
+        return list(session.execute(statement))
+    finally:
+        driver.shutdown()
+
+
 def test_the_launcher_records_the_default_superusers_credentials(cluster):
     m = cluster.manifest()
     assert m["credentials"] == {"username": "cassandra", "password": "cassandra"}
@@ -82,13 +90,9 @@ def test_the_launcher_records_the_default_superusers_credentials(cluster):
     # The default superuser was made once for the cluster: one cassandra role,
     # the same through every node.
     for node in (1, 2, 3):
-        driver, session = superuser(cluster, node)
-        try:
-            rows = list(session.execute("LIST ROLES"))
-            assert [r.role for r in rows] == ["cassandra"], rows
-            assert rows[0].super and rows[0].login
-        finally:
-            driver.shutdown()
+        rows = as_superuser(cluster, "LIST ROLES", node)
+        assert [r.role for r in rows] == ["cassandra"], rows
+        assert rows[0].super and rows[0].login
 
 
 def test_ddl_reaches_schema_agreement_with_authentication_on(cluster):
@@ -103,11 +107,7 @@ def test_ddl_reaches_schema_agreement_with_authentication_on(cluster):
         print("two DDL statements with schema agreement in %.2f s" % (time.monotonic() - start))
         versions = set()
         for node in (1, 2, 3):
-            d, s = superuser(cluster, node)
-            try:
-                versions.add(s.execute("SELECT schema_version FROM system.local").one().schema_version)
-            finally:
-                d.shutdown()
+            versions.add(as_superuser(cluster, "SELECT schema_version FROM system.local", node)[0].schema_version)
         assert len(versions) == 1, versions
         session.execute("INSERT INTO secured.t (k, v) VALUES (1, 'one')")
     finally:
@@ -115,11 +115,7 @@ def test_ddl_reaches_schema_agreement_with_authentication_on(cluster):
 
 
 def test_a_role_created_through_node_1_logs_in_through_nodes_2_and_3(cluster):
-    driver, session = superuser(cluster)
-    try:
-        session.execute("CREATE ROLE bob WITH PASSWORD = 'bobs secret' AND LOGIN = true")
-    finally:
-        driver.shutdown()
+    as_superuser(cluster, "CREATE ROLE bob WITH PASSWORD = 'bobs secret' AND LOGIN = true")
     # On the first try: the role is read from etcd, not from a node's copy.
     assert logs_in(cluster, 2, "bob", "bobs secret")
     assert logs_in(cluster, 3, "bob", "bobs secret")
@@ -159,11 +155,7 @@ def test_grant_and_revoke_through_node_1_hold_on_the_others_within_the_cache_val
 
 
 def test_a_password_changed_through_node_1_is_refused_by_every_node(cluster):
-    driver, session = superuser(cluster)
-    try:
-        session.execute("ALTER ROLE cassandra WITH PASSWORD = 'a new one'")
-    finally:
-        driver.shutdown()
+    as_superuser(cluster, "ALTER ROLE cassandra WITH PASSWORD = 'a new one'")
     for node in (1, 2, 3):
         assert not logs_in(cluster, node, "cassandra", "cassandra"), "node %d took the old password" % node
         assert logs_in(cluster, node, "cassandra", "a new one")

@@ -6,12 +6,14 @@ Three nodes in network namespaces of the test's own (netns_cluster.py), RF 3,
 the default failure-detector timeout (2 s), leases of 3 s.
 - etcd SIGSTOPped for 20 s under QUORUM writes and reads through all three
   nodes: every lease expires while it is stopped, and yet no request gets
-  Unavailable and no node sends a DOWN event, during the stall or in the
-  10 s after it.
+  Unavailable and no node sends a DOWN event, during the stall or after it,
+  until every node is alive in etcd again under a new lease and has
+  coordinated 100 more requests.
 - Node 3 cut off from nodes 1 and 2 only (etcd and the clients still reach
   it): nodes 1 and 2 send DOWN for it within 3 s, node 3 sends DOWN for
   both of them, and after the heal every one of them sends UP within 1 s.
 Events are read from a REGISTERed raw connection to each node."""
+import base64
 import json
 import os
 import signal
@@ -25,7 +27,7 @@ from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
 from cassandra.policies import WhiteListRoundRobinPolicy
 from cassandra.query import SimpleStatement
 
-from local_cluster import EventConnection
+from local_cluster import EventConnection, wait_until
 from netns_cluster import ADMIN_PORT, CQL_PORT, NetnsCluster
 
 BINARY = os.environ["TESSERA_BINARY"]
@@ -51,6 +53,16 @@ def pinned_session(cluster, node):
     d = Cluster([addr], port=CQL_PORT, protocol_version=4, connect_timeout=10,
                 execution_profiles={EXEC_PROFILE_DEFAULT: profile})
     return d, d.connect()
+
+
+def alive_leases(cluster):
+    """The leases of the nodes' liveness keys in etcd (/tessera/alive/...)."""
+    prefix = b"/tessera/alive/"
+    end = prefix[:-1] + bytes([prefix[-1] + 1])
+    body = json.dumps({"key": base64.b64encode(prefix).decode(), "range_end": base64.b64encode(end).decode()})
+    request = urllib.request.Request(cluster.etcd_endpoint + "/v3/kv/range", data=body.encode())
+    with urllib.request.urlopen(request, timeout=5) as r:
+        return [kv.get("lease", "0") for kv in json.load(r).get("kvs", [])]
 
 
 def states(cluster, node):
@@ -149,15 +161,31 @@ def test_an_etcd_stall_marks_nobody_down(cluster, events):
     start = time.monotonic()
     for t in threads:
         t.start()
+    def done_by_each(since_count):
+        with lock:
+            counts = [sum(1 for n, _ in outcomes[since_count:] if n == node) for node in (1, 2, 3)]
+        return min(counts)
+
     try:
-        time.sleep(2)  # load before the stall, so that the stall happens under it
+        # The stall happens under load: every node has coordinated requests first.
+        wait_until(lambda: done_by_each(0) >= 50, 60, "requests through every node before the stall")
+        leases_before = alive_leases(cluster)
+        assert len(leases_before) == 3, leases_before
         cluster.etcd.send_signal(signal.SIGSTOP)
         stalled = time.monotonic()
         try:
-            time.sleep(STALL_SECONDS)
+            time.sleep(STALL_SECONDS)  # how long the fault lasts, not a wait for a condition
         finally:
             cluster.etcd.send_signal(signal.SIGCONT)
-        time.sleep(10)  # every lease expired in the stall: the nodes take new ones now
+        # Every lease expired in the stall: each node takes a new one and writes its key again...
+        def renewed():
+            leases = alive_leases(cluster)
+            return len(leases) == 3 and not set(leases) & set(leases_before)
+        wait_until(renewed, 60, "every node alive again in etcd under a new lease")
+        # ...and the load goes on through every node after that.
+        with lock:
+            resumed_at = len(outcomes)
+        wait_until(lambda: done_by_each(resumed_at) >= 100, 60, "requests through every node after the stall")
     finally:
         stop.set()
         for t in threads:
