@@ -8,6 +8,7 @@
 
 #include "db/database.h"
 #include "keys/storage_key.h"
+#include "tablets/key_sample.h"
 #include "types/value_literal.h"
 
 namespace tessera {
@@ -72,7 +73,9 @@ void MonotonicKey(Database& db, const TableSchema& t, std::vector<KeyAdvice>* ou
   for (const auto& tablet : load.tablets) total_writes += tablet.writes_per_second;
   for (size_t i = 0; i < load.tablets.size(); ++i) {
     const TabletLoad& tablet = load.tablets[i];
-    if (!IsAppendTail(tablet, db.balancer_options())) continue;
+    // The balancer judges a tail from a few dozen writes (a hold is cheap to undo); advice waits for a
+    // full lag window, so that a small tablet whose first writes happened to be its greatest keys is no tail.
+    if (!IsAppendTail(tablet, db.balancer_options()) || tablet.sample.writes < KeySample::kTailLag) continue;
     const bool last = i + 1 == load.tablets.size();
     const double last_share = total_writes > 0 ? load.tablets.back().writes_per_second / total_writes : 0;
     const std::string col = AdvancingColumn(t, tablet.sample);

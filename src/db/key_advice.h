@@ -2,7 +2,8 @@
 //
 // Each detected condition becomes one KeyAdvice row (system.key_advice):
 //  - monotonic_leading_key (range tables): a tablet whose writes form an
-//    append-only tail (tablets/balancer_policy.h IsAppendTail); names the
+//    append-only tail (tablets/balancer_policy.h IsAppendTail), judged over
+//    at least KeySample::kTailLag sampled writes; names the
 //    key column whose order the writes follow and the share of the table's
 //    writes landing in its last tablet; proposes a hash prefix / buckets, a
 //    key-order swap, bit-reversal or UUIDs.
