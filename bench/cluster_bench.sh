@@ -5,9 +5,12 @@
 #     127.0.0.1-3), keyspace replication_factor 3, requests at QUORUM,
 #     connections spread over the three nodes as coordinators;
 #   - 1 embedded node (`tessera server`, no etcd), replication_factor 1, ONE;
-# one after the other in one run on this machine, with CPU steal beside each.
+# one after the other in one run on this machine, with CPU steal beside each,
+# and the share of the cluster's tablet requests forwarded (coordinated by a
+# node holding no replica: none at RF 3 on 3 nodes). The client routes by
+# token as the drivers do (--no-token-aware: not).
 # Every process is stopped by its pid and its data removed.
-# Usage: bench/cluster_bench.sh [--seconds N] [--records N] [--tls] [--server-arg ARG]...
+# Usage: bench/cluster_bench.sh [--seconds N] [--records N] [--tls] [--no-token-aware] [--server-arg ARG]...
 # (--server-arg: a flag for the cluster's nodes, e.g. --server-arg --request-threads=8)
 # Prints both results and their ratios; bench/RESULTS.md records a run.
 set -euo pipefail
@@ -22,10 +25,13 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-bench_flags=(--seconds "$seconds" --connections 4 --inflight 4 --recordcount "$records" --value-bytes 1000)
+bench_flags=(--seconds "$seconds" --connections 4 --inflight 4 --recordcount "$records" --value-bytes 1000
+             "${bench_args[@]}")
+admin=""  # the cluster's admin port, for the forwarded share
 
 run_pair() {  # NAME HOSTS PORT RF CONSISTENCY
-  local name="$1" hosts="$2" port="$3" rf="$4" cl="$5" s0
+  local name="$1" hosts="$2" port="$3" rf="$4" cl="$5" s0 f0
+  [ -n "$admin" ] && f0=$(forwarded "$admin" 3)
   s0=$(steal)
   # A request that fails (a time-out under load) is counted, not fatal: `|| true`.
   "$tessera" bench --host "$hosts" --port "$port" --workload write --load --replication-factor "$rf" \
@@ -35,15 +41,19 @@ run_pair() {  # NAME HOSTS PORT RF CONSISTENCY
   "$tessera" bench --host "$hosts" --port "$port" --workload point-read --replication-factor "$rf" \
     --consistency "$cl" "${bench_flags[@]}" --json "$work/$name-read.json" >&2 || true
   echo "$name read steal $(( $(steal) - s0 ))" >>"$work/steal"
+  [ -n "$admin" ] && echo "$name $f0 $(forwarded "$admin" 3)" >>"$work/forwarded"
+  return 0
 }
 
 echo "== machine: $(nproc) vCPU, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)" >&2
 port=$(free_port)
-"$tessera" cluster start --nodes 3 --dir "$work/cluster" --port "$port" --admin-port "$(free_port)" \
+admin=$(free_port)
+"$tessera" cluster start --nodes 3 --dir "$work/cluster" --port "$port" --admin-port "$admin" \
   --etcd-port "$(free_port)" --etcd-peer-port "$(free_port)" --internode-port "$(free_port)" "${server_args[@]}" >&2
 echo "== 3 nodes, RF 3, QUORUM" >&2
 run_pair cluster 127.0.0.1,127.0.0.2,127.0.0.3 "$port" 3 QUORUM
 "$tessera" cluster stop --dir "$work/cluster" >&2
+admin=""
 
 port=$(free_port)
 "$tessera" server --data-dir "$work/single" --listen "127.0.0.1:$port" --admin-listen off >"$work/single.log" 2>&1 &
@@ -70,4 +80,8 @@ for op in ("write", "read"):
         c[1] / s[1], steal["cluster " + op], steal["single " + op]))
     if c[2] or s[2]:
         print("%s: requests failed (time-outs), cluster %d, single %d" % (op, c[2], s[2]))
+for l in open(work + "/forwarded"):
+    _, f0, c0, f1, c1 = l.split()
+    f, c = int(f1) - int(f0), int(c1) - int(c0)
+    print("3 nodes: %.1f%% of %d coordinated tablet requests forwarded (no local replica)" % (100.0 * f / c if c else 0, c))
 PY

@@ -46,8 +46,9 @@ int Run(BenchFlags& f) {
     std::fprintf(stderr, "error: %s\n", w.status().message().c_str());
     return 2;
   }
-  std::printf("%s | %d connections x %d in flight | %s over %zu node(s)%s\n", (*w)->Describe().c_str(),
+  std::printf("%s | %d connections x %d in flight | %s over %zu node(s)%s%s\n", (*w)->Describe().c_str(),
               f.run.connections, f.run.inflight, cql::ConsistencyName(f.run.consistency), f.run.hosts.size(),
+              f.run.hosts.size() > 1 ? (f.run.token_aware ? ", routed by token" : ", not routed by token") : "",
               f.run.target_ops_per_second > 0 ? (" | target " + std::to_string(static_cast<int64_t>(f.run.target_ops_per_second)) + " ops/s").c_str() : "");
   std::vector<workload::RunResult> results;
   if (f.load) {
@@ -84,7 +85,7 @@ CLI::App* AddBenchCommand(CLI::App& app, int* exit_code) {
   auto& r = f->run;
   cmd->add_option("--workload", w.name, "a-f, monotonic, swapped, timeseries, latest-n, point-read, write")
       ->capture_default_str();
-  cmd->add_option("--host", f->host, "a node, or several separated by commas (connections spread over them)")
+  cmd->add_option("--host", f->host, "a node, or several separated by commas (workers' home nodes spread over them)")
       ->capture_default_str();
   cmd->add_option("--consistency", f->consistency, "consistency level of every request (ONE, QUORUM, ALL, ...)")
       ->capture_default_str();
@@ -109,8 +110,12 @@ CLI::App* AddBenchCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--readmodifywriteproportion", w.read_modify_write);
   cmd->add_option("--maxscanlength", w.max_scan_length);
   cmd->add_option("--series", w.series, "partitions of the timeseries and latest-n scenarios")->capture_default_str();
-  cmd->add_option("--connections", r.connections)->capture_default_str();
-  cmd->add_option("--inflight", r.inflight, "requests in flight per connection")->capture_default_str();
+  cmd->add_option("--connections", r.connections, "workers, each with its own connection (one per node when "
+                 "routing by token)")->capture_default_str();
+  cmd->add_option("--inflight", r.inflight, "requests in flight per worker")->capture_default_str();
+  cmd->add_flag("!--no-token-aware", r.token_aware,
+                "with several --host nodes, send every request to its home node instead of the node owning its "
+                "partition's token (system.local/system.peers tokens)");
   cmd->add_option("--target", r.target_ops_per_second, "ops/s to aim at (0: as fast as possible)")
       ->capture_default_str();
   cmd->add_option("--json", f->json, "also write the results as JSON to this file");

@@ -205,6 +205,26 @@ Result<bool> CqlConnection::WaitForResponse(int64_t timeout_micros) {
   }
 }
 
+Result<size_t> CqlConnection::WaitForAny(const std::vector<CqlConnection*>& conns, int64_t timeout_micros) {
+  std::vector<pollfd> fds;
+  for (size_t i = 0; i < conns.size(); ++i) {
+    TESSERA_RETURN_IF_ERROR(conns[i]->Flush());
+    if (conns[i]->tls_ && conns[i]->tls_->HasBuffered()) return i;
+    fds.push_back(pollfd{conns[i]->fd_, POLLIN, 0});
+  }
+  const int64_t micros = std::max<int64_t>(timeout_micros, 0);
+  timespec timeout{static_cast<time_t>(micros / 1'000'000), static_cast<long>(micros % 1'000'000) * 1000};
+  for (;;) {
+    const int ready = ppoll(fds.data(), fds.size(), &timeout, nullptr);
+    if (ready < 0 && errno == EINTR) continue;  // as WaitForResponse: a rare early retry
+    if (ready < 0) return Errno("ppoll");
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].revents != 0) return i;  // POLLHUP / POLLERR too: Receive() reports them
+    }
+    return conns.size();
+  }
+}
+
 Result<CqlConnection::Response> CqlConnection::Receive() {
   TESSERA_RETURN_IF_ERROR(Flush());
   std::string header;

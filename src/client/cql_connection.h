@@ -70,6 +70,12 @@ class CqlConnection {
   // Errors: IOError.
   Result<bool> WaitForResponse(int64_t timeout_micros);
   size_t in_flight() const { return in_flight_; }
+  // Flushes every connection of `conns`, then waits at most `timeout_micros`
+  // for a response to begin arriving on any of them: the index of one that
+  // has (Receive() would not wait for its first bytes), or conns.size()
+  // after the time-out. A token-aware client holds one connection per node
+  // on one thread. Errors: IOError. REQUIRES: no null entries.
+  static Result<size_t> WaitForAny(const std::vector<CqlConnection*>& conns, int64_t timeout_micros);
 
   // One request and its answer. REQUIRES: nothing else in flight.
   Result<cql::DecodedResponse> Call(const cql::Request& request);

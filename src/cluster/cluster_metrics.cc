@@ -48,6 +48,10 @@ std::string RenderClusterMetrics(const ReplicationServices& s, const InternodeSe
          s.write_timeouts.load());
   Metric(&out, "tessera_coordinator_read_timeouts_total", "counter", "Reads that ended in ReadTimeout.",
          s.read_timeouts.load());
+  Metric(&out, "tessera_coordinator_requests_total", "counter",
+         "Tablet requests (writes, key reads, range read steps) this node coordinated.", s.coordinated.load());
+  Metric(&out, "tessera_coordinator_forwarded_requests_total", "counter",
+         "Coordinated tablet requests of which this node held no replica (every replica remote).", s.forwarded.load());
   Metric(&out, "tessera_coordinator_speculative_retries_total", "counter",
          "Reads that asked one more replica (speculative_retry, or an error answer).", s.speculative_retries.load());
   return out;

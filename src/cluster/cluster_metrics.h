@@ -10,7 +10,9 @@
 // tessera_hints_pending, tessera_hints_pending_bytes,
 // tessera_read_repairs_total (keys written back by reads),
 // tessera_coordinator_unavailables_total, tessera_coordinator_write_timeouts_total,
-// tessera_coordinator_read_timeouts_total, tessera_coordinator_speculative_retries_total.
+// tessera_coordinator_read_timeouts_total, tessera_coordinator_speculative_retries_total,
+// tessera_coordinator_requests_total, tessera_coordinator_forwarded_requests_total
+// (requests coordinated without a local replica).
 //
 // Thread safety: reads atomics; callable from any thread.
 #pragma once

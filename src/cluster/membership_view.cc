@@ -1,11 +1,42 @@
 #include "cluster/membership_view.h"
 
+#include "cluster/routing_tokens.h"
+#include "cluster/tablet_placement.h"
+#include "db/database.h"
+
 namespace tessera::cluster {
+
+std::map<std::string, std::vector<int64_t>> MembershipView::Ring(Membership* m) const {
+  const std::vector<MemberState> members = m->Members();
+  std::vector<std::string> hosts;
+  for (const MemberState& s : members) hosts.push_back(s.record.host_id);
+  const Database* db = db_.load();
+  TabletPlacements* placements = placements_.load();
+  std::shared_ptr<const std::vector<TabletReplicas>> reference;
+  std::string reference_uuid;
+  if (db != nullptr && placements != nullptr) {
+    for (const auto& table : db->catalog().AllTables()) {
+      if (table->distribution != Distribution::kHash || table->keyspace.starts_with("system")) continue;
+      auto placement = placements->Cached(table->uuid);
+      if (!placement || placement->empty()) continue;
+      if (!reference || placement->size() > reference->size() ||
+          (placement->size() == reference->size() && table->uuid < reference_uuid)) {
+        reference = placement;
+        reference_uuid = table->uuid;
+      }
+    }
+  }
+  if (reference) return RingOfPlacement(*reference, hosts);
+  std::map<std::string, std::vector<int64_t>> fixed;
+  for (const MemberState& s : members) fixed[s.record.host_id] = {s.record.token};
+  return fixed;
+}
 
 std::vector<cql::PeerInfo> MembershipView::Peers() const {
   std::vector<cql::PeerInfo> peers;
   Membership* m = membership_.load();
   if (m == nullptr) return peers;
+  auto ring = Ring(m);
   for (const MemberState& s : m->Members()) {
     if (s.record.host_id == m->self().host_id) continue;
     cql::PeerInfo p;
@@ -16,11 +47,20 @@ std::vector<cql::PeerInfo> MembershipView::Peers() const {
     p.rack = s.record.rack;
     p.release_version = s.record.release_version;
     p.schema_version = s.schema_version;
-    p.token = s.record.token;
+    auto it = ring.find(s.record.host_id);
+    p.tokens = it != ring.end() ? it->second : std::vector<int64_t>{s.record.token};
     p.alive = s.alive;
     peers.push_back(std::move(p));
   }
   return peers;
+}
+
+std::vector<int64_t> MembershipView::LocalTokens() const {
+  Membership* m = membership_.load();
+  if (m == nullptr) return {};
+  auto ring = Ring(m);
+  auto it = ring.find(m->self().host_id);
+  return it != ring.end() ? it->second : std::vector<int64_t>{m->self().token};
 }
 
 }  // namespace tessera::cluster

@@ -105,9 +105,8 @@ std::vector<std::string> ReplicatedTablet::Hosts() {
   return holder ? holder->replicas : std::vector<std::string>{};
 }
 
-Result<TabletReplicas> ReplicatedTablet::PlacementTablet() {
-  ReplicationServices* s = services_;
-  auto table = table_;
+Result<std::shared_ptr<const std::vector<TabletReplicas>>> ResolvePlacement(ReplicationServices* s,
+                                                                            std::shared_ptr<const TableSchema> table) {
   auto make = [s, table]() -> Result<std::vector<TabletReplicas>> {
     TESSERA_ASSIGN_OR_RETURN(KeyspaceMetadata ks, s->db->catalog().GetKeyspace(table->keyspace));
     TESSERA_ASSIGN_OR_RETURN(ReplicationFactors factors, ParseReplication(ks.replication));
@@ -126,9 +125,13 @@ Result<TabletReplicas> ReplicatedTablet::PlacementTablet() {
     }
     return placement;
   };
+  return s->placements->Get(table->uuid, make);
+}
+
+Result<TabletReplicas> ReplicatedTablet::PlacementTablet() {
   // Read per request (the cached placement, a shared pointer): a migration
   // changes a tablet's replicas and stage while this object lives.
-  TESSERA_ASSIGN_OR_RETURN(auto placement, services_->placements->Get(table_->uuid, make));
+  TESSERA_ASSIGN_OR_RETURN(auto placement, ResolvePlacement(services_, table_));
   // This node's tablet may not have applied a split of the placement yet:
   // the placement tablet holding its start has the same replicas as every
   // placement tablet within it (a split keeps the replicas, and a tablet
@@ -150,6 +153,13 @@ Result<std::vector<std::string>> ReplicatedTablet::Replicas() {
 Result<std::vector<ReplicatedTablet::Target>> ReplicatedTablet::Targets() {
   TESSERA_ASSIGN_OR_RETURN(TabletReplicas tablet, PlacementTablet());
   return TargetsOf(ReadReplicas(tablet.replicas, tablet.transition));
+}
+
+void ReplicatedTablet::CountCoordinated(const std::vector<Target>& targets) {
+  services_->coordinated.fetch_add(1, std::memory_order_relaxed);
+  if (std::none_of(targets.begin(), targets.end(), [](const Target& t) { return t.info.local; })) {
+    services_->forwarded.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 std::vector<ReplicatedTablet::Target> ReplicatedTablet::TargetsOf(const std::vector<std::string>& replicas) {
@@ -180,6 +190,7 @@ Status ReplicatedTablet::Apply(const WriteSet& writes) {
   TESSERA_ASSIGN_OR_RETURN(TabletReplicas tablet, PlacementTablet());
   const WriteReplicaSet set = WriteReplicas(tablet.replicas, tablet.transition);
   std::vector<Target> targets = TargetsOf(set.natural);
+  CountCoordinated(targets);
   std::vector<ReplicaTarget> infos;
   for (const auto& t : targets) infos.push_back(t.info);
   TESSERA_ASSIGN_OR_RETURN(ConsistencyPlan plan, PlanConsistency(level, infos, services_->local_dc, /*write=*/true));
@@ -401,6 +412,7 @@ Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query) {
   // the leaving replica (PlacementFence).
   PlacementFence::RequestGuard fence(&services_->placement_fence);
   TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
+  CountCoordinated(targets);
   ConsistencyPlan plan;
   TESSERA_ASSIGN_OR_RETURN(std::vector<const Target*> asked, ChooseReadTargets(targets, &plan));
   TESSERA_ASSIGN_OR_RETURN(
@@ -457,6 +469,7 @@ Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query) {
 Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeys(const std::vector<std::string>& keys) {
   PlacementFence::RequestGuard fence(&services_->placement_fence);
   TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
+  CountCoordinated(targets);
   ConsistencyPlan plan;
   TESSERA_ASSIGN_OR_RETURN(std::vector<const Target*> asked, ChooseReadTargets(targets, &plan));
   using Values = std::vector<std::optional<std::string>>;

@@ -99,7 +99,21 @@ struct ReplicationServices {
   Failpoints* failpoints = nullptr;      // null: none (common/failpoints.h)
   ReplicaLatency latency;                // what reads and writes saw of each peer
   std::atomic<uint64_t> speculative_retries{0};  // reads that asked one more replica
+  // Tablet requests (a write, a key read, a range read step) this node
+  // coordinated, and those of them it holds no replica of: forwarded, every
+  // replica remote (what token-aware drivers avoid; cluster/routing_tokens.h).
+  std::atomic<uint64_t> coordinated{0}, forwarded{0};
 };
+
+// The placement of `table` (a table of a replicated keyspace): the cached
+// one, else read from etcd, else made from the members of the moment (one
+// tablet per local tablet, PlaceReplicas) and created there, the first
+// creator winning. Called by a tablet's first request, and right after
+// CREATE TABLE so that drivers' routing tokens follow the new table
+// (cluster/routing_tokens.h). Errors: those of TabletPlacements::Get and
+// ParseReplication, NotFound for a dropped keyspace.
+Result<std::shared_ptr<const std::vector<TabletReplicas>>> ResolvePlacement(ReplicationServices* services,
+                                                                            std::shared_ptr<const TableSchema> table);
 
 class ReplicatedTablet : public Replica {
  public:
@@ -127,6 +141,7 @@ class ReplicatedTablet : public Replica {
   // The replicas reads go to (a migration's stage decides which).
   Result<std::vector<Target>> Targets();
   std::vector<Target> TargetsOf(const std::vector<std::string>& replicas);
+  void CountCoordinated(const std::vector<Target>& targets);  // ReplicationServices::coordinated, forwarded
   Result<KeyWindow> ReadWindow(const RangeQuery& query);
   Result<std::vector<std::optional<std::string>>> ReadKeys(const std::vector<std::string>& relative_keys);
   Status Repair(const std::vector<const Target*>& asked, const std::vector<WriteSet>& repairs);

@@ -51,6 +51,19 @@ CqlServer::NodeEvent NodeEventOf(cluster::MembershipEvent::Kind kind) {
   return CqlServer::NodeEvent::kDown;
 }
 
+// Right after CREATE TABLE through this node, the new table's placement, so
+// that the routing tokens drivers read next follow it (cluster/routing_tokens.h)
+// from the first request on. On failure the table's first request retries.
+void ResolveNewTablePlacement(cluster::ReplicationServices* r, const cql::SchemaChange& change) {
+  if (change.change_type != "CREATED" || change.target != "TABLE" || change.keyspace.starts_with("system")) return;
+  auto table = r->db->GetTable(change.keyspace, change.name);
+  if (!table.ok()) return;
+  if (auto placement = cluster::ResolvePlacement(r, *table); !placement.ok()) {
+    spdlog::warn("tablets: placement of new table {}.{} not made yet: {}", change.keyspace, change.name,
+                 placement.status().ToString());
+  }
+}
+
 // Where etcd is, with the node's TLS files for it.
 cluster::EtcdEndpoint EtcdOf(const NodeClusterOptions& c) {
   cluster::EtcdEndpoint e(c.etcd_endpoint);
@@ -166,6 +179,7 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
     l.failure_detector->Start();
   }
   l.placements = std::make_unique<cluster::TabletPlacements>(&l.membership->etcd());
+  l.peers.AttachRouting(db_.get(), l.placements.get());  // system.local/peers tokens follow the placement
   l.replication = std::make_unique<cluster::ReplicationServices>();
   cluster::ReplicationServices& r = *l.replication;
   r.db = db_.get();
@@ -309,9 +323,10 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
     if (!options.cluster.node_address.empty()) info.rpc_address = options.cluster.node_address;
   }
   // `l` lives as long as the node, and the listener is stopped before the processor goes.
-  l.processor = std::make_unique<cql::QueryProcessor>(node->db_.get(), info, [&l](const cql::SchemaChange& change) {
+  l.processor = std::make_unique<cql::QueryProcessor>(node->db_.get(), info, [&l](const cql::SchemaChange& change, bool originating) {
     if (l.cql) l.cql->BroadcastSchemaChange(change);
     if (l.membership) l.membership->NotifySchemaChanged();
+    if (l.replication && originating) ResolveNewTablePlacement(l.replication.get(), change);
   }, l.auth.get());
   l.cql = std::make_unique<CqlServer>(cql_options, l.processor.get());
   if (l.admin) {

@@ -5,7 +5,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <thread>
+
+#include "workload/token_ring.h"
 
 namespace tessera::workload {
 namespace {
@@ -22,17 +25,58 @@ struct Pending {
   bool second_step = false;
 };
 
-// One connection's loop. `next` hands out operations (false: no more).
+// One worker's loop: its own connection to its home node, and with token
+// routing one to every node, each request sent to the node owning its
+// partition's token. `next` hands out operations (false: no more).
 struct Worker {
   const Workload* workload;
   const RunOptions* options;
-  std::vector<cql::DecodedPrepared> prepared;
+  std::vector<std::unique_ptr<client::CqlConnection>> conns;  // one per host (or just the home one)
+  std::vector<std::vector<cql::DecodedPrepared>> prepared;    // per connection, per statement
+  size_t home = 0;
+  const TokenRing* ring = nullptr;                 // null: every request goes home
+  std::map<std::string, size_t> conn_of_address;  // with `ring`
   std::map<std::string, OpStats> stats;
   std::string first_error;
+  uint64_t sent_home = 0, sent_routed = 0;
+  mutable size_t ties = 0;  // Route's turn among equally busy replicas
 
-  Status Run(client::CqlConnection& conn, const std::function<bool(Op*)>& next, Clock::time_point deadline,
-             double rate_per_connection) {
-    std::map<int16_t, Pending> inflight;
+  // The connection for statement `statement` bound to `values`.
+  size_t Route(size_t statement, const std::vector<cql::WireValue>& values) const {
+    if (ring == nullptr || ring->empty()) return home;
+    std::vector<std::string_view> key;
+    for (uint16_t i : prepared[home][statement].partition_key_indexes) {
+      if (i >= values.size() || values[i].kind != cql::WireValue::Kind::kBytes) return home;
+      key.push_back(values[i].bytes);
+    }
+    if (key.empty()) return home;
+    // The worker's home node when it holds a replica (its pipeline stays full: at RF = nodes this is
+    // the plain spread over nodes, measured faster than spreading each worker over all of them);
+    // else the replica with the fewest requests in flight, ties taken in turn.
+    const auto replicas =
+        ring->Replicas(TokenRing::TokenOf(key), std::max(1, workload->options().replication_factor));
+    const size_t first = ties++;
+    size_t best = conns.size();
+    for (size_t i = 0; i < replicas.size(); ++i) {
+      auto it = conn_of_address.find(replicas[(first + i) % replicas.size()]);
+      if (it == conn_of_address.end()) continue;
+      if (it->second == home) return home;
+      if (best == conns.size() || conns[it->second]->in_flight() < conns[best]->in_flight()) best = it->second;
+    }
+    return best == conns.size() ? home : best;
+  }
+
+  // The connections with requests in flight.
+  std::vector<client::CqlConnection*> Busy() const {
+    std::vector<client::CqlConnection*> busy;
+    for (const auto& c : conns) {
+      if (c->in_flight() > 0) busy.push_back(c.get());
+    }
+    return busy;
+  }
+
+  Status Run(const std::function<bool(Op*)>& next, Clock::time_point deadline, double rate_per_connection) {
+    std::map<std::pair<size_t, int16_t>, Pending> inflight;  // (connection, stream)
     const auto start = Clock::now();
     int64_t scheduled = 0;
     bool more = true;
@@ -50,8 +94,9 @@ struct Worker {
               // response came delayed every send behind the slowest request
               // in flight, which the latency from the due time then counted.
               const int64_t wait = std::chrono::duration_cast<std::chrono::microseconds>(at - now).count();
-              TESSERA_ASSIGN_OR_RETURN(bool response, conn.WaitForResponse(wait));
-              if (response) break;
+              auto busy = Busy();
+              TESSERA_ASSIGN_OR_RETURN(size_t ready, client::CqlConnection::WaitForAny(busy, wait));
+              if (ready < busy.size()) break;
             }
           }
           due = Micros(at);
@@ -66,14 +111,20 @@ struct Worker {
           break;
         }
         ++scheduled;
-        TESSERA_RETURN_IF_ERROR(Send(conn, Pending{std::move(op), due, false}, &inflight));
+        TESSERA_RETURN_IF_ERROR(Send(Pending{std::move(op), due, false}, &inflight));
       }
       if (inflight.empty()) {
         if (!more) return Status::OK();
         continue;
       }
-      TESSERA_ASSIGN_OR_RETURN(auto r, conn.Receive());
-      auto it = inflight.find(r.stream);
+      auto busy = Busy();
+      TESSERA_ASSIGN_OR_RETURN(size_t ready, client::CqlConnection::WaitForAny(
+                                                 busy, int64_t{options->client.request_timeout_ms} * 1000));
+      if (ready == busy.size()) return Status::IOError("no response within the request time-out");
+      size_t index = 0;
+      while (conns[index].get() != busy[ready]) ++index;
+      TESSERA_ASSIGN_OR_RETURN(auto r, conns[index]->Receive());
+      auto it = inflight.find({index, r.stream});
       if (it == inflight.end()) continue;
       Pending p = std::move(it->second);
       inflight.erase(it);
@@ -85,41 +136,66 @@ struct Worker {
       }
       if (p.op.kind == OpKind::kReadModifyWrite && !p.second_step) {
         p.second_step = true;
-        TESSERA_RETURN_IF_ERROR(Send(conn, std::move(p), &inflight));
+        TESSERA_RETURN_IF_ERROR(Send(std::move(p), &inflight));
         continue;
       }
       s.latency.Record(Micros(Clock::now()) - p.due_micros);
     }
   }
 
-  Status Send(client::CqlConnection& conn, Pending p, std::map<int16_t, Pending>* inflight) {
+  Status Send(Pending p, std::map<std::pair<size_t, int16_t>, Pending>* inflight) {
     cql::QueryParameters params;
     const size_t statement = p.second_step ? p.op.then_statement : p.op.statement;
     params.values = p.second_step ? p.op.then_values : p.op.values;
     params.skip_metadata = true;
     params.consistency = options->consistency;
-    TESSERA_ASSIGN_OR_RETURN(int16_t stream, conn.Send(cql::ExecuteRequest{prepared[statement].id, std::move(params)}));
-    inflight->emplace(stream, std::move(p));
+    const size_t c = Route(statement, params.values);
+    ++(c == home ? sent_home : sent_routed);
+    TESSERA_ASSIGN_OR_RETURN(int16_t stream,
+                             conns[c]->Send(cql::ExecuteRequest{prepared[c][statement].id, std::move(params)}));
+    inflight->emplace(std::make_pair(c, stream), std::move(p));
     return Status::OK();
   }
 };
 
+Result<std::unique_ptr<client::CqlConnection>> ConnectAndPrepare(const Workload& w, client::ClientOptions target,
+                                                                 std::vector<cql::DecodedPrepared>* prepared) {
+  TESSERA_ASSIGN_OR_RETURN(auto c, client::CqlConnection::Connect(target));
+  for (const auto& cql : w.statements()) {
+    TESSERA_ASSIGN_OR_RETURN(auto p, c->Prepare(cql));
+    prepared->push_back(std::move(p));
+  }
+  return c;
+}
+
 Result<RunResult> Execute(const Workload& w, const RunOptions& o, const std::string& phase,
                           const std::function<std::function<bool(Op*)>(int worker)>& source) {
-  std::vector<std::unique_ptr<client::CqlConnection>> conns;
+  // Token routing needs several nodes; the ring is read after the phase's DDL, once per phase.
+  std::optional<TokenRing> ring;
+  if (o.token_aware && o.hosts.size() > 1) {
+    client::ClientOptions first = o.client;
+    first.host = o.hosts[0];
+    TESSERA_ASSIGN_OR_RETURN(auto c, client::CqlConnection::Connect(first));
+    TESSERA_ASSIGN_OR_RETURN(ring, TokenRing::Read(*c, first.host));
+  }
   std::vector<Worker> workers(static_cast<size_t>(std::max(1, o.connections)));
   for (size_t i = 0; i < workers.size(); ++i) {
     Worker& worker = workers[i];
-    client::ClientOptions target = o.client;
-    if (!o.hosts.empty()) target.host = o.hosts[i % o.hosts.size()];
-    TESSERA_ASSIGN_OR_RETURN(auto c, client::CqlConnection::Connect(target));
     worker.workload = &w;
     worker.options = &o;
-    for (const auto& cql : w.statements()) {
-      TESSERA_ASSIGN_OR_RETURN(auto p, c->Prepare(cql));
-      worker.prepared.push_back(std::move(p));
+    std::vector<std::string> hosts = o.hosts.empty() ? std::vector<std::string>{o.client.host} : o.hosts;
+    worker.home = i % hosts.size();
+    if (!ring) hosts = {hosts[worker.home]};
+    for (size_t h = 0; h < hosts.size(); ++h) {
+      client::ClientOptions target = o.client;
+      target.host = hosts[h];
+      worker.prepared.emplace_back();
+      TESSERA_ASSIGN_OR_RETURN(auto c, ConnectAndPrepare(w, target, &worker.prepared.back()));
+      worker.conns.push_back(std::move(c));
+      if (ring) worker.conn_of_address[hosts[h]] = h;
     }
-    conns.push_back(std::move(c));
+    if (!ring) worker.home = 0;
+    worker.ring = ring ? &*ring : nullptr;
   }
   const auto start = Clock::now();
   const auto deadline = o.operations > 0 || phase == "load"
@@ -129,12 +205,13 @@ Result<RunResult> Execute(const Workload& w, const RunOptions& o, const std::str
   std::vector<std::thread> threads;
   std::vector<Status> statuses(workers.size());
   for (size_t i = 0; i < workers.size(); ++i) {
-    threads.emplace_back([&, i] { statuses[i] = workers[i].Run(*conns[i], source(static_cast<int>(i)), deadline, rate); });
+    threads.emplace_back([&, i] { statuses[i] = workers[i].Run(source(static_cast<int>(i)), deadline, rate); });
   }
   for (auto& t : threads) t.join();
   RunResult r;
   r.phase = phase;
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  uint64_t routed = 0, total = 0;
   for (size_t i = 0; i < workers.size(); ++i) {
     TESSERA_RETURN_IF_ERROR(statuses[i]);
     for (auto& [name, s] : workers[i].stats) {
@@ -144,8 +221,12 @@ Result<RunResult> Execute(const Workload& w, const RunOptions& o, const std::str
       r.errors += s.errors;
     }
     if (r.first_error.empty()) r.first_error = workers[i].first_error;
+    routed += workers[i].sent_routed;
+    total += workers[i].sent_routed + workers[i].sent_home;
   }
   r.operations = r.all.count();
+  r.token_aware = ring.has_value();
+  r.routed_share = total > 0 ? static_cast<double>(routed) / static_cast<double>(total) : 0;
   return r;
 }
 
@@ -201,6 +282,11 @@ std::string FormatText(const RunResult& r) {
                   static_cast<long long>(l.max()));
     out += line;
   }
+  if (r.token_aware) {
+    std::snprintf(line, sizeof line, "  routed by token: %.0f%% of requests went to a node other than their worker's home\n",
+                  r.routed_share * 100);
+    out += line;
+  }
   if (!r.first_error.empty()) out += "  first error: " + r.first_error + "\n";
   return out;
 }
@@ -212,10 +298,12 @@ std::string FormatJson(const std::vector<RunResult>& results, const std::string&
   j["inflight"] = o.inflight;
   j["consistency"] = cql::ConsistencyName(o.consistency);
   j["nodes"] = o.hosts.empty() ? 1 : o.hosts.size();
+  j["token_aware"] = !results.empty() && results.back().token_aware;
   j["target_ops_per_second"] = o.target_ops_per_second;
   for (const auto& r : results) {
     nlohmann::json phase = {{"phase", r.phase},        {"seconds", r.seconds}, {"operations", r.operations},
-                            {"ops_per_second", r.ops_per_second()}, {"errors", r.errors}};
+                            {"ops_per_second", r.ops_per_second()}, {"errors", r.errors},
+                            {"routed_share", r.routed_share}};
     auto stats = [](const LatencyRecorder& l) {
       return nlohmann::json{{"count", l.count()},           {"mean_us", l.mean()},
                             {"p50_us", l.Percentile(50)},   {"p95_us", l.Percentile(95)},

@@ -1,5 +1,6 @@
-// Runner: executes a Workload over CQL — `connections` connections, each
-// keeping up to `inflight` prepared requests outstanding — and measures
+// Runner: executes a Workload over CQL — `connections` workers, each on its
+// own thread keeping up to `inflight` prepared requests outstanding, on one
+// connection, or with token routing one per node — and measures
 // throughput and latency per operation type (LatencyRecorder).
 //
 // Latency is measured from the moment a request was due: with a target
@@ -30,9 +31,14 @@ struct RunOptions {
   double seconds = 10;
   double target_ops_per_second = 0;  // 0: as fast as possible (closed loop)
   cql::Consistency consistency = cql::Consistency::kOne;  // of every EXECUTE
-  // Connection i goes to hosts[i % size] (client.host when empty): spreads
+  // Worker i's home node is hosts[i % size] (client.host when empty): spreads
   // the coordinators over a cluster's nodes.
   std::vector<std::string> hosts;
+  // With several hosts, each worker also connects to every other one and
+  // sends each request to the node owning its partition's token
+  // (workload/token_ring.h), as the drivers' token-aware policies do; its
+  // `inflight` bound covers all its connections. False: home node only.
+  bool token_aware = true;
 };
 
 struct OpStats {
@@ -47,6 +53,8 @@ struct RunResult {
   std::map<std::string, OpStats> by_op;  // OpName -> stats
   LatencyRecorder all;
   std::string first_error;
+  bool token_aware = false;  // requests were routed by token
+  double routed_share = 0;   // of requests, those sent to a node other than the worker's home
   double ops_per_second() const { return seconds > 0 ? static_cast<double>(operations) / seconds : 0; }
 };
 

@@ -1,5 +1,6 @@
 // ClusterView: what the system tables need to know about the other nodes
-// of a cluster. The executor reads it; the cluster layer implements it (the
+// of a cluster, and the tokens every node reports (cluster/routing_tokens.h).
+// The executor reads it; the cluster layer implements it (the
 // executor never depends on the cluster layer). A single node has none.
 //
 // Thread safety: implementations are thread-safe.
@@ -17,7 +18,7 @@ struct PeerInfo {
   int32_t cql_port = 9042;
   std::string data_center, rack, release_version;
   std::string schema_version;  // 16 bytes; empty when unknown
-  int64_t token = 0;
+  std::vector<int64_t> tokens;  // ascending; what token-aware drivers route by
   bool alive = false;
 };
 
@@ -27,6 +28,8 @@ class ClusterView {
   // Every member but this node, alive or not (Cassandra's system.peers
   // lists down nodes too).
   virtual std::vector<PeerInfo> Peers() const = 0;
+  // The tokens this node reports in system.local (ascending, at least one).
+  virtual std::vector<int64_t> LocalTokens() const = 0;
 };
 
 }  // namespace tessera::cql

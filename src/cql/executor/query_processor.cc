@@ -46,7 +46,7 @@ std::string EncodeRows(const ResultSet& rs, bool skip_metadata) {
 
 }  // namespace
 
-QueryProcessor::QueryProcessor(Database* db, NodeInfo node, std::function<void(const SchemaChange&)> on_schema_change,
+QueryProcessor::QueryProcessor(Database* db, NodeInfo node, SchemaChangeListener on_schema_change,
                                auth::AuthService* auth)
     : db_(db),
       auth_(auth),
@@ -471,7 +471,7 @@ Status QueryProcessor::ApplySchemaStatement(const std::string& keyspace, const s
   auto r = ExecuteSchema(parsed->statement, keyspace, table_uuid, /*originating=*/false);
   if (!r) return Status::InvalidArgument("not a schema statement: " + statement.substr(0, 200));
   if (!r->ok()) return r->status();
-  if ((*r)->change && on_schema_change_) on_schema_change_(*(*r)->change);
+  if ((*r)->change && on_schema_change_) on_schema_change_(*(*r)->change, /*originating=*/false);
   return Status::OK();
 }
 
@@ -519,7 +519,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     if (!r.ok()) return Error(r.status(), &s);
     if (r->change) UpdateGrants(conn.user(), s, ks);
     if (!r->change) return Result(EncodeVoidResult());
-    if (on_schema_change_) on_schema_change_(*r->change);
+    if (on_schema_change_) on_schema_change_(*r->change, /*originating=*/true);
     return Reply{Opcode::kResult, EncodeSchemaChangeResult(*r->change), DesignLintWarnings(s, ks)};
   };
   auto apply = [&](const ::tessera::Result<std::vector<Mutation>>& m) -> Reply {

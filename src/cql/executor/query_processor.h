@@ -14,7 +14,8 @@
 // tombstone guardrail (select_statement.h); their warnings ride on the reply
 // (protocol Warning flag) and are logged. CREATE and ALTER TABLE carry the
 // design lint's findings as warnings (db/schema_lint.h). Schema changes are reported through
-// `on_schema_change` (SCHEMA_CHANGE events).
+// `on_schema_change` (SCHEMA_CHANGE events), with `originating` true on the
+// node that ran the statement and false for one applied from the schema log.
 // With an AuthService: AUTH_RESPONSE logs in (SASL PLAIN), every statement
 // is checked first (access_control.h), role and permission statements run
 // (auth_statements.h), and a role that creates a keyspace, table or role
@@ -46,7 +47,8 @@ class QueryProcessor : public RequestProcessor {
  public:
   // REQUIRES: db outlives the processor.
   // REQUIRES: db and auth (when given) outlive the processor.
-  QueryProcessor(Database* db, NodeInfo node, std::function<void(const SchemaChange&)> on_schema_change = {},
+  using SchemaChangeListener = std::function<void(const SchemaChange&, bool originating)>;
+  QueryProcessor(Database* db, NodeInfo node, SchemaChangeListener on_schema_change = {},
                  auth::AuthService* auth = nullptr);
   // Never throws: an exception escaping a statement answers ServerError
   // (0x0000) for that request alone and is logged with the statement.
@@ -136,7 +138,7 @@ class QueryProcessor : public RequestProcessor {
   // of a data center than it has nodes (members, alive or not), and for an
   // ALTER KEYSPACE changing a data center's factor by more than 1.
   Status CheckReplicationFits(const RawStatement& s) const;
-  std::function<void(const SchemaChange&)> on_schema_change_;
+  SchemaChangeListener on_schema_change_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<const Prepared>> prepared_;
   std::mt19937_64 rng_{std::random_device{}()};

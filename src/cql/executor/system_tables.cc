@@ -206,6 +206,24 @@ std::string SystemTables::SchemaVersion() const {
   return u;
 }
 
+namespace {
+
+// A set<text> of decimal tokens, as Cassandra's Murmur3Partitioner writes them.
+Value TokenSet(const std::vector<int64_t>& tokens) {
+  std::vector<Value> items;
+  for (int64_t t : tokens) items.push_back(Value::Bytes(std::to_string(t)));
+  return Value::List(std::move(items));
+}
+
+}  // namespace
+
+std::vector<int64_t> SystemTables::LocalTokens() const {
+  std::vector<int64_t> tokens;
+  if (node_.cluster != nullptr) tokens = node_.cluster->LocalTokens();
+  if (tokens.empty()) tokens.push_back(node_.token);
+  return tokens;
+}
+
 std::vector<SourceRow> SystemTables::PeerRows(const TableSchema& t) const {
   std::vector<SourceRow> rows;
   if (node_.cluster == nullptr) return rows;
@@ -214,7 +232,7 @@ std::vector<SourceRow> SystemTables::PeerRows(const TableSchema& t) const {
     const Value address = Value::Bytes(Inet(p.address));
     b.Set("peer", address).Text("data_center", p.data_center).Set("host_id", Value::Bytes(p.host_id))
         .Set("preferred_ip", address).Text("rack", p.rack).Text("release_version", p.release_version)
-        .Set("tokens", Value::List({Value::Bytes(std::to_string(p.token))}));
+        .Set("tokens", TokenSet(p.tokens));
     if (p.schema_version.size() == 16) b.Set("schema_version", Value::Bytes(p.schema_version));
     if (t.name == "peers") {
       b.Set("rpc_address", address);
@@ -239,7 +257,7 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
         .Text("rack", node_.rack).Text("release_version", "4.0.11")
         .Set("rpc_address", Value::Bytes(Inet(node_.rpc_address))).Int("rpc_port", node_.rpc_port)
         .Set("schema_version", Value::Bytes(SchemaVersion()))
-        .Set("tokens", Value::List({Value::Bytes(std::to_string(node_.token))}));
+        .Set("tokens", TokenSet(LocalTokens()));
     rows.push_back(b.Take());
     return rows;
   }

@@ -52,7 +52,7 @@ struct NodeInfo {
   std::string host_id;  // 16 bytes; random when empty
   std::string data_center = "datacenter1";
   std::string rack = "rack1";
-  int64_t token = INT64_MIN;                // the one token reported to drivers
+  int64_t token = INT64_MIN;                // the token reported to drivers without a cluster
   const ClusterView* cluster = nullptr;     // null on a single node; outlives the tables
   // system_views.settings: (name, value) of the settings in effect, e.g.
   // commitlog_sync, in name order (server/node_settings.h).
@@ -74,6 +74,7 @@ class SystemTables : public VirtualTables {
   Result<std::vector<SourceRow>> LargePartitionRows(const TableSchema& table) const;
   Result<std::vector<SourceRow>> KeyAdviceRows(const TableSchema& table) const;
   std::vector<SourceRow> PeerRows(const TableSchema& table) const;
+  std::vector<int64_t> LocalTokens() const;  // the cluster's answer, else node_.token
   Database* db_;
   NodeInfo node_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const TableSchema>> tables_;
