@@ -11,7 +11,7 @@ void Metric(std::string* out, const char* name, const char* type, const char* he
 
 }  // namespace
 
-std::string RenderClusterMetrics(const ReplicationServices& s, const InternodeServer* server) {
+std::string RenderClusterMetrics(const ReplicationServices& s, const ReplicaService* served) {
   std::string out;
   Metric(&out, "tessera_internode_requests_sent_total", "counter", "Internode requests this node sent.",
          s.client->requests_sent());
@@ -21,9 +21,9 @@ std::string RenderClusterMetrics(const ReplicationServices& s, const InternodeSe
   Metric(&out, "tessera_internode_bytes_sent_total", "counter", "Key and value bytes of the internode requests sent.",
          s.client->bytes_sent());
   Metric(&out, "tessera_internode_requests_served_total", "counter", "Internode requests this node served.",
-         server ? server->requests_served() : 0);
+         served ? served->requests_served() : 0);
   Metric(&out, "tessera_internode_bytes_served_total", "counter",
-         "Key and value bytes of the internode requests served.", server ? server->bytes_served() : 0);
+         "Key and value bytes of the internode requests served.", served ? served->bytes_served() : 0);
   const HintStore* h = s.hints.get();
   Metric(&out, "tessera_hints_stored_total", "counter", "Hints stored for replicas that missed a write.",
          h ? h->stored() : 0);

@@ -19,12 +19,12 @@
 
 #include <string>
 
-#include "cluster/internode_service.h"
+#include "cluster/replica_service.h"
 #include "cluster/replicated_tablet.h"
 
 namespace tessera::cluster {
 
-// REQUIRES: services->client set; server may be null (not serving).
-std::string RenderClusterMetrics(const ReplicationServices& services, const InternodeServer* server);
+// REQUIRES: services->client set; served may be null (not serving).
+std::string RenderClusterMetrics(const ReplicationServices& services, const ReplicaService* served);
 
 }  // namespace tessera::cluster

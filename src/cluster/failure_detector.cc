@@ -12,7 +12,7 @@ int64_t NowMicros() {
 
 }  // namespace
 
-FailureDetector::FailureDetector(Membership* membership, InternodeClient* client, FailureDetectorOptions options)
+FailureDetector::FailureDetector(Membership* membership, InternodeTransport* client, FailureDetectorOptions options)
     : membership_(membership), client_(client), options_(options) {}
 
 FailureDetector::~FailureDetector() { Stop(); }

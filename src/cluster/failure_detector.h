@@ -11,7 +11,7 @@
 // A peer's silence is counted from its last answer, or from when this
 // detector first saw it (a member found at start gets a full
 // down_after_micros before it can be declared down). Pings run
-// asynchronously (InternodeClient::Ping, deadline down_after_micros), at
+// asynchronously (InternodeTransport::Ping, deadline down_after_micros), at
 // most one in flight per peer, so a silent peer costs one pending call.
 //
 // Stop is explicit (the destructor calls it): it stops the pinging thread
@@ -27,7 +27,7 @@
 #include <mutex>
 #include <string>
 
-#include "cluster/internode_client.h"
+#include "cluster/internode_transport.h"
 #include "cluster/membership.h"
 #include "common/periodic_task.h"
 
@@ -41,7 +41,7 @@ struct FailureDetectorOptions {
 class FailureDetector {
  public:
   // REQUIRES: membership and client outlive the detector (or its Stop).
-  FailureDetector(Membership* membership, InternodeClient* client, FailureDetectorOptions options);
+  FailureDetector(Membership* membership, InternodeTransport* client, FailureDetectorOptions options);
   ~FailureDetector();  // Stop()
   void Start();
   void Stop();
@@ -55,7 +55,7 @@ class FailureDetector {
   void Answered(const std::string& host_id, bool ok);
 
   Membership* const membership_;
-  InternodeClient* const client_;
+  InternodeTransport* const client_;
   const FailureDetectorOptions options_;
   PeriodicTask task_;
   std::mutex mu_;

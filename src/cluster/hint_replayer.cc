@@ -9,7 +9,7 @@
 
 namespace tessera::cluster {
 
-HintReplayer::HintReplayer(std::shared_ptr<HintStore> store, Membership* membership, InternodeClient* client,
+HintReplayer::HintReplayer(std::shared_ptr<HintStore> store, Membership* membership, InternodeTransport* client,
                            HintReplayOptions options)
     : store_(std::move(store)), membership_(membership), client_(client), options_(options) {}
 

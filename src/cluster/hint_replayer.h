@@ -24,7 +24,7 @@
 #include <thread>
 
 #include "cluster/hint_store.h"
-#include "cluster/internode_client.h"
+#include "cluster/internode_transport.h"
 #include "cluster/membership.h"
 
 namespace tessera::cluster {
@@ -42,7 +42,7 @@ struct HintReplayOptions {
 class HintReplayer {
  public:
   // REQUIRES: membership and client outlive the replayer.
-  HintReplayer(std::shared_ptr<HintStore> store, Membership* membership, InternodeClient* client,
+  HintReplayer(std::shared_ptr<HintStore> store, Membership* membership, InternodeTransport* client,
                HintReplayOptions options = {});
   ~HintReplayer();  // Stop()
 
@@ -61,7 +61,7 @@ class HintReplayer {
 
   std::shared_ptr<HintStore> store_;
   Membership* membership_;
-  InternodeClient* client_;
+  InternodeTransport* client_;
   HintReplayOptions options_;
   std::mutex mu_;
   std::condition_variable cv_;

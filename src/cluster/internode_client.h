@@ -1,9 +1,7 @@
-// InternodeClient: this node's side of internode requests (gRPC, the
-// service in cluster/proto/internode.proto) to other nodes' replicas. Calls
-// are asynchronous: each returns at once and runs `done` exactly once, on a
-// gRPC thread, with the outcome; a call that exceeds its deadline ends with
-// Busy ("timed out"), an unreachable node with IOError, a replica that does
-// not know the table with NotFound. One channel per target address is kept
+// InternodeClient: the gRPC InternodeTransport (cluster/internode_transport.h:
+// the calls and their outcomes), this node's side of internode requests (the
+// service in cluster/proto/internode.proto) to other nodes' replicas; `done`
+// runs on a gRPC thread. One channel per target address is kept
 // for the client's lifetime (gRPC reconnects it as needed).
 //
 // Coalescing (issue 28: requests bound for one node travel in one message):
@@ -29,13 +27,14 @@
 #include <vector>
 
 #include "cluster/internode_tls.h"
+#include "cluster/internode_transport.h"
 #include "cluster/replica_reads.h"
 #include "common/status.h"
 #include "storage/storage_engine.h"
 
 namespace tessera::cluster {
 
-class InternodeClient {
+class InternodeClient final : public InternodeTransport {
  public:
   // tls: nullptr for plaintext; else every channel speaks TLS, verifies the
   // peer's certificate against tls->ca and its address, and presents this
@@ -49,25 +48,22 @@ class InternodeClient {
 
   // target: "address:port" of a node's internode listener.
   void Apply(const std::string& target, const std::string& table_uuid, const WriteSet& relative_writes,
-             int64_t timeout_micros, std::function<void(Status)> done);
+             int64_t timeout_micros, std::function<void(Status)> done) override;
   void ReadRange(const std::string& target, const RangeQuery& query, int64_t timeout_micros,
-                 std::function<void(Result<RangeBatch>)> done);
+                 std::function<void(Result<RangeBatch>)> done) override;
   void ReadKeys(const std::string& target, const std::string& table_uuid, const std::vector<std::string>& relative_keys,
-                int64_t timeout_micros, std::function<void(Result<std::vector<std::optional<std::string>>>)> done);
-
+                int64_t timeout_micros,
+                std::function<void(Result<std::vector<std::optional<std::string>>>)> done) override;
   void Digest(const std::string& target, const std::string& table_uuid, const std::string& lower,
-              const std::string& upper, int64_t timeout_micros, std::function<void(Result<RangeDigest>)> done);
-
-  // A heartbeat (the failure detector's): OK when the node answered. Not
-  // queued behind the node's other calls, and not counted as a request.
+              const std::string& upper, int64_t timeout_micros, std::function<void(Result<RangeDigest>)> done) override;
+  // Not queued behind the node's other calls.
   void Ping(const std::string& target, const std::string& from_host_id, int64_t timeout_micros,
-            std::function<void(Status)> done);
+            std::function<void(Status)> done) override;
 
-  // Requests sent and bytes of their payloads, since start (for /metrics).
-  uint64_t requests_sent() const;
-  uint64_t bytes_sent() const;
+  uint64_t requests_sent() const override;
+  uint64_t bytes_sent() const override;
   // gRPC calls made: a Batch of several requests counts once.
-  uint64_t messages_sent() const;
+  uint64_t messages_sent() const override;
 
  private:
   struct Impl;

@@ -1,13 +1,10 @@
 #include "cluster/internode_service.h"
 
 #include <chrono>
-#include <map>
-#include <mutex>
 
 #include <grpcpp/grpcpp.h>
 
-#include "cluster/replica_reads.h"
-#include "db/database.h"
+#include "cluster/replica_service.h"
 #include "internode.grpc.pb.h"
 
 namespace tessera::cluster {
@@ -28,7 +25,7 @@ grpc::Status ToGrpc(const Status& s) {
 // call from a polling thread to a worker of its thread manager and back.
 class Service final : public pb::Internode::CallbackService {
  public:
-  explicit Service(Database* db) : db_(db) {}
+  explicit Service(ReplicaService* replica) : replica_(replica) {}
 
   grpc::ServerUnaryReactor* Apply(grpc::CallbackServerContext* context, const pb::ApplyRequest* request,
                                   pb::ApplyReply*) override {
@@ -65,8 +62,6 @@ class Service final : public pb::Internode::CallbackService {
     return Finish(context, grpc::Status::OK);
   }
 
-  std::atomic<uint64_t> requests{0}, bytes{0};
-
  private:
   static grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context, grpc::Status status) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
@@ -75,8 +70,6 @@ class Service final : public pb::Internode::CallbackService {
   }
 
   grpc::Status DoApply(const pb::ApplyRequest* request) {
-    auto id = TableIdOf(request->table_uuid());
-    if (!id.ok()) return ToGrpc(id.status());
     WriteSet ws;
     for (const auto& op : request->ops()) {
       if (op.kind() == pb::WriteOp::MERGE) {
@@ -85,103 +78,61 @@ class Service final : public pb::Internode::CallbackService {
         ws.DeleteRange(op.key(), op.value());
       }
     }
-    Count(ws.bytes());
-    if (request->ops_size() > 0) db_->CountReplicaRequest(*id, AbsoluteKey(*id, request->ops(0).key()), true);
-    return ToGrpc(ApplyLocal(db_->engine(), *id, ws));
+    return ToGrpc(replica_->Apply(request->table_uuid(), ws));
   }
 
   grpc::Status DoReadRange(const pb::ReadRangeRequest* r, pb::ReadRangeReply* reply) {
-    auto id = TableIdOf(r->table_uuid());
-    if (!id.ok()) return ToGrpc(id.status());
     RangeQuery q;
+    q.table_uuid = r->table_uuid();
     q.lower = r->lower();
     q.upper = r->upper();
     q.from = r->from();
     q.from_inclusive = r->from_inclusive();
     q.reverse = r->reverse();
     q.from_end = r->from_end();
-    q.limit = std::max<uint32_t>(1, r->limit());
-    db_->CountReplicaRequest(*id, AbsoluteKey(*id, q.from_end || q.from.empty() ? q.lower : q.from), false);
-    auto batch = ReadRangeLocal(db_->engine(), *id, q);
+    q.limit = r->limit();
+    auto batch = replica_->ReadRange(q);
     if (!batch.ok()) return ToGrpc(batch.status());
-    size_t bytes = 0;
     for (auto& [k, v] : batch->entries) {
-      bytes += k.size() + v.size();
       pb::KeyValue* kv = reply->add_entries();
       kv->set_key(std::move(k));
       kv->set_value(std::move(v));
     }
     reply->set_more(batch->more);
-    Count(bytes);
     return grpc::Status::OK;
   }
 
   grpc::Status DoReadKeys(const pb::ReadKeysRequest* r, pb::ReadKeysReply* reply) {
-    auto id = TableIdOf(r->table_uuid());
-    if (!id.ok()) return ToGrpc(id.status());
     std::vector<std::string> keys(r->keys().begin(), r->keys().end());
-    if (!keys.empty()) db_->CountReplicaRequest(*id, AbsoluteKey(*id, keys.front()), false);
-    auto values = ReadKeysLocal(db_->engine(), *id, keys);
+    auto values = replica_->ReadKeys(r->table_uuid(), keys);
     if (!values.ok()) return ToGrpc(values.status());
-    size_t bytes = 0;
     for (auto& v : *values) {
       reply->add_found(v.has_value());
-      bytes += v ? v->size() : 0;
       reply->add_values(v ? std::move(*v) : std::string());
     }
-    Count(bytes);
     return grpc::Status::OK;
   }
 
   grpc::Status DoDigest(const pb::DigestRequest* r, pb::DigestReply* reply) {
-    auto id = TableIdOf(r->table_uuid());
-    if (!id.ok()) return ToGrpc(id.status());
-    auto digest = DigestLocal(db_->engine(), *id, r->lower(), r->upper());
+    auto digest = replica_->Digest(r->table_uuid(), r->lower(), r->upper());
     if (!digest.ok()) return ToGrpc(digest.status());
     reply->set_digest(digest->digest);
     reply->set_keys(digest->keys);
-    Count(16);
     return grpc::Status::OK;
   }
 
-  void Count(size_t n) {
-    ++requests;
-    bytes += n;
-  }
-  // This node's id of the table with `uuid`; ids never change for a uuid.
-  Result<uint32_t> TableIdOf(const std::string& uuid) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = ids_.find(uuid);
-      if (it != ids_.end()) {
-        auto t = db_->catalog().GetTableById(it->second);
-        if (t && t->uuid == uuid) return it->second;
-        ids_.erase(it);
-      }
-    }
-    for (const auto& t : db_->catalog().AllTables()) {
-      if (t->uuid != uuid) continue;
-      std::lock_guard<std::mutex> lock(mu_);
-      ids_[uuid] = t->id;
-      return t->id;
-    }
-    return Status::NotFound("no table with this uuid on this node (its schema may not have arrived yet)");
-  }
-
-  Database* db_;
-  std::mutex mu_;
-  std::map<std::string, uint32_t> ids_;
+  ReplicaService* replica_;
 };
 
 }  // namespace
 
 struct InternodeServer::Impl {
-  explicit Impl(Database* db) : service(db) {}
+  explicit Impl(ReplicaService* replica) : service(replica) {}
   Service service;
   std::unique_ptr<grpc::Server> server;
 };
 
-InternodeServer::InternodeServer(Database* db) : impl_(std::make_unique<Impl>(db)) {}
+InternodeServer::InternodeServer(ReplicaService* replica) : impl_(std::make_unique<Impl>(replica)) {}
 InternodeServer::~InternodeServer() { Stop(); }
 
 Status InternodeServer::Start(const std::string& address, uint16_t port, const InternodeTlsMaterial* tls) {
@@ -219,8 +170,5 @@ void InternodeServer::Stop() {
   impl_->server->Wait();
   impl_->server.reset();
 }
-
-uint64_t InternodeServer::requests_served() const { return impl_->service.requests.load(); }
-uint64_t InternodeServer::bytes_served() const { return impl_->service.bytes.load(); }
 
 }  // namespace tessera::cluster

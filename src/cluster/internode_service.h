@@ -1,9 +1,8 @@
 // InternodeServer: this node's gRPC listener for internode requests
 // (cluster/proto/internode.proto): other nodes, coordinating a client
 // request, apply writes to and read key ranges and keys from the replicas
-// this node holds. Tables are named by uuid and mapped to this node's table
-// id; a table this node does not know (yet) is NOT_FOUND, so the
-// coordinator counts no answer from it.
+// this node holds, through its ReplicaService (cluster/replica_service.h),
+// which also counts what it served.
 //
 // Runs on gRPC's own threads, never on the CQL listener's, so a node
 // waiting for a replica never blocks the replica's serving of it: gRPC's
@@ -16,10 +15,9 @@
 // require_client_auth, refuses peers without a certificate from its CA.
 //
 // Errors from Start: IOError when the address cannot be bound.
-// Thread safety: Start/Stop from one thread; counters from any.
+// Thread safety: Start/Stop from one thread.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -27,15 +25,14 @@
 #include "cluster/internode_tls.h"
 #include "common/status.h"
 
-namespace tessera {
-class Database;
-}
-
 namespace tessera::cluster {
+
+class ReplicaService;
 
 class InternodeServer {
  public:
-  explicit InternodeServer(Database* db);
+  // REQUIRES: replica outlives this object.
+  explicit InternodeServer(ReplicaService* replica);
   ~InternodeServer();
   // tls: nullptr for plaintext; else the listener speaks only TLS
   // (internode_tls.h), and with require_client_auth refuses peers without a
@@ -43,9 +40,6 @@ class InternodeServer {
   Status Start(const std::string& address, uint16_t port, const InternodeTlsMaterial* tls = nullptr);
   void Stop();
   uint16_t port() const { return port_; }
-  // Requests served and bytes of their payloads (writes and values returned).
-  uint64_t requests_served() const;
-  uint64_t bytes_served() const;
 
  private:
   struct Impl;

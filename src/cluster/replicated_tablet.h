@@ -49,7 +49,7 @@
 #include <vector>
 
 #include "cluster/hint_store.h"
-#include "cluster/internode_client.h"
+#include "cluster/internode_transport.h"
 #include "cluster/membership.h"
 #include "cluster/migrations_in_hand.h"
 #include "cluster/placement_fence.h"
@@ -78,7 +78,7 @@ struct ReplicationServices {
   Database* db = nullptr;
   Membership* membership = nullptr;
   TabletPlacements* placements = nullptr;
-  InternodeClient* client = nullptr;
+  InternodeTransport* client = nullptr;
   std::shared_ptr<HintStore> hints;  // null: no hinted handoff
   std::string self_host_id;  // 16 bytes
   std::string local_dc;

@@ -16,7 +16,9 @@
 #include "cluster/hint_store.h"
 #include "cluster/internode_client.h"
 #include "cluster/repair.h"
+#include "cluster/in_memory_network.h"
 #include "cluster/internode_service.h"
+#include "cluster/replica_service.h"
 #include "cluster/node_lifecycle.h"
 #include "cluster/node_load.h"
 #include "cluster/grpc_runtime.h"
@@ -92,8 +94,11 @@ struct Node::Listeners {
   // replicas; the resolver gives tablets of replicated keyspaces a
   // coordinator over their replica sets.
   std::optional<cluster::InternodeTlsMaterial> internode_tls;  // when internode encryption is on
-  std::unique_ptr<cluster::InternodeServer> internode;
-  std::unique_ptr<cluster::InternodeClient> internode_client;
+  std::unique_ptr<cluster::ReplicaService> replica_service;  // what this node serves to coordinators
+  std::unique_ptr<cluster::InternodeServer> internode;        // gRPC; null on an in-memory network
+  cluster::InMemoryNetwork* in_memory_network = nullptr;      // tests: instead of gRPC
+  std::string in_memory_endpoint;                             // where this node is registered on it
+  std::unique_ptr<cluster::InternodeTransport> internode_client;
   std::unique_ptr<cluster::TabletPlacements> placements;
   std::unique_ptr<cluster::ReplicationServices> replication;
   std::unique_ptr<cluster::ClusterReplicaResolver> resolver;
@@ -133,7 +138,7 @@ Status Node::JoinCluster(const NodeOptions& options, const std::string& host_id,
   m.self.data_center = c.data_center;
   m.self.rack = c.rack;
   m.self.token = cluster::TokenOfHostId(host_id);
-  m.self.internode_port = l.internode ? l.internode->port() : 0;
+  m.self.internode_port = l.internode ? l.internode->port() : l.in_memory_endpoint.empty() ? 0 : c.internode_port;
   m.schema_version = [&l] { return l.processor->SchemaVersion(); };
   TESSERA_ASSIGN_OR_RETURN(l.membership, cluster::Membership::Start(m, [&l](const cluster::MembershipEvent& e) {
     spdlog::info("cluster: node {} ({}) {}", UuidText(e.node.host_id), e.node.address,
@@ -151,9 +156,19 @@ Status Node::JoinCluster(const NodeOptions& options, const std::string& host_id,
 // carries its port).
 Status Node::StartInternode(const NodeOptions& options, Listeners& l) {
   const NodeClusterOptions& c = options.cluster;
-  cluster::ConfigureGrpcRuntime();
-  l.internode = std::make_unique<cluster::InternodeServer>(db_.get());
+  l.replica_service = std::make_unique<cluster::ReplicaService>(db_.get());
   const std::string address = c.node_address.empty() ? options.cql_address : c.node_address;
+  if (c.in_memory_network != nullptr) {
+    if (c.internode_port == 0 || c.internode_tls.enabled) {
+      return Status::InvalidArgument("an in-memory internode network needs a fixed internode port and no TLS");
+    }
+    l.in_memory_network = c.in_memory_network;
+    l.in_memory_endpoint = address + ":" + std::to_string(c.internode_port);
+    c.in_memory_network->Register(l.in_memory_endpoint, l.replica_service.get());
+    return Status::OK();
+  }
+  cluster::ConfigureGrpcRuntime();
+  l.internode = std::make_unique<cluster::InternodeServer>(l.replica_service.get());
   if (c.internode_tls.enabled) {
     TESSERA_ASSIGN_OR_RETURN(auto material, cluster::LoadInternodeTlsFiles(c.internode_tls));
     l.internode_tls = std::move(material);
@@ -169,7 +184,11 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   limits.max_bytes_per_node = c.max_hints_bytes_per_node;
   limits.max_age_micros = c.max_hint_window_micros;
   TESSERA_ASSIGN_OR_RETURN(auto hints, cluster::HintStore::Open(options.database.data_dir + "/hints", limits));
-  l.internode_client = std::make_unique<cluster::InternodeClient>(l.internode_tls ? &*l.internode_tls : nullptr);
+  if (c.in_memory_network != nullptr) {
+    l.internode_client = c.in_memory_network->Transport(l.in_memory_endpoint);
+  } else {
+    l.internode_client = std::make_unique<cluster::InternodeClient>(l.internode_tls ? &*l.internode_tls : nullptr);
+  }
   if (c.failure_detector_timeout_ms > 0) {
     cluster::FailureDetectorOptions fd;
     fd.down_after_micros = c.failure_detector_timeout_ms * 1000;
@@ -230,13 +249,13 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   if (l.admin) {
     AdminClusterHooks hooks;
     cluster::ReplicationServices* services = l.replication.get();
-    const cluster::InternodeServer* internode = l.internode.get();
+    const cluster::ReplicaService* served = l.replica_service.get();
     hooks.repair = [services](const std::string& keyspace,
                               const std::string& table) -> Result<std::pair<bool, std::string>> {
       TESSERA_ASSIGN_OR_RETURN(cluster::RepairReport report, cluster::RepairTables(services, keyspace, table));
       return std::make_pair(report.failed == 0, cluster::RepairReportJson(report));
     };
-    hooks.metrics = [services, internode] { return cluster::RenderClusterMetrics(*services, internode); };
+    hooks.metrics = [services, served] { return cluster::RenderClusterMetrics(*services, served); };
     hooks.status = [services] { return cluster::ClusterStatusJson(*services); };
     hooks.tablets = [services](const std::string& keyspace, const std::string& table) {
       return cluster::ClusterTabletsJson(*services, keyspace, table);
@@ -381,6 +400,9 @@ void Node::Stop() {
     }
     if (listeners_->cql) listeners_->cql->Stop();
     if (listeners_->internode) listeners_->internode->Stop();
+    if (listeners_->in_memory_network) {
+      listeners_->in_memory_network->Unregister(listeners_->in_memory_endpoint);  // a stopped node is unreachable
+    }
     if (listeners_->schema_log) listeners_->schema_log->Stop();
     if (listeners_->admin) listeners_->admin->Stop();
     if (listeners_->keyviz) listeners_->keyviz->Stop();

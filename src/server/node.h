@@ -22,6 +22,10 @@
 #include "server/cql_server.h"
 #include "server/tls_options.h"
 
+namespace tessera::cluster {
+class InMemoryNetwork;
+}
+
 namespace tessera::server {
 
 // Cluster membership (cluster/membership.h). Without an etcd endpoint the
@@ -42,6 +46,11 @@ struct NodeClusterOptions {
   // node, UP on its first answer; 0: liveness follows the etcd lease instead.
   int64_t failure_detector_timeout_ms = 2000;
   uint16_t internode_port = 7000;   // gRPC internode listener on node_address; 0: any free port
+  // Tests: the nodes of one process reach each other over this in-process
+  // network (cluster/in_memory_network.h) instead of gRPC, registered under
+  // node_address:internode_port (REQUIRES: internode_port > 0, no internode
+  // TLS). Null: gRPC.
+  cluster::InMemoryNetwork* in_memory_network = nullptr;
   int64_t write_timeout_micros = 2'000'000;  // a coordinator's wait for write acknowledgements
   int64_t read_timeout_micros = 5'000'000;   // a coordinator's wait for read answers
   // Hinted handoff (cluster/hint_store.h): per-replica size bound and age

@@ -5,6 +5,7 @@
 #include "cluster/etcd_auth_store.h"
 #include "cluster/tablet_placement.h"
 #include "common/uuid.h"
+#include "tests/cluster/local_etcd.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -24,70 +25,18 @@
 namespace tessera::cluster {
 namespace {
 
-// Two distinct free loopback ports: both sockets are bound before either is
-// closed, so the kernel cannot hand out the same port twice.
-std::pair<int, int> FreePorts() {
-  int fds[2], ports[2];
-  for (int i = 0; i < 2; ++i) {
-    fds[i] = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fds[i], reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    socklen_t len = sizeof(addr);
-    ::getsockname(fds[i], reinterpret_cast<sockaddr*>(&addr), &len);
-    ports[i] = ntohs(addr.sin_port);
-  }
-  ::close(fds[0]);
-  ::close(fds[1]);
-  return {ports[0], ports[1]};
-}
-
 class EtcdClientTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = std::filesystem::temp_directory_path() / ("tessera_etcd_test_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-    // A port taken between choosing it and etcd binding it (tests run two
-    // at a time) fails the start: up to three tries, each on new ports.
-    for (int attempt = 0; attempt < 3; ++attempt) {
-      if (StartEtcd()) return;
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-      std::filesystem::remove_all(dir_ / "etcd");
-    }
-  }
-
-  // True once the started etcd answers (10 s at most).
-  static bool StartEtcd() {
-    const auto [client_port, peer_port] = FreePorts();
-    const std::string client = "http://127.0.0.1:" + std::to_string(client_port);
-    const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port);
-    endpoint_ = client;
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      const std::string log = (dir_ / "etcd.log").string();
-      FILE* f = std::freopen(log.c_str(), "w", stderr);
-      (void)f;
-      const std::string data = (dir_ / "etcd").string();
-      const std::string cluster = "t=" + peer;
-      ::execl("/usr/bin/etcd", "etcd", "--name", "t", "--data-dir", data.c_str(), "--listen-client-urls", client.c_str(),
-              "--advertise-client-urls", client.c_str(), "--listen-peer-urls", peer.c_str(),
-              "--initial-advertise-peer-urls", peer.c_str(), "--initial-cluster", cluster.c_str(), nullptr);
-      ::_exit(127);
-    }
-    EtcdClient probe(endpoint_, 500);
-    for (int i = 0; i < 100; ++i) {
-      if (probe.Range("x").ok()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return false;
+    etcd_ = new tessera::testing::LocalEtcd;
+    ASSERT_TRUE(etcd_->Start(std::filesystem::temp_directory_path() /
+                             ("tessera_etcd_test_" + std::to_string(::getpid()))));
+    endpoint_ = etcd_->endpoint();
   }
 
   static void TearDownTestSuite() {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    std::filesystem::remove_all(dir_);
+    delete etcd_;
+    etcd_ = nullptr;
   }
 
   void SetUp() override {
@@ -95,9 +44,8 @@ class EtcdClientTest : public ::testing::Test {
     prefix_ = std::string("/test/") + ::testing::UnitTest::GetInstance()->current_test_info()->name() + "/";
   }
 
-  static inline std::filesystem::path dir_;
+  static inline tessera::testing::LocalEtcd* etcd_ = nullptr;
   static inline std::string endpoint_;
-  static inline pid_t pid_ = 0;
   std::unique_ptr<EtcdClient> client_;
   std::string prefix_;
 };
@@ -208,7 +156,7 @@ TEST_F(EtcdClientTest, WatchDeliversEveryChangeFromItsStartRevisionInOrder) {
 }
 
 TEST_F(EtcdClientTest, AnUnreachableEtcdIsAnIOError) {
-  EtcdClient nowhere("http://127.0.0.1:" + std::to_string(FreePorts().first), 500);
+  EtcdClient nowhere("http://127.0.0.1:" + std::to_string(tessera::testing::FreeLoopbackPorts().first), 500);
   auto r = nowhere.Put("k", "v");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Status::Code::kIOError) << r.status().ToString();

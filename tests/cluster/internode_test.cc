@@ -9,6 +9,7 @@
 
 #include "cluster/internode_client.h"
 #include "cluster/internode_service.h"
+#include "cluster/replica_service.h"
 #include "tests/db/test_util.h"
 #include "storage/row_fragment.h"
 
@@ -54,7 +55,8 @@ class Countdown {
 TEST(InternodeTest, RequestsQueuedBehindCallsInFlightShareMessagesAndEachGetsItsAnswer) {
   testing::TestDatabase db("internode_coalescing");
   auto table = testing::MakeTable(db.db(), "kv", Distribution::kHash, {"k:int:pk", "v:text:regular"});
-  InternodeServer server(&db.db());
+  ReplicaService replica(&db.db());
+  InternodeServer server(&replica);
   ASSERT_TRUE(server.Start("127.0.0.1", 0).ok());
   InternodeClient client;
   const std::string target = "127.0.0.1:" + std::to_string(server.port());

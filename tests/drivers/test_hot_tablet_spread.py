@@ -74,6 +74,14 @@ def ratio(loads):
     return max(loads) / mean if mean > 0 else 0
 
 
+def spread(loads):
+    """No node above 1.5x the mean, and none left idle below half of it: a
+    ratio just under 1.5 with one node near 0 (seen: 8, 237, 236) is a
+    balancer still at work, not a spread that stays."""
+    mean = sum(loads) / len(loads)
+    return ratio(loads) < 1.5 and min(loads) > 0.5 * mean
+
+
 
 
 def test_a_hot_tablet_is_split_and_its_pieces_spread_within_60_s(cluster):
@@ -156,12 +164,12 @@ def test_a_hot_tablet_is_split_and_its_pieces_spread_within_60_s(cluster):
         while time.time() - started < 60:
             loads = served_reads(per_node)
             history.append((round(time.time() - started, 1), [round(x) for x in loads]))
-            if ratio(loads) < 1.5 and time.time() - started > 12:  # a full 10 s window since the reads began
+            if spread(loads) and time.time() - started > 12:  # a full 10 s window since the reads began
                 break
             time.sleep(1)
         spread_at = time.time() - started
         print("served reads/s per node over time: %s" % history)
-        assert ratio(loads) < 1.5, "after %.0f s: %s" % (spread_at, history)
+        assert spread(loads), "after %.0f s: %s" % (spread_at, history)
         print("spread after %.1f s: %s (max/mean %.2f)" % (spread_at, ["%.0f" % x for x in loads], ratio(loads)))
 
         # The hot range is now several tablets on all three nodes (the rates

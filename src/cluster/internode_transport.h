@@ -1,0 +1,60 @@
+// InternodeTransport: how a node's coordinator reaches the replicas of other
+// nodes (issue 28 item 7). Every call is asynchronous: it returns at once
+// and runs `done` exactly once, on a thread of the transport, with the
+// outcome. Implementations: InternodeClient (gRPC, cluster/internode_client.h)
+// between processes, and InMemoryNetwork's transports
+// (cluster/in_memory_network.h), between the nodes of one process in tests,
+// with delay, loss and partitions injected.
+//
+// Outcomes, the same for every implementation: OK and the answer; Busy
+// ("timed out") once `timeout_micros` passed without an answer (a lost
+// request or reply ends this way); IOError when the target cannot be reached
+// at all (nothing listens there); NotFound when the replica does not know
+// the table; other errors as the replica's ReplicaService returned them.
+//
+// target: "address:port" of a node's internode endpoint (its node record's
+// address and internode_port). Keys are table-relative
+// (cluster/replica_reads.h).
+//
+// Thread safety: thread-safe; `done` callbacks may run concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/replica_reads.h"
+#include "common/status.h"
+#include "storage/storage_engine.h"
+
+namespace tessera::cluster {
+
+class InternodeTransport {
+ public:
+  virtual ~InternodeTransport() = default;
+
+  virtual void Apply(const std::string& target, const std::string& table_uuid, const WriteSet& relative_writes,
+                     int64_t timeout_micros, std::function<void(Status)> done) = 0;
+  virtual void ReadRange(const std::string& target, const RangeQuery& query, int64_t timeout_micros,
+                         std::function<void(Result<RangeBatch>)> done) = 0;
+  virtual void ReadKeys(const std::string& target, const std::string& table_uuid,
+                        const std::vector<std::string>& relative_keys, int64_t timeout_micros,
+                        std::function<void(Result<std::vector<std::optional<std::string>>>)> done) = 0;
+  virtual void Digest(const std::string& target, const std::string& table_uuid, const std::string& lower,
+                      const std::string& upper, int64_t timeout_micros,
+                      std::function<void(Result<RangeDigest>)> done) = 0;
+  // A heartbeat (the failure detector's): OK when the node answered. Not
+  // counted as a request.
+  virtual void Ping(const std::string& target, const std::string& from_host_id, int64_t timeout_micros,
+                    std::function<void(Status)> done) = 0;
+
+  // Requests sent and bytes of their payloads, since start (for /metrics).
+  virtual uint64_t requests_sent() const = 0;
+  virtual uint64_t bytes_sent() const = 0;
+  // Messages that carried them (a batch of several requests counts once).
+  virtual uint64_t messages_sent() const = 0;
+};
+
+}  // namespace tessera::cluster
