@@ -117,12 +117,19 @@ struct Worker {
         if (!more) return Status::OK();
         continue;
       }
-      auto busy = Busy();
-      TESSERA_ASSIGN_OR_RETURN(size_t ready, client::CqlConnection::WaitForAny(
-                                                 busy, int64_t{options->client.request_timeout_ms} * 1000));
-      if (ready == busy.size()) return Status::IOError("no response within the request time-out");
+      // One connection waiting (always, on one node): read it directly, as before routing, without a
+      // poll first; Receive has the request time-out.
       size_t index = 0;
-      while (conns[index].get() != busy[ready]) ++index;
+      if (conns.size() > 1) {
+        auto busy = Busy();
+        size_t ready = 0;
+        if (busy.size() > 1) {
+          TESSERA_ASSIGN_OR_RETURN(ready, client::CqlConnection::WaitForAny(
+                                              busy, int64_t{options->client.request_timeout_ms} * 1000));
+          if (ready == busy.size()) return Status::IOError("no response within the request time-out");
+        }
+        while (conns[index].get() != busy[ready]) ++index;
+      }
       TESSERA_ASSIGN_OR_RETURN(auto r, conns[index]->Receive());
       auto it = inflight.find({index, r.stream});
       if (it == inflight.end()) continue;

@@ -155,9 +155,10 @@ def test_token_of_a_bind_marker_pages_through_token_order(session):
     assert [r.k for r in rows] == [k for _, k in everything[start:start + 5]]
 
 
-def test_a_session_opens_on_keyspace_system(server):
+def test_a_session_opens_on_keyspace_system(server, session):
     """Issue 31: a client may open its session on a system keyspace (one
-    driver's own integration harness does); USE of a missing one still fails."""
+    driver's own integration harness does); USE of a missing one still fails;
+    system_schema lists the system keyspaces, their tables and columns."""
     c = Cluster(["127.0.0.1"], port=server.port, connect_timeout=10, control_connection_timeout=10)
     try:
         s = c.connect("system")
@@ -166,6 +167,24 @@ def test_a_session_opens_on_keyspace_system(server):
         assert s.execute("SELECT value FROM settings WHERE name = 'commitlog_sync'").one().value == "periodic"
         with pytest.raises(InvalidRequest, match="Keyspace 'nope' does not exist"):
             s.execute("USE nope")
+        # system_schema lists the system keyspaces with Cassandra's replication, and the tables
+        # and columns of system and system_schema: the driver's metadata has them.
+        replication = {r.keyspace_name: r.replication for r in s.execute(
+            "SELECT keyspace_name, replication FROM system_schema.keyspaces")}
+        for ks in ("system", "system_schema", "system_auth", "system_distributed", "system_traces", "drv"):
+            assert ks in replication, sorted(replication)
+        assert replication["system"]["class"] == "org.apache.cassandra.locator.LocalStrategy"
+        assert replication["system_traces"] == {"class": "org.apache.cassandra.locator.SimpleStrategy",
+                                                "replication_factor": "2"}
+        local = c.metadata.keyspaces["system"].tables["local"]
+        assert [col.name for col in local.partition_key] == ["key"]
+        assert local.columns["tokens"].cql_type == "set<text>"
+        assert local.columns["truncated_at"].cql_type == "map<uuid, blob>"
+        schema_tables = c.metadata.keyspaces["system_schema"].tables
+        assert {"keyspaces", "tables", "columns", "types", "functions", "aggregates", "indexes", "views"} <= \
+            set(schema_tables)
+        assert [col.name for col in schema_tables["columns"].clustering_key] == ["table_name", "column_name"]
+        assert c.metadata.keyspaces["system"].tables["peers"].columns["tokens"].cql_type == "set<text>"
     finally:
         c.shutdown()
 

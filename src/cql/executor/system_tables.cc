@@ -40,10 +40,22 @@ struct Col {
 
 constexpr ColumnKind PK = ColumnKind::kPartitionKey, CK = ColumnKind::kClustering, R = ColumnKind::kRegular;
 
+// A name-based (version 3 layout) uuid from the 128-bit Murmur3 of `seed`.
+std::string NameBasedUuid(std::string_view seed) {
+  auto h = CassandraMurmur3(seed);
+  std::string u;
+  for (int i = 0; i < 8; ++i) u.push_back(static_cast<char>(static_cast<uint64_t>(h.h1) >> (8 * i)));
+  for (int i = 0; i < 8; ++i) u.push_back(static_cast<char>(static_cast<uint64_t>(h.h2) >> (8 * i)));
+  u[6] = static_cast<char>((u[6] & 0x0F) | 0x30);
+  u[8] = static_cast<char>((u[8] & 0x3F) | 0x80);
+  return u;
+}
+
 std::shared_ptr<const TableSchema> Make(const char* ks, const char* name, std::initializer_list<Col> cols) {
   auto t = std::make_shared<TableSchema>();
   t->keyspace = ks;
   t->name = name;
+  t->uuid = NameBasedUuid(std::string(ks) + "." + name);  // the same on every node and every start
   uint32_t id = 0;
   for (const auto& c : cols) t->columns.push_back({id++, c.name, *CqlType::Parse(c.type), c.kind, SortOrder::kAsc});
   return t;
@@ -191,12 +203,7 @@ std::string SystemTables::SchemaVersion() const {
     for (const auto& table : catalog.Tables(ks.name)) seed += TableToJson(*table);
     for (const auto& type : catalog.Types(ks.name)) seed += UserTypeToJson(type);
   }
-  auto h = CassandraMurmur3(seed);
-  std::string u;
-  for (int i = 0; i < 8; ++i) u.push_back(static_cast<char>(static_cast<uint64_t>(h.h1) >> (8 * i)));
-  for (int i = 0; i < 8; ++i) u.push_back(static_cast<char>(static_cast<uint64_t>(h.h2) >> (8 * i)));
-  u[6] = static_cast<char>((u[6] & 0x0F) | 0x30);  // a name-based (version 3) uuid
-  u[8] = static_cast<char>((u[8] & 0x3F) | 0x80);
+  std::string u = NameBasedUuid(seed);
   // Kept only if no DDL ran meanwhile (else the next call hashes again).
   if (catalog.version() == at) {
     std::lock_guard<std::mutex> lock(version_mu_);
@@ -216,6 +223,40 @@ Value TokenSet(const std::vector<int64_t>& tokens) {
 }
 
 }  // namespace
+
+std::vector<KeyspaceMetadata> SystemTables::SchemaKeyspaces() const {
+  std::vector<KeyspaceMetadata> keyspaces = db_->catalog().Keyspaces();
+  // Cassandra's replication of its own keyspaces (system and system_schema are node-local).
+  const std::pair<const char*, std::map<std::string, std::string>> system[] = {
+      {"system", {{"class", "org.apache.cassandra.locator.LocalStrategy"}}},
+      {"system_auth", {{"class", "org.apache.cassandra.locator.SimpleStrategy"}, {"replication_factor", "1"}}},
+      {"system_distributed", {{"class", "org.apache.cassandra.locator.SimpleStrategy"}, {"replication_factor", "3"}}},
+      {"system_schema", {{"class", "org.apache.cassandra.locator.LocalStrategy"}}},
+      {"system_traces", {{"class", "org.apache.cassandra.locator.SimpleStrategy"}, {"replication_factor", "2"}}}};
+  for (const auto& [name, replication] : system) {
+    if (std::any_of(keyspaces.begin(), keyspaces.end(), [&](const KeyspaceMetadata& k) { return k.name == name; })) {
+      continue;  // the catalog holds it (system_auth on a node with authentication)
+    }
+    KeyspaceMetadata ks;
+    ks.name = name;
+    ks.durable_writes = true;
+    ks.replication = replication;
+    keyspaces.push_back(std::move(ks));
+  }
+  return keyspaces;
+}
+
+std::vector<std::shared_ptr<const TableSchema>> SystemTables::SchemaTables(const std::string& keyspace) const {
+  std::vector<std::shared_ptr<const TableSchema>> tables = db_->catalog().Tables(keyspace);
+  // The virtual ones Tessera answers itself; system_views and system_virtual_schema are virtual
+  // keyspaces, which Cassandra lists in system_virtual_schema instead.
+  if (keyspace == "system" || keyspace == "system_schema") {
+    for (const auto& [name, table] : tables_) {
+      if (name.first == keyspace) tables.push_back(table);
+    }
+  }
+  return tables;
+}
 
 std::vector<int64_t> SystemTables::LocalTokens() const {
   std::vector<int64_t> tokens;
@@ -276,7 +317,7 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
   }
   if (t.keyspace != "system_schema") return rows;  // the virtual schema: empty
   if (t.name == "keyspaces") {
-    for (const auto& ks : catalog.Keyspaces()) {
+    for (const auto& ks : SchemaKeyspaces()) {
       RowBuilder b(t);
       b.Text("keyspace_name", ks.name).Set("durable_writes", Value::Boolean(ks.durable_writes))
           .Set("replication", TextMap(ks.replication));
@@ -313,8 +354,8 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
       }
     }
   } else if (t.name == "tables" || t.name == "columns") {
-    for (const auto& ks : catalog.Keyspaces()) {
-      for (const auto& table : catalog.Tables(ks.name)) {
+    for (const auto& ks : SchemaKeyspaces()) {
+      for (const auto& table : SchemaTables(ks.name)) {
         if (!table->index_of.empty()) continue;  // a secondary index's entries: internal
         if (t.name == "tables") {
           RowBuilder b(t);

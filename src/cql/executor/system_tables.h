@@ -75,6 +75,11 @@ class SystemTables : public VirtualTables {
   Result<std::vector<SourceRow>> KeyAdviceRows(const TableSchema& table) const;
   std::vector<SourceRow> PeerRows(const TableSchema& table) const;
   std::vector<int64_t> LocalTokens() const;  // the cluster's answer, else node_.token
+  // What system_schema lists: the catalog's keyspaces and tables, with the
+  // system keyspaces (Cassandra's replication) and the virtual system and
+  // system_schema tables this class answers.
+  std::vector<KeyspaceMetadata> SchemaKeyspaces() const;
+  std::vector<std::shared_ptr<const TableSchema>> SchemaTables(const std::string& keyspace) const;
   Database* db_;
   NodeInfo node_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const TableSchema>> tables_;

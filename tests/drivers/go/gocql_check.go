@@ -150,5 +150,29 @@ func main() {
 	if doc != `{"device": "d2", "seq": 0, "payload": "x"}` {
 		fail("SELECT JSON gave %s", doc)
 	}
-	fmt.Printf("gocql: %d rows paged 7 a page in order, metadata of %d columns and a user type, UDT values, LWT and JSON ok\n", len(seen), len(names))
+
+	// A session opened on keyspace system (issue 31), with its metadata from system_schema.
+	sysCluster := gocql.NewCluster(os.Args[1])
+	sysCluster.Port = port
+	sysCluster.ProtoVersion = 4
+	sysCluster.Timeout = 10 * time.Second
+	sysCluster.ConnectTimeout = 10 * time.Second
+	sysCluster.Keyspace = "system"
+	sysSession, err := sysCluster.CreateSession()
+	if err != nil {
+		fail("connect on keyspace system: %v", err)
+	}
+	defer sysSession.Close()
+	var key string
+	if err := sysSession.Query("SELECT key FROM local").Scan(&key); err != nil || key != "local" {
+		fail("SELECT key FROM local on keyspace system: %q %v", key, err)
+	}
+	sysMeta, err := sysSession.KeyspaceMetadata("system")
+	if err != nil {
+		fail("metadata of keyspace system: %v", err)
+	}
+	if local, ok := sysMeta.Tables["local"]; !ok || local.Columns["tokens"] == nil {
+		fail("system.local or its tokens column missing from the metadata: %v", sysMeta.Tables)
+	}
+	fmt.Printf("gocql: %d rows paged 7 a page in order, metadata of %d columns and a user type, UDT values, LWT, JSON and keyspace system ok\n", len(seen), len(names))
 }

@@ -37,6 +37,25 @@ test('connects on protocol v4 and reads system.local', async () => {
   assert.strictEqual(rs.first().partitioner, 'org.apache.cassandra.dht.Murmur3Partitioner');
 });
 
+test('a client opens on keyspace system and sees the system keyspaces in its metadata (issue 31)', async () => {
+  const sys = new cassandra.Client({ contactPoints: ['127.0.0.1'], protocolOptions: { port },
+                                     localDataCenter: 'datacenter1', keyspace: 'system' });
+  await sys.connect();
+  try {
+    const rs = await sys.execute('SELECT key FROM local');
+    assert.strictEqual(rs.first().key, 'local');
+    const local = await sys.metadata.getTable('system', 'local');
+    assert.deepStrictEqual(local.partitionKeys.map((c) => c.name), ['key']);
+    assert.ok(local.columns.some((c) => c.name === 'tokens'));
+    const keyspaces = Object.keys(sys.metadata.keyspaces);
+    for (const ks of ['system', 'system_schema', 'system_auth', 'system_distributed', 'system_traces']) {
+      assert.ok(keyspaces.includes(ks), `${ks} in ${keyspaces}`);
+    }
+  } finally {
+    await sys.shutdown();
+  }
+});
+
 test('DDL, prepared writes and reads, metadata', async () => {
   await client.execute("CREATE KEYSPACE IF NOT EXISTS nd WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
   await client.execute('CREATE TABLE IF NOT EXISTS nd.t (k int, c int, v text, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)');
