@@ -545,9 +545,12 @@ std::unique_ptr<KvIterator> ReplicatedTablet::NewIterator(std::string lower, std
   base.table_uuid = table_->uuid;
   base.lower = RelativeKey(table_->id, lower).value_or(std::string());
   base.upper = upper.empty() ? std::string() : RelativeKey(table_->id, upper).value_or(std::string());
-  base.limit = services_->read_window_keys;
-  auto fetch = [this, base](const WindowRequest& w) -> Result<KeyWindow> {
+  base.limit = std::min(services_->first_read_window_keys, services_->read_window_keys);
+  auto next_limit = std::make_shared<uint32_t>(base.limit);  // shared by the iterator's copies of `fetch`
+  auto fetch = [this, base, next_limit](const WindowRequest& w) -> Result<KeyWindow> {
     RangeQuery q = base;
+    q.limit = *next_limit;
+    *next_limit = std::min<uint32_t>(services_->read_window_keys, *next_limit * 4);
     q.from = RelativeKey(table_->id, w.from).value_or(std::string());
     q.from_inclusive = w.inclusive;
     q.reverse = w.reverse;

@@ -84,7 +84,12 @@ struct ReplicationServices {
   std::string local_dc;
   int64_t write_timeout_micros = 2'000'000;  // Cassandra's write_request_timeout
   int64_t read_timeout_micros = 5'000'000;   // Cassandra's read_request_timeout
-  uint32_t read_window_keys = 512;            // keys per replica per range read step
+  // Keys per replica per range read step: the first window of an iterator
+  // asks for first_read_window_keys, each next one for 4 times the last, up
+  // to read_window_keys, so a short slice (LIMIT 10, a partition of a few
+  // rows) moves a few keys, not 512, while a long scan soon reads in full windows.
+  uint32_t first_read_window_keys = 32;
+  uint32_t read_window_keys = 512;
   std::atomic<uint64_t> read_repairs{0};      // keys written back to a replica by a read
   std::atomic<uint64_t> write_timeouts{0}, read_timeouts{0}, unavailables{0};
   // Writes are inside it while they run; TabletMapSync drains it after
