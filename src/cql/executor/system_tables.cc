@@ -233,14 +233,15 @@ std::vector<KeyspaceMetadata> SystemTables::SchemaKeyspaces() const {
       {"system_distributed", {{"class", "org.apache.cassandra.locator.SimpleStrategy"}, {"replication_factor", "3"}}},
       {"system_schema", {{"class", "org.apache.cassandra.locator.LocalStrategy"}}},
       {"system_traces", {{"class", "org.apache.cassandra.locator.SimpleStrategy"}, {"replication_factor", "2"}}}};
-  for (const auto& [name, replication] : system) {
+  for (const auto& entry : system) {
+    const std::string name = entry.first;
     if (std::any_of(keyspaces.begin(), keyspaces.end(), [&](const KeyspaceMetadata& k) { return k.name == name; })) {
       continue;  // the catalog holds it (system_auth on a node with authentication)
     }
     KeyspaceMetadata ks;
     ks.name = name;
     ks.durable_writes = true;
-    ks.replication = replication;
+    ks.replication = entry.second;
     keyspaces.push_back(std::move(ks));
   }
   return keyspaces;
