@@ -6,8 +6,7 @@
 
 namespace tessera::cluster {
 
-std::map<std::string, std::vector<int64_t>> MembershipView::Ring(Membership* m) const {
-  const std::vector<MemberState> members = m->Members();
+std::map<std::string, std::vector<int64_t>> MembershipView::Ring(const std::vector<MemberState>& members) const {
   std::vector<std::string> hosts;
   for (const MemberState& s : members) hosts.push_back(s.record.host_id);
   const Database* db = db_.load();
@@ -36,8 +35,9 @@ std::vector<cql::PeerInfo> MembershipView::Peers() const {
   std::vector<cql::PeerInfo> peers;
   Membership* m = membership_.load();
   if (m == nullptr) return peers;
-  auto ring = Ring(m);
-  for (const MemberState& s : m->Members()) {
+  const std::vector<MemberState> members = m->Members();
+  auto ring = Ring(members);
+  for (const MemberState& s : members) {
     if (s.record.host_id == m->self().host_id) continue;
     cql::PeerInfo p;
     p.host_id = s.record.host_id;
@@ -58,7 +58,7 @@ std::vector<cql::PeerInfo> MembershipView::Peers() const {
 std::vector<int64_t> MembershipView::LocalTokens() const {
   Membership* m = membership_.load();
   if (m == nullptr) return {};
-  auto ring = Ring(m);
+  auto ring = Ring(m->Members());
   auto it = ring.find(m->self().host_id);
   return it != ring.end() ? it->second : std::vector<int64_t>{m->self().token};
 }

@@ -43,8 +43,8 @@ class MembershipView : public cql::ClusterView {
   std::vector<int64_t> LocalTokens() const override;
 
  private:
-  // Host id -> tokens for every member (fixed tokens without a reference table).
-  std::map<std::string, std::vector<int64_t>> Ring(Membership* m) const;
+  // Host id -> tokens for every one of `members` (fixed tokens without a reference table).
+  std::map<std::string, std::vector<int64_t>> Ring(const std::vector<MemberState>& members) const;
 
   std::atomic<Membership*> membership_{nullptr};
   std::atomic<const Database*> db_{nullptr};

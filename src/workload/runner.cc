@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "keys/token.h"
 #include "workload/token_ring.h"
 
 namespace tessera::workload {
@@ -54,7 +55,7 @@ struct Worker {
     // the plain spread over nodes, measured faster than spreading each worker over all of them);
     // else the replica with the fewest requests in flight, ties taken in turn.
     const auto replicas =
-        ring->Replicas(TokenRing::TokenOf(key), std::max(1, workload->options().replication_factor));
+        ring->Replicas(TokenOfPartitionKey(key), std::max(1, workload->options().replication_factor));
     const size_t first = ties++;
     size_t best = conns.size();
     for (size_t i = 0; i < replicas.size(); ++i) {

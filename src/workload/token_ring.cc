@@ -3,8 +3,8 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <string_view>
 
-#include "keys/token.h"
 
 namespace tessera::workload {
 namespace {
@@ -80,10 +80,6 @@ std::vector<std::string> TokenRing::Replicas(int64_t token, int count) const {
     if (std::find(replicas.begin(), replicas.end(), it->second) == replicas.end()) replicas.push_back(it->second);
   }
   return replicas;
-}
-
-int64_t TokenRing::TokenOf(const std::vector<std::string_view>& partition_key_components) {
-  return TokenOfPartitionKey(partition_key_components);
 }
 
 }  // namespace tessera::workload

@@ -11,14 +11,14 @@
 // its worker's own node when that is one, else takes the replica with the
 // fewest requests in flight (as the Node.js driver does).
 //
-// Errors (Read): IOError from the connection, Corruption for malformed rows.
+// Errors (Read): IOError from the connection, the server's error as
+// CqlConnection::Query returns it, Corruption for malformed rows.
 // Thread safety: const methods are thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "client/cql_connection.h"
@@ -40,10 +40,6 @@ class TokenRing {
   // them: the owner, then the next distinct nodes walking the ring up
   // (fewer when the ring has fewer nodes). REQUIRES: !empty().
   std::vector<std::string> Replicas(int64_t token, int count) const;
-  // The token of a partition key given as serialized bound values (a
-  // prepared statement's partition_key_indexes pick them): Murmur3 of the
-  // routing key (keys/token.h).
-  static int64_t TokenOf(const std::vector<std::string_view>& partition_key_components);
 
  private:
   std::map<int64_t, std::string> owners_;  // token -> address
