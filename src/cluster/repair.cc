@@ -72,8 +72,8 @@ void RepairTablet(ReplicationServices* s, const std::shared_ptr<const TableSchem
   t->repaired = true;
   const uint64_t repairs_before = s->read_repairs.load();
   {
-    ScopedRequestConsistency all({ConsistencyLevel::kAll});
-    auto it = replica.NewIterator(tablet.start, tablet.end);
+    // A read at ALL writes back to every replica what one lacks (read repair).
+    auto it = replica.NewIterator(tablet.start, tablet.end, kAllConsistency);
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
     }
     if (!it->status().ok()) {

@@ -53,12 +53,14 @@ struct Gathered {
   }
 };
 
-Status Timeout(Status::Code code, ConsistencyLevel level, int received, int block_for, bool data_present) {
+Status Timeout(Status::Code code, const RequestConsistency& consistency, int received, int block_for,
+               bool data_present) {
+  const ConsistencyLevel level = consistency.level;
   Status::ReplicaShortfall f;
   f.consistency = static_cast<uint16_t>(level);
   f.first = received;
   f.second = block_for;
-  f.write_type = WriteTypeName(CurrentRequestConsistency().write_type);
+  f.write_type = WriteTypeName(consistency.write_type);
   f.data_present = data_present;
   const char* what = code == Status::Code::kWriteTimeout ? "write" : "read";
   return Status::ConsistencyFailure(code,
@@ -181,8 +183,8 @@ std::vector<ReplicatedTablet::Target> ReplicatedTablet::TargetsOf(const std::vec
   return targets;
 }
 
-Status ReplicatedTablet::Apply(const WriteSet& writes) {
-  const ConsistencyLevel level = CurrentRequestConsistency().level;
+Status ReplicatedTablet::Apply(const WriteSet& writes, const RequestConsistency& consistency) {
+  const ConsistencyLevel level = consistency.level;
   // Held until the write is acknowledged or timed out: a node applying a new
   // migration stage waits for writes routed by the previous one
   // (TabletMapSync) before it acknowledges the stage.
@@ -257,12 +259,11 @@ Status ReplicatedTablet::Apply(const WriteSet& writes) {
   std::lock_guard<std::mutex> lock(gathered->mu);
   if (gathered->succeeded + hint_acks >= plan.block_for) return Status::OK();
   ++services_->write_timeouts;
-  return Timeout(Status::Code::kWriteTimeout, level, gathered->succeeded, plan.block_for, false);
+  return Timeout(Status::Code::kWriteTimeout, consistency, gathered->succeeded, plan.block_for, false);
 }
 
 Result<std::vector<const ReplicatedTablet::Target*>> ReplicatedTablet::ChooseReadTargets(
-    const std::vector<Target>& targets, ConsistencyPlan* plan) {
-  const ConsistencyLevel level = CurrentRequestConsistency().level;
+    const std::vector<Target>& targets, ConsistencyLevel level, ConsistencyPlan* plan) {
   std::vector<ReplicaTarget> infos;
   for (const auto& t : targets) infos.push_back(t.info);
   TESSERA_ASSIGN_OR_RETURN(*plan, PlanConsistency(level, infos, services_->local_dc, /*write=*/false));
@@ -293,7 +294,8 @@ int64_t ReplicatedTablet::SpeculativeThresholdMicros() {
                                              services_->read_timeout_micros);
 }
 
-Status ReplicatedTablet::Repair(const std::vector<const Target*>& asked, const std::vector<WriteSet>& repairs) {
+Status ReplicatedTablet::Repair(const std::vector<const Target*>& asked, const std::vector<WriteSet>& repairs,
+                                const RequestConsistency& consistency) {
   auto gathered = std::make_shared<Gathered<Status>>(asked.size());
   int sent = 0;
   for (size_t i = 0; i < asked.size(); ++i) {
@@ -316,15 +318,15 @@ Status ReplicatedTablet::Repair(const std::vector<const Target*>& asked, const s
   std::lock_guard<std::mutex> lock(gathered->mu);
   if (gathered->succeeded >= sent) return Status::OK();
   ++services_->read_timeouts;
-  const ConsistencyLevel level = CurrentRequestConsistency().level;
   spdlog::warn("read repair of {}.{} was not acknowledged by every replica", table_->keyspace, table_->name);
-  return Timeout(Status::Code::kReadTimeout, level, static_cast<int>(asked.size()) - (sent - gathered->succeeded),
+  return Timeout(Status::Code::kReadTimeout, consistency, static_cast<int>(asked.size()) - (sent - gathered->succeeded),
                  static_cast<int>(asked.size()), true);
 }
 
 template <typename T>
 Result<std::vector<T>> ReplicatedTablet::AskAll(std::vector<const Target*>* asked, const ConsistencyPlan& plan,
-                                                const AskRemote<T>& remote, const std::function<Result<T>()>& local) {
+                                                const RequestConsistency& consistency, const AskRemote<T>& remote,
+                                                const std::function<Result<T>()>& local) {
   const std::vector<const Target*> candidates = std::move(*asked);
   const int n = static_cast<int>(candidates.size());
   const int block_for = std::min(plan.block_for, n);
@@ -394,7 +396,7 @@ Result<std::vector<T>> ReplicatedTablet::AskAll(std::vector<const Target*>* aske
   std::lock_guard<std::mutex> lock(gathered->mu);
   if (gathered->succeeded < block_for) {
     ++services_->read_timeouts;
-    return Timeout(Status::Code::kReadTimeout, CurrentRequestConsistency().level, gathered->succeeded,
+    return Timeout(Status::Code::kReadTimeout, consistency, gathered->succeeded,
                    plan.block_for, gathered->succeeded > 0);
   }
   std::vector<T> answers;
@@ -407,18 +409,18 @@ Result<std::vector<T>> ReplicatedTablet::AskAll(std::vector<const Target*>* aske
   return answers;
 }
 
-Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query) {
+Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query, const RequestConsistency& consistency) {
   // Held until answered (as a write's): cleanup waits for reads routed to
   // the leaving replica (PlacementFence).
   PlacementFence::RequestGuard fence(&services_->placement_fence);
   TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
   CountCoordinated(targets);
   ConsistencyPlan plan;
-  TESSERA_ASSIGN_OR_RETURN(std::vector<const Target*> asked, ChooseReadTargets(targets, &plan));
+  TESSERA_ASSIGN_OR_RETURN(std::vector<const Target*> asked, ChooseReadTargets(targets, consistency.level, &plan));
   TESSERA_ASSIGN_OR_RETURN(
       std::vector<RangeBatch> batches,
       AskAll<RangeBatch>(
-          &asked, plan,
+          &asked, plan, consistency,
           [&](const std::string& endpoint, std::function<void(Result<RangeBatch>)> done) {
             services_->client->ReadRange(endpoint, query, services_->read_timeout_micros, std::move(done));
           },
@@ -462,21 +464,22 @@ Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query) {
   } else {
     for (auto& [k, values] : keys) TESSERA_RETURN_IF_ERROR(add(k, values));
   }
-  TESSERA_RETURN_IF_ERROR(Repair(asked, repairs));
+  TESSERA_RETURN_IF_ERROR(Repair(asked, repairs, consistency));
   return window;
 }
 
-Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeys(const std::vector<std::string>& keys) {
+Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeys(const std::vector<std::string>& keys,
+                                                                           const RequestConsistency& consistency) {
   PlacementFence::RequestGuard fence(&services_->placement_fence);
   TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
   CountCoordinated(targets);
   ConsistencyPlan plan;
-  TESSERA_ASSIGN_OR_RETURN(std::vector<const Target*> asked, ChooseReadTargets(targets, &plan));
+  TESSERA_ASSIGN_OR_RETURN(std::vector<const Target*> asked, ChooseReadTargets(targets, consistency.level, &plan));
   using Values = std::vector<std::optional<std::string>>;
   TESSERA_ASSIGN_OR_RETURN(
       std::vector<Values> answers,
       AskAll<Values>(
-          &asked, plan,
+          &asked, plan, consistency,
           [&](const std::string& endpoint, std::function<void(Result<Values>)> done) {
             services_->client->ReadKeys(endpoint, table_->uuid, keys, services_->read_timeout_micros, std::move(done));
           },
@@ -502,25 +505,25 @@ Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeys(const
     }
     out[k] = std::move(value);
   }
-  TESSERA_RETURN_IF_ERROR(Repair(asked, repairs));
+  TESSERA_RETURN_IF_ERROR(Repair(asked, repairs, consistency));
   return out;
 }
 
-Status ReplicatedTablet::Get(std::string_view key, std::string* value) {
+Status ReplicatedTablet::Get(std::string_view key, std::string* value, const RequestConsistency& consistency) {
   std::vector<std::string> values;
   std::vector<Status> statuses;
-  MultiGet({key}, &values, &statuses);
+  MultiGet({key}, &values, &statuses, consistency);
   if (statuses[0].ok()) *value = std::move(values[0]);
   return statuses[0];
 }
 
 void ReplicatedTablet::MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
-                                std::vector<Status>* statuses) {
+                                std::vector<Status>* statuses, const RequestConsistency& consistency) {
   values->assign(keys.size(), std::string());
   statuses->assign(keys.size(), Status::NotFound(""));
   std::vector<std::string> relative;
   for (auto k : keys) relative.push_back(RelativeKey(table_->id, k).value_or(std::string()));
-  auto read = ReadKeys(relative);
+  auto read = ReadKeys(relative, consistency);
   for (size_t i = 0; i < keys.size(); ++i) {
     if (!read.ok()) {
       (*statuses)[i] = read.status();
@@ -531,12 +534,13 @@ void ReplicatedTablet::MultiGet(const std::vector<std::string_view>& keys, std::
   }
 }
 
-std::unique_ptr<KvIterator> ReplicatedTablet::NewIterator(std::string lower, std::string upper) {
+std::unique_ptr<KvIterator> ReplicatedTablet::NewIterator(std::string lower, std::string upper,
+                                                          const RequestConsistency& consistency) {
   // One replica and it is this node: the storage iterator itself.
   auto targets = Targets();
   if (targets.ok()) {
     ConsistencyPlan plan;
-    auto asked = ChooseReadTargets(*targets, &plan);
+    auto asked = ChooseReadTargets(*targets, consistency.level, &plan);
     if (asked.ok() && asked->size() == 1 && asked->front()->info.local) {
       return services_->db->engine()->NewIterator(std::move(lower), std::move(upper));
     }
@@ -547,7 +551,8 @@ std::unique_ptr<KvIterator> ReplicatedTablet::NewIterator(std::string lower, std
   base.upper = upper.empty() ? std::string() : RelativeKey(table_->id, upper).value_or(std::string());
   base.limit = std::min(services_->first_read_window_keys, services_->read_window_keys);
   auto next_limit = std::make_shared<uint32_t>(base.limit);  // shared by the iterator's copies of `fetch`
-  auto fetch = [this, base, next_limit](const WindowRequest& w) -> Result<KeyWindow> {
+  // The iterator reads its windows later, at the level it was made with.
+  auto fetch = [this, base, next_limit, consistency](const WindowRequest& w) -> Result<KeyWindow> {
     RangeQuery q = base;
     q.limit = *next_limit;
     *next_limit = std::min<uint32_t>(services_->read_window_keys, *next_limit * 4);
@@ -555,7 +560,7 @@ std::unique_ptr<KvIterator> ReplicatedTablet::NewIterator(std::string lower, std
     q.from_inclusive = w.inclusive;
     q.reverse = w.reverse;
     q.from_end = w.from_end;
-    return ReadWindow(q);
+    return ReadWindow(q, consistency);
   };
   return std::make_unique<ReconcilingIterator>(std::move(lower), std::move(upper), std::move(fetch));
 }

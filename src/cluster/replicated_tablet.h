@@ -1,7 +1,7 @@
 // Replicated tablets: the Replica (tablets/replica.h) of a tablet of a
 // replicated keyspace on a cluster node. This node coordinates: a write goes
 // to every live replica of the tablet and succeeds once the request's
-// consistency level (tablets/request_consistency.h) has acknowledged it; a
+// consistency level (tablets/request_consistency.h, passed with each call) has acknowledged it; a
 // read asks as many replicas as the level needs, reconciles their answers
 // key by key (the storage merge operator: last write wins per cell,
 // deletions shadow), writes the reconciled value back to every asked replica
@@ -125,11 +125,12 @@ class ReplicatedTablet : public Replica {
   // `start`, `end`: the tablet's storage-key bounds on this node.
   ReplicatedTablet(ReplicationServices* services, std::shared_ptr<const TableSchema> table, std::string start,
                    std::string end);
-  Status Apply(const WriteSet& writes) override;
-  Status Get(std::string_view key, std::string* value) override;
+  Status Apply(const WriteSet& writes, const RequestConsistency& consistency) override;
+  Status Get(std::string_view key, std::string* value, const RequestConsistency& consistency) override;
   void MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
-                std::vector<Status>* statuses) override;
-  std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper) override;
+                std::vector<Status>* statuses, const RequestConsistency& consistency) override;
+  std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper,
+                                          const RequestConsistency& consistency) override;
   // This node's share only (its local storage).
   uint64_t ApproximateSize(std::string_view begin, std::string_view end, bool include_memtables = true) override;
 
@@ -147,9 +148,13 @@ class ReplicatedTablet : public Replica {
   Result<std::vector<Target>> Targets();
   std::vector<Target> TargetsOf(const std::vector<std::string>& replicas);
   void CountCoordinated(const std::vector<Target>& targets);  // ReplicationServices::coordinated, forwarded
-  Result<KeyWindow> ReadWindow(const RangeQuery& query);
-  Result<std::vector<std::optional<std::string>>> ReadKeys(const std::vector<std::string>& relative_keys);
-  Status Repair(const std::vector<const Target*>& asked, const std::vector<WriteSet>& repairs);
+  Result<KeyWindow> ReadWindow(const RangeQuery& query, const RequestConsistency& consistency);
+  Result<std::vector<std::optional<std::string>>> ReadKeys(const std::vector<std::string>& relative_keys,
+                                                           const RequestConsistency& consistency);
+  // Writes each of `repairs` back to the replica of `asked` at its index;
+  // ReadTimeout (at `consistency`) unless all acknowledge.
+  Status Repair(const std::vector<const Target*>& asked, const std::vector<WriteSet>& repairs,
+                const RequestConsistency& consistency);
   // Asks every replica of `asked` (remote ones through `remote`, this node
   // through `local`) and waits for all within the read time-out; their
   // answers in `asked` order, or ReadTimeout.
@@ -161,12 +166,14 @@ class ReplicatedTablet : public Replica {
   // whose answers are returned (in candidate order), or ReadTimeout.
   template <typename T>
   Result<std::vector<T>> AskAll(std::vector<const Target*>* asked, const ConsistencyPlan& plan,
-                                const AskRemote<T>& remote, const std::function<Result<T>()>& local);
+                                const RequestConsistency& consistency, const AskRemote<T>& remote,
+                                const std::function<Result<T>()>& local);
   // Microseconds a read waits before it speculates; -1: never.
   int64_t SpeculativeThresholdMicros();
-  // Every replica a read at the current level may ask, after the Unavailable
-  // check: this node first, then by ReplicaLatency; `plan` gets the level's needs.
-  Result<std::vector<const Target*>> ChooseReadTargets(const std::vector<Target>& targets, ConsistencyPlan* plan);
+  // Every replica a read at `level` may ask, after the Unavailable check:
+  // this node first, then by ReplicaLatency; `plan` gets the level's needs.
+  Result<std::vector<const Target*>> ChooseReadTargets(const std::vector<Target>& targets, ConsistencyLevel level,
+                                                       ConsistencyPlan* plan);
 
   ReplicationServices* services_;
   std::shared_ptr<const TableSchema> table_;

@@ -232,10 +232,11 @@ Status Database::DropTableLocked(const std::string& keyspace, const std::string&
   return Status::OK();
 }
 
-Status Database::TruncateTable(const std::string& keyspace, const std::string& name) {
+Status Database::TruncateTable(const std::string& keyspace, const std::string& name,
+                               const RequestConsistency& consistency) {
   TESSERA_ASSIGN_OR_RETURN(auto table, catalog_.GetTable(keyspace, name));
   for (const IndexDef& index : table->indexes) {  // the indexes are emptied first: no entry outlives its row
-    Status s = TruncateTable(keyspace, index.backing_table);
+    Status s = TruncateTable(keyspace, index.backing_table, consistency);
     if (!s.ok() && !s.IsNotFound()) return s;
   }
   large_partitions_.ForgetTable(table->id);
@@ -245,7 +246,7 @@ Status Database::TruncateTable(const std::string& keyspace, const std::string& n
   for (const Tablet& t : map->tablets()) {
     WriteSet ws;
     ws.DeleteRange(t.start, t.end);
-    TESSERA_RETURN_IF_ERROR(t.replica->Apply(ws));
+    TESSERA_RETURN_IF_ERROR(t.replica->Apply(ws, consistency));
   }
   return Status::OK();
 }
@@ -266,15 +267,19 @@ int64_t Database::NextTimestamp() {
   }
 }
 
-Status Database::Apply(const Mutation& m) { return ApplyBatch({m}); }
-
-Status Database::ApplyBatch(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings) {
-  if (mutations.empty()) return Status::OK();
-  if (any_index_.load(std::memory_order_acquire)) return ApplyWithIndexes(mutations, warnings);
-  return ApplyBase(mutations, warnings);
+Status Database::Apply(const Mutation& m, const RequestConsistency& consistency) {
+  return ApplyBatch({m}, nullptr, consistency);
 }
 
-Status Database::ApplyBase(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings) {
+Status Database::ApplyBatch(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
+                            const RequestConsistency& consistency) {
+  if (mutations.empty()) return Status::OK();
+  if (any_index_.load(std::memory_order_acquire)) return ApplyWithIndexes(mutations, warnings, consistency);
+  return ApplyBase(mutations, warnings, consistency);
+}
+
+Status Database::ApplyBase(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
+                           const RequestConsistency& consistency) {
   // A bucketed or partition-bucketed table's rows go where its current layout puts them (see
   // ChangeBucketCount and RaisePartitionBuckets).
   std::shared_lock<std::shared_mutex> layout(bucket_layout_mu_, std::defer_lock);
@@ -283,14 +288,14 @@ Status Database::ApplyBase(const std::vector<Mutation>& mutations, std::vector<s
     layout.lock();
     current = mutations;
     for (auto& m : current) m.table = CurrentLayout(m.table);
-    return ApplyRouted(current, warnings);
+    return ApplyRouted(current, warnings, consistency);
   }
-  return ApplyRouted(mutations, warnings);
+  return ApplyRouted(mutations, warnings, consistency);
 }
 
-Status Database::ApplyToReplicas(const WriteSet& ws) {
+Status Database::ApplyToReplicas(const WriteSet& ws, const RequestConsistency& consistency) {
   // One node: every tablet's replica is the local one.
-  if (!cluster_tablets_.load(std::memory_order_relaxed)) return local_replica_->Apply(ws);
+  if (!cluster_tablets_.load(std::memory_order_relaxed)) return local_replica_->Apply(ws, consistency);
   std::map<uint32_t, std::shared_ptr<const TabletMap>> maps;
   std::vector<Replica*> replicas;  // per op
   replicas.reserve(ws.ops().size());
@@ -303,7 +308,7 @@ Status Database::ApplyToReplicas(const WriteSet& ws) {
     replicas.push_back(map->Find(op.key).replica.get());
   }
   if (std::all_of(replicas.begin(), replicas.end(), [&](Replica* r) { return r == replicas.front(); })) {
-    return replicas.empty() ? Status::OK() : replicas.front()->Apply(ws);
+    return replicas.empty() ? Status::OK() : replicas.front()->Apply(ws, consistency);
   }
   // Several replica sets (only in a cluster): one write each, as Cassandra's
   // unlogged batch across replica sets; the first error is returned.
@@ -320,13 +325,14 @@ Status Database::ApplyToReplicas(const WriteSet& ws) {
   }
   Status first;
   for (const auto& [replica, part] : groups) {
-    Status s = replica->Apply(part);
+    Status s = replica->Apply(part, consistency);
     if (!s.ok() && first.ok()) first = s;
   }
   return first;
 }
 
-Status Database::ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings) {
+Status Database::ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
+                             const RequestConsistency& consistency) {
   const int64_t started = SteadyMicros();
   const int64_t now = NextTimestamp();
   WriteSet ws;
@@ -349,7 +355,7 @@ Status Database::ApplyRouted(const std::vector<Mutation>& mutations, std::vector
     built_mutations.push_back(std::move(built));
   }
   if (routed.empty()) return Status::OK();
-  TESSERA_RETURN_IF_ERROR(ApplyToReplicas(ws));
+  TESSERA_RETURN_IF_ERROR(ApplyToReplicas(ws, consistency));
   for (const auto& r : routed) {
     r.tablet->counters->CountWrite(now, r.part.row_writes, r.part.bytes);
     r.tablet->counters->sample.Add(now, r.part.position, std::max<uint64_t>(1, r.part.row_writes), /*write=*/true);
@@ -404,9 +410,11 @@ void Database::CountWrittenPartition(uint32_t table_id, std::string_view positio
   large_partitions_.NoteWrite(table_id, position, rows_estimate, bytes_estimate);
 }
 
-ReadContext Database::MakeReadContext(const std::shared_ptr<const TableSchema>& table) {
+ReadContext Database::MakeReadContext(const std::shared_ptr<const TableSchema>& table,
+                                      const RequestConsistency& consistency) {
   ReadContext ctx;
   ctx.table = table;
+  ctx.consistency = consistency;
   const uint32_t id = table->id;
   ctx.tablets = [this, id] { return TabletsOf(id); };
   ctx.now_micros = NowMicros();
@@ -455,26 +463,29 @@ Status Database::HitReadFailpoint(const TableSchema& table) {
 
 Result<std::optional<RowResult>> Database::ReadRow(const std::shared_ptr<const TableSchema>& table,
                                                    const std::vector<std::string>& pk,
-                                                   const std::vector<std::string>& ck) {
+                                                   const std::vector<std::string>& ck,
+                                                   const RequestConsistency& consistency) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
   TESSERA_RETURN_IF_ERROR(HitReadFailpoint(*table));
   ReadTimer timer(MetricsOf(table->id));
-  return tessera::ReadRow(MakeReadContext(CurrentLayout(table)), pk, ck);
+  return tessera::ReadRow(MakeReadContext(CurrentLayout(table), consistency), pk, ck);
 }
 
 Result<SliceResult> Database::ReadSlice(const std::shared_ptr<const TableSchema>& table,
-                                        const std::vector<std::string>& pk, const SliceRequest& request) {
+                                        const std::vector<std::string>& pk, const SliceRequest& request,
+                                        const RequestConsistency& consistency) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
   TESSERA_RETURN_IF_ERROR(HitReadFailpoint(*table));
   ReadTimer timer(MetricsOf(table->id));
-  return tessera::ReadSlice(MakeReadContext(CurrentLayout(table)), pk, request);
+  return tessera::ReadSlice(MakeReadContext(CurrentLayout(table), consistency), pk, request);
 }
 
-Result<RangeResult> Database::ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request) {
+Result<RangeResult> Database::ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request,
+                                        const RequestConsistency& consistency) {
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
   TESSERA_RETURN_IF_ERROR(HitReadFailpoint(*table));
   ReadTimer timer(MetricsOf(table->id));
-  return tessera::ScanRange(MakeReadContext(CurrentLayout(table)), request);
+  return tessera::ScanRange(MakeReadContext(CurrentLayout(table), consistency), request);
 }
 
 // --- Tablets ---
@@ -569,7 +580,7 @@ Result<uint64_t> Database::MeasureTabletBytes(const TableSchema& table, TabletId
   const Tablet* tablet = map ? map->FindById(id) : nullptr;
   if (!tablet) return Status::NotFound("no tablet " + std::to_string(id) + " in " + table.name);
   uint64_t bytes = 0;
-  auto it = tablet->replica->NewIterator(tablet->start, tablet->end);
+  auto it = tablet->replica->NewIterator(tablet->start, tablet->end, kLocalConsistency);
   for (it->Seek(tablet->start); it->Valid() && bytes <= limit; it->Next()) {
     bytes += it->key().size() + it->value().size();
   }
@@ -588,7 +599,7 @@ Result<LargePartition> Database::MeasurePartition(const TableSchema& table, cons
   auto map = TabletsOf(table.id);
   if (!map) return Status::NotFound("table " + table.name + " was dropped");
   const Tablet& tablet = map->Find(position);
-  auto it = tablet.replica->NewIterator(position, end);
+  auto it = tablet.replica->NewIterator(position, end, kLocalConsistency);
   // A partition-bucketed partition's sub-partitions all start with its (logical) position.
   const size_t kind_at = position.size() + (table.partition_buckets.enabled() ? kSubPartitionBytes : 0);
   for (it->Seek(position); it->Valid() && m.rows < kMaxVisited; it->Next()) {
@@ -637,7 +648,7 @@ Result<std::string> Database::MiddleOf(const TableSchema& table, const Tablet& t
   // The median partition among (up to kMaxSampledPartitions of) those stored,
   // found by jumping from partition to partition.
   std::vector<std::string> positions;
-  auto it = tablet.replica->NewIterator(tablet.start, tablet.end);
+  auto it = tablet.replica->NewIterator(tablet.start, tablet.end, kLocalConsistency);
   for (it->Seek(tablet.start); it->Valid() && positions.size() < kMaxSampledPartitions;) {
     TESSERA_ASSIGN_OR_RETURN(size_t n, PartitionPositionSize(table, it->key()));
     positions.emplace_back(it->key().substr(0, n));

@@ -182,9 +182,10 @@ class Database {
                                                                             const std::string& name) const;
 
   // Removes every row, keeps schema and tablets. Goes through each tablet's
-  // replica, so a replicated table is truncated on every replica (at the
-  // calling thread's request consistency: the executor asks for ALL).
-  Status TruncateTable(const std::string& keyspace, const std::string& name);
+  // replica, so a replicated table is truncated on every replica (at
+  // `consistency`: the executor asks for ALL, as Cassandra).
+  Status TruncateTable(const std::string& keyspace, const std::string& name,
+                       const RequestConsistency& consistency = kAllConsistency);
   Result<std::shared_ptr<const TableSchema>> GetTable(const std::string& keyspace, const std::string& name) const;
   const Catalog& catalog() const { return catalog_; }
   // Gives a bucketed table (TableSchema::buckets) a new bucket count online
@@ -221,8 +222,15 @@ class Database {
   Sequences& sequences() { return *sequences_; }
 
   // --- Data ---
+  // Every read and write takes the request's consistency level and write
+  // type (tablets/request_consistency.h) and hands it to the replicas of the
+  // tablets it touches: a replicated tablet waits for as many replicas as it
+  // names (cluster/replicated_tablet.h), the local replica of a single node
+  // ignores it. The default, ONE, is what a single node's own callers use;
+  // the executor always passes the request's.
+  //
   // Errors: InvalidArgument (see BuildWriteSet), NotFound (table dropped), IOError.
-  Status Apply(const Mutation& mutation);
+  Status Apply(const Mutation& mutation, const RequestConsistency& consistency = kLocalConsistency);
   // All mutations in one atomic write (a logged batch). The secondary indexes
   // of the written tables (as the catalog has them now, whatever schema the
   // mutations carry) are kept right: the indexed rows are read before and
@@ -232,13 +240,17 @@ class Database {
   // partition warn threshold. Errors as Apply, and InvalidArgument when a
   // written partition is measured at or above a fail threshold (nothing is
   // written).
-  Status ApplyBatch(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings = nullptr);
+  Status ApplyBatch(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings = nullptr,
+                    const RequestConsistency& consistency = kLocalConsistency);
   Result<std::optional<RowResult>> ReadRow(const std::shared_ptr<const TableSchema>& table,
                                            const std::vector<std::string>& partition_key,
-                                           const std::vector<std::string>& clustering);
+                                           const std::vector<std::string>& clustering,
+                                           const RequestConsistency& consistency = kLocalConsistency);
   Result<SliceResult> ReadSlice(const std::shared_ptr<const TableSchema>& table,
-                                const std::vector<std::string>& partition_key, const SliceRequest& request);
-  Result<RangeResult> ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request);
+                                const std::vector<std::string>& partition_key, const SliceRequest& request,
+                                const RequestConsistency& consistency = kLocalConsistency);
+  Result<RangeResult> ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request,
+                                const RequestConsistency& consistency = kLocalConsistency);
 
   // --- Tablets ---
   // Lets `resolver` choose the replica of every tablet, now and whenever a
@@ -333,17 +345,23 @@ class Database {
   void ChooseReplicas(TabletMap* map) const;
   ReplicaResolver* resolver_ = nullptr;  // set once before serving
   std::atomic<bool> cluster_tablets_{false};
-  ReadContext MakeReadContext(const std::shared_ptr<const TableSchema>& table);
-  Status ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings);
+  ReadContext MakeReadContext(const std::shared_ptr<const TableSchema>& table, const RequestConsistency& consistency);
+  Status ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
+                     const RequestConsistency& consistency);
   // ApplyBatch without index maintenance.
-  Status ApplyBase(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings);
+  Status ApplyBase(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
+                   const RequestConsistency& consistency);
   // --- secondary indexes (db/index_maintenance.cc) ---
   struct IndexedWrite;
   using IndexEntrySets = std::map<std::pair<uint32_t, std::string>, std::vector<IndexEntry>>;
-  Status ApplyWithIndexes(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings);
-  Status CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEntrySets* out);
-  Status WriteIndexChanges(const IndexEntrySets& before, const IndexEntrySets& after);
+  Status ApplyWithIndexes(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
+                          const RequestConsistency& consistency);
+  Status CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEntrySets* out,
+                        const RequestConsistency& consistency);
+  Status WriteIndexChanges(const IndexEntrySets& before, const IndexEntrySets& after,
+                           const RequestConsistency& consistency);
   Status ReadWholePartition(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& pk,
+                            const RequestConsistency& consistency,
                             std::optional<RowResult>* static_row, std::vector<RowResult>* rows);
   std::mutex& IndexStripe(uint32_t table_id, const std::vector<std::string>& pk);
   void RefreshIndexFlag();
@@ -360,7 +378,7 @@ class Database {
   bool stopping_ = false;                                          // guarded by index_builds_mu_
   // Writes `ws` through the replicas of the tablets its keys fall in: one
   // atomic write when they share one replica (always, on a single node).
-  Status ApplyToReplicas(const WriteSet& ws);
+  Status ApplyToReplicas(const WriteSet& ws, const RequestConsistency& consistency);
   int64_t NextTimestamp();
   Result<std::string> MiddleOf(const TableSchema& table, const Tablet& tablet);
   Status RemoveTableData(const TableSchema& table);

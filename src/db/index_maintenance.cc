@@ -117,11 +117,11 @@ bool Database::IndexBuilt(const std::string& keyspace, const std::string& name) 
 // ---- maintenance ----
 
 Status Database::ReadWholePartition(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& pk,
-                                    std::optional<RowResult>* static_row, std::vector<RowResult>* rows) {
+                                    const RequestConsistency& consistency, std::optional<RowResult>* static_row, std::vector<RowResult>* rows) {
   SliceRequest req;
   bool first = true;
   for (;;) {
-    TESSERA_ASSIGN_OR_RETURN(SliceResult slice, ReadSlice(table, pk, req));
+    TESSERA_ASSIGN_OR_RETURN(SliceResult slice, ReadSlice(table, pk, req, consistency));
     if (first) *static_row = slice.partition.static_row;
     first = false;
     for (auto& r : slice.partition.rows) rows->push_back(std::move(r));
@@ -130,7 +130,8 @@ Status Database::ReadWholePartition(const std::shared_ptr<const TableSchema>& ta
   }
 }
 
-Status Database::CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEntrySets* out) {
+Status Database::CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEntrySets* out,
+                                const RequestConsistency& consistency) {
   for (const IndexedWrite& w : writes) {
     const Mutation& m = *w.mutation;
     const TableSchema& t = *w.table;
@@ -139,17 +140,17 @@ Status Database::CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEn
     const bool whole = m.delete_partition || !m.range_deletions.empty();
     const bool static_write = std::any_of(m.rows.begin(), m.rows.end(), [](const RowWrite& r) { return r.is_static; });
     if (whole) {
-      TESSERA_RETURN_IF_ERROR(ReadWholePartition(w.table, m.partition_key, &static_row, &rows));
+      TESSERA_RETURN_IF_ERROR(ReadWholePartition(w.table, m.partition_key, consistency, &static_row, &rows));
     } else {
       for (const RowWrite& r : m.rows) {
         if (r.is_static) continue;
-        TESSERA_ASSIGN_OR_RETURN(auto row, ReadRow(w.table, m.partition_key, r.clustering));
+        TESSERA_ASSIGN_OR_RETURN(auto row, ReadRow(w.table, m.partition_key, r.clustering, consistency));
         if (row) rows.push_back(std::move(*row));
       }
       if (static_write && HasStaticIndex(t)) {
         SliceRequest req;
         req.limit = 0;
-        TESSERA_ASSIGN_OR_RETURN(SliceResult slice, ReadSlice(w.table, m.partition_key, req));
+        TESSERA_ASSIGN_OR_RETURN(SliceResult slice, ReadSlice(w.table, m.partition_key, req, consistency));
         static_row = slice.partition.static_row;
       }
     }
@@ -169,7 +170,8 @@ Status Database::CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEn
   return Status::OK();
 }
 
-Status Database::WriteIndexChanges(const IndexEntrySets& before, const IndexEntrySets& after) {
+Status Database::WriteIndexChanges(const IndexEntrySets& before, const IndexEntrySets& after,
+                                   const RequestConsistency& consistency) {
   const int64_t ts = NextTimestamp();
   const auto now_seconds = static_cast<uint32_t>(NowMicros() / 1'000'000);
   auto same_row = [](const IndexEntry& a, const IndexEntry& b) { return a.value == b.value && a.base_key == b.base_key; };
@@ -213,16 +215,17 @@ Status Database::WriteIndexChanges(const IndexEntrySets& before, const IndexEntr
     }
   }
   if (writes.empty()) return Status::OK();
-  return ApplyBase(writes, nullptr);
+  return ApplyBase(writes, nullptr, consistency);
 }
 
-Status Database::ApplyWithIndexes(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings) {
+Status Database::ApplyWithIndexes(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
+                                  const RequestConsistency& consistency) {
   std::vector<IndexedWrite> indexed;
   for (const Mutation& m : mutations) {
     auto current = catalog_.GetTableById(m.table->id);
     if (current && !current->indexes.empty()) indexed.push_back({&m, std::move(current)});
   }
-  if (indexed.empty()) return ApplyBase(mutations, warnings);
+  if (indexed.empty()) return ApplyBase(mutations, warnings, consistency);
   // One lock per partition stripe, taken in address order (no deadlock between batches).
   std::vector<std::mutex*> stripes;
   for (const IndexedWrite& w : indexed) stripes.push_back(&IndexStripe(w.table->id, w.mutation->partition_key));
@@ -233,11 +236,11 @@ Status Database::ApplyWithIndexes(const std::vector<Mutation>& mutations, std::v
   for (std::mutex* s : stripes) locks.emplace_back(*s);
 
   IndexEntrySets before, after;
-  TESSERA_RETURN_IF_ERROR(CollectIndexed(indexed, &before));
-  TESSERA_RETURN_IF_ERROR(ApplyBase(mutations, warnings));
-  TESSERA_RETURN_IF_ERROR(CollectIndexed(indexed, &after));
+  TESSERA_RETURN_IF_ERROR(CollectIndexed(indexed, &before, consistency));
+  TESSERA_RETURN_IF_ERROR(ApplyBase(mutations, warnings, consistency));
+  TESSERA_RETURN_IF_ERROR(CollectIndexed(indexed, &after, consistency));
   for (const auto& [key, entries] : after) before.try_emplace(key);  // a key only after: all new
-  return WriteIndexChanges(before, after);
+  return WriteIndexChanges(before, after, consistency);
 }
 
 // ---- build ----
@@ -298,7 +301,7 @@ void Database::BuildIndex(std::stop_token stop, std::string keyspace, std::strin
       if (!def) break;
       std::optional<RowResult> static_row;
       std::vector<RowResult> rows;
-      status = ReadWholePartition(current, p.partition_key, &static_row, &rows);
+      status = ReadWholePartition(current, p.partition_key, kLocalConsistency, &static_row, &rows);
       if (!status.ok()) break;
       IndexEntrySets after;
       auto& entries = after[{current->id, index}];
@@ -308,7 +311,7 @@ void Database::BuildIndex(std::stop_token stop, std::string keyspace, std::strin
         for (const RowResult& r : rows) CollectIndexEntries(*current, *def, p.partition_key, &r, nullptr, &entries);
       }
       IndexEntrySets before{{{current->id, index}, {}}};
-      status = WriteIndexChanges(before, after);
+      status = WriteIndexChanges(before, after, kLocalConsistency);
       if (!status.ok()) break;
     }
     if (!status.ok() || page->next_cursor.empty()) break;

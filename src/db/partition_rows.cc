@@ -8,9 +8,9 @@ namespace tessera {
 
 std::vector<std::string_view> Views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
 
-Status LoadHeader(Replica* replica, const std::string& position, PartitionHeader* header, TabletCounters* counters) {
+Status LoadHeader(Replica* replica, const RequestConsistency& consistency, const std::string& position, PartitionHeader* header, TabletCounters* counters) {
   std::string value;
-  Status s = replica->Get(position + static_cast<char>(KeyKind::kPartitionHeader), &value);
+  Status s = replica->Get(position + static_cast<char>(KeyKind::kPartitionHeader), &value, consistency);
   if (s.IsNotFound()) {
     *header = PartitionHeader{};
     return Status::OK();
@@ -57,11 +57,12 @@ Result<std::optional<RowResult>> Materialize(const TableSchema& t, std::string_v
   return MaterializeFragment(t, ck, is_static, std::move(f), header, now, tombstones);
 }
 
-Result<std::optional<RowResult>> ReadStatic(const TableSchema& t, Replica* replica, const std::string& position,
+Result<std::optional<RowResult>> ReadStatic(const TableSchema& t, Replica* replica, const RequestConsistency& consistency,
+                                            const std::string& position,
                                             const PartitionHeader& header, uint32_t now, TabletCounters* counters) {
   if (!t.HasStatic()) return std::optional<RowResult>();
   std::string value;
-  Status s = replica->Get(position + static_cast<char>(KeyKind::kStaticRow), &value);
+  Status s = replica->Get(position + static_cast<char>(KeyKind::kStaticRow), &value, consistency);
   if (s.IsNotFound()) return std::optional<RowResult>();
   TESSERA_RETURN_IF_ERROR(s);
   counters->bytes_read += value.size();

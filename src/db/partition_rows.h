@@ -24,7 +24,7 @@ inline uint32_t Seconds(int64_t micros) { return static_cast<uint32_t>(micros / 
 
 // Reads and decodes the header at `position` + kPartitionHeader; an absent
 // header is an empty one. Counts the bytes read. Errors: Corruption, IOError.
-Status LoadHeader(Replica* replica, const std::string& position, PartitionHeader* header, TabletCounters* counters);
+Status LoadHeader(Replica* replica, const RequestConsistency& consistency, const std::string& position, PartitionHeader* header, TabletCounters* counters);
 
 // Turns a stored row (fragment) into a result, or nullopt when nothing of it
 // is live as of `now` (seconds) after the header's deletions. `ck` is the
@@ -41,7 +41,8 @@ Result<std::optional<RowResult>> Materialize(const TableSchema& t, std::string_v
 
 // The live static row at `position` + kStaticRow (nullopt for tables without
 // static columns). Errors: Corruption, IOError.
-Result<std::optional<RowResult>> ReadStatic(const TableSchema& t, Replica* replica, const std::string& position,
+Result<std::optional<RowResult>> ReadStatic(const TableSchema& t, Replica* replica, const RequestConsistency& consistency,
+                                            const std::string& position,
                                             const PartitionHeader& header, uint32_t now, TabletCounters* counters);
 
 // Storage-key bounds [lo, hi) of a clustering slice within the partition at

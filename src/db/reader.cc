@@ -99,7 +99,7 @@ Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vect
   const std::string header_key = position + static_cast<char>(KeyKind::kPartitionHeader);
   std::vector<std::string> values;
   std::vector<Status> found;
-  tablet.replica->MultiGet({header_key, key}, &values, &found);
+  tablet.replica->MultiGet({header_key, key}, &values, &found, ctx.consistency);
   PartitionHeader header;
   if (found[0].ok()) {
     TESSERA_RETURN_IF_ERROR(DecodePartitionHeader(values[0], &header));
@@ -139,15 +139,15 @@ Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::str
   const Tablet& tablet = map->Find(position);
   TabletCounters* counters = tablet.counters.get();
   PartitionHeader header;
-  TESSERA_RETURN_IF_ERROR(LoadHeader(tablet.replica.get(), position, &header, counters));
+  TESSERA_RETURN_IF_ERROR(LoadHeader(tablet.replica.get(), ctx.consistency, position, &header, counters));
   if (req.cursor.empty()) {
     TESSERA_ASSIGN_OR_RETURN(out.partition.static_row,
-                             ReadStatic(t, tablet.replica.get(), position, header, now, counters));
+                             ReadStatic(t, tablet.replica.get(), ctx.consistency, position, header, now, counters));
   }
   if (lo >= hi || req.limit == 0) return out;
   if (ctx.count_partition_read) ctx.count_partition_read(position);
 
-  auto it = tablet.replica->NewIterator(lo, hi);
+  auto it = tablet.replica->NewIterator(lo, hi, ctx.consistency);
   if (!req.reversed) {
     resume_key.empty() ? it->Seek(lo) : it->Seek(resume_key);
   } else {
@@ -206,7 +206,7 @@ class RangeScanner {
 
  private:
   Status ScanSegment(const Tablet& tablet, const std::string& begin, const std::string& end) {
-    auto it = tablet.replica->NewIterator(begin, end);
+    auto it = tablet.replica->NewIterator(begin, end, ctx_.consistency);
     it->Seek(begin);
     while (it->Valid() && !done_) {
       std::string_view key = it->key();
@@ -249,12 +249,12 @@ class RangeScanner {
     current_position_.assign(key.substr(0, n));
     current_ = PartitionResult{};
     TESSERA_RETURN_IF_ERROR(DecodePartitionKey(t_, key, &current_));
-    TESSERA_RETURN_IF_ERROR(LoadHeader(tablet.replica.get(), current_position_, &header_, tablet.counters.get()));
+    TESSERA_RETURN_IF_ERROR(LoadHeader(tablet.replica.get(), ctx_.consistency, current_position_, &header_, tablet.counters.get()));
     tablet.counters->sample.Add(ctx_.now_micros, current_position_, 1, /*write=*/false);
     bool resumed = !resumed_position_.empty() && current_position_ == resumed_position_;
     if (!resumed) {
       rows_in_partition_ = 0;
-      TESSERA_ASSIGN_OR_RETURN(current_.static_row, ReadStatic(t_, tablet.replica.get(), current_position_, header_,
+      TESSERA_ASSIGN_OR_RETURN(current_.static_row, ReadStatic(t_, tablet.replica.get(), ctx_.consistency, current_position_, header_,
                                                                now_, tablet.counters.get()));
       static_key_ = current_position_ + static_cast<char>(KeyKind::kStaticRow);
     }

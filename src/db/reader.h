@@ -98,6 +98,8 @@ struct ReadContext {
   std::shared_ptr<const TableSchema> table;
   std::function<std::shared_ptr<const TabletMap>()> tablets;
   int64_t now_micros = 0;
+  // The request's consistency, handed to every tablet replica the read asks.
+  RequestConsistency consistency;
   // Called with the partition position of every point or slice read (hot-partition tracking); may be empty.
   std::function<void(std::string_view position)> count_partition_read;
 };

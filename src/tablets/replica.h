@@ -4,6 +4,11 @@
 // writes travel as WriteSets (self-contained, shippable) and not as calls
 // into RocksDB.
 //
+// Every read and write takes the request's consistency (tablets/
+// request_consistency.h) as a parameter: a replicated tablet waits for as
+// many replicas as it names; the local replica ignores it. An iterator keeps
+// the consistency it was made with for every step it reads.
+//
 // Thread safety: implementations are thread-safe.
 #pragma once
 
@@ -14,6 +19,7 @@
 
 #include "common/status.h"
 #include "storage/storage_engine.h"
+#include "tablets/request_consistency.h"
 
 namespace tessera {
 
@@ -21,14 +27,15 @@ class Replica {
  public:
   virtual ~Replica() = default;
   // Applies the writes atomically and durably (see StorageEngine durability).
-  virtual Status Apply(const WriteSet& writes) = 0;
+  [[nodiscard]] virtual Status Apply(const WriteSet& writes, const RequestConsistency& consistency) = 0;
   // NotFound when the key has no value.
-  virtual Status Get(std::string_view key, std::string* value) = 0;
+  [[nodiscard]] virtual Status Get(std::string_view key, std::string* value, const RequestConsistency& consistency) = 0;
   // Several keys on one snapshot; see StorageEngine::MultiGet.
   virtual void MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
-                        std::vector<Status>* statuses) = 0;
+                        std::vector<Status>* statuses, const RequestConsistency& consistency) = 0;
   // Iterates [lower, upper) on a snapshot taken now.
-  virtual std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper) = 0;
+  virtual std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper,
+                                                  const RequestConsistency& consistency) = 0;
   // Approximate bytes stored in [begin, end); with `include_memtables`
   // false, only what has been flushed (RocksDB's memtable estimate is coarse
   // for small ranges before RocksDB 9.8).
@@ -44,11 +51,12 @@ class Replica {
 class LocalReplica : public Replica {
  public:
   explicit LocalReplica(StorageEngine* engine) : engine_(engine) {}
-  Status Apply(const WriteSet& writes) override;
-  Status Get(std::string_view key, std::string* value) override;
+  Status Apply(const WriteSet& writes, const RequestConsistency& consistency) override;
+  Status Get(std::string_view key, std::string* value, const RequestConsistency& consistency) override;
   void MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
-                std::vector<Status>* statuses) override;
-  std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper) override;
+                std::vector<Status>* statuses, const RequestConsistency& consistency) override;
+  std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper,
+                                          const RequestConsistency& consistency) override;
   uint64_t ApproximateSize(std::string_view begin, std::string_view end, bool include_memtables = true) override;
 
  private:

@@ -1,10 +1,6 @@
 #include "tablets/request_consistency.h"
 
 namespace tessera {
-namespace {
-thread_local RequestConsistency current_consistency;
-}  // namespace
-
 const char* ConsistencyLevelName(ConsistencyLevel level) {
   switch (level) {
     case ConsistencyLevel::kAny: return "ANY";
@@ -32,13 +28,5 @@ const char* WriteTypeName(WriteType type) {
   }
   return "SIMPLE";
 }
-
-const RequestConsistency& CurrentRequestConsistency() { return current_consistency; }
-
-ScopedRequestConsistency::ScopedRequestConsistency(RequestConsistency consistency) : previous_(current_consistency) {
-  current_consistency = consistency;
-}
-
-ScopedRequestConsistency::~ScopedRequestConsistency() { current_consistency = previous_; }
 
 }  // namespace tessera

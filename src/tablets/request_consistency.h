@@ -1,20 +1,16 @@
-// RequestConsistency: the consistency level, write type and time-outs of the
-// client request a thread is executing, for the replicas of a replicated
-// tablet (cluster/replicated_tablet.h) to honour. A single node ignores it.
-//
-// Why a thread-local scope and not a parameter: the executor runs each
-// request synchronously on one thread, from the statement down through
-// Database to a tablet's Replica (Database never hands work to other
-// threads), and every read and write path in between (slices, ranges,
-// buckets, batches, list reads before writes) would otherwise carry the
-// level. The executor opens a ScopedRequestConsistency around each request;
-// outside one the level is ONE.
+// RequestConsistency: the consistency level and write type of a client
+// request, passed as a parameter from the executor (which reads them from the
+// request: native protocol v4 §4.1.4, §4.1.7) through Database's read and
+// write calls to each tablet's Replica (tablets/replica.h). The replicas of a
+// replicated tablet (cluster/replicated_tablet.h) honour it; the local
+// replica of a single node ignores it. A plain value: no request state lives
+// in a thread (a request may continue on another one).
 //
 // Values: consistency levels are the native protocol's [consistency] codes
 // (v4 §3), FROZEN ON THE WIRE. Write types are the names WriteTimeout
 // carries (v4 §9).
 //
-// Thread safety: each thread sees its own current value.
+// Thread safety: plain values.
 #pragma once
 
 #include <cstdint>
@@ -38,20 +34,9 @@ struct RequestConsistency {
   WriteType write_type = WriteType::kSimple;
 };
 
-// The calling thread's current request consistency (ONE, SIMPLE outside a scope).
-const RequestConsistency& CurrentRequestConsistency();
-
-// Sets the calling thread's request consistency for its lifetime and restores
-// the previous one after. REQUIRES: destroyed on the thread that made it.
-class ScopedRequestConsistency {
- public:
-  explicit ScopedRequestConsistency(RequestConsistency consistency);
-  ~ScopedRequestConsistency();
-  ScopedRequestConsistency(const ScopedRequestConsistency&) = delete;
-  ScopedRequestConsistency& operator=(const ScopedRequestConsistency&) = delete;
-
- private:
-  RequestConsistency previous_;
-};
+// ONE, SIMPLE: what internal reads and writes of a single node use.
+inline constexpr RequestConsistency kLocalConsistency{};
+// ALL: what TRUNCATE and repair use (every replica or fail, as Cassandra).
+inline constexpr RequestConsistency kAllConsistency{ConsistencyLevel::kAll, WriteType::kSimple};
 
 }  // namespace tessera

@@ -54,10 +54,11 @@ class GatedReplica : public LocalReplica {
  public:
   GatedReplica(StorageEngine* engine, std::promise<void>* entered, std::shared_future<void> gate)
       : LocalReplica(engine), entered_(entered), gate_(std::move(gate)) {}
-  std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper) override {
+  std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper,
+                                          const RequestConsistency& consistency) override {
     if (!signalled_.exchange(true)) entered_->set_value();
     gate_.wait();
-    return LocalReplica::NewIterator(std::move(lower), std::move(upper));
+    return LocalReplica::NewIterator(std::move(lower), std::move(upper), consistency);
   }
 
  private:

@@ -49,9 +49,10 @@ Result<std::vector<std::string>> DecodeComponents(const std::string& s) {
 class IndexScan {
  public:
   IndexScan(Database& db, const std::shared_ptr<const TableSchema>& table, const IndexChoice& choice,
-            const IndexScanLimits& limits, const BindContext& bind, std::vector<SourceRow>* out)
+            const IndexScanLimits& limits, const BindContext& bind, const RequestConsistency& consistency,
+            std::vector<SourceRow>* out)
       : db_(db), t_(table), choice_(choice), limits_(limits), now_(static_cast<uint32_t>(bind.now_micros / 1'000'000)),
-        out_(out), pk_size_(table->PartitionKey().size()), static_index_(IsStaticIndex(*table, choice.index)) {}
+        consistency_(consistency), out_(out), pk_size_(table->PartitionKey().size()), static_index_(IsStaticIndex(*table, choice.index)) {}
 
   Status Run(PagingState state, std::optional<std::string>* next) {
     state_ = std::move(state);
@@ -68,7 +69,7 @@ class IndexScan {
       SliceRequest req;
       if (after) req.lower = *after;
       req.limit = static_cast<size_t>(std::clamp<uint64_t>(want, 16, 1000));
-      TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_.ReadSlice(choice_.backing, choice_.value, req));
+      TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_.ReadSlice(choice_.backing, choice_.value, req, consistency_));
       for (const RowResult& entry : slice.partition.rows) {
         if (entry.clustering.size() < pk_size_) continue;
         std::vector<std::string> pk(entry.clustering.begin(), entry.clustering.begin() + static_cast<long>(pk_size_));
@@ -105,12 +106,12 @@ class IndexScan {
     if (!t_->HasStatic()) return std::optional<RowResult>();
     SliceRequest req;
     req.limit = 0;
-    TESSERA_ASSIGN_OR_RETURN(SliceResult r, db_.ReadSlice(t_, pk, req));
+    TESSERA_ASSIGN_OR_RETURN(SliceResult r, db_.ReadSlice(t_, pk, req, consistency_));
     return r.partition.static_row;
   }
 
   Status EmitRow(const std::vector<std::string>& pk, const std::vector<std::string>& ck) {
-    TESSERA_ASSIGN_OR_RETURN(auto row, db_.ReadRow(t_, pk, ck));
+    TESSERA_ASSIGN_OR_RETURN(auto row, db_.ReadRow(t_, pk, ck, consistency_));
     if (!row) return Status::OK();  // a stale entry: the row is gone
     TESSERA_ASSIGN_OR_RETURN(auto static_row, StaticRow(pk));
     Emit(MakeRow(*t_, pk, &*row, static_row ? &*static_row : nullptr, now_));
@@ -123,7 +124,7 @@ class IndexScan {
     std::optional<RowResult> static_row;
     bool first = true, any = false;
     for (;;) {
-      TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_.ReadSlice(t_, pk, req));
+      TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_.ReadSlice(t_, pk, req, consistency_));
       if (first) static_row = slice.partition.static_row;
       first = false;
       for (const RowResult& r : slice.partition.rows) {
@@ -148,6 +149,7 @@ class IndexScan {
   const IndexChoice& choice_;
   IndexScanLimits limits_;
   uint32_t now_;
+  RequestConsistency consistency_;
   std::vector<SourceRow>* out_;
   size_t pk_size_;
   bool static_index_;
@@ -215,8 +217,9 @@ Result<std::optional<IndexChoice>> ChooseIndex(Database& db, const TableSchema& 
 
 Status RunIndexScan(Database& db, const std::shared_ptr<const TableSchema>& table, const IndexChoice& choice,
                     const IndexScanLimits& limits, PagingState state, const BindContext& bind,
-                    std::vector<SourceRow>* out, std::optional<std::string>* next) {
-  IndexScan scan(db, table, choice, limits, bind, out);
+                    const RequestConsistency& consistency, std::vector<SourceRow>* out,
+                    std::optional<std::string>* next) {
+  IndexScan scan(db, table, choice, limits, bind, consistency, out);
   return scan.Run(std::move(state), next);
 }
 

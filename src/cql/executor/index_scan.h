@@ -61,6 +61,7 @@ struct IndexScanLimits {
 // Errors: storage errors; InvalidArgument for a paging state of another query.
 Status RunIndexScan(Database& db, const std::shared_ptr<const TableSchema>& table, const IndexChoice& choice,
                     const IndexScanLimits& limits, PagingState state, const BindContext& bind,
-                    std::vector<SourceRow>* out, std::optional<std::string>* next);
+                    const RequestConsistency& consistency, std::vector<SourceRow>* out,
+                    std::optional<std::string>* next);
 
 }  // namespace tessera::cql

@@ -103,19 +103,20 @@ Status AddElements(const ColumnDef& col, const std::string& bytes, RowWrite* row
 // The current elements (id, value) of a list column of one row.
 Result<std::vector<std::pair<std::string, std::string>>> ReadList(Database& db, const std::shared_ptr<const TableSchema>& t,
                                                                   const std::vector<std::string>& pk,
-                                                                  const std::vector<std::string>& ck, const ColumnDef& col) {
+                                                                  const std::vector<std::string>& ck, const ColumnDef& col,
+                                                                  const RequestConsistency& consistency) {
   std::vector<std::pair<std::string, std::string>> out;
   if (col.kind == ColumnKind::kStatic) {
     SliceRequest req;
     req.limit = 0;
-    TESSERA_ASSIGN_OR_RETURN(SliceResult r, db.ReadSlice(t, pk, req));
+    TESSERA_ASSIGN_OR_RETURN(SliceResult r, db.ReadSlice(t, pk, req, consistency));
     if (!r.partition.static_row) return out;
     for (const auto& c : r.partition.static_row->cells) {
       if (c.column_id == col.id) out.emplace_back(c.path, c.value);
     }
     return out;
   }
-  TESSERA_ASSIGN_OR_RETURN(auto row, db.ReadRow(t, pk, ck));
+  TESSERA_ASSIGN_OR_RETURN(auto row, db.ReadRow(t, pk, ck, consistency));
   if (!row) return out;
   for (const auto& c : row->cells) {
     if (c.column_id == col.id) out.emplace_back(c.path, c.value);
@@ -165,9 +166,9 @@ struct ListOp {
 
 Status ApplyListOps(Database& db, const std::shared_ptr<const TableSchema>& t, const std::vector<std::string>& pk,
                     const std::vector<std::string>& ck, const std::vector<ListOp>& ops, RowWrite* row,
-                    RowWrite* static_row) {
+                    RowWrite* static_row, const RequestConsistency& consistency) {
   for (const auto& op : ops) {
-    TESSERA_ASSIGN_OR_RETURN(auto list, ReadList(db, t, pk, ck, *op.column));
+    TESSERA_ASSIGN_OR_RETURN(auto list, ReadList(db, t, pk, ck, *op.column, consistency));
     RowWrite* target = op.column->kind == ColumnKind::kStatic ? static_row : row;
     if (op.kind == ListOp::Kind::kRemoveValues) {
       for (const auto& [id, value] : list) {
@@ -418,7 +419,7 @@ Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s
     for (const auto& ck : target.clustering.empty() ? static_row_only : target.clustering) {
       RowWrite r = row;
       r.clustering = ck;
-      TESSERA_RETURN_IF_ERROR(ApplyListOps(db, t, pk, ck, list_ops, &r, &st));
+      TESSERA_RETURN_IF_ERROR(ApplyListOps(db, t, pk, ck, list_ops, &r, &st, ctx.consistency));
       if (!r.cells.empty()) m.rows.push_back(std::move(r));
     }
     if (!st.cells.empty()) m.rows.push_back(std::move(st));
@@ -510,7 +511,7 @@ Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& s
       for (const auto& ck : target.clustering) {
         RowWrite rr = row;
         rr.clustering = ck;
-        TESSERA_RETURN_IF_ERROR(ApplyListOps(db, t, pk, ck, list_ops, &rr, &static_row));
+        TESSERA_RETURN_IF_ERROR(ApplyListOps(db, t, pk, ck, list_ops, &rr, &static_row, ctx.consistency));
         if (!rr.cells.empty()) m.rows.push_back(std::move(rr));
       }
       if (!static_row.cells.empty()) m.rows.push_back(static_row);

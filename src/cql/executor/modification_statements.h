@@ -40,6 +40,9 @@ struct WriteContext {
   BindContext bind;
   std::string keyspace;                      // the connection's current keyspace
   std::optional<int64_t> default_timestamp;  // the request's client timestamp (protocol flag 0x20)
+  // The request's consistency level: the reads a list operation makes
+  // before it writes (l[i] = v, DELETE l[i], l = l - [..]) use it.
+  RequestConsistency consistency;
 };
 
 // Counter tables (TableSchema::HasCounters; Cassandra's rules and messages):

@@ -94,6 +94,15 @@ RequestConsistency ConsistencyOf(Consistency level, WriteType type = WriteType::
   return RequestConsistency{static_cast<ConsistencyLevel>(level), type};
 }
 
+// The write type a batch's WriteTimeout names (native protocol v4 §9).
+WriteType BatchWriteType(BatchStatement::Type type) {
+  switch (type) {
+    case BatchStatement::Type::kCounter: return WriteType::kCounter;
+    case BatchStatement::Type::kUnlogged: return WriteType::kUnloggedBatch;
+    default: return WriteType::kBatch;
+  }
+}
+
 bool IsNetworkTopology(const std::map<std::string, std::string>& replication) {
   auto cls = replication.find("class");
   return cls != replication.end() && cls->second.find("NetworkTopology") != std::string::npos;
@@ -163,22 +172,11 @@ Reply QueryProcessor::Process(ConnectionState& conn, const Request& request) {
 }
 
 Reply QueryProcessor::ProcessRequest(ConnectionState& conn, const Request& request) {
-  // The request's consistency level reaches the replicas of every tablet it
-  // touches (tablets/request_consistency.h); a single node ignores it.
-  if (const auto* q = std::get_if<QueryRequest>(&request)) {
-    ScopedRequestConsistency scope(ConsistencyOf(q->params.consistency));
-    return Query(conn, q->query, q->params);
-  }
-  if (const auto* e = std::get_if<ExecuteRequest>(&request)) {
-    ScopedRequestConsistency scope(ConsistencyOf(e->params.consistency));
-    return Execute(conn, e->id, e->params);
-  }
-  if (const auto* b = std::get_if<BatchRequest>(&request)) {
-    ScopedRequestConsistency scope(ConsistencyOf(b->consistency, b->type == BatchRequest::kCounter    ? WriteType::kCounter
-                                                                 : b->type == BatchRequest::kUnlogged ? WriteType::kUnloggedBatch
-                                                                                                      : WriteType::kBatch));
-    return Batch(conn, *b);
-  }
+  // The request's consistency level travels with its statement (Run, Batch)
+  // to the replicas of every tablet it touches (tablets/request_consistency.h).
+  if (const auto* q = std::get_if<QueryRequest>(&request)) return Query(conn, q->query, q->params);
+  if (const auto* e = std::get_if<ExecuteRequest>(&request)) return Execute(conn, e->id, e->params);
+  if (const auto* b = std::get_if<BatchRequest>(&request)) return Batch(conn, *b);
   if (const auto* p = std::get_if<PrepareRequest>(&request)) return Prepare(conn, p->query);
   if (const auto* a = std::get_if<AuthResponseRequest>(&request)) return AuthResponse(conn, *a);
   return Error(Status::InvalidArgument("unexpected request"));
@@ -522,13 +520,14 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     if (on_schema_change_) on_schema_change_(*r->change, /*originating=*/true);
     return Reply{Opcode::kResult, EncodeSchemaChangeResult(*r->change), DesignLintWarnings(s, ks)};
   };
+  const RequestConsistency consistency = ConsistencyOf(params.consistency);
   auto apply = [&](const ::tessera::Result<std::vector<Mutation>>& m) -> Reply {
     if (!m.ok()) return Error(m.status());
-    return ApplyWrites(*m);
+    return ApplyWrites(*m, consistency);
   };
-  WriteContext write{bind, ks, params.default_timestamp};
+  WriteContext write{bind, ks, params.default_timestamp, consistency};
   if (const auto* sel = std::get_if<SelectStatement>(&s)) {
-    SelectContext ctx{bind, ks, params.page_size.value_or(0), params.paging_state, db_->guardrails()};
+    SelectContext ctx{bind, ks, params.page_size.value_or(0), params.paging_state, db_->guardrails(), consistency};
     auto rs = ExecuteSelect(*db_, &system_tables_, *sel, ctx);
     if (!rs.ok()) {
       if (rs.status().message().rfind(kTombstoneOverwhelming, 0) == 0) {
@@ -544,7 +543,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     return Reply{Opcode::kResult, EncodeRows(*rs, params.skip_metadata), rs->warnings};
   }
   if (ConditionalWrites::IsConditional(s)) {
-    return Conditional([&](const ApplyFn& apply) { return conditional_writes_.Run(s, write, apply); });
+    return Conditional([&](const ApplyFn& apply) { return conditional_writes_.Run(s, write, apply); }, consistency);
   }
   if (const auto* ins = std::get_if<InsertStatement>(&s)) return apply(BuildInsert(*db_, *ins, write));
   if (const auto* up = std::get_if<UpdateStatement>(&s)) return apply(BuildUpdate(*db_, *up, write));
@@ -567,7 +566,8 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
         }, stmt));
       }
       std::vector<WriteContext> contexts(statements.size(), write);
-      return Conditional([&](const ApplyFn& apply) { return conditional_writes_.RunBatch(statements, contexts, apply); });
+      return Conditional(
+          [&](const ApplyFn& apply) { return conditional_writes_.RunBatch(statements, contexts, apply); }, consistency);
     }
     for (const auto& stmt : b->statements) {
       WriteContext w = write;
@@ -594,7 +594,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     }
     Status counters = CheckBatchCounters(b->type, all);
     if (!counters.ok()) return Error(counters);
-    return ApplyWrites(all);
+    return ApplyWrites(all, RequestConsistency{consistency.level, BatchWriteType(b->type)});
   }
   if (const auto* describe = std::get_if<DescribeStatement>(&s)) {
     auto rows = ExecuteDescribe(*db_, *describe, ks);
@@ -650,8 +650,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     return st.ok() ? Result(EncodeVoidResult()) : Error(st);
   }
   if (const auto* x = std::get_if<TruncateStatement>(&s)) {
-    // As Cassandra: a truncation reaches every replica or fails.
-    ScopedRequestConsistency all(RequestConsistency{ConsistencyLevel::kAll, WriteType::kSimple});
+    // As Cassandra: a truncation reaches every replica or fails (TruncateTable at ALL).
     Status st = ExecuteTruncate(*db_, *x, ks);
     return st.ok() ? Result(EncodeVoidResult()) : Error(st);
   }
@@ -670,11 +669,12 @@ std::function<::tessera::Result<int64_t>(const std::string&)> QueryProcessor::Ne
   };
 }
 
-Reply QueryProcessor::Conditional(const std::function<::tessera::Result<ResultSet>(const ApplyFn&)>& run) {
+Reply QueryProcessor::Conditional(const std::function<::tessera::Result<ResultSet>(const ApplyFn&)>& run,
+                                  const RequestConsistency& consistency) {
   std::vector<std::string> warnings;
   auto rs = run([&](const std::vector<Mutation>& mutations) {
     TESSERA_RETURN_IF_ERROR(CheckWriteGuardrails(mutations, db_->guardrails(), &warnings));
-    return db_->ApplyBatch(mutations, &warnings);
+    return db_->ApplyBatch(mutations, &warnings, RequestConsistency{consistency.level, WriteType::kCas});
   });
   if (!rs.ok()) return Error(rs.status());
   return Reply{Opcode::kResult, EncodeRows(*rs, false), std::move(warnings)};
@@ -685,6 +685,10 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
   std::vector<RawStatement> statements;
   std::vector<WriteContext> contexts;
   bool conditional = false;
+  const BatchStatement::Type type = batch.type == BatchRequest::kCounter    ? BatchStatement::Type::kCounter
+                                    : batch.type == BatchRequest::kUnlogged ? BatchStatement::Type::kUnlogged
+                                                                            : BatchStatement::Type::kLogged;
+  const RequestConsistency consistency = ConsistencyOf(batch.consistency, BatchWriteType(type));
   for (const auto& entry : batch.statements) {
     ParsedStatement parsed;
     std::string keyspace = conn.keyspace();
@@ -720,10 +724,11 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
     }
     conditional = conditional || ConditionalWrites::IsConditional(parsed.statement);
     statements.push_back(std::move(parsed.statement));
-    contexts.push_back(WriteContext{bind, keyspace, batch.default_timestamp});
+    contexts.push_back(WriteContext{bind, keyspace, batch.default_timestamp, consistency});
   }
   if (conditional) {
-    return Conditional([&](const ApplyFn& apply) { return conditional_writes_.RunBatch(statements, contexts, apply); });
+    return Conditional(
+        [&](const ApplyFn& apply) { return conditional_writes_.RunBatch(statements, contexts, apply); }, consistency);
   }
   std::vector<Mutation> all;
   for (size_t i = 0; i < statements.size(); ++i) {
@@ -734,19 +739,16 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
     if (!m.ok()) return Error(m.status());
     all.insert(all.end(), m->begin(), m->end());
   }
-  const BatchStatement::Type type = batch.type == BatchRequest::kCounter    ? BatchStatement::Type::kCounter
-                                    : batch.type == BatchRequest::kUnlogged ? BatchStatement::Type::kUnlogged
-                                                                            : BatchStatement::Type::kLogged;
   Status counters = CheckBatchCounters(type, all);
   if (!counters.ok()) return Error(counters);
-  return ApplyWrites(all);
+  return ApplyWrites(all, consistency);
 }
 
-Reply QueryProcessor::ApplyWrites(const std::vector<Mutation>& mutations) {
+Reply QueryProcessor::ApplyWrites(const std::vector<Mutation>& mutations, const RequestConsistency& consistency) {
   std::vector<std::string> warnings;
   Status checked = CheckWriteGuardrails(mutations, db_->guardrails(), &warnings);
   if (!checked.ok()) return Error(checked);
-  Status st = db_->ApplyBatch(mutations, &warnings);
+  Status st = db_->ApplyBatch(mutations, &warnings, consistency);
   if (!st.ok()) return Error(st);
   for (const auto& w : warnings) spdlog::warn("{}", w);
   return Reply{Opcode::kResult, EncodeVoidResult(), std::move(warnings)};

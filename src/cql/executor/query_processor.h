@@ -106,11 +106,15 @@ class QueryProcessor : public RequestProcessor {
                                                                 const std::string& table_uuid = {},
                                                                 bool originating = true);
   // Checks the write guardrails (write_guardrails.h), applies, and replies with their warnings.
-  Reply ApplyWrites(const std::vector<Mutation>& mutations);
+  // Applies `mutations` at `consistency` (the request's level and write type).
+  Reply ApplyWrites(const std::vector<Mutation>& mutations, const RequestConsistency& consistency);
   // Runs a conditional write (conditional_writes.h); `run` gets the apply
   // step (guardrails, then the write) and returns the [applied] rows.
   using ApplyFn = std::function<Status(const std::vector<Mutation>&)>;
-  Reply Conditional(const std::function<::tessera::Result<ResultSet>(const ApplyFn&)>& run);
+  // Runs a conditional statement or batch; its writes go out at
+  // `consistency`'s level with write type CAS.
+  Reply Conditional(const std::function<::tessera::Result<ResultSet>(const ApplyFn&)>& run,
+                    const RequestConsistency& consistency);
   Reply Error(const Status& status, const RawStatement* statement = nullptr) const;
   Reply AuthResponse(ConnectionState& conn, const AuthResponseRequest& request);
   // Grants on what a successful CREATE made, and drops those on what a DROP removed.

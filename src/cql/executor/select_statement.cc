@@ -39,9 +39,9 @@ Result<uint64_t> BindLimit(const std::optional<Term>& t, const BindContext& ctx,
 class Executor {
  public:
   Executor(Database& db, std::shared_ptr<const TableSchema> t, const ReadPlan& plan, const Limits& limits,
-           bool reversed, bool keep_all, const BindContext& bind)
+           bool reversed, bool keep_all, const BindContext& bind, const RequestConsistency& consistency)
       : db_(db), t_(std::move(t)), plan_(plan), limits_(limits), reversed_(reversed), keep_all_(keep_all),
-        now_(static_cast<uint32_t>(bind.now_micros / 1'000'000)) {}
+        now_(static_cast<uint32_t>(bind.now_micros / 1'000'000)), consistency_(consistency) {}
 
   // Emits rows into out; sets *next when another page follows.
   Status Run(PagingState state, std::vector<SourceRow>* out, std::optional<std::string>* next) {
@@ -69,7 +69,7 @@ class Executor {
     if (!t_->HasStatic()) return std::nullopt;
     SliceRequest req;
     req.limit = 0;
-    auto r = db_.ReadSlice(t_, pk, req);
+    auto r = db_.ReadSlice(t_, pk, req, consistency_);
     return r.ok() ? r->partition.static_row : std::nullopt;
   }
 
@@ -99,7 +99,7 @@ class Executor {
             state_.cursor.empty()) {
           uint64_t want = std::min(Wanted(), limits_.per_partition - std::min(limits_.per_partition, state_.rows_in_partition));
           if (want == 0) break;
-          TESSERA_ASSIGN_OR_RETURN(auto row, db_.ReadRow(t_, pk, prefixes[state_.prefix]));
+          TESSERA_ASSIGN_OR_RETURN(auto row, db_.ReadRow(t_, pk, prefixes[state_.prefix], consistency_));
           if (row) {
             any_row = true;
             Emit(MakeRow(*t_, pk, &*row, static_row ? &*static_row : nullptr, now_));
@@ -120,7 +120,7 @@ class Executor {
           req.reversed = reversed_;
           req.limit = want;
           req.cursor = state_.cursor;
-          TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_.ReadSlice(t_, pk, req));
+          TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_.ReadSlice(t_, pk, req, consistency_));
           tombstones_ += slice.tombstones_scanned;
           for (const auto& row : slice.partition.rows) {
             any_row = true;
@@ -150,7 +150,7 @@ class Executor {
       uint64_t want = Wanted();
       if (want == 0) return Pause(next, 1);
       RangeRequest req{plan_.range, want, limits_.per_partition, state_.cursor};
-      TESSERA_ASSIGN_OR_RETURN(RangeResult page, db_.ScanRange(t_, req));
+      TESSERA_ASSIGN_OR_RETURN(RangeResult page, db_.ScanRange(t_, req, consistency_));
       tombstones_ += page.tombstones_scanned;
       for (const auto& p : page.partitions) {
         std::optional<RowResult> static_row = p.static_row;
@@ -191,6 +191,7 @@ class Executor {
   bool reversed_;
   bool keep_all_;
   uint32_t now_;
+  RequestConsistency consistency_;
   PagingState state_;
   std::vector<SourceRow>* out_ = nullptr;
 };
@@ -380,7 +381,8 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
         scan_limits.page = limits.page;
       }
       scan_limits.keep_all = sel.is_aggregate() || group.has_value();
-      TESSERA_RETURN_IF_ERROR(RunIndexScan(db, table, *via_index, scan_limits, state, ctx.bind, &rows, &result.paging_state));
+      TESSERA_RETURN_IF_ERROR(RunIndexScan(db, table, *via_index, scan_limits, state, ctx.bind, ctx.consistency, &rows,
+                                           &result.paging_state));
       return Finish(*table, sel, group, limits, groups_before, ctx, std::move(rows), std::move(result));
     }
     ReadPlan plan;
@@ -397,7 +399,7 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
     }
     // GROUP BY reads every row and counts LIMIT, PER PARTITION LIMIT and pages in groups (FoldGroups).
     const Limits read_limits = group ? Limits{} : limits;
-    Executor exec(db, table, plan, read_limits, reversed, sel.is_aggregate() || group, ctx.bind);
+    Executor exec(db, table, plan, read_limits, reversed, sel.is_aggregate() || group, ctx.bind, ctx.consistency);
     if (group) {
       groups_before = state.rows_so_far;
       state = PagingState{};

@@ -50,6 +50,8 @@ struct SelectContext {
   // Read guardrails: tombstone_warn (a client warning and a log line above
   // it) and tombstone_fail (ReadFailure above it); db/guardrails.h.
   Guardrails guardrails;
+  // The request's consistency level, for every read of the table.
+  RequestConsistency consistency;
 };
 
 // A read that scanned more tombstones than tombstone_fail fails with this
