@@ -581,32 +581,27 @@ Result<std::string> ClusterReplicaResolver::PlacedBoundary(const TableSchema& ta
   return *relative;
 }
 
-namespace {
-thread_local bool applying_placement = false;
-}  // namespace
-
-ApplyingPlacementScope::ApplyingPlacementScope() { applying_placement = true; }
-ApplyingPlacementScope::~ApplyingPlacementScope() { applying_placement = false; }
-
 bool ClusterReplicaResolver::PlacementStartsAt(const TableSchema& table, const std::string& relative) {
   auto placement = services_->placements->Cached(table.uuid);
   return placement && std::any_of(placement->begin(), placement->end(),
                                   [&](const TabletReplicas& t) { return t.start == relative; });
 }
 
-Status ClusterReplicaResolver::BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split) {
+Status ClusterReplicaResolver::BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split,
+                                           TabletChangeOrigin origin) {
   if (table.keyspace.starts_with("system")) return Status::OK();
   TESSERA_ASSIGN_OR_RETURN(std::string relative, PlacedBoundary(table, tablet, split));
-  if (applying_placement) {
+  if (origin == TabletChangeOrigin::kPlacement) {
     return PlacementStartsAt(table, relative) ? Status::OK() : Status::NotFound("no longer in the placement");
   }
   return services_->placements->RecordSplit(table.uuid, relative).status();
 }
 
-Status ClusterReplicaResolver::BeforeMerge(const TableSchema& table, const Tablet& left, const Tablet& right) {
+Status ClusterReplicaResolver::BeforeMerge(const TableSchema& table, const Tablet& left, const Tablet& right,
+                                           TabletChangeOrigin origin) {
   if (table.keyspace.starts_with("system")) return Status::OK();
   TESSERA_ASSIGN_OR_RETURN(std::string relative, PlacedBoundary(table, left, right.start));
-  if (applying_placement) {
+  if (origin == TabletChangeOrigin::kPlacement) {
     return PlacementStartsAt(table, relative) ? Status::NotFound("the placement has this boundary again")
                                               : Status::OK();
   }

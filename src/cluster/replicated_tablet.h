@@ -182,32 +182,24 @@ class ReplicatedTablet : public Replica {
   std::shared_ptr<TableMetrics> read_latency_;  // its read latency (the percentile's source)
 };
 
-// While one is alive on a thread, the resolver's BeforeSplit / BeforeMerge
-// on that thread apply a change the placement already holds (TabletMapSync)
-// instead of recording one: a split is allowed only at a boundary the
-// cached placement has, a merge only at one it no longer has (else
-// NotFound), and nothing is written to etcd.
-class ApplyingPlacementScope {
- public:
-  ApplyingPlacementScope();
-  ~ApplyingPlacementScope();
-  ApplyingPlacementScope(const ApplyingPlacementScope&) = delete;
-  ApplyingPlacementScope& operator=(const ApplyingPlacementScope&) = delete;
-};
-
 // Gives tablets of replicated keyspaces a ReplicatedTablet; system keyspaces
 // (system_auth, system_traces, ...) stay on each node (nullptr).
 class ClusterReplicaResolver : public ReplicaResolver {
  public:
   explicit ClusterReplicaResolver(ReplicationServices* services) : services_(services) {}
   std::shared_ptr<Replica> ReplicaFor(const TableSchema& table, const Tablet& tablet) override;
-  // Records the split in the table's placement in etcd (TabletPlacements::
-  // RecordSplit) before this node applies it; a split that is already there
-  // (another node's, applied here through TabletMapSync) is allowed at once.
-  Status BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split) override;
+  // A split decided here (kThisNode) is recorded in the table's placement in
+  // etcd (TabletPlacements::RecordSplit) before this node applies it. One
+  // applied from the placement (kPlacement: another node's, through
+  // TabletMapSync) is allowed only at a boundary the cached placement has
+  // (else NotFound), and nothing is written to etcd.
+  Status BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split,
+                     TabletChangeOrigin origin) override;
   // Records the merge (TabletPlacements::RecordMerge); refused when the two
-  // tablets have different replica sets.
-  Status BeforeMerge(const TableSchema& table, const Tablet& left, const Tablet& right) override;
+  // tablets have different replica sets. kPlacement: allowed only at a
+  // boundary the cached placement no longer has (else NotFound), nothing recorded.
+  Status BeforeMerge(const TableSchema& table, const Tablet& left, const Tablet& right,
+                     TabletChangeOrigin origin) override;
 
  private:
   // `boundary` (a storage key) made table-relative, once the table's

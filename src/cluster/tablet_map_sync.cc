@@ -137,7 +137,6 @@ int TabletMapSync::Apply(const std::string& table_uuid, const std::string& text,
     if (t->uuid == table_uuid) table = t;
   }
   if (!table || !placement) return 0;  // dropped, or its schema not here yet
-  ApplyingPlacementScope applying;  // check these changes against the placement; record nothing
   int splits = 0, merges = 0;
   std::set<std::string> placed;  // absolute starts of the placement's tablets
   for (const TabletReplicas& p : *placement) placed.insert(AbsoluteKey(table->id, p.start));
@@ -148,7 +147,9 @@ int TabletMapSync::Apply(const std::string& table_uuid, const std::string& text,
     for (const TabletStatus& local : db_->Tablets(*table)) {
       auto inside = placed.upper_bound(local.start);
       if (inside == placed.end() || (!local.end.empty() && *inside >= local.end)) continue;
-      again = Count(db_->SplitTablet(*table, local.id, *inside, "split recorded in etcd by another node").status(),
+      again = Count(db_->SplitTablet(*table, local.id, *inside, "split recorded in etcd by another node",
+                                                     TabletChangeOrigin::kPlacement)
+                        .status(),
                     *table, &splits);
       break;
     }
@@ -159,7 +160,9 @@ int TabletMapSync::Apply(const std::string& table_uuid, const std::string& text,
     const auto locals = db_->Tablets(*table);
     for (size_t i = 0; i + 1 < locals.size(); ++i) {
       if (placed.count(locals[i + 1].start)) continue;
-      again = Count(db_->MergeTablets(*table, locals[i].id, "merge recorded in etcd by another node").status(),
+      again = Count(db_->MergeTablets(*table, locals[i].id, "merge recorded in etcd by another node",
+                                      TabletChangeOrigin::kPlacement)
+                        .status(),
                     *table, &merges);
       break;
     }

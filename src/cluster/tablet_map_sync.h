@@ -4,8 +4,8 @@
 // its boundaries (a node that was down while others split or merged); then
 // it watches the prefix and does the same for each change, so that a split
 // or merge one node recorded in etcd reaches every node. Local changes go
-// through Database::SplitTablet / MergeTablets under an
-// ApplyingPlacementScope (cluster/replicated_tablet.h): checked against the
+// through Database::SplitTablet / MergeTablets with origin kPlacement
+// (ClusterReplicaResolver, cluster/replicated_tablet.h): checked against the
 // newest cached placement, never recorded again.
 //
 // Correctness does not wait for it: splits and merges keep the replicas, so
@@ -68,7 +68,7 @@ class TabletMapSync {
   // (`text` at etcd revision `revision`, or a newer one this node holds):
   // splits at boundaries it lacks, merges at boundaries the placement no
   // longer has. These local changes are checked against the placement, not
-  // recorded in etcd again (ApplyingPlacementScope). Returns how many it made.
+  // recorded in etcd again (TabletChangeOrigin::kPlacement). Returns how many it made.
   int Apply(const std::string& table_uuid, const std::string& text, int64_t revision);
 
  private:

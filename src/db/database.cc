@@ -666,7 +666,7 @@ Result<std::string> Database::MiddleOf(const TableSchema& table, const Tablet& t
 
 Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& table, TabletId id,
                                                             std::optional<std::string> split_position,
-                                                            const std::string& reason) {
+                                                            const std::string& reason, TabletChangeOrigin origin) {
   std::string split;
   if (!split_position) {
     // The median partition is found by reading the tablet: on a cluster
@@ -694,7 +694,7 @@ Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& t
       if (!n.ok() || *n != split.size()) return Status::InvalidArgument("split position is not a partition boundary");
     }
   }
-  if (resolver_) TESSERA_RETURN_IF_ERROR(resolver_->BeforeSplit(table, *tablet, split));
+  if (resolver_) TESSERA_RETURN_IF_ERROR(resolver_->BeforeSplit(table, *tablet, split, origin));
   TabletMap next = *current;
   TESSERA_ASSIGN_OR_RETURN(auto ids, next.Split(id, split, NowMicros()));
   TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));
@@ -704,7 +704,8 @@ Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& t
   return ids;
 }
 
-Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left, const std::string& reason) {
+Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left, const std::string& reason,
+                                        TabletChangeOrigin origin) {
   std::lock_guard<std::mutex> admin(admin_mu_);
   auto current = TabletsOf(table.id);
   if (!current) return Status::NotFound("table " + table.name + " has no tablets");
@@ -712,7 +713,9 @@ Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left,
   const auto& ts = current->tablets();
   auto pos = std::find_if(ts.begin(), ts.end(), [&](const Tablet& t) { return t.id == left; });
   TabletId right = (pos != ts.end() && std::next(pos) != ts.end()) ? std::next(pos)->id : 0;
-  if (resolver_ && right != 0) TESSERA_RETURN_IF_ERROR(resolver_->BeforeMerge(table, *pos, *std::next(pos)));
+  if (resolver_ && right != 0) {
+    TESSERA_RETURN_IF_ERROR(resolver_->BeforeMerge(table, *pos, *std::next(pos), origin));
+  }
   TESSERA_ASSIGN_OR_RETURN(TabletId merged, next.Merge(left, NowMicros()));
   TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));
   const int64_t now = NowMicros();

@@ -283,11 +283,15 @@ class Database {
   // Returns the two new tablet ids. Errors: NotFound (also when the tablet
   // split or merged while its median was found), InvalidArgument (a tablet
   // holding a single partition: a partition is never split). The median is
-  // read without holding the lock DDL, splits and merges take.
+  // read without holding the lock DDL, splits and merges take. `origin`
+  // reaches the attached resolver (ReplicaResolver::BeforeSplit,
+  // BeforeMerge): kPlacement for a change the cluster's metadata already holds.
   Result<std::pair<TabletId, TabletId>> SplitTablet(const TableSchema& table, TabletId tablet,
                                                     std::optional<std::string> split_position = std::nullopt,
-                                                    const std::string& reason = "manual");
-  Result<TabletId> MergeTablets(const TableSchema& table, TabletId left, const std::string& reason = "manual");
+                                                    const std::string& reason = "manual",
+                                                    TabletChangeOrigin origin = TabletChangeOrigin::kThisNode);
+  Result<TabletId> MergeTablets(const TableSchema& table, TabletId left, const std::string& reason = "manual",
+                                TabletChangeOrigin origin = TabletChangeOrigin::kThisNode);
   std::vector<TabletEvent> TabletEvents() const;
   // Tablets replaced after the one numbered `after_sequence`, oldest first;
   // the last kMaxRetiredTablets are kept. A tablet is recorded here after the

@@ -83,6 +83,11 @@ struct Tablet {
   bool Contains(std::string_view key) const { return start <= key && key < end; }
 };
 
+// Where a split or merge comes from: decided on this node (the balancer, an
+// operator), or applied from the cluster's tablet metadata, which already
+// holds it (another node recorded it there first).
+enum class TabletChangeOrigin { kThisNode, kPlacement };
+
 // Chooses the Replica of each tablet of a table. Database consults it, when
 // one is attached, for every tablet map it loads or publishes; the cluster
 // layer gives the tablets of replicated keyspaces a replica that spreads
@@ -94,16 +99,19 @@ class ReplicaResolver {
   // The replica of `tablet` of `table`; nullptr for the node's local replica.
   virtual std::shared_ptr<Replica> ReplicaFor(const TableSchema& table, const Tablet& tablet) = 0;
   // Asked before `tablet` of `table` splits at storage key `split`: OK lets
-  // the split go ahead here; the cluster layer first records it in the
-  // cluster's tablet metadata, which every other node then applies. Errors
-  // refuse the split (the tablet stays whole). Called under Database's
-  // tablet-change lock: it may read Database (tablets, catalog) but must not
-  // split, merge or publish tablets.
-  virtual Status BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split) = 0;
+  // the split go ahead here. A split decided here (kThisNode) the cluster
+  // layer first records in the cluster's tablet metadata, which every other
+  // node then applies (kPlacement: checked against that metadata, nothing
+  // recorded). Errors refuse the split (the tablet stays whole). Called under
+  // Database's tablet-change lock: it may read Database (tablets, catalog)
+  // but must not split, merge or publish tablets.
+  [[nodiscard]] virtual Status BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split,
+                                           TabletChangeOrigin origin) = 0;
   // The same before `left` and its right neighbour `right` merge. Errors
   // refuse the merge (InvalidArgument when the two have different replica
   // sets: joining them would move data).
-  virtual Status BeforeMerge(const TableSchema& table, const Tablet& left, const Tablet& right) = 0;
+  [[nodiscard]] virtual Status BeforeMerge(const TableSchema& table, const Tablet& left, const Tablet& right,
+                                           TabletChangeOrigin origin) = 0;
 };
 
 class TabletMap {

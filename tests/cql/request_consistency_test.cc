@@ -80,8 +80,12 @@ class RecordingResolver : public ReplicaResolver {
   std::shared_ptr<Replica> ReplicaFor(const TableSchema&, const Tablet&) override {
     return std::make_shared<RecordingReplica>(engine_, recorder_);
   }
-  Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&) override { return Status::OK(); }
-  Status BeforeMerge(const TableSchema&, const Tablet&, const Tablet&) override { return Status::OK(); }
+  Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, TabletChangeOrigin) override {
+    return Status::OK();
+  }
+  Status BeforeMerge(const TableSchema&, const Tablet&, const Tablet&, TabletChangeOrigin) override {
+    return Status::OK();
+  }
 
  private:
   StorageEngine* engine_;

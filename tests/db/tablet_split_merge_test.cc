@@ -73,8 +73,12 @@ class GatedResolver : public ReplicaResolver {
   std::shared_ptr<Replica> ReplicaFor(const TableSchema& table, const Tablet&) override {
     return table.name == "gated" ? replica_ : nullptr;
   }
-  Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&) override { return Status::OK(); }
-  Status BeforeMerge(const TableSchema&, const Tablet&, const Tablet&) override { return Status::OK(); }
+  Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, TabletChangeOrigin) override {
+    return Status::OK();
+  }
+  Status BeforeMerge(const TableSchema&, const Tablet&, const Tablet&, TabletChangeOrigin) override {
+    return Status::OK();
+  }
 
  private:
   std::shared_ptr<Replica> replica_;
