@@ -8,7 +8,8 @@ namespace tessera {
 
 std::vector<std::string_view> Views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
 
-Status LoadHeader(Replica* replica, const RequestConsistency& consistency, const std::string& position, PartitionHeader* header, TabletCounters* counters) {
+Status LoadHeader(Replica* replica, const RequestConsistency& consistency, const std::string& position,
+                  PartitionHeader* header, TabletCounters* counters) {
   std::string value;
   Status s = replica->Get(position + static_cast<char>(KeyKind::kPartitionHeader), &value, consistency);
   if (s.IsNotFound()) {

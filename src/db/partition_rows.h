@@ -24,7 +24,8 @@ inline uint32_t Seconds(int64_t micros) { return static_cast<uint32_t>(micros / 
 
 // Reads and decodes the header at `position` + kPartitionHeader; an absent
 // header is an empty one. Counts the bytes read. Errors: Corruption, IOError.
-Status LoadHeader(Replica* replica, const RequestConsistency& consistency, const std::string& position, PartitionHeader* header, TabletCounters* counters);
+Status LoadHeader(Replica* replica, const RequestConsistency& consistency, const std::string& position,
+                  PartitionHeader* header, TabletCounters* counters);
 
 // Turns a stored row (fragment) into a result, or nullopt when nothing of it
 // is live as of `now` (seconds) after the header's deletions. `ck` is the

@@ -155,8 +155,11 @@ TEST_F(RequestConsistencyTest, WritesCarryTheRequestLevelAndWriteType) {
   Query("BEGIN UNLOGGED BATCH INSERT INTO ks.plain (k, v) VALUES (4, 'd'); APPLY BATCH", Consistency::kThree);
   EXPECT_EQ(recorder_.TakeWrites(), (std::set<Seen>{{ConsistencyLevel::kThree, WriteType::kUnloggedBatch}}));
 
-  // A conditional write commits at the request's level with write type CAS.
+  // A conditional write reads the current row and commits at the request's
+  // level, the commit with write type CAS.
+  recorder_.TakeReadLevels();
   Query("INSERT INTO ks.plain (k, v) VALUES (9, 'x') IF NOT EXISTS", Consistency::kQuorum);
+  EXPECT_EQ(recorder_.TakeReadLevels(), std::set<ConsistencyLevel>{ConsistencyLevel::kQuorum});
   EXPECT_EQ(recorder_.TakeWrites(), (std::set<Seen>{{ConsistencyLevel::kQuorum, WriteType::kCas}}));
 
   // TRUNCATE reaches every replica or fails, whatever the request's level.

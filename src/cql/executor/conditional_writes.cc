@@ -38,8 +38,9 @@ Result<Target> TargetOf(const std::vector<Mutation>& mutations, bool deletion) {
   return target;
 }
 
-// The current row (SELECT * of the target), or nothing.
-Result<ResultSet> ReadCurrent(Database& db, const TableSchema& t, const Target& target) {
+// The current row (SELECT * of the target) read at `consistency`, or nothing.
+Result<ResultSet> ReadCurrent(Database& db, const TableSchema& t, const Target& target,
+                              const RequestConsistency& consistency) {
   std::string cql = "SELECT * FROM " + QuoteIdentifier(t.keyspace) + "." + QuoteIdentifier(t.name) + " WHERE ";
   std::vector<WireValue> values;
   size_t i = 0;
@@ -53,7 +54,7 @@ Result<ResultSet> ReadCurrent(Database& db, const TableSchema& t, const Target& 
     cql += " AND " + QuoteIdentifier(c->name) + " = ?";
     values.push_back(WireValue::Of(target.clustering[k++]));
   }
-  return ExecuteInternal(db, cql + " LIMIT 1", values);
+  return ExecuteInternal(db, cql + " LIMIT 1", values, consistency);
 }
 
 CqlType Comparable(const CqlType& type) {
@@ -236,6 +237,7 @@ struct ConditionalWrites::Check {
   bool if_exists = false, if_not_exists = false;
   std::vector<Relation> conditions;
   const BindContext* bind = nullptr;
+  RequestConsistency consistency;  // the request's: the current row is read at its level
 };
 
 Result<ConditionalWrites::Check> ConditionalWrites::Prepare(const RawStatement& s, const WriteContext& request) {
@@ -247,6 +249,7 @@ Result<ConditionalWrites::Check> ConditionalWrites::Prepare(const RawStatement& 
   Check check;
   check.conditional = IsConditional(s);
   check.bind = &request.bind;
+  check.consistency = request.consistency;
   bool deletion = false;
   Result<std::vector<Mutation>> built = std::vector<Mutation>{};
   QualifiedName name;
@@ -302,7 +305,7 @@ std::mutex& ConditionalWrites::StripeOf(const TableSchema& table, const std::vec
 // row's columns to show (all of them for IF NOT EXISTS, else the
 // conditions' columns).
 Result<bool> ConditionalWrites::Evaluate(const Check& check, bool show_always, ResultSet* shown) {
-  TESSERA_ASSIGN_OR_RETURN(ResultSet current, ReadCurrent(*db_, *check.table, check.target));
+  TESSERA_ASSIGN_OR_RETURN(ResultSet current, ReadCurrent(*db_, *check.table, check.target, check.consistency));
   const bool exists = !current.rows.empty();
   std::set<size_t> named;
   bool holds = false;

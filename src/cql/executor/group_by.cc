@@ -1,5 +1,7 @@
 #include "cql/executor/group_by.h"
 
+#include "common/bytes.h"
+
 namespace tessera::cql {
 namespace {
 
@@ -47,6 +49,63 @@ Result<GroupBy> MakeGroupBy(const TableSchema& t, const SelectStatement& s) {
     return Status::InvalidArgument("Grouping on clustering columns is not allowed for SELECT DISTINCT queries");
   }
   return out;
+}
+
+namespace {
+
+void PutValue(std::string* out, const std::optional<std::string>& v) {
+  if (!v) {
+    out->push_back('\0');  // null
+    return;
+  }
+  out->push_back('\1');
+  PutVarint64(out, v->size());
+  out->append(*v);
+}
+
+constexpr uint8_t kGroupPagingKind = 5;
+
+}  // namespace
+
+std::string PartitionOf(const TableSchema& t, const SourceRow& row) {
+  std::string out;
+  for (const auto* c : t.PartitionKey()) PutValue(&out, row.values[IndexOf(t, c)]);
+  return out;
+}
+
+std::string GroupKey(const TableSchema& t, const GroupBy& group, const SourceRow& row) {
+  std::string out = PartitionOf(t, row);
+  out.push_back(row.static_only ? '\1' : '\0');  // a static-only row is a group of its own
+  const auto clustering = t.Clustering();
+  for (size_t i = 0; i < group.clustering_prefix && i < clustering.size(); ++i) {
+    PutValue(&out, row.values[IndexOf(t, clustering[i])]);
+  }
+  return out;
+}
+
+std::string EncodeGroupPaging(const GroupPaging& p) {
+  std::string s(1, '\x01');
+  s.push_back(static_cast<char>(kGroupPagingKind));
+  PutVarint64(&s, p.groups_returned);
+  PutVarint64(&s, p.groups_in_partition);
+  PutVarint64(&s, p.last_group.size());
+  s += p.last_group;
+  PutVarint64(&s, p.last_partition.size());
+  s += p.last_partition;
+  return s + p.read;
+}
+
+Result<GroupPaging> DecodeGroupPaging(const std::string& s) {
+  ByteReader r(s);
+  uint8_t version = 0, kind = 0;
+  GroupPaging p;
+  if (!r.ReadByte(&version) || version != 1 || !r.ReadByte(&kind) || kind != kGroupPagingKind ||
+      !r.ReadVarint64(&p.groups_returned) || !r.ReadVarint64(&p.groups_in_partition) ||
+      !r.ReadLengthPrefixed(&p.last_group) || !r.ReadLengthPrefixed(&p.last_partition)) {
+    return Status::InvalidArgument("Invalid paging state");
+  }
+  p.read.assign(r.rest());
+  return p;
 }
 
 bool SamePartition(const TableSchema& t, const SourceRow& a, const SourceRow& b) {

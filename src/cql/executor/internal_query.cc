@@ -36,7 +36,8 @@ Result<ResultSet> SchemaResult(const Result<SchemaOutcome>& r) {
 
 }  // namespace
 
-Result<ResultSet> ExecuteInternal(Database& db, const std::string& cql, const std::vector<WireValue>& values) {
+Result<ResultSet> ExecuteInternal(Database& db, const std::string& cql, const std::vector<WireValue>& values,
+                                  const RequestConsistency& consistency) {
   TESSERA_ASSIGN_OR_RETURN(auto parsed, ParseStatement(cql));
   thread_local std::mt19937_64 rng{std::random_device{}()};
   BindContext bind;
@@ -45,10 +46,10 @@ Result<ResultSet> ExecuteInternal(Database& db, const std::string& cql, const st
   bind.rng = &rng;
   const RawStatement& s = parsed.statement;
   if (const auto* sel = std::get_if<SelectStatement>(&s)) {
-    SelectContext ctx{bind, "", 0, std::nullopt, db.guardrails()};
+    SelectContext ctx{bind, "", 0, std::nullopt, db.guardrails(), consistency};
     return ExecuteSelect(db, nullptr, *sel, ctx);
   }
-  WriteContext write{bind, "", std::nullopt};
+  WriteContext write{bind, "", std::nullopt, consistency};
   Result<std::vector<Mutation>> mutations = Status::InvalidArgument("not an internal statement: " + cql);
   if (const auto* x = std::get_if<InsertStatement>(&s)) mutations = BuildInsert(db, *x, write);
   else if (const auto* x = std::get_if<UpdateStatement>(&s)) mutations = BuildUpdate(db, *x, write);
@@ -56,7 +57,7 @@ Result<ResultSet> ExecuteInternal(Database& db, const std::string& cql, const st
   else if (const auto* x = std::get_if<CreateKeyspaceStatement>(&s)) return SchemaResult(ExecuteCreateKeyspace(db, *x));
   else if (const auto* x = std::get_if<CreateTableStatement>(&s)) return SchemaResult(ExecuteCreateTable(db, *x, ""));
   if (!mutations.ok()) return mutations.status();
-  TESSERA_RETURN_IF_ERROR(db.ApplyBatch(*mutations));
+  TESSERA_RETURN_IF_ERROR(db.ApplyBatch(*mutations, nullptr, consistency));
   return ResultSet{};
 }
 

@@ -2,7 +2,8 @@
 // client connection or permission checks: ScyllaDB's execute_internal.
 // SELECT returns every row (no paging); INSERT / UPDATE / DELETE apply at
 // once; CREATE KEYSPACE / TABLE create. Values bind to the ? markers in
-// order (serialized as on the wire, native protocol v4 §6).
+// order (serialized as on the wire, native protocol v4 §6). Reads and writes
+// go to the tablets' replicas at `consistency` (ONE unless given).
 //
 // Errors: those of parsing and executing the statement; InvalidArgument
 // for a statement of another kind.
@@ -21,7 +22,8 @@
 
 namespace tessera::cql {
 
-Result<ResultSet> ExecuteInternal(Database& db, const std::string& cql, const std::vector<WireValue>& values = {});
+Result<ResultSet> ExecuteInternal(Database& db, const std::string& cql, const std::vector<WireValue>& values = {},
+                                  const RequestConsistency& consistency = kLocalConsistency);
 
 // Value helpers for internal statements, through types/serialization.h
 // (native protocol v4 §6).

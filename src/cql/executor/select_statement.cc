@@ -244,6 +244,165 @@ void FoldGroups(const TableSchema& t, const Selection& sel, const GroupBy& group
   }
 }
 
+// The tombstone guardrails of a read that visited `tombstones` and returned
+// `live_rows`: past tombstone_fail, Busy (kTombstoneOverwhelming); past
+// tombstone_warn, a client warning and a record for the tombstone report.
+Status CheckTombstones(Database& db, const TableSchema& table, uint64_t tombstones, uint64_t live_rows,
+                       const SelectContext& ctx, ResultSet* result) {
+  if (tombstones > ctx.guardrails.tombstone_warn) db.RecordTombstoneRead(table, tombstones, live_rows);
+  if (tombstones > ctx.guardrails.tombstone_fail) {
+    return Status::Busy(std::string(kTombstoneOverwhelming) + ": read " + std::to_string(tombstones) +
+                        " tombstones in " + table.keyspace + "." + table.name + " (tombstone_fail_threshold " +
+                        std::to_string(ctx.guardrails.tombstone_fail) + ")");
+  }
+  if (tombstones > ctx.guardrails.tombstone_warn) {
+    result->warnings.push_back("Read " + std::to_string(live_rows) + " live rows and " + std::to_string(tombstones) +
+                               " tombstone cells for query on " + table.keyspace + "." + table.name +
+                               " (see tombstone_warn_threshold " + std::to_string(ctx.guardrails.tombstone_warn) +
+                               "); prefer TTL to deletes and bounded range deletions");
+  }
+  return Status::OK();
+}
+
+// GROUP BY (group_by.h) over the table: reads in chunks until the page's
+// groups are known complete, folds them, and ends the page at a group
+// boundary. Chunks are sized from the rows per group seen so far, to end
+// where the page's last group should end, then one row more shows whether it
+// did. The next page resumes right after the last row of the page's last
+// group: the read's own paging state there, kept from the chunk that ended
+// on it, or else from reading that chunk again up to that row. Rows written
+// or deleted next to the boundary between those two reads can move it; the
+// next page then skips the rest of the group it stopped in (paging through
+// rows that change gives no stronger promise).
+Status PageGroups(Database& db, const std::shared_ptr<const TableSchema>& table, const ReadPlan& plan,
+                  bool reversed, const Selection& sel, const GroupBy& group, const Limits& limits,
+                  const SelectContext& ctx, ResultSet* result, uint64_t* tombstones, uint64_t* rows_read) {
+  const TableSchema& t = *table;
+  const uint8_t read_kind = plan.kind == ReadPlan::Kind::kPartitions ? 0 : 1;
+  GroupPaging resume;
+  PagingState state;
+  if (ctx.paging_state) {
+    TESSERA_ASSIGN_OR_RETURN(resume, DecodeGroupPaging(*ctx.paging_state));
+    TESSERA_ASSIGN_OR_RETURN(state, DecodePaging(resume.read, read_kind));
+  }
+  struct Chunk {
+    PagingState start;                // the read's state before the chunk
+    std::optional<std::string> end;   // and after it (none: the read is complete)
+    size_t first_row;                 // its first row's index in `rows`
+    uint64_t dropped;                 // rows of the previous page's last group it began with (not in `rows`)
+  };
+  std::vector<Chunk> chunks;
+  std::vector<SourceRow> rows;
+  bool skipping = !resume.last_group.empty();
+  bool done = false;
+  // The first guess: 4 rows per group.
+  uint64_t chunk_rows = std::clamp<uint64_t>(limits.page == UINT64_MAX ? 1000 : limits.page * 4, 4, 1000);
+  for (;;) {
+    Limits read_limits;
+    read_limits.page = chunk_rows;
+    Executor exec(db, table, plan, read_limits, reversed, /*keep_all=*/false, ctx.bind, ctx.consistency);
+    Chunk chunk{state, std::nullopt, rows.size(), 0};
+    std::vector<SourceRow> got;
+    TESSERA_RETURN_IF_ERROR(exec.Run(state, &got, &chunk.end));
+    *tombstones += exec.tombstones();
+    *rows_read += got.size();
+    for (auto& r : got) {
+      if (skipping && GroupKey(t, group, r) == resume.last_group) {
+        ++chunk.dropped;
+        continue;
+      }
+      skipping = false;
+      rows.push_back(std::move(r));
+    }
+    if (chunk.end) {
+      TESSERA_ASSIGN_OR_RETURN(state, DecodePaging(*chunk.end, read_kind));
+    } else {
+      done = true;
+    }
+    chunks.push_back(std::move(chunk));
+
+    // Which groups the page takes, as FoldGroups counts them.
+    const auto groups = GroupRows(t, group, rows);
+    std::vector<size_t> emitted;
+    uint64_t counted = resume.groups_returned;
+    uint64_t in_partition = 0, last_in_partition = resume.groups_in_partition;
+    std::string last_partition = resume.last_partition;
+    bool have_last = !resume.last_group.empty();
+    std::optional<size_t> boundary;  // the first group of the next page
+    bool finished = false;           // LIMIT reached
+    size_t complete = 0;             // groups known complete before the one still being read
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const std::string partition = PartitionOf(t, rows[groups[g].first]);
+      in_partition = have_last && partition == last_partition ? last_in_partition + 1 : 0;
+      if (in_partition < limits.per_partition && emitted.size() >= limits.page) {
+        boundary = g;
+        break;
+      }
+      if (!done && g + 1 == groups.size()) break;  // its rows may go on in the next chunk
+      ++complete;
+      have_last = true;
+      last_partition = partition;
+      last_in_partition = in_partition;
+      if (in_partition >= limits.per_partition) continue;
+      emitted.push_back(g);
+      if (++counted >= limits.limit) {
+        finished = true;
+        break;
+      }
+    }
+    if (!boundary && !finished && !done) {
+      // Read on: as many rows as the groups still wanted should hold, by the
+      // rows per group so far, and a single row once the group being read
+      // should be whole (it shows whether the next group begins).
+      const uint64_t wanted = limits.page == UINT64_MAX ? UINT64_MAX : limits.page - emitted.size();
+      const size_t tail = groups.empty() ? 0 : rows.size() - groups[complete].first;
+      if (complete == 0) {
+        // Not one group whole yet: a single row shows whether the first one
+        // ends here; if it did not, as many rows again as it has.
+        chunk_rows = chunk_rows > 1 ? 1 : std::clamp<uint64_t>(tail, 4, 10'000);
+      } else {
+        const uint64_t per_group = (groups[complete].first + complete - 1) / complete;  // rounded up
+        const uint64_t estimate = wanted == UINT64_MAX ? 10'000 : per_group * wanted;
+        chunk_rows = estimate > tail ? std::min<uint64_t>(estimate - tail, 10'000) : 1;
+      }
+      continue;
+    }
+    for (size_t g : emitted) {
+      const auto [begin, end] = groups[g];
+      std::span<const SourceRow> members(rows.data() + begin, end - begin);
+      result->rows.push_back(sel.is_aggregate() ? sel.Aggregate(members)
+                                                : sel.Project(rows[begin], ctx.bind.now_micros, ctx.bind.rng));
+    }
+    if (!boundary) return Status::OK();  // LIMIT reached or every row read: the last page
+    // The read's state right after the last row before the boundary.
+    const size_t last_row = groups[*boundary].first - 1;
+    size_t c = chunks.size() - 1;
+    while (chunks[c].first_row > last_row) --c;
+    const size_t chunk_end = c + 1 < chunks.size() ? chunks[c + 1].first_row : rows.size();
+    GroupPaging p;
+    p.groups_returned = counted;
+    p.groups_in_partition = last_in_partition;
+    p.last_partition = last_partition;
+    p.last_group = GroupKey(t, group, rows[last_row]);
+    if (last_row + 1 == chunk_end && chunks[c].end) {
+      p.read = *chunks[c].end;  // the chunk ended on it
+    } else {
+      Limits exact;
+      exact.page = last_row + 1 - chunks[c].first_row + chunks[c].dropped;
+      Executor again(db, table, plan, exact, reversed, /*keep_all=*/false, ctx.bind, ctx.consistency);
+      std::vector<SourceRow> reread;
+      std::optional<std::string> after;
+      TESSERA_RETURN_IF_ERROR(again.Run(chunks[c].start, &reread, &after));
+      *rows_read += reread.size();
+      if (!after) return Status::OK();  // the rows after it were deleted meanwhile
+      if (!reread.empty()) p.last_group = GroupKey(t, group, reread.back());
+      p.read = *after;
+    }
+    result->paging_state = EncodeGroupPaging(p);
+    return Status::OK();
+  }
+}
+
 }  // namespace
 
 Result<std::vector<ColumnSpec>> SelectColumns(const TableSchema& table, const SelectStatement& stmt) {
@@ -392,32 +551,21 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
       TESSERA_ASSIGN_OR_RETURN(plan, PlanRead(*table, s.where, s.allow_filtering, ctx.bind));
     }
     TESSERA_ASSIGN_OR_RETURN(bool reversed, Reversed(*table, s, plan));
+    if (group) {  // pages of groups, each read from where the last one ended (PageGroups)
+      uint64_t tombstones = 0, rows_read = 0;
+      TESSERA_RETURN_IF_ERROR(
+          PageGroups(db, table, plan, reversed, sel, *group, limits, ctx, &result, &tombstones, &rows_read));
+      TESSERA_RETURN_IF_ERROR(CheckTombstones(db, *table, tombstones, rows_read, ctx, &result));
+      return result;
+    }
     PagingState state;
     uint8_t kind = plan.kind == ReadPlan::Kind::kPartitions ? 0 : 1;
     if (ctx.paging_state) {
-      TESSERA_ASSIGN_OR_RETURN(state, DecodePaging(*ctx.paging_state, group ? kGroupPaging : kind));
+      TESSERA_ASSIGN_OR_RETURN(state, DecodePaging(*ctx.paging_state, kind));
     }
-    // GROUP BY reads every row and counts LIMIT, PER PARTITION LIMIT and pages in groups (FoldGroups).
-    const Limits read_limits = group ? Limits{} : limits;
-    Executor exec(db, table, plan, read_limits, reversed, sel.is_aggregate() || group, ctx.bind, ctx.consistency);
-    if (group) {
-      groups_before = state.rows_so_far;
-      state = PagingState{};
-    }
+    Executor exec(db, table, plan, limits, reversed, sel.is_aggregate(), ctx.bind, ctx.consistency);
     TESSERA_RETURN_IF_ERROR(exec.Run(state, &rows, &result.paging_state));
-    const uint64_t tombstones = exec.tombstones();
-    if (tombstones > ctx.guardrails.tombstone_warn) db.RecordTombstoneRead(*table, tombstones, rows.size());
-    if (tombstones > ctx.guardrails.tombstone_fail) {
-      return Status::Busy(std::string(kTombstoneOverwhelming) + ": read " + std::to_string(tombstones) +
-                          " tombstones in " + table->keyspace + "." + table->name + " (tombstone_fail_threshold " +
-                          std::to_string(ctx.guardrails.tombstone_fail) + ")");
-    }
-    if (tombstones > ctx.guardrails.tombstone_warn) {
-      result.warnings.push_back("Read " + std::to_string(rows.size()) + " live rows and " + std::to_string(tombstones) +
-                                " tombstone cells for query on " + table->keyspace + "." + table->name +
-                                " (see tombstone_warn_threshold " + std::to_string(ctx.guardrails.tombstone_warn) +
-                                "); prefer TTL to deletes and bounded range deletions");
-    }
+    TESSERA_RETURN_IF_ERROR(CheckTombstones(db, *table, exec.tombstones(), rows.size(), ctx, &result));
   }
   return Finish(*table, sel, group, limits, groups_before, ctx, std::move(rows), std::move(result));
 }

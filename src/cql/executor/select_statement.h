@@ -2,8 +2,10 @@
 // apply PER PARTITION LIMIT and LIMIT, project (columns, aliases, WRITETIME,
 // TTL, token(), count(*), count/min/max/sum/avg, selection.h) and page.
 // GROUP BY (group_by.h) folds the rows per group and counts LIMIT, PER
-// PARTITION LIMIT and pages in groups; its paging state (kind 3) holds the
-// groups returned, and each page reads the query again (refused on system tables).
+// PARTITION LIMIT and pages in groups; a page ends at a group boundary and
+// the next one resumes the read after it (GroupPaging, kind 5). Through a
+// secondary index over the whole table, the paging state (kind 3) holds the
+// groups returned and each page reads the query again. Refused on system tables.
 //
 // Paging (native protocol v4 §8): with a page size, a page holds at most that
 // many rows and, when more may follow, a paging state that resumes exactly
