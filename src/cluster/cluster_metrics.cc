@@ -54,6 +54,15 @@ std::string RenderClusterMetrics(const ReplicationServices& s, const ReplicaServ
          "Coordinated tablet requests of which this node held no replica (every replica remote).", s.forwarded.load());
   Metric(&out, "tessera_coordinator_speculative_retries_total", "counter",
          "Reads that asked one more replica (speculative_retry, or an error answer).", s.speculative_retries.load());
+  Metric(&out, "tessera_paxos_rounds_total", "counter",
+         "Paxos rounds this node coordinated (a conditional statement or a SERIAL read prepares one each try).",
+         s.paxos_rounds.load());
+  Metric(&out, "tessera_paxos_round_trips_total", "counter",
+         "Paxos phases this node sent to a partition's replicas (prepare, propose, commit, repairs).",
+         s.paxos_round_trips.load());
+  Metric(&out, "tessera_paxos_preempted_total", "counter",
+         "Paxos proposals every replica refused (a later round won): the statement ran again.",
+         s.paxos_preempted.load());
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 
+#include "cluster/write_set_codec.h"
 #include "common/bytes.h"
 
 namespace tessera::cluster {
@@ -23,13 +24,7 @@ std::string Encode(const std::string& table_uuid, const WriteSet& writes) {
   std::string out;
   out.push_back(static_cast<char>(kFormatVersion));
   out += table_uuid;
-  for (const auto& op : writes.ops()) {
-    out.push_back(op.kind == WriteSet::Op::kMerge ? 0 : 1);
-    PutVarint64(&out, op.key.size());
-    out += op.key;
-    PutVarint64(&out, op.value.size());
-    out += op.value;
-  }
+  AppendWriteOps(writes, &out);
   return out;
 }
 
@@ -41,19 +36,8 @@ Status Decode(std::string_view value, Hint* hint) {
     return Status::Corruption("hints: a hint of an unknown format");
   }
   hint->table_uuid = std::string(uuid);
-  while (!r.empty()) {
-    uint8_t kind = 0;
-    std::string key, operand;
-    if (!r.ReadByte(&kind) || kind > 1 || !r.ReadLengthPrefixed(&key) || !r.ReadLengthPrefixed(&operand)) {
-      return Status::Corruption("hints: a truncated hint");
-    }
-    if (kind == 0) {
-      hint->writes.Merge(std::move(key), std::move(operand));
-    } else {
-      hint->writes.DeleteRange(std::move(key), std::move(operand));
-    }
-  }
-  return Status::OK();
+  Status ops = DecodeWriteOps(value.substr(1 + 16), &hint->writes);
+  return ops.ok() ? ops : Status::Corruption("hints: a truncated hint");
 }
 
 int64_t SystemMicros() {

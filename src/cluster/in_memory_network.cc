@@ -59,6 +59,13 @@ class InMemoryTransport final : public InternodeTransport {
         std::move(done));
   }
 
+  void Paxos(const std::string& target, const PaxosRequest& request, int64_t timeout_micros,
+             std::function<void(Result<PaxosResponse>)> done) override {
+    Count(request.update.bytes() + request.partition.size());
+    Call<Result<PaxosResponse>>(target, timeout_micros, [request](ReplicaService* r) { return r->Paxos(request); },
+                                std::move(done));
+  }
+
   void Ping(const std::string& target, const std::string&, int64_t timeout_micros,
             std::function<void(Status)> done) override {
     Call<Status>(target, timeout_micros, [](ReplicaService*) { return Status::OK(); }, std::move(done));

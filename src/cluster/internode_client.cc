@@ -8,6 +8,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "cluster/internode_write_ops.h"
 #include "internode.grpc.pb.h"
 
 namespace tessera::cluster {
@@ -296,12 +297,7 @@ void InternodeClient::Apply(const std::string& target, const std::string& table_
   auto q = std::make_unique<Queued>();
   q->apply.emplace();
   q->apply->set_table_uuid(table_uuid);
-  for (const auto& op : writes.ops()) {
-    pb::WriteOp* w = q->apply->add_ops();
-    w->set_kind(op.kind == WriteSet::Op::kMerge ? pb::WriteOp::MERGE : pb::WriteOp::DELETE_RANGE);
-    w->set_key(op.key);
-    w->set_value(op.value);
-  }
+  ToWriteOps(writes, q->apply->mutable_ops());
   q->deadline = DeadlineIn(timeout_micros);
   q->apply_done = std::move(done);
   impl_->Count(writes.bytes());
@@ -376,6 +372,37 @@ void InternodeClient::Digest(const std::string& target, const std::string& table
                           if (!status.ok()) return done(status);
                           done(RangeDigest{call->reply.digest(), call->reply.keys()});
                         });
+}
+
+void InternodeClient::Paxos(const std::string& target, const PaxosRequest& request, int64_t timeout_micros,
+                            std::function<void(Result<PaxosResponse>)> done) {
+  auto* call = new Call<pb::PaxosRequest, pb::PaxosReply>();
+  call->request.set_phase(static_cast<pb::PaxosRequest::Phase>(request.phase));
+  call->request.set_table_uuid(request.table_uuid);
+  call->request.set_partition(request.partition);
+  call->request.set_ballot(request.ballot);
+  ToWriteOps(request.update, call->request.mutable_update());
+  SetDeadline(&call->context, timeout_micros);
+  impl_->Count(request.update.bytes() + request.partition.size());
+  ++impl_->messages;
+  auto stub = impl_->StubFor(target);
+  impl_->CallStarted();
+  stub->async()->Paxos(&call->context, &call->request, &call->reply,
+                       [self = impl_.get(), call, target, done = std::move(done)](grpc::Status s) {
+                         Impl::CallEnd end{self};
+                         std::unique_ptr<Call<pb::PaxosRequest, pb::PaxosReply>> owned(call);
+                         Status status = FromGrpc(s, target);
+                         if (!status.ok()) return done(status);
+                         const pb::PaxosReply& r = call->reply;
+                         PaxosResponse response;
+                         response.ok = r.ok();
+                         response.promised = r.promised();
+                         response.accepted_ballot = r.accepted_ballot();
+                         response.accepted_update = FromWriteOps(r.accepted_update());
+                         response.committed_ballot = r.committed_ballot();
+                         response.committed_update = FromWriteOps(r.committed_update());
+                         done(std::move(response));
+                       });
 }
 
 void InternodeClient::Ping(const std::string& target, const std::string& from_host_id, int64_t timeout_micros,

@@ -57,6 +57,8 @@ class InternodeClient final : public InternodeTransport {
   void Digest(const std::string& target, const std::string& table_uuid, const std::string& lower,
               const std::string& upper, int64_t timeout_micros, std::function<void(Result<RangeDigest>)> done) override;
   // Not queued behind the node's other calls.
+  void Paxos(const std::string& target, const PaxosRequest& request, int64_t timeout_micros,
+             std::function<void(Result<PaxosResponse>)> done) override;
   void Ping(const std::string& target, const std::string& from_host_id, int64_t timeout_micros,
             std::function<void(Status)> done) override;
 

@@ -5,6 +5,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "cluster/replica_service.h"
+#include "cluster/internode_write_ops.h"
 #include "internode.grpc.pb.h"
 
 namespace tessera::cluster {
@@ -47,6 +48,10 @@ class Service final : public pb::Internode::CallbackService {
                                  pb::PingReply*) override {
     return Finish(context, grpc::Status::OK);
   }
+  grpc::ServerUnaryReactor* Paxos(grpc::CallbackServerContext* context, const pb::PaxosRequest* request,
+                                  pb::PaxosReply* reply) override {
+    return Finish(context, DoPaxos(request, reply));
+  }
   // Each request of the batch answers as its own call would.
   grpc::ServerUnaryReactor* Batch(grpc::CallbackServerContext* context, const pb::BatchRequest* request,
                                   pb::BatchReply* reply) override {
@@ -70,15 +75,28 @@ class Service final : public pb::Internode::CallbackService {
   }
 
   grpc::Status DoApply(const pb::ApplyRequest* request) {
-    WriteSet ws;
-    for (const auto& op : request->ops()) {
-      if (op.kind() == pb::WriteOp::MERGE) {
-        ws.Merge(op.key(), op.value());
-      } else {
-        ws.DeleteRange(op.key(), op.value());
-      }
+    return ToGrpc(replica_->Apply(request->table_uuid(), FromWriteOps(request->ops())));
+  }
+
+  grpc::Status DoPaxos(const pb::PaxosRequest* r, pb::PaxosReply* reply) {
+    PaxosRequest request;
+    if (r->phase() < pb::PaxosRequest::PREPARE || r->phase() > pb::PaxosRequest::COMMIT) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "unknown Paxos phase");
     }
-    return ToGrpc(replica_->Apply(request->table_uuid(), ws));
+    request.phase = static_cast<PaxosRequest::Phase>(r->phase());
+    request.table_uuid = r->table_uuid();
+    request.partition = r->partition();
+    request.ballot = r->ballot();
+    request.update = FromWriteOps(r->update());
+    auto response = replica_->Paxos(request);
+    if (!response.ok()) return ToGrpc(response.status());
+    reply->set_ok(response->ok);
+    reply->set_promised(response->promised);
+    reply->set_accepted_ballot(response->accepted_ballot);
+    ToWriteOps(response->accepted_update, reply->mutable_accepted_update());
+    reply->set_committed_ballot(response->committed_ballot);
+    ToWriteOps(response->committed_update, reply->mutable_committed_update());
+    return grpc::Status::OK;
   }
 
   grpc::Status DoReadRange(const pb::ReadRangeRequest* r, pb::ReadRangeReply* reply) {

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/paxos_state.h"
 #include "cluster/replica_reads.h"
 #include "common/status.h"
 #include "storage/storage_engine.h"
@@ -45,6 +46,9 @@ class InternodeTransport {
   virtual void Digest(const std::string& target, const std::string& table_uuid, const std::string& lower,
                       const std::string& upper, int64_t timeout_micros,
                       std::function<void(Result<RangeDigest>)> done) = 0;
+  // One phase of a Paxos round (cluster/paxos_state.h) on the target's replica.
+  virtual void Paxos(const std::string& target, const PaxosRequest& request, int64_t timeout_micros,
+                     std::function<void(Result<PaxosResponse>)> done) = 0;
   // A heartbeat (the failure detector's): OK when the node answered. Not
   // counted as a request.
   virtual void Ping(const std::string& target, const std::string& from_host_id, int64_t timeout_micros,

@@ -6,6 +6,17 @@
 
 namespace tessera::cluster {
 
+ReplicaService::ReplicaService(Database* db) : db_(db), paxos_(db->engine()) {}
+
+Result<PaxosResponse> ReplicaService::Paxos(const PaxosRequest& request) {
+  TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(request.table_uuid));
+  Count(request.update.bytes() + request.partition.size());
+  if (request.phase == PaxosRequest::Phase::kCommit) {
+    db_->CountReplicaRequest(id, AbsoluteKey(id, request.partition), true);
+  }
+  return paxos_.Handle(id, request);
+}
+
 Status ReplicaService::Apply(const std::string& table_uuid, const WriteSet& relative_writes) {
   TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(table_uuid));
   Count(relative_writes.bytes());

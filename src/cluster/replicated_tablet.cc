@@ -55,19 +55,7 @@ struct Gathered {
 
 Status Timeout(Status::Code code, const RequestConsistency& consistency, int received, int block_for,
                bool data_present) {
-  const ConsistencyLevel level = consistency.level;
-  Status::ReplicaShortfall f;
-  f.consistency = static_cast<uint16_t>(level);
-  f.first = received;
-  f.second = block_for;
-  f.write_type = WriteTypeName(consistency.write_type);
-  f.data_present = data_present;
-  const char* what = code == Status::Code::kWriteTimeout ? "write" : "read";
-  return Status::ConsistencyFailure(code,
-                                    std::string("Operation timed out - received only ") + std::to_string(received) +
-                                        " responses of " + std::to_string(block_for) + " required for the " + what +
-                                        " at " + ConsistencyLevelName(level),
-                                    f);
+  return ConsistencyTimeout(code, consistency, received, block_for, data_present);
 }
 
 // The value every replica should hold: the stored values folded by the
@@ -183,7 +171,98 @@ std::vector<ReplicatedTablet::Target> ReplicatedTablet::TargetsOf(const std::vec
   return targets;
 }
 
+Result<std::pair<std::vector<PaxosParticipant>, int>> ReplicatedTablet::PaxosParticipants(ConsistencyLevel serial) {
+  if (serial != ConsistencyLevel::kSerial && serial != ConsistencyLevel::kLocalSerial) {
+    return Status::InvalidArgument(std::string("Invalid consistency for conditional update: ") +
+                                   ConsistencyLevelName(serial) + ", must be one of SERIAL or LOCAL_SERIAL");
+  }
+  TESSERA_ASSIGN_OR_RETURN(TabletReplicas tablet, PlacementTablet());
+  const WriteReplicaSet set = WriteReplicas(tablet.replicas, tablet.transition);
+  const std::vector<Target> natural = TargetsOf(set.natural);
+  const std::vector<Target> pending = TargetsOf(set.pending);
+  CountCoordinated(natural);
+  std::vector<ReplicaTarget> infos;
+  for (const auto& t : natural) infos.push_back(t.info);
+  TESSERA_ASSIGN_OR_RETURN(ConsistencyPlan plan, PlanConsistency(serial, infos, services_->local_dc, /*write=*/false));
+  // A pending replica (a migration's target) takes part in every round, as
+  // Cassandra counts pending endpoints into the Paxos quorum.
+  const int required = plan.block_for + static_cast<int>(pending.size());
+  std::vector<PaxosParticipant> participants;
+  for (size_t i = 0; i < natural.size(); ++i) {
+    if (natural[i].info.alive && plan.counts[i]) {
+      participants.push_back({natural[i].info.host_id, natural[i].endpoint, natural[i].info.local});
+    }
+  }
+  for (const auto& t : pending) {
+    if (t.info.alive) participants.push_back({t.info.host_id, t.endpoint, t.info.local});
+  }
+  if (static_cast<int>(participants.size()) < required) {
+    ++services_->unavailables;
+    Status::ReplicaShortfall f;
+    f.consistency = static_cast<uint16_t>(serial);
+    f.first = required;
+    f.second = static_cast<int>(participants.size());
+    return Status::ConsistencyFailure(Status::Code::kUnavailable,
+                                      std::string("Cannot achieve consistency level ") + ConsistencyLevelName(serial),
+                                      f);
+  }
+  return std::make_pair(std::move(participants), required);
+}
+
+Result<std::optional<PaxosRound>> ReplicatedTablet::BeginPaxos(std::string_view partition, ConsistencyLevel serial) {
+  TESSERA_ASSIGN_OR_RETURN(auto participants, PaxosParticipants(serial));
+  PaxosCoordinator coordinator(services_, table_->uuid, RelativeKey(table_->id, partition).value_or(std::string()),
+                               std::move(participants.first), participants.second);
+  auto ballot = coordinator.Prepare(serial, /*for_read=*/false);
+  ++services_->paxos_rounds;
+  services_->paxos_round_trips += coordinator.round_trips();
+  if (!ballot.ok()) {
+    if (ballot.status().code() == Status::Code::kWriteTimeout) ++services_->write_timeouts;
+    return ballot.status();
+  }
+  PaxosRound round;
+  round.partition = std::string(partition);
+  round.ballot = *ballot;
+  round.ballot_micros = BallotMicros(*ballot);
+  round.serial = serial;
+  return std::optional<PaxosRound>(std::move(round));
+}
+
+Status ReplicatedTablet::ApplyThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency) {
+  PaxosRound* round = consistency.paxos;
+  PlacementFence::RequestGuard fence(&services_->placement_fence);
+  TESSERA_ASSIGN_OR_RETURN(auto participants, PaxosParticipants(round->serial));
+  // The commit waits for as many as the statement's own level needs (ANY:
+  // one), pending replicas included.
+  TESSERA_ASSIGN_OR_RETURN(TabletReplicas tablet, PlacementTablet());
+  const WriteReplicaSet set = WriteReplicas(tablet.replicas, tablet.transition);
+  std::vector<ReplicaTarget> infos;
+  for (const auto& t : TargetsOf(set.natural)) infos.push_back(t.info);
+  const ConsistencyLevel commit_level =
+      consistency.level == ConsistencyLevel::kAny ? ConsistencyLevel::kOne : consistency.level;
+  TESSERA_ASSIGN_OR_RETURN(ConsistencyPlan plan, PlanConsistency(commit_level, infos, services_->local_dc, true));
+  const int block_for = plan.block_for + static_cast<int>(set.pending.size());
+  PaxosCoordinator coordinator(services_, table_->uuid,
+                               RelativeKey(table_->id, round->partition).value_or(std::string()),
+                               std::move(participants.first), participants.second);
+  bool preempted = false;
+  Status s = coordinator.ProposeAndCommit(round->ballot, ToRelative(table_->id, writes), consistency, block_for,
+                                          round->serial, &preempted);
+  services_->paxos_round_trips += coordinator.round_trips();
+  if (s.code() == Status::Code::kWriteTimeout) ++services_->write_timeouts;
+  if (!preempted) return s;
+  round->preempted = true;
+  ++services_->paxos_preempted;
+  return Status::Busy("the Paxos proposal was preempted by a later ballot");
+}
+
 Status ReplicatedTablet::Apply(const WriteSet& writes, const RequestConsistency& consistency) {
+  if (consistency.paxos && !writes.empty() &&
+      std::all_of(writes.ops().begin(), writes.ops().end(), [&](const WriteSet::Op& op) {
+        return op.kind == WriteSet::Op::kMerge && op.key.starts_with(consistency.paxos->partition);
+      })) {
+    return ApplyThroughPaxos(writes, consistency);
+  }
   const ConsistencyLevel level = consistency.level;
   // Held until the write is acknowledged or timed out: a node applying a new
   // migration stage waits for writes routed by the previous one

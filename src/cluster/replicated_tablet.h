@@ -52,7 +52,9 @@
 #include "cluster/internode_transport.h"
 #include "cluster/membership.h"
 #include "cluster/migrations_in_hand.h"
+#include "cluster/paxos_ballot.h"
 #include "cluster/placement_fence.h"
+#include "cluster/paxos_coordinator.h"
 #include "cluster/reconciling_iterator.h"
 #include "cluster/replica_latency.h"
 #include "cluster/replication_strategy.h"
@@ -71,6 +73,8 @@ struct TableMetrics;
 }
 
 namespace tessera::cluster {
+
+class ReplicaService;
 
 // What every replicated tablet of a node shares. REQUIRES: every pointer
 // outlives the tablets.
@@ -108,6 +112,11 @@ struct ReplicationServices {
   // coordinated, and those of them it holds no replica of: forwarded, every
   // replica remote (what token-aware drivers avoid; cluster/routing_tokens.h).
   std::atomic<uint64_t> coordinated{0}, forwarded{0};
+  // Lightweight transactions (cluster/paxos_coordinator.h): this node's
+  // replica side, asked directly when it is a participant, and its ballots.
+  ReplicaService* local_replica_service = nullptr;
+  std::unique_ptr<BallotClock> ballot_clock;
+  std::atomic<uint64_t> paxos_rounds{0}, paxos_round_trips{0}, paxos_preempted{0};
 };
 
 // The placement of `table` (a table of a replicated keyspace): the cached
@@ -136,6 +145,10 @@ class ReplicatedTablet : public Replica {
 
   // From the resolved or cached placement only (no etcd request).
   std::vector<std::string> Hosts() override;
+  // Prepares a Paxos round over the tablet's live replicas (natural ones at
+  // `serial`'s quorum, plus every pending one); an Apply carrying the round
+  // proposes and commits through it (cluster/paxos_coordinator.h).
+  Result<std::optional<PaxosRound>> BeginPaxos(std::string_view partition, ConsistencyLevel serial) override;
 
   // The tablet's replicas (host ids), resolving the placement if needed.
   Result<std::vector<std::string>> Replicas();
@@ -170,6 +183,9 @@ class ReplicatedTablet : public Replica {
                                 const std::function<Result<T>()>& local);
   // Microseconds a read waits before it speculates; -1: never.
   int64_t SpeculativeThresholdMicros();
+  // Who takes part in a Paxos round at `serial` and how many must promise / accept.
+  Result<std::pair<std::vector<PaxosParticipant>, int>> PaxosParticipants(ConsistencyLevel serial);
+  Status ApplyThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency);
   // Every replica a read at `level` may ask, after the Unavailable check:
   // this node first, then by ReplicaLatency; `plan` gets the level's needs.
   Result<std::vector<const Target*>> ChooseReadTargets(const std::vector<Target>& targets, ConsistencyLevel level,

@@ -108,4 +108,21 @@ Status CheckAlive(ConsistencyLevel level, const ConsistencyPlan& plan, const std
   return Status::OK();
 }
 
+Status ConsistencyTimeout(Status::Code code, const RequestConsistency& consistency, int received, int block_for,
+                          bool data_present) {
+  const ConsistencyLevel level = consistency.level;
+  Status::ReplicaShortfall f;
+  f.consistency = static_cast<uint16_t>(level);
+  f.first = received;
+  f.second = block_for;
+  f.write_type = WriteTypeName(consistency.write_type);
+  f.data_present = data_present;
+  const char* what = code == Status::Code::kWriteTimeout ? "write" : "read";
+  return Status::ConsistencyFailure(code,
+                                    std::string("Operation timed out - received only ") + std::to_string(received) +
+                                        " responses of " + std::to_string(block_for) + " required for the " + what +
+                                        " at " + ConsistencyLevelName(level),
+                                    f);
+}
+
 }  // namespace tessera::cluster

@@ -59,4 +59,10 @@ Result<ConsistencyPlan> PlanConsistency(ConsistencyLevel level, const std::vecto
 // are alive than `plan` needs; EACH_QUORUM checks each data center.
 Status CheckAlive(ConsistencyLevel level, const ConsistencyPlan& plan, const std::vector<ReplicaTarget>& replicas);
 
+// WriteTimeout or ReadTimeout (`code`) in Cassandra's words: "Operation
+// timed out - received only R responses of B required for the write at
+// LEVEL", with the level, counts, write type and data_present it reports.
+Status ConsistencyTimeout(Status::Code code, const RequestConsistency& consistency, int received, int block_for,
+                          bool data_present);
+
 }  // namespace tessera::cluster

@@ -311,8 +311,14 @@ Status Database::ApplyToReplicas(const WriteSet& ws, const RequestConsistency& c
     return replicas.empty() ? Status::OK() : replicas.front()->Apply(ws, consistency);
   }
   // Several replica sets (only in a cluster): one write each, as Cassandra's
-  // unlogged batch across replica sets; the first error is returned.
+  // unlogged batch across replica sets; the first error is returned. A
+  // conditional write's own partition goes first, and when its round fails
+  // nothing else (index entries) is written.
   std::vector<std::pair<Replica*, WriteSet>> groups;
+  if (consistency.paxos) {
+    const auto& map = maps[GetBigEndian32(consistency.paxos->partition.data())];
+    if (map) groups.push_back({map->Find(consistency.paxos->partition).replica.get(), WriteSet()});
+  }
   for (size_t i = 0; i < replicas.size(); ++i) {
     auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == replicas[i]; });
     if (group == groups.end()) group = groups.insert(groups.end(), {replicas[i], WriteSet()});
@@ -325,7 +331,9 @@ Status Database::ApplyToReplicas(const WriteSet& ws, const RequestConsistency& c
   }
   Status first;
   for (const auto& [replica, part] : groups) {
+    if (part.empty()) continue;
     Status s = replica->Apply(part, consistency);
+    if (!s.ok() && consistency.paxos) return s;
     if (!s.ok() && first.ok()) first = s;
   }
   return first;
@@ -486,6 +494,21 @@ Result<RangeResult> Database::ScanRange(const std::shared_ptr<const TableSchema>
   TESSERA_RETURN_IF_ERROR(HitReadFailpoint(*table));
   ReadTimer timer(MetricsOf(table->id));
   return tessera::ScanRange(MakeReadContext(CurrentLayout(table), consistency), request);
+}
+
+Result<std::optional<PaxosRound>> Database::BeginPaxos(const std::shared_ptr<const TableSchema>& table,
+                                                      const std::vector<std::string>& partition_key,
+                                                      ConsistencyLevel serial) {
+  if (!cluster_tablets_.load(std::memory_order_relaxed)) return std::optional<PaxosRound>();
+  auto layout = CurrentLayout(table);
+  std::vector<std::string_view> parts(partition_key.begin(), partition_key.end());
+  std::string position;
+  Token token = 0;
+  TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(*layout, parts, &position, &token));
+  auto map = TabletsOf(layout->id);
+  if (!map) return Status::NotFound("table " + table->name + " was dropped");
+  std::shared_ptr<Replica> replica = map->Find(position).replica;
+  return replica->BeginPaxos(position, serial);
 }
 
 // --- Tablets ---

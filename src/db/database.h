@@ -251,6 +251,13 @@ class Database {
                                 const RequestConsistency& consistency = kLocalConsistency);
   Result<RangeResult> ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request,
                                 const RequestConsistency& consistency = kLocalConsistency);
+  // Prepares a Paxos round on the replicas of one partition (Replica::BeginPaxos):
+  // nullopt on a single node, where the caller serializes conditional
+  // statements with a lock. Errors: those of BeginPaxos, InvalidArgument for
+  // a wrong partition key, NotFound for a dropped table.
+  Result<std::optional<PaxosRound>> BeginPaxos(const std::shared_ptr<const TableSchema>& table,
+                                               const std::vector<std::string>& partition_key,
+                                               ConsistencyLevel serial);
 
   // --- Tablets ---
   // Lets `resolver` choose the replica of every tablet, now and whenever a

@@ -210,6 +210,8 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   r.write_timeout_micros = c.write_timeout_micros;
   r.read_timeout_micros = c.read_timeout_micros;
   r.hints = hints;
+  r.local_replica_service = l.replica_service.get();
+  r.ballot_clock = std::make_unique<cluster::BallotClock>(host_id_);
   r.failpoints = &failpoints_;
   r.stream_limiter = std::make_shared<cluster::StreamRateLimiter>(c.stream_bytes_per_second);
   l.resolver = std::make_unique<cluster::ClusterReplicaResolver>(l.replication.get());

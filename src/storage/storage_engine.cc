@@ -389,6 +389,10 @@ Status StorageEngine::MetaPut(std::string_view key, std::string_view value) {
   return FromRocks(impl_->db->Put(impl_->meta_write_options, impl_->meta, ToSlice(key), ToSlice(value)));
 }
 
+Status StorageEngine::MetaPutAsData(std::string_view key, std::string_view value) {
+  return FromRocks(impl_->db->Put(impl_->write_options, impl_->meta, ToSlice(key), ToSlice(value)));
+}
+
 Status StorageEngine::MetaDelete(std::string_view key) {
   return FromRocks(impl_->db->Delete(impl_->meta_write_options, impl_->meta, ToSlice(key)));
 }

@@ -228,6 +228,10 @@ class StorageEngine {
 
   // The meta column family: small documents, synced on write.
   Status MetaPut(std::string_view key, std::string_view value);
+  // The same, durable as a data write (commitlog_sync: in the log at once,
+  // fsynced by the period, or before the return in batch and group modes):
+  // for state written on every request, such as the replicas' Paxos state.
+  Status MetaPutAsData(std::string_view key, std::string_view value);
   Status MetaDelete(std::string_view key);
   Status MetaGet(std::string_view key, std::string* value);
   // All (key, value) pairs whose key starts with `prefix`, in key order.

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,17 @@ class Replica {
   // known without waiting on anything; empty: this node alone (no cluster),
   // or not known yet. For system.tablets.
   virtual std::vector<std::string> Hosts() { return {}; }
+  // Lightweight transactions (issue 30): prepares a Paxos round on the
+  // replicas of the partition whose position is `partition` (a storage-key
+  // prefix within this tablet), at `serial` (SERIAL or LOCAL_SERIAL), after
+  // finishing any round left in progress there. An Apply whose consistency
+  // carries the round then proposes and commits its writes. nullopt: this
+  // replica is the only one and local, so the caller serializes conditional
+  // statements itself (a lock).
+  // Errors: Unavailable, WriteTimeout (write type CAS) when too few replicas promised.
+  virtual Result<std::optional<PaxosRound>> BeginPaxos(std::string_view /*partition*/, ConsistencyLevel /*serial*/) {
+    return std::optional<PaxosRound>();
+  }
 };
 
 // The single-node replica: the local StorageEngine.

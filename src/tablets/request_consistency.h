@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace tessera {
 
@@ -29,9 +30,27 @@ enum class WriteType : uint8_t { kSimple, kBatch, kUnloggedBatch, kCounter, kCas
 // "SIMPLE", "BATCH", "UNLOGGED_BATCH", "COUNTER", "CAS".
 const char* WriteTypeName(WriteType type);
 
+// A Paxos round prepared on the replicas of one partition (issue 30;
+// Replica::BeginPaxos, tablets/replica.h): a conditional write that holds
+// it commits its writes through the round (propose, then commit) instead of
+// writing them plainly. Made and read by the replica that prepared it; the
+// executor only carries it from BeginPaxos to the write.
+struct PaxosRound {
+  std::string partition;      // the partition's position (storage-key prefix)
+  std::string ballot;         // 16 bytes (cluster/paxos_ballot.h)
+  int64_t ballot_micros = 0;  // the ballot's time: what the round writes is timed by it
+  ConsistencyLevel serial = ConsistencyLevel::kSerial;  // SERIAL or LOCAL_SERIAL
+  // Set by the replica when every replica refused the proposal (a later
+  // round won): nothing was written, and the statement starts again.
+  bool preempted = false;
+};
+
 struct RequestConsistency {
   ConsistencyLevel level = ConsistencyLevel::kOne;
   WriteType write_type = WriteType::kSimple;
+  // A conditional write's prepared round (null: an ordinary request); it
+  // lives as long as the request.
+  PaxosRound* paxos = nullptr;
 };
 
 // ONE, SIMPLE: what internal reads and writes of a single node use.

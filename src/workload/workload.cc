@@ -23,6 +23,8 @@ const std::map<std::string, Preset>& Presets() {
       {"monotonic", {0, 0, 1, 0, 0, "uniform", 0}},  {"swapped", {0, 0, 1, 0, 0, "uniform", 0}},
       {"timeseries", {0, 0, 1, 0, 0, "uniform", 0}}, {"latest-n", {1, 0, 0, 0, 0, "uniform", 0}},
       {"point-read", {1, 0, 0, 0, 0, "uniform", 0}}, {"write", {0, 0, 1, 0, 0, "uniform", 0}},
+      // Lightweight transactions on the same table (issue 30's benchmark).
+      {"lwt-insert", {0, 0, 1, 0, 0, "uniform", 0}}, {"lwt-update", {0, 1, 0, 0, 0, "uniform", 0}},
   };
   return kPresets;
 }
@@ -60,7 +62,7 @@ Result<std::shared_ptr<const Workload>> Workload::Create(const WorkloadOptions& 
   auto preset = Presets().find(o.name);
   if (preset == Presets().end()) {
     return Status::InvalidArgument("unknown workload '" + o.name +
-                                   "' (a-f, monotonic, swapped, timeseries, latest-n, point-read, write)");
+                                   "' (a-f, monotonic, swapped, timeseries, latest-n, point-read, write, lwt-insert, lwt-update)");
   }
   std::shared_ptr<Workload> w(new Workload());
   w->o_ = o;
@@ -119,10 +121,12 @@ Result<std::shared_ptr<const Workload>> Workload::Create(const WorkloadOptions& 
                       "PRIMARY KEY ((metric, host), ts)) WITH CLUSTERING ORDER BY (ts DESC)");
     w->statements_ = {"INSERT INTO bench.series (metric, host, ts, value) VALUES (?, ?, ?, ?)",
                       "SELECT ts, value FROM bench.series WHERE metric = ? AND host = ? LIMIT 10"};
-  } else {  // point-read, write
+  } else {  // point-read, write, lwt-insert, lwt-update
     w->ddl_.push_back("CREATE TABLE IF NOT EXISTS bench.kv (p bigint, c int, v blob, PRIMARY KEY (p, c))");
     w->statements_ = {"INSERT INTO bench.kv (p, c, v) VALUES (?, ?, ?)",
-                      "SELECT v FROM bench.kv WHERE p = ? AND c = ?"};
+                      "SELECT v FROM bench.kv WHERE p = ? AND c = ?",
+                      "INSERT INTO bench.kv (p, c, v) VALUES (?, ?, ?) IF NOT EXISTS",
+                      "UPDATE bench.kv SET v = ? WHERE p = ? AND c = ? IF EXISTS"};
   }
   return std::shared_ptr<const Workload>(std::move(w));
 }
@@ -200,11 +204,22 @@ Op Workload::NextOp(Chooser& c) const {
   if (kind == OpKind::kInsert && o_.name == "write") {  // upserts at random keys, as db_bench fillrandom
     return Insert(static_cast<int64_t>(c.rng() % static_cast<uint64_t>(std::max<int64_t>(1, o_.record_count))), c.rng);
   }
+  if (kind == OpKind::kInsert && o_.name == "lwt-insert") {  // a new key each: always applied
+    Op op = Insert(c.inserts->Take(), c.rng);
+    op.statement = 2;
+    return op;
+  }
   if (kind == OpKind::kInsert) return Insert(c.inserts->Take(), c.rng);
   const int64_t key = ChooseKey(c);
   Op op;
   op.kind = kind;
   if (!ycsb_) {
+    if (o_.name == "lwt-update") {  // a loaded key: applied, after the read Paxos makes
+      op.statement = 3;
+      op.values = {RandomText(c.rng, o_.value_bytes), Bigint(key), Int(0)};
+      op.kind = OpKind::kUpdate;
+      return op;
+    }
     if (o_.name == "latest-n") {
       op.statement = 1;
       op.values = {Text("cpu"), Text("host" + std::to_string(key % o_.series))};

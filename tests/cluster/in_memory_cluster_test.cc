@@ -177,6 +177,41 @@ TEST_F(InMemoryClusterTest, AReplicaCutOffCostsTheOthersNothingAndCatchesUpAfter
   }
 }
 
+// Issue 30: conditional statements run Paxos over the partition's replicas,
+// whichever node coordinates, and need a quorum of them.
+TEST_F(InMemoryClusterTest, ConditionalWritesRunPaxosAcrossTheReplicasAndNeedAQuorum) {
+  CreateTable();
+  auto applied = [&](int n, const std::string& statement) -> std::optional<bool> {
+    auto r = Run(n, statement, cql::Consistency::kQuorum);
+    if (!r.ok() || r->is_error() || r->rows.rows.empty() || !r->rows.rows[0][0]) return std::nullopt;
+    return *r->rows.rows[0][0] == std::string(1, '\x01');
+  };
+  EXPECT_EQ(applied(1, "INSERT INTO ks.t (k, v) VALUES (1, 0) IF NOT EXISTS"), true);
+  EXPECT_EQ(applied(2, "INSERT INTO ks.t (k, v) VALUES (1, 5) IF NOT EXISTS"), false);
+  // A chain of compare-and-sets, each through the next node: each sees the last.
+  for (int i = 0; i < 30; ++i) {
+    const std::string set = "UPDATE ks.t SET v = " + std::to_string(i + 1) + " WHERE k = 1 IF v = " + std::to_string(i);
+    ASSERT_EQ(applied(i % kNodes + 1, set), true) << i;
+    ASSERT_EQ(applied((i + 1) % kNodes + 1, set), false) << i;
+  }
+  // Node 3 cut off: nodes 1 and 2 are a quorum and go on; node 3 reaches no quorum.
+  network_->Cut(Endpoint(1), Endpoint(3));
+  network_->Cut(Endpoint(2), Endpoint(3));
+  EXPECT_EQ(applied(1, "UPDATE ks.t SET v = 31 WHERE k = 1 IF v = 30"), true);
+  EXPECT_EQ(applied(2, "UPDATE ks.t SET v = 32 WHERE k = 1 IF v = 31"), true);
+  auto lonely = Run(3, "UPDATE ks.t SET v = 99 WHERE k = 1 IF v = 32", cql::Consistency::kQuorum);
+  ASSERT_TRUE(lonely.ok()) << lonely.status().ToString();
+  ASSERT_TRUE(lonely->is_error());
+  EXPECT_TRUE(lonely->error_code == 0x1000 || lonely->error_code == 0x1100) << lonely->error_message;
+  network_->HealAll();
+  // After the heal a SERIAL read through node 3 sees the last commit (node 3 missed it).
+  WaitFor([&] {
+    auto r = Run(3, "SELECT v FROM ks.t WHERE k = 1", cql::Consistency::kSerial);
+    return r.ok() && !r->is_error() && r->rows.rows.size() == 1 && r->rows.rows[0][0] &&
+           *r->rows.rows[0][0] == std::string("\0\0\0\x20", 4);
+  }, "node 3 reads v = 32 at SERIAL");
+}
+
 TEST_F(InMemoryClusterTest, WritesSurviveALossyReplicaAndItCatchesUpOnceTheLossEnds) {
   CreateTable();
   // Node 2's links lose 40% of the messages both ways; node 3's arrive 20 ms late, every one.

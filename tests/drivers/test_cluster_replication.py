@@ -5,8 +5,8 @@ each node (paging, IN, slices, BATCH, DELETE); a replication factor above
 the number of nodes is refused; with two nodes killed QUORUM gets
 Unavailable (required 2, alive 1) while ONE works; a read at ALL repairs the
 replica that missed writes; a stopped (SIGSTOP) replica gives WriteTimeout
-and ReadTimeout with Cassandra's fields; conditional statements and counters
-on a replicated keyspace are refused with a clear Invalid error."""
+and ReadTimeout with Cassandra's fields; counters on a replicated keyspace
+are refused with a clear Invalid error, conditional statements run (Paxos)."""
 import json
 import os
 import signal
@@ -183,24 +183,21 @@ def test_secondary_indexes_on_a_cluster(cluster):
         d1.shutdown()
 
 
-def test_conditional_statements_and_counters_refused_on_replicated_keyspace(cluster):
+def test_counters_refused_and_conditional_statements_run_on_replicated_keyspace(cluster):
     d, s = node_session(cluster, 1)
     try:
         s.execute("CREATE TABLE IF NOT EXISTS rep.lwt (k int PRIMARY KEY, v int)")
-        with pytest.raises(InvalidRequest, match="Conditional statements .* more than one replica"):
-            s.execute("INSERT INTO rep.lwt (k, v) VALUES (1, 1) IF NOT EXISTS")
-        with pytest.raises(InvalidRequest, match="Conditional statements"):
-            s.execute("UPDATE rep.lwt SET v = 2 WHERE k = 1 IF v = 1")
+        # Conditional statements and SERIAL reads run Paxos across the
+        # replicas (issue 30; test_cluster_lwt.py has the rest).
+        assert s.execute("INSERT INTO rep.lwt (k, v) VALUES (1, 1) IF NOT EXISTS").one()[0] is True
+        assert s.execute("UPDATE rep.lwt SET v = 2 WHERE k = 1 IF v = 1").one()[0] is True
+        for level in (ConsistencyLevel.SERIAL, ConsistencyLevel.LOCAL_SERIAL):
+            assert s.execute(SimpleStatement("SELECT v FROM rep.lwt WHERE k = 1", consistency_level=level)).one().v == 2
         # A counter table is refused when created (issue 29, item 5), not
         # accepted and then refused on every write.
         with pytest.raises(InvalidRequest, match="Counter tables on keyspace rep .* more than one replica"):
             s.execute("CREATE TABLE IF NOT EXISTS rep.hits (k int PRIMARY KEY, n counter)")
         assert "hits" not in d.metadata.keyspaces["rep"].tables
-        # SELECT at SERIAL has no Paxos behind it across replicas: refused.
-        s.execute("INSERT INTO rep.lwt (k, v) VALUES (1, 1)")
-        for level in (ConsistencyLevel.SERIAL, ConsistencyLevel.LOCAL_SERIAL):
-            with pytest.raises(InvalidRequest, match="Reads at .*SERIAL on keyspace rep .* more than one replica"):
-                s.execute(SimpleStatement("SELECT v FROM rep.lwt WHERE k = 1", consistency_level=level))
         # An RF=1 keyspace keeps all three.
         s.execute("CREATE KEYSPACE single WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
         s.execute("CREATE TABLE single.lwt (k int PRIMARY KEY, v int)")

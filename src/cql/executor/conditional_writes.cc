@@ -237,7 +237,7 @@ struct ConditionalWrites::Check {
   bool if_exists = false, if_not_exists = false;
   std::vector<Relation> conditions;
   const BindContext* bind = nullptr;
-  RequestConsistency consistency;  // the request's: the current row is read at its level
+  RequestConsistency consistency;  // the request's: the level the write goes out at
 };
 
 Result<ConditionalWrites::Check> ConditionalWrites::Prepare(const RawStatement& s, const WriteContext& request) {
@@ -304,8 +304,9 @@ std::mutex& ConditionalWrites::StripeOf(const TableSchema& table, const std::vec
 // Whether the check holds now; when not (or always, for a batch), the current
 // row's columns to show (all of them for IF NOT EXISTS, else the
 // conditions' columns).
-Result<bool> ConditionalWrites::Evaluate(const Check& check, bool show_always, ResultSet* shown) {
-  TESSERA_ASSIGN_OR_RETURN(ResultSet current, ReadCurrent(*db_, *check.table, check.target, check.consistency));
+Result<bool> ConditionalWrites::Evaluate(const Check& check, const RequestConsistency& read, bool show_always,
+                                         ResultSet* shown) {
+  TESSERA_ASSIGN_OR_RETURN(ResultSet current, ReadCurrent(*db_, *check.table, check.target, read));
   const bool exists = !current.rows.empty();
   std::set<size_t> named;
   bool holds = false;
@@ -329,24 +330,64 @@ Result<bool> ConditionalWrites::Evaluate(const Check& check, bool show_always, R
   return holds;
 }
 
-Result<ResultSet> ConditionalWrites::Run(const RawStatement& s, const WriteContext& ctx,
-                                         const std::function<Status(const std::vector<Mutation>&)>& apply) {
-  TESSERA_ASSIGN_OR_RETURN(Check check, Prepare(s, ctx));
-  std::lock_guard<std::mutex> lock(StripeOf(*check.table, check.target.partition_key));
-  ResultSet shown;
-  TESSERA_ASSIGN_OR_RETURN(bool holds, Evaluate(check, /*show_always=*/false, &shown));
-  if (holds) TESSERA_RETURN_IF_ERROR(apply(check.mutations));
-  ResultSet rs = AppliedResult(*check.table, holds);
-  if (!shown.rows.empty()) {
-    rs.columns.insert(rs.columns.end(), shown.columns.begin(), shown.columns.end());
-    rs.rows[0].insert(rs.rows[0].end(), shown.rows[0].begin(), shown.rows[0].end());
+Result<ResultSet> ConditionalWrites::Serialized(const Check& check, const std::vector<std::string>& partition_key,
+                                                ConsistencyLevel serial, const Attempt& attempt) {
+  for (int preempted = 0;; ++preempted) {
+    TESSERA_ASSIGN_OR_RETURN(std::optional<PaxosRound> round,
+                             db_->BeginPaxos(check.table, partition_key, serial));
+    if (!round) {
+      std::lock_guard<std::mutex> lock(StripeOf(*check.table, partition_key));
+      return attempt(check.consistency, nullptr);
+    }
+    // What a committed round wrote is on a quorum (or was repaired onto the
+    // promisers by the prepare), so a quorum read sees it.
+    const RequestConsistency read{serial == ConsistencyLevel::kLocalSerial ? ConsistencyLevel::kLocalQuorum
+                                                                           : ConsistencyLevel::kQuorum,
+                                  WriteType::kSimple};
+    auto result = attempt(read, &*round);
+    if (!round->preempted) return result;
+    if (preempted + 1 >= kMaxPreemptions) {
+      Status::ReplicaShortfall f;
+      f.consistency = static_cast<uint16_t>(serial);
+      f.write_type = "CAS";
+      return Status::ConsistencyFailure(Status::Code::kWriteTimeout,
+                                        "Operation timed out - the conditional update lost " +
+                                            std::to_string(kMaxPreemptions) + " Paxos rounds to contention",
+                                        f);
+    }
   }
-  return rs;
+}
+
+Status ConditionalWrites::ApplyChecked(std::vector<Mutation> mutations, const Check& check, PaxosRound* round,
+                                       const ApplyFn& apply) {
+  if (round) {
+    for (auto& m : mutations) m.timestamp_micros = round->ballot_micros;
+  }
+  return apply(mutations, RequestConsistency{check.consistency.level, WriteType::kCas, round});
+}
+
+Result<ResultSet> ConditionalWrites::Run(const RawStatement& s, const WriteContext& ctx, const ApplyFn& apply) {
+  TESSERA_ASSIGN_OR_RETURN(Check check, Prepare(s, ctx));
+  return Serialized(check, check.target.partition_key, ctx.serial, [&](const RequestConsistency& read, PaxosRound* round) -> Result<ResultSet> {
+    ResultSet shown;
+    TESSERA_ASSIGN_OR_RETURN(bool holds, Evaluate(check, read, /*show_always=*/false, &shown));
+    if (holds) {
+      Status applied = ApplyChecked(check.mutations, check, round, apply);
+      if (round && round->preempted) return ResultSet();
+      TESSERA_RETURN_IF_ERROR(applied);
+    }
+    ResultSet rs = AppliedResult(*check.table, holds);
+    if (!shown.rows.empty()) {
+      rs.columns.insert(rs.columns.end(), shown.columns.begin(), shown.columns.end());
+      rs.rows[0].insert(rs.rows[0].end(), shown.rows[0].begin(), shown.rows[0].end());
+    }
+    return rs;
+  });
 }
 
 Result<ResultSet> ConditionalWrites::RunBatch(const std::vector<RawStatement>& statements,
                                               const std::vector<WriteContext>& contexts,
-                                              const std::function<Status(const std::vector<Mutation>&)>& apply) {
+                                              const ApplyFn& apply) {
   std::vector<Check> checks;
   for (size_t i = 0; i < statements.size(); ++i) {
     TESSERA_ASSIGN_OR_RETURN(Check check, Prepare(statements[i], contexts[i]));
@@ -365,19 +406,30 @@ Result<ResultSet> ConditionalWrites::RunBatch(const std::vector<RawStatement>& s
       all.push_back(m);
     }
   }
-  std::lock_guard<std::mutex> lock(StripeOf(*first.table, first.mutations.front().partition_key));
+  return Serialized(first, first.mutations.front().partition_key, contexts.front().serial,
+                    [&](const RequestConsistency& read, PaxosRound* round) -> Result<ResultSet> {
+                      return EvaluateBatch(checks, all, read, round, apply);
+                    });
+}
+
+Result<ResultSet> ConditionalWrites::EvaluateBatch(const std::vector<Check>& checks, const std::vector<Mutation>& all,
+                                                   const RequestConsistency& read, PaxosRound* round,
+                                                   const ApplyFn& apply) {
+  const Check& first = checks.front();
   bool holds = true;
   ResultSet rs = AppliedResult(*first.table, false);
   std::vector<ResultSet> failures;
   for (const auto& check : checks) {
     if (!check.conditional) continue;
     ResultSet shown;
-    TESSERA_ASSIGN_OR_RETURN(bool ok, Evaluate(check, /*show_always=*/true, &shown));
+    TESSERA_ASSIGN_OR_RETURN(bool ok, Evaluate(check, read, /*show_always=*/true, &shown));
     holds = holds && ok;
     if (!shown.rows.empty()) failures.push_back(std::move(shown));
   }
   if (holds) {
-    TESSERA_RETURN_IF_ERROR(apply(all));
+    Status applied = ApplyChecked(all, first, round, apply);
+    if (round && round->preempted) return ResultSet();
+    TESSERA_RETURN_IF_ERROR(applied);
     return AppliedResult(*first.table, true);
   }
   // Not applied: a row per checked row that exists, under the union of the

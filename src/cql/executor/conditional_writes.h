@@ -11,12 +11,19 @@
 //    conditions name, in table order); a missing row gives [applied] alone;
 //  - `IF col = null` holds for a null column and for a missing row; an
 //    ordering operator against a missing value is false.
-// The write takes this node's clock as its timestamp (the client's default
-// timestamp is ignored, as Cassandra times it by the Paxos ballot).
-// Linearizable among conditional statements: each runs its read, check and
-// write under a lock striped by partition (one node: the seam Paxos will
-// take across replicas). Ordinary writes do not take the lock, as in
-// Cassandra, where they do not take part in Paxos either.
+// Linearizable among conditional statements (ordinary writes do not take
+// part, as in Cassandra):
+//  - on a cluster, through Paxos on the partition's replicas (issue 30;
+//    Database::BeginPaxos, cluster/paxos_coordinator.h): prepare at the
+//    statement's serial consistency (SERIAL or LOCAL_SERIAL), read the
+//    current row at QUORUM (LOCAL_QUORUM), check, then propose and commit
+//    the write, timed by the ballot, at the statement's consistency level.
+//    A proposal every replica refused (a later round won) runs the whole
+//    statement again, up to kMaxPreemptions times;
+//  - on one node, under a lock striped by partition; the write takes this
+//    node's clock as its timestamp.
+// Either way the client's default timestamp is ignored, as Cassandra times
+// the write by the ballot.
 //
 // Errors: InvalidArgument in Cassandra's words (IN on the partition key,
 // counters, conditions on key columns, ...), and those of building the
@@ -39,22 +46,38 @@ class ConditionalWrites {
   explicit ConditionalWrites(Database* db) : db_(db) {}
   // INSERT ... IF NOT EXISTS, UPDATE / DELETE with IF EXISTS or IF conditions.
   static bool IsConditional(const RawStatement& statement);
-  // REQUIRES: IsConditional(statement). `apply` writes the mutations (with
-  // the guardrails) when the conditions hold.
-  Result<ResultSet> Run(const RawStatement& statement, const WriteContext& ctx,
-                        const std::function<Status(const std::vector<Mutation>&)>& apply);
+  // Writes the mutations (with the guardrails) at the given consistency:
+  // the request's level, write type CAS, and the Paxos round on a cluster.
+  using ApplyFn = std::function<Status(const std::vector<Mutation>&, const RequestConsistency&)>;
+  static constexpr int kMaxPreemptions = 20;
+  // REQUIRES: IsConditional(statement). `apply` runs when the conditions hold.
+  Result<ResultSet> Run(const RawStatement& statement, const WriteContext& ctx, const ApplyFn& apply);
   // A BATCH with conditions: every statement on one partition of one
   // table; applied all together when every condition holds. When not, one
   // row per checked row that exists (whether its own condition held or
   // not), under [applied] and the union of the columns shown. contexts[i]
   // binds statements[i].
   Result<ResultSet> RunBatch(const std::vector<RawStatement>& statements, const std::vector<WriteContext>& contexts,
-                             const std::function<Status(const std::vector<Mutation>&)>& apply);
+                             const ApplyFn& apply);
 
  private:
   struct Check;
+  // One try of a statement: the current rows read at `read`, the write
+  // through `round` (null on one node).
+  using Attempt = std::function<Result<ResultSet>(const RequestConsistency& read, PaxosRound* round)>;
+  // Runs `attempt` serialized with every other conditional statement on
+  // `partition_key`: under a Paxos round, again while preempted,
+  // or under the partition's lock.
+  // `check` gives the table and the request's consistency.
+  Result<ResultSet> Serialized(const Check& check, const std::vector<std::string>& partition_key,
+                               ConsistencyLevel serial, const Attempt& attempt);
+  // Applies `mutations` of `check` (timed by the round's ballot) through `round`.
+  static Status ApplyChecked(std::vector<Mutation> mutations, const Check& check, PaxosRound* round,
+                             const ApplyFn& apply);
+  Result<ResultSet> EvaluateBatch(const std::vector<Check>& checks, const std::vector<Mutation>& all,
+                                  const RequestConsistency& read, PaxosRound* round, const ApplyFn& apply);
   Result<Check> Prepare(const RawStatement& statement, const WriteContext& ctx);
-  Result<bool> Evaluate(const Check& check, bool show_always, ResultSet* shown);
+  Result<bool> Evaluate(const Check& check, const RequestConsistency& read, bool show_always, ResultSet* shown);
   std::mutex& StripeOf(const TableSchema& table, const std::vector<std::string>& partition_key);
   Database* db_;
   std::array<std::mutex, 64> stripes_;

@@ -43,6 +43,9 @@ struct WriteContext {
   // The request's consistency level: the reads a list operation makes
   // before it writes (l[i] = v, DELETE l[i], l = l - [..]) use it.
   RequestConsistency consistency;
+  // A conditional statement's serial consistency (SERIAL or LOCAL_SERIAL;
+  // protocol flag 0x10): the level of its Paxos rounds (conditional_writes.h).
+  ConsistencyLevel serial = ConsistencyLevel::kSerial;
 };
 
 // Counter tables (TableSchema::HasCounters; Cassandra's rules and messages):

@@ -415,25 +415,12 @@ Status QueryProcessor::CheckReplicatedStatement(const RawStatement& s, const std
     }
     return Status::OK();
   }
-  if (const auto* select = std::get_if<SelectStatement>(&s)) {
-    if ((consistency == Consistency::kSerial || consistency == Consistency::kLocalSerial) &&
-        replicated(select->table)) {
-      return Status::InvalidArgument(std::string("Reads at ") + ConsistencyName(consistency) + " on keyspace " +
-                                     keyspace_of(select->table) + " are not supported yet: it has more than one replica, and "
-                                     "Tessera has no Paxos across replicas to read through (a later issue)");
-    }
-    return Status::OK();
-  }
-  // Conditional statements and counters need Paxos and counter shards
-  // across replicas (a later issue); on one replica they are exact.
+  if (std::holds_alternative<SelectStatement>(s)) return Status::OK();
+  // Counters need counter shards across replicas (a later issue); on one
+  // replica they are exact. Conditional statements run Paxos (conditional_writes.h).
   auto check = [&](const QualifiedName& name, bool conditional) -> Status {
     const std::string& ks = keyspace_of(name);
-    if (!replicated(name)) return Status::OK();
-    if (conditional) {
-      return Status::InvalidArgument("Conditional statements (IF ...) on keyspace " + ks +
-                                     " are not supported yet: it has more than one replica, and Tessera runs "
-                                     "lightweight transactions on one replica until Paxos comes");
-    }
+    if (!replicated(name) || conditional) return Status::OK();
     auto table = db_->GetTable(ks, name.name);
     if (table.ok() && std::any_of((*table)->columns.begin(), (*table)->columns.end(),
                                   [](const ColumnDef& c) { return c.type.kind() == TypeKind::kCounter; })) {
@@ -526,6 +513,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     return ApplyWrites(*m, consistency);
   };
   WriteContext write{bind, ks, params.default_timestamp, consistency};
+  if (params.serial_consistency) write.serial = static_cast<ConsistencyLevel>(*params.serial_consistency);
   if (const auto* sel = std::get_if<SelectStatement>(&s)) {
     SelectContext ctx{bind, ks, params.page_size.value_or(0), params.paging_state, db_->guardrails(), consistency};
     auto rs = ExecuteSelect(*db_, &system_tables_, *sel, ctx);
@@ -543,7 +531,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     return Reply{Opcode::kResult, EncodeRows(*rs, params.skip_metadata), rs->warnings};
   }
   if (ConditionalWrites::IsConditional(s)) {
-    return Conditional([&](const ApplyFn& apply) { return conditional_writes_.Run(s, write, apply); }, consistency);
+    return Conditional([&](const ApplyFn& apply) { return conditional_writes_.Run(s, write, apply); });
   }
   if (const auto* ins = std::get_if<InsertStatement>(&s)) return apply(BuildInsert(*db_, *ins, write));
   if (const auto* up = std::get_if<UpdateStatement>(&s)) return apply(BuildUpdate(*db_, *up, write));
@@ -567,7 +555,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
       }
       std::vector<WriteContext> contexts(statements.size(), write);
       return Conditional(
-          [&](const ApplyFn& apply) { return conditional_writes_.RunBatch(statements, contexts, apply); }, consistency);
+          [&](const ApplyFn& apply) { return conditional_writes_.RunBatch(statements, contexts, apply); });
     }
     for (const auto& stmt : b->statements) {
       WriteContext w = write;
@@ -669,12 +657,11 @@ std::function<::tessera::Result<int64_t>(const std::string&)> QueryProcessor::Ne
   };
 }
 
-Reply QueryProcessor::Conditional(const std::function<::tessera::Result<ResultSet>(const ApplyFn&)>& run,
-                                  const RequestConsistency& consistency) {
+Reply QueryProcessor::Conditional(const std::function<::tessera::Result<ResultSet>(const ApplyFn&)>& run) {
   std::vector<std::string> warnings;
-  auto rs = run([&](const std::vector<Mutation>& mutations) {
+  auto rs = run([&](const std::vector<Mutation>& mutations, const RequestConsistency& through) {
     TESSERA_RETURN_IF_ERROR(CheckWriteGuardrails(mutations, db_->guardrails(), &warnings));
-    return db_->ApplyBatch(mutations, &warnings, RequestConsistency{consistency.level, WriteType::kCas});
+    return db_->ApplyBatch(mutations, &warnings, through);
   });
   if (!rs.ok()) return Error(rs.status());
   return Reply{Opcode::kResult, EncodeRows(*rs, false), std::move(warnings)};
@@ -725,10 +712,11 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
     conditional = conditional || ConditionalWrites::IsConditional(parsed.statement);
     statements.push_back(std::move(parsed.statement));
     contexts.push_back(WriteContext{bind, keyspace, batch.default_timestamp, consistency});
+    if (batch.serial_consistency) contexts.back().serial = static_cast<ConsistencyLevel>(*batch.serial_consistency);
   }
   if (conditional) {
     return Conditional(
-        [&](const ApplyFn& apply) { return conditional_writes_.RunBatch(statements, contexts, apply); }, consistency);
+        [&](const ApplyFn& apply) { return conditional_writes_.RunBatch(statements, contexts, apply); });
   }
   std::vector<Mutation> all;
   for (size_t i = 0; i < statements.size(); ++i) {

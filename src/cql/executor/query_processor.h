@@ -110,11 +110,11 @@ class QueryProcessor : public RequestProcessor {
   Reply ApplyWrites(const std::vector<Mutation>& mutations, const RequestConsistency& consistency);
   // Runs a conditional write (conditional_writes.h); `run` gets the apply
   // step (guardrails, then the write) and returns the [applied] rows.
-  using ApplyFn = std::function<Status(const std::vector<Mutation>&)>;
-  // Runs a conditional statement or batch; its writes go out at
-  // `consistency`'s level with write type CAS.
-  Reply Conditional(const std::function<::tessera::Result<ResultSet>(const ApplyFn&)>& run,
-                    const RequestConsistency& consistency);
+  using ApplyFn = ConditionalWrites::ApplyFn;
+  // Runs a conditional statement or batch; ConditionalWrites passes the
+  // consistency its writes go out at (the request's level, write type CAS,
+  // its Paxos round on a cluster).
+  Reply Conditional(const std::function<::tessera::Result<ResultSet>(const ApplyFn&)>& run);
   Reply Error(const Status& status, const RawStatement* statement = nullptr) const;
   Reply AuthResponse(ConnectionState& conn, const AuthResponseRequest& request);
   // Grants on what a successful CREATE made, and drops those on what a DROP removed.

@@ -416,6 +416,8 @@ Result<std::vector<ColumnSpec>> SelectColumns(const TableSchema& table, const Se
 // The rows of a SELECT (its JSON form aside).
 static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const SelectStatement& s,
                                     const SelectContext& ctx);
+static Status FinishPaxosBeforeRead(Database& db, const std::shared_ptr<const TableSchema>& table,
+                                    const ReadPlan& plan, ConsistencyLevel serial);
 static Result<ResultSet> Finish(const TableSchema& table, const Selection& sel, const std::optional<GroupBy>& group,
                                 const Limits& limits, uint64_t groups_before, const SelectContext& ctx,
                                 std::vector<SourceRow> rows, ResultSet result);
@@ -551,6 +553,9 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
       TESSERA_ASSIGN_OR_RETURN(plan, PlanRead(*table, s.where, s.allow_filtering, ctx.bind));
     }
     TESSERA_ASSIGN_OR_RETURN(bool reversed, Reversed(*table, s, plan));
+    if (ctx.consistency.level == ConsistencyLevel::kSerial || ctx.consistency.level == ConsistencyLevel::kLocalSerial) {
+      TESSERA_RETURN_IF_ERROR(FinishPaxosBeforeRead(db, table, plan, ctx.consistency.level));
+    }
     if (group) {  // pages of groups, each read from where the last one ended (PageGroups)
       uint64_t tombstones = 0, rows_read = 0;
       TESSERA_RETURN_IF_ERROR(
@@ -568,6 +573,21 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
     TESSERA_RETURN_IF_ERROR(CheckTombstones(db, *table, exec.tombstones(), rows.size(), ctx, &result));
   }
   return Finish(*table, sel, group, limits, groups_before, ctx, std::move(rows), std::move(result));
+}
+
+// A read at SERIAL or LOCAL_SERIAL on a cluster first runs a Paxos prepare
+// on its partition, which finishes any conditional write left in progress
+// there and brings the replicas behind up to the last commit (Cassandra's
+// readWithPaxos); the read itself then asks a quorum (the levels read as
+// QUORUM and LOCAL_QUORUM). On one node conditional writes hold a lock
+// while they run, so there is nothing to finish.
+static Status FinishPaxosBeforeRead(Database& db, const std::shared_ptr<const TableSchema>& table,
+                                    const ReadPlan& plan, ConsistencyLevel serial) {
+  if (!db.cluster_tablets()) return Status::OK();
+  if (plan.kind != ReadPlan::Kind::kPartitions || plan.partition_keys.size() != 1) {
+    return Status::InvalidArgument("SERIAL/LOCAL_SERIAL consistency may only be requested for one partition at a time");
+  }
+  return db.BeginPaxos(table, plan.partition_keys[0], serial).status();
 }
 
 // Groups, aggregates or projects the rows read.

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The long runs of the register workload (issue 30, must-show 1): 3 nodes
+# RF 3, 5 clients over 5 keys for 60 s under the nemesis (kill -9 and
+# restart, SIGSTOP), checked for linearizability; three runs, each on a
+# fresh cluster. CI runs the same test for 12 s. Record the printed numbers
+# in tests/drivers/LWT_RUNS.md.
+#
+#   scripts/lwt-register-rounds.sh [SECONDS] [RUNS]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+binary="${TESSERA_BINARY:-$root/build/release/tools/tessera}"
+[ -x "$binary" ] || "$root/scripts/build.sh" release
+for run in $(seq 1 "${2:-3}"); do
+  echo "run $run"
+  TESSERA_BINARY="$binary" TESSERA_LWT_SECONDS="${1:-60}" \
+    /usr/bin/python3 -m pytest -q -s -p no:cacheprovider "$root/tests/drivers/test_cluster_lwt.py" \
+    -k "register or counter"
+done

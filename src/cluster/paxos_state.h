@@ -1,0 +1,78 @@
+// A replica's side of Paxos (issue 30): per partition, the ballot it
+// promised, the proposal it accepted and the last one it committed, as
+// Cassandra's system.paxos row of a partition (Cassandra 4.1's
+// PaxosState: prepare/promise, propose/accept, commit). Coordinators drive
+// the rounds (cluster/paxos_coordinator.h); transports deliver the phases
+// (internode.proto's Paxos rpc, in_memory_network).
+//
+//  - Prepare(b): promises b when b is later than every ballot promised
+//    before; answers the accepted proposal not yet committed and the last
+//    commit either way (the coordinator finishes or repairs them).
+//  - Propose(b, update): accepts when no later ballot was promised.
+//  - Commit(b, update): applies the update to the partition's data and keeps
+//    it as the last commit when b is later than the last one.
+// A refusal names the promised ballot that beat the request, so the
+// coordinator's next ballot is later.
+//
+// Stored in the meta column family under "paxos/" + table uuid + partition
+// (FROZEN ON DISK: format byte 1, then length-prefixed promised ballot,
+// accepted ballot, accepted update, committed ballot, committed update; an
+// update's bytes are cluster/write_set_codec.h's), written as durably as data
+// (StorageEngine::MetaPutAsData). Not pruned yet: a partition that ever ran
+// a conditional statement keeps its row (a few dozen bytes plus its last
+// update) until the table's data is removed.
+//
+// Keys (partition, updates) are table-relative (cluster/replica_reads.h).
+// Errors: those of the storage engine; Corruption for a row that does not decode.
+// Thread safety: thread-safe; the phases of one partition run one at a time.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "common/status.h"
+#include "storage/storage_engine.h"
+
+namespace tessera::cluster {
+
+struct PaxosRequest {
+  enum class Phase : uint8_t { kPrepare = 0, kPropose = 1, kCommit = 2 };  // FROZEN ON THE WIRE
+  Phase phase = Phase::kPrepare;
+  std::string table_uuid;  // 16 bytes
+  std::string partition;   // the partition's position, table-relative
+  std::string ballot;      // 16 bytes (cluster/paxos_ballot.h)
+  WriteSet update;         // propose and commit: the partition's writes, table-relative
+};
+
+struct PaxosResponse {
+  bool ok = false;        // promised, accepted or committed
+  std::string promised;   // the replica's promise now (on a refusal: the ballot that won)
+  // Prepare only: the proposal accepted and not yet committed (empty ballot:
+  // none), and the last commit (empty ballot: none).
+  std::string accepted_ballot;
+  WriteSet accepted_update;
+  std::string committed_ballot;
+  WriteSet committed_update;
+};
+
+class PaxosStore {
+ public:
+  // REQUIRES: engine outlives the store.
+  explicit PaxosStore(StorageEngine* engine) : engine_(engine) {}
+  // Runs one phase on the partition of table `table_id` (this node's id of
+  // request.table_uuid).
+  Result<PaxosResponse> Handle(uint32_t table_id, const PaxosRequest& request);
+
+ private:
+  std::mutex& StripeOf(const std::string& key);
+  StorageEngine* engine_;
+  std::array<std::mutex, 64> stripes_;
+};
+
+// The update's bytes (the format above), for storage and tests.
+std::string EncodePaxosUpdate(const WriteSet& update);
+Status DecodePaxosUpdate(std::string_view bytes, WriteSet* update);
+
+}  // namespace tessera::cluster

@@ -1,0 +1,329 @@
+"""Lightweight transactions across replicas (issue 30, item 1): Paxos per
+partition on a local cluster of etcd and three nodes, keyspace RF 3, each
+client bound to one node (its coordinator), with no driver retries.
+
+- INSERT ... IF NOT EXISTS raced through every node applies exactly once;
+  the losers see the winner's row.
+- A compare-and-set counter (read, then UPDATE ... SET v = ? IF v = ?) from
+  8 clients through all 3 nodes while node 3 is killed (-9) and restarted:
+  each applied update also adds its own token to a set, so the final value
+  equals the number of tokens (no update lost, none applied twice), every
+  acknowledged update's token is there, none of a refused one; a time-out's
+  outcome is whatever the final SERIAL read shows (issue 30, must-show 2,
+  first part).
+- The register workload (Jepsen's read / write / compare-and-set) of 5
+  clients on 5 keys with a nemesis that kills -9 and restarts a node and
+  pauses one with SIGSTOP: the Wing-Gong-Lowe checker finds the history
+  linearizable (must-show 1's short run; scripts/lwt-register-rounds.sh runs
+  the 60 s ones).
+- SELECT at SERIAL reads one partition through Paxos; several are refused
+  as Cassandra refuses them; conditional batches on one partition."""
+import json
+import os
+import random
+import signal
+import threading
+import time
+
+import pytest
+from cassandra import ConsistencyLevel, InvalidRequest, WriteTimeout, WriteType
+from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
+from cassandra.policies import FallthroughRetryPolicy, WhiteListRoundRobinPolicy
+from cassandra.query import SimpleStatement
+
+from linearizability import Op, check_by_key
+from local_cluster import running_cluster_resumed_at_end, wait_until
+
+BINARY = os.environ["TESSERA_BINARY"]
+SERIAL, Q = ConsistencyLevel.SERIAL, ConsistencyLevel.QUORUM
+WORKLOAD_SECONDS = float(os.environ.get("TESSERA_LWT_SECONDS", "12"))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    yield from running_cluster_resumed_at_end(BINARY, 3, ["--cluster-lease-seconds=3"])
+
+
+def node_session(cluster, node, timeout=10):
+    profile = ExecutionProfile(load_balancing_policy=WhiteListRoundRobinPolicy([cluster.address(node)]),
+                               retry_policy=FallthroughRetryPolicy(), request_timeout=timeout,
+                               consistency_level=Q, serial_consistency_level=SERIAL)
+    driver = Cluster([cluster.address(node)], port=cluster.port, protocol_version=4, connect_timeout=10,
+                     execution_profiles={EXEC_PROFILE_DEFAULT: profile})
+    return driver, driver.connect()
+
+
+@pytest.fixture(scope="module")
+def sessions(cluster):
+    pairs = [node_session(cluster, n) for n in (1, 2, 3)]
+    pairs[0][1].execute("CREATE KEYSPACE IF NOT EXISTS lwt3 WITH replication = "
+                        "{'class': 'SimpleStrategy', 'replication_factor': 3}")
+    pairs[0][1].execute("CREATE TABLE IF NOT EXISTS lwt3.users (name text PRIMARY KEY, email text, n int)")
+    pairs[0][1].execute("CREATE TABLE IF NOT EXISTS lwt3.counter (k int PRIMARY KEY, v int, tokens set<text>)")
+    pairs[0][1].execute("CREATE TABLE IF NOT EXISTS lwt3.registers (k int PRIMARY KEY, v int)")
+    pairs[0][1].execute("CREATE TABLE IF NOT EXISTS lwt3.events (p int, c int, v text, PRIMARY KEY (p, c))")
+    for _, s in pairs:
+        wait_until(lambda: s.execute("SELECT * FROM lwt3.registers LIMIT 1") is not None, 30, "schema everywhere")
+    yield [s for _, s in pairs]
+    for d, _ in pairs:
+        d.shutdown()
+
+
+def test_insert_if_not_exists_applies_once_through_every_node(sessions):
+    """9 clients, 3 per node, race for each name. A proposal that a later
+    round overtook has an unknown outcome (WriteTimeout, write type CAS, as
+    Cassandra): it may be the one that applied."""
+    timed_out = 0
+    for round_ in range(5):
+        name = "user%d" % round_
+        results, unknown = [], []
+
+        def claim(session, who):
+            try:
+                r = session.execute("INSERT INTO lwt3.users (name, email) VALUES (%s, %s) IF NOT EXISTS",
+                                    (name, who))
+                results.append((who, r.one()))
+            except WriteTimeout as e:
+                assert e.write_type == WriteType.CAS, e
+                unknown.append(who)
+
+        threads = [threading.Thread(target=claim, args=(sessions[i % 3], "client%d" % i)) for i in range(9)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert len(results) + len(unknown) == 9
+        timed_out += len(unknown)
+        owner = sessions[0].execute(SimpleStatement("SELECT email FROM lwt3.users WHERE name = %s",
+                                                    consistency_level=SERIAL), (name,)).one().email
+        winners = [who for who, row in results if row[0] is True]
+        assert winners == [owner] or (not winners and owner in unknown), (owner, results, unknown)
+        for who, row in results:
+            if row[0] is False:
+                assert row.email == owner and row.name == name
+        for s in sessions:
+            assert s.execute("SELECT email FROM lwt3.users WHERE name = %s", (name,)).one().email == owner
+    print("\n5 races of 9: one owner each, %d of 45 outcomes unknown (WriteTimeout CAS)" % timed_out)
+
+
+def test_conditions_and_serial_reads_across_replicas(sessions):
+    s1, s2, s3 = sessions
+    assert s1.execute("INSERT INTO lwt3.users (name, n) VALUES ('cond', 1) IF NOT EXISTS").one()[0] is True
+    r = s2.execute("UPDATE lwt3.users SET n = 2 WHERE name = 'cond' IF n = 5").one()
+    assert r[0] is False and r.n == 1
+    assert s3.execute("UPDATE lwt3.users SET n = 2 WHERE name = 'cond' IF n = 1").one()[0] is True
+    assert s1.execute(SimpleStatement("SELECT n FROM lwt3.users WHERE name = 'cond'",
+                                      consistency_level=SERIAL)).one().n == 2
+    assert s2.execute(SimpleStatement("SELECT n FROM lwt3.users WHERE name = 'cond'",
+                                      consistency_level=ConsistencyLevel.LOCAL_SERIAL)).one().n == 2
+    assert s3.execute("DELETE FROM lwt3.users WHERE name = 'cond' IF EXISTS").one()[0] is True
+    assert s1.execute("DELETE FROM lwt3.users WHERE name = 'cond' IF EXISTS").one()[0] is False
+    with pytest.raises(InvalidRequest, match="SERIAL/LOCAL_SERIAL consistency may only be requested for one partition"):
+        s1.execute(SimpleStatement("SELECT n FROM lwt3.users WHERE name IN ('a', 'b')", consistency_level=SERIAL))
+    # A conditional batch on one partition, through another node.
+    s2.execute("BEGIN BATCH INSERT INTO lwt3.events (p, c, v) VALUES (1, 1, 'a') IF NOT EXISTS; "
+               "INSERT INTO lwt3.events (p, c, v) VALUES (1, 2, 'b') IF NOT EXISTS; APPLY BATCH")
+    r = s3.execute("BEGIN BATCH UPDATE lwt3.events SET v = 'x' WHERE p = 1 AND c = 1 IF v = 'a'; "
+                   "UPDATE lwt3.events SET v = 'y' WHERE p = 1 AND c = 2 IF v = 'zzz'; APPLY BATCH")
+    assert r.one()[0] is False
+    assert sorted((x.c, x.v) for x in s1.execute("SELECT c, v FROM lwt3.events WHERE p = 1")) == [(1, "a"), (2, "b")]
+
+
+def _kill_and_restart(cluster, node, down_seconds):
+    cluster.kill(node)
+    time.sleep(down_seconds)  # the nemesis' schedule, not a wait for a condition
+    cluster.start_node(node)
+
+
+def test_compare_and_set_counter_through_a_kill(cluster, sessions):
+    """8 clients, all 3 coordinators; node 3 is killed -9 and restarted
+    while they run. Each applied update sets v = v + 1 and adds its token."""
+    sessions[0].execute("INSERT INTO lwt3.counter (k, v, tokens) VALUES (0, 0, {})")
+    stop = time.time() + WORKLOAD_SECONDS
+    acknowledged, refused_tokens, unknown = [], [], []
+    lock = threading.Lock()
+
+    def client(i):
+        node = i % 3 + 1
+        driver, session = node_session(cluster, node, timeout=5)
+        read = SimpleStatement("SELECT v FROM lwt3.counter WHERE k = 0", consistency_level=SERIAL)
+        update = session.prepare("UPDATE lwt3.counter SET v = ?, tokens = tokens + ? WHERE k = 0 IF v = ?")
+        seq = 0
+        try:
+            while time.time() < stop:
+                try:
+                    current = session.execute(read).one().v
+                except Exception:
+                    time.sleep(0.05)
+                    continue
+                seq += 1
+                token = "c%d-%d" % (i, seq)
+                try:
+                    applied = session.execute(update, (current + 1, {token}, current)).one()[0]
+                except Exception:
+                    with lock:
+                        unknown.append(token)
+                    continue
+                with lock:
+                    (acknowledged if applied else refused_tokens).append(token)
+        finally:
+            driver.shutdown()
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    time.sleep(WORKLOAD_SECONDS / 4)
+    _kill_and_restart(cluster, 3, 3)
+    for t in threads:
+        t.join(WORKLOAD_SECONDS + 120)
+    assert not any(t.is_alive() for t in threads)
+    row = sessions[0].execute(SimpleStatement("SELECT v, tokens FROM lwt3.counter WHERE k = 0",
+                                              consistency_level=SERIAL)).one()
+    tokens = set(row.tokens or ())
+    assert len(acknowledged) > 50, "too few increments applied: %d" % len(acknowledged)
+    assert row.v == len(tokens), "v = %d but %d updates applied" % (row.v, len(tokens))
+    assert set(acknowledged) <= tokens, "acknowledged updates lost: %s" % (set(acknowledged) - tokens)
+    assert not (set(refused_tokens) & tokens), "refused updates applied"
+    assert tokens <= set(acknowledged) | set(unknown), "an update applied that nobody sent"
+    late = len(tokens) - len(acknowledged)
+    print("\ncompare-and-set counter: %d acknowledged, %d refused, %d timed out of which %d applied; final %d"
+          % (len(acknowledged), len(refused_tokens), len(unknown), late, row.v))
+
+
+def run_register_workload(cluster, seconds, nemesis=True, clients=5, keys=5, seed=None, table="lwt3.registers"):
+    """Jepsen's register workload: each client picks a key and reads it at
+    SERIAL, writes a value with a conditional update (UPDATE ... IF EXISTS:
+    the rows exist), or compares and sets it. `nemesis`: True for kill -9 and
+    SIGSTOP in turn, False for none, or a function run while the clients
+    work. Returns the history."""
+    rng = random.Random(seed)
+    first = node_session(cluster, 1)
+    for k in range(keys):
+        first[1].execute("INSERT INTO %s (k, v) VALUES (%%s, 0) IF NOT EXISTS" % table, (k,))
+    first[0].shutdown()
+    history, lock = [], threading.Lock()
+    stop = time.time() + seconds
+    t0 = time.monotonic()
+
+    def client(i):
+        crng = random.Random(rng.random())
+        node = i % 3 + 1
+        driver, session = node_session(cluster, node, timeout=5)
+        read = SimpleStatement("SELECT v FROM %s WHERE k = %%s" % table, consistency_level=SERIAL)
+        cas = session.prepare("UPDATE %s SET v = ? WHERE k = ? IF v = ?" % table)
+        write = session.prepare("UPDATE %s SET v = ? WHERE k = ? IF EXISTS" % table)
+        try:
+            while time.time() < stop:
+                k = crng.randrange(keys)
+                kind = crng.choice(("read", "write", "cas"))
+                invoke = time.monotonic() - t0
+                try:
+                    if kind == "read":
+                        row = session.execute(read, (k,)).one()
+                        op = Op(i, invoke, time.monotonic() - t0, ("read",), row.v if row else None, key=k)
+                    elif kind == "write":
+                        v = crng.randrange(5)
+                        session.execute(write, (v, k))
+                        op = Op(i, invoke, time.monotonic() - t0, ("write", v), key=k)
+                    else:
+                        expected, v = crng.randrange(5), crng.randrange(5)
+                        applied = session.execute(cas, (v, k, expected)).one()[0]
+                        op = Op(i, invoke, time.monotonic() - t0, ("cas", expected, v), applied, key=k)
+                except Exception:
+                    if kind == "read":
+                        continue  # a failed read observed nothing
+                    op = Op(i, invoke, None, ("write", v) if kind == "write" else ("cas", expected, v), key=k)
+                    with lock:
+                        history.append(op)
+                    time.sleep(0.05)
+                    continue
+                with lock:
+                    history.append(op)
+        finally:
+            driver.shutdown()
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    if callable(nemesis):
+        nemesis()
+    elif nemesis:
+        # Until the workload ends, in turn: node 2 killed -9 and restarted
+        # 2 s later, node 3 paused (SIGSTOP) for 2 s; a quiet gap between.
+        gap = min(10.0, seconds / 6)
+        faults = 0
+        while time.time() + gap + 3 < stop:
+            time.sleep(gap)
+            if faults % 2 == 0:
+                _kill_and_restart(cluster, 2, 2)
+            else:
+                pid = next(n["pid"] for n in cluster.manifest()["nodes"] if n["node"] == 3)
+                os.kill(pid, signal.SIGSTOP)
+                try:
+                    time.sleep(2)
+                finally:
+                    os.kill(pid, signal.SIGCONT)
+            faults += 1
+    for t in threads:
+        t.join(seconds + 120)
+    assert not any(t.is_alive() for t in threads)
+    return history
+
+
+def test_register_workload_is_linearizable_under_a_nemesis(cluster, sessions):
+    history = run_register_workload(cluster, WORKLOAD_SECONDS, seed=30)
+    done = [op for op in history if op.complete is not None]
+    unknown = len(history) - len(done)
+    applied = sum(1 for op in done if op.kind[0] == "cas" and op.result)
+    assert len(done) > 100, "too few operations completed: %d" % len(done)
+    for key, (ok, prefix) in check_by_key(history, initial=0).items():
+        assert ok, "key %s is not linearizable; its longest linearizable prefix: %s" % (key, prefix)
+    print("\nregister workload: %d operations (%d of unknown outcome, %d compare-and-set applied), linearizable"
+          % (len(history), unknown, applied))
+
+
+def test_register_check_holds_through_a_migration_and_an_rf_change(cluster, sessions):
+    """Issue 30, must-show 3: an RF 2 table's only tablet has one replica
+    moved to the node that held none (`tessera admin move`, every stage),
+    then ALTER KEYSPACE raises the factor to 3, while the register workload
+    runs; the history stays linearizable."""
+    s = sessions[0]
+    s.execute("CREATE KEYSPACE IF NOT EXISTS lwt2 WITH replication = "
+              "{'class': 'SimpleStrategy', 'replication_factor': 2}")
+    s.execute("CREATE TABLE IF NOT EXISTS lwt2.registers (k int PRIMARY KEY, v int) WITH initial_tablets = 1")
+    for other in sessions:
+        wait_until(lambda: other.execute("SELECT * FROM lwt2.registers LIMIT 1") is not None, 30, "schema everywhere")
+    done = {}
+    seconds = max(WORKLOAD_SECONDS, 20)
+    began = time.time()
+
+    def move_then_change_rf():
+        time.sleep(2)  # the nemesis' schedule: some history before the move
+        code, out, err = cluster.admin(1, "tablets", "--keyspace", "lwt2", "--table", "registers", "--json")
+        assert code == 0, err
+        tablet = json.loads(out)["tablets"][0]
+        holders = [r["address"] for r in tablet["replicas"]]
+        target = next(a for a in ("127.0.0.1", "127.0.0.2", "127.0.0.3") if a not in holders)
+        code, out, err = cluster.admin(2, "move", "--keyspace", "lwt2", "--table", "registers", "--start",
+                                       tablet["start"], "--from", holders[0], "--to", target, "--json", timeout=300)
+        assert code == 0, (out, err)
+        done["move"] = json.loads(out)
+        time.sleep(2)
+        driver, session = node_session(cluster, 3, timeout=120)
+        try:
+            session.execute("ALTER KEYSPACE lwt2 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+        finally:
+            driver.shutdown()
+        done["rf"] = time.time() - began
+
+    history = run_register_workload(cluster, seconds, nemesis=move_then_change_rf, seed=31, table="lwt2.registers")
+    assert done.get("move", {}).get("completed") and done.get("rf")
+    assert done["rf"] < seconds - 1, "the RF change ended after the workload (%.1f s)" % done["rf"]
+    done_ops = [op for op in history if op.complete is not None]
+    assert len(done_ops) > 100, "too few operations completed: %d" % len(done_ops)
+    for key, (ok, prefix) in check_by_key(history, initial=0).items():
+        assert ok, "key %s is not linearizable; its longest linearizable prefix: %s" % (key, prefix)
+    code, out, err = cluster.admin(1, "tablets", "--keyspace", "lwt2", "--table", "registers", "--json")
+    assert len(json.loads(out)["tablets"][0]["replicas"]) == 3
+    print("\nregister workload through a move (%s) and RF 2 -> 3: %d operations (%d of unknown outcome), linearizable"
+          % (", ".join(st["stage"] for st in done["move"]["stages"]), len(history), len(history) - len(done_ops)))
