@@ -13,14 +13,17 @@ client bound to one node (its coordinator), with no driver retries.
   first part).
 - The register workload (Jepsen's read / write / compare-and-set) of 5
   clients on 5 keys with a nemesis that kills -9 and restarts a node and
-  pauses one with SIGSTOP: the Wing-Gong-Lowe checker finds the history
-  linearizable (must-show 1's short run; scripts/lwt-register-rounds.sh runs
-  the 60 s ones).
+  pauses one with SIGSTOP, and (as root, nodes in network namespaces the
+  test makes) one that also cuts a node off from its peers: the
+  Wing-Gong-Lowe checker finds the history linearizable (must-show 1's short
+  run; scripts/lwt-register-rounds.sh runs the 60 s ones).
+- The same through a tablet move and an RF change (must-show 3).
 - SELECT at SERIAL reads one partition through Paxos; several are refused
   as Cassandra refuses them; conditional batches on one partition."""
 import json
 import os
 import random
+import shutil
 import signal
 import threading
 import time
@@ -33,6 +36,7 @@ from cassandra.query import SimpleStatement
 
 from linearizability import Op, check_by_key
 from local_cluster import running_cluster_resumed_at_end, wait_until
+from netns_cluster import CQL_PORT, NetnsCluster
 
 BINARY = os.environ["TESSERA_BINARY"]
 SERIAL, Q = ConsistencyLevel.SERIAL, ConsistencyLevel.QUORUM
@@ -327,3 +331,66 @@ def test_register_check_holds_through_a_migration_and_an_rf_change(cluster, sess
     assert len(json.loads(out)["tablets"][0]["replicas"]) == 3
     print("\nregister workload through a move (%s) and RF 2 -> 3: %d operations (%d of unknown outcome), linearizable"
           % (", ".join(st["stage"] for st in done["move"]["stages"]), len(history), len(history) - len(done_ops)))
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("ip"), reason="network namespaces need root and iproute2")
+def test_register_workload_is_linearizable_under_kills_pauses_and_partitions():
+    """Nodes in network namespaces: in turn, node 3 cut off from its peers
+    (etcd and the clients still reach it) for 2 s, node 2 killed -9 and
+    restarted, node 1 paused with SIGSTOP for 2 s."""
+    c = NetnsCluster(BINARY, 3, ["--write-request-timeout-ms=2000", "--read-request-timeout-ms=2000"])
+    c.port = CQL_PORT  # what node_session reads
+    try:
+        c.start()
+        d, s = node_session(c, 1)
+        s.execute("CREATE KEYSPACE lwtn WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+        s.execute("CREATE TABLE lwtn.registers (k int PRIMARY KEY, v int)")
+        d.shutdown()
+        for n in (1, 2, 3):
+            dn, sn = node_session(c, n)
+            wait_until(lambda: sn.execute("SELECT * FROM lwtn.registers LIMIT 1") is not None, 30, "schema on %d" % n)
+            dn.shutdown()
+        seconds = max(WORKLOAD_SECONDS, 15)
+        faults = []
+
+        def nemesis():
+            stop = time.time() + seconds
+            gap = min(8.0, seconds / 7)
+            kind = 0
+            while time.time() + gap + 4 < stop:
+                time.sleep(gap)  # the nemesis' schedule
+                if kind % 3 == 0:
+                    c.partition(3)
+                    time.sleep(2)
+                    c.heal(3)
+                    faults.append("partition 3")
+                elif kind % 3 == 1:
+                    c.procs[2].kill()
+                    c.procs[2].wait(timeout=20)
+                    c.start_node(2)
+                    faults.append("kill -9 2")
+                else:
+                    os.kill(c.procs[1].pid, signal.SIGSTOP)
+                    try:
+                        time.sleep(2)
+                    finally:
+                        os.kill(c.procs[1].pid, signal.SIGCONT)
+                    faults.append("SIGSTOP 1")
+                kind += 1
+
+        history = run_register_workload(c, seconds, nemesis=nemesis, seed=32, table="lwtn.registers")
+        assert "partition 3" in faults and "kill -9 2" in faults, faults
+        done = [op for op in history if op.complete is not None]
+        assert len(done) > 100, "too few operations completed: %d" % len(done)
+        for key, (ok, prefix) in check_by_key(history, initial=0).items():
+            assert ok, "key %s is not linearizable; its longest linearizable prefix: %s" % (key, prefix)
+        print("\nregister workload under %s: %d operations (%d of unknown outcome), linearizable"
+              % (", ".join(faults), len(history), len(history) - len(done)))
+    finally:
+        for p in c.procs.values():
+            try:
+                os.kill(p.pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        c.stop()
+        shutil.rmtree(c.dir, ignore_errors=True)
