@@ -120,7 +120,7 @@ std::shared_ptr<PaxosCoordinator::Exchange> PaxosCoordinator::Send(PaxosRequest:
 }
 
 Result<std::string> PaxosCoordinator::Prepare(ConsistencyLevel serial, bool for_read) {
-  const RequestConsistency report{serial, WriteType::kCas};
+  const RequestConsistency report{serial, for_read ? WriteType::kSimple : WriteType::kCas};
   const Status::Code timeout_code = for_read ? Status::Code::kReadTimeout : Status::Code::kWriteTimeout;
   const int64_t deadline = SteadyMicros() + services_->write_timeout_micros;
   int64_t seen_micros = 0;

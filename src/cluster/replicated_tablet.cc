@@ -209,15 +209,17 @@ Result<std::pair<std::vector<PaxosParticipant>, int>> ReplicatedTablet::PaxosPar
   return std::make_pair(std::move(participants), required);
 }
 
-Result<std::optional<PaxosRound>> ReplicatedTablet::BeginPaxos(std::string_view partition, ConsistencyLevel serial) {
+Result<std::optional<PaxosRound>> ReplicatedTablet::BeginPaxos(std::string_view partition, ConsistencyLevel serial,
+                                                               bool for_read) {
   TESSERA_ASSIGN_OR_RETURN(auto participants, PaxosParticipants(serial));
   PaxosCoordinator coordinator(services_, table_->uuid, RelativeKey(table_->id, partition).value_or(std::string()),
                                std::move(participants.first), participants.second);
-  auto ballot = coordinator.Prepare(serial, /*for_read=*/false);
+  auto ballot = coordinator.Prepare(serial, for_read);
   ++services_->paxos_rounds;
   services_->paxos_round_trips += coordinator.round_trips();
   if (!ballot.ok()) {
     if (ballot.status().code() == Status::Code::kWriteTimeout) ++services_->write_timeouts;
+    if (ballot.status().code() == Status::Code::kReadTimeout) ++services_->read_timeouts;
     return ballot.status();
   }
   PaxosRound round;

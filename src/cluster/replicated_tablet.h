@@ -148,7 +148,8 @@ class ReplicatedTablet : public Replica {
   // Prepares a Paxos round over the tablet's live replicas (natural ones at
   // `serial`'s quorum, plus every pending one); an Apply carrying the round
   // proposes and commits through it (cluster/paxos_coordinator.h).
-  Result<std::optional<PaxosRound>> BeginPaxos(std::string_view partition, ConsistencyLevel serial) override;
+  Result<std::optional<PaxosRound>> BeginPaxos(std::string_view partition, ConsistencyLevel serial,
+                                               bool for_read) override;
 
   // The tablet's replicas (host ids), resolving the placement if needed.
   Result<std::vector<std::string>> Replicas();

@@ -498,7 +498,7 @@ Result<RangeResult> Database::ScanRange(const std::shared_ptr<const TableSchema>
 
 Result<std::optional<PaxosRound>> Database::BeginPaxos(const std::shared_ptr<const TableSchema>& table,
                                                       const std::vector<std::string>& partition_key,
-                                                      ConsistencyLevel serial) {
+                                                      ConsistencyLevel serial, bool for_read) {
   if (!cluster_tablets_.load(std::memory_order_relaxed)) return std::optional<PaxosRound>();
   auto layout = CurrentLayout(table);
   std::vector<std::string_view> parts(partition_key.begin(), partition_key.end());
@@ -508,7 +508,7 @@ Result<std::optional<PaxosRound>> Database::BeginPaxos(const std::shared_ptr<con
   auto map = TabletsOf(layout->id);
   if (!map) return Status::NotFound("table " + table->name + " was dropped");
   std::shared_ptr<Replica> replica = map->Find(position).replica;
-  return replica->BeginPaxos(position, serial);
+  return replica->BeginPaxos(position, serial, for_read);
 }
 
 // --- Tablets ---

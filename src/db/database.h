@@ -253,11 +253,12 @@ class Database {
                                 const RequestConsistency& consistency = kLocalConsistency);
   // Prepares a Paxos round on the replicas of one partition (Replica::BeginPaxos):
   // nullopt on a single node, where the caller serializes conditional
-  // statements with a lock. Errors: those of BeginPaxos, InvalidArgument for
-  // a wrong partition key, NotFound for a dropped table.
+  // statements with a lock. `for_read`: a SERIAL read's round. Errors: those
+  // of BeginPaxos, InvalidArgument for a wrong partition key, NotFound for a
+  // dropped table.
   Result<std::optional<PaxosRound>> BeginPaxos(const std::shared_ptr<const TableSchema>& table,
                                                const std::vector<std::string>& partition_key,
-                                               ConsistencyLevel serial);
+                                               ConsistencyLevel serial, bool for_read = false);
 
   // --- Tablets ---
   // Lets `resolver` choose the replica of every tablet, now and whenever a

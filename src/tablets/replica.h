@@ -52,8 +52,11 @@ class Replica {
   // carries the round then proposes and commits its writes. nullopt: this
   // replica is the only one and local, so the caller serializes conditional
   // statements itself (a lock).
-  // Errors: Unavailable, WriteTimeout (write type CAS) when too few replicas promised.
-  virtual Result<std::optional<PaxosRound>> BeginPaxos(std::string_view /*partition*/, ConsistencyLevel /*serial*/) {
+  // `for_read`: a SERIAL read's round (its time-out is a ReadTimeout).
+  // Errors: Unavailable; WriteTimeout (write type CAS), or ReadTimeout for a
+  // read, when too few replicas promised.
+  virtual Result<std::optional<PaxosRound>> BeginPaxos(std::string_view /*partition*/, ConsistencyLevel /*serial*/,
+                                                       bool /*for_read*/) {
     return std::optional<PaxosRound>();
   }
 };

@@ -587,7 +587,7 @@ static Status FinishPaxosBeforeRead(Database& db, const std::shared_ptr<const Ta
   if (plan.kind != ReadPlan::Kind::kPartitions || plan.partition_keys.size() != 1) {
     return Status::InvalidArgument("SERIAL/LOCAL_SERIAL consistency may only be requested for one partition at a time");
   }
-  return db.BeginPaxos(table, plan.partition_keys[0], serial).status();
+  return db.BeginPaxos(table, plan.partition_keys[0], serial, /*for_read=*/true).status();
 }
 
 // Groups, aggregates or projects the rows read.
