@@ -213,10 +213,7 @@ PaxosCoordinator::Proposal PaxosCoordinator::Propose(const std::string& ballot, 
   if (propose->oks >= required_) return Proposal::kAccepted;
   bool every_one_did_not = propose->oks == 0;
   for (const auto& a : propose->answers) {
-    if (!a) {
-      every_one_did_not = every_one_did_not && propose->answered >= propose->sent;  // unsent: none
-      continue;
-    }
+    if (!a) continue;  // not sent, or not answered (counted below)
     every_one_did_not = every_one_did_not && DefinitelyNot(*a);
     if (a->ok() && !(*a)->ok) *seen_micros = std::max(*seen_micros, BallotMicros((*a)->promised));
   }

@@ -24,9 +24,10 @@
 // (applied); when no promiser holds it and nothing was committed after it,
 // a commit of an empty update under the new ballot makes sure no later
 // round finishes it (preempted). Otherwise (a commit after it: another
-// round may have finished it) the outcome is unknown: WriteTimeout CAS. Prepare failures: WriteTimeout CAS for a write, ReadTimeout for
-// a SERIAL read. Commit short of its level: WriteTimeout SIMPLE (the
-// proposal was accepted: it will be committed by the next round).
+// round may have finished it) the outcome is unknown: WriteTimeout CAS.
+// Prepare failures: WriteTimeout CAS for a write, ReadTimeout for a SERIAL
+// read. Commit short of its level: WriteTimeout SIMPLE (the proposal was
+// accepted: it will be committed by the next round).
 //
 // Blocking: the calling thread waits for the replicas (the request path is
 // synchronous; issue 28 turns it into coroutines).
@@ -34,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 

@@ -53,11 +53,6 @@ struct Gathered {
   }
 };
 
-Status Timeout(Status::Code code, const RequestConsistency& consistency, int received, int block_for,
-               bool data_present) {
-  return ConsistencyTimeout(code, consistency, received, block_for, data_present);
-}
-
 // The value every replica should hold: the stored values folded by the
 // merge operator (equal values stay as they are).
 Result<std::string> Reconcile(const std::vector<const std::string*>& values) {
@@ -171,7 +166,8 @@ std::vector<ReplicatedTablet::Target> ReplicatedTablet::TargetsOf(const std::vec
   return targets;
 }
 
-Result<std::pair<std::vector<PaxosParticipant>, int>> ReplicatedTablet::PaxosParticipants(ConsistencyLevel serial) {
+Result<ReplicatedTablet::PaxosPlan> ReplicatedTablet::PlanPaxos(ConsistencyLevel serial,
+                                                                 std::optional<ConsistencyLevel> commit) {
   if (serial != ConsistencyLevel::kSerial && serial != ConsistencyLevel::kLocalSerial) {
     return Status::InvalidArgument(std::string("Invalid consistency for conditional update: ") +
                                    ConsistencyLevelName(serial) + ", must be one of SERIAL or LOCAL_SERIAL");
@@ -186,34 +182,41 @@ Result<std::pair<std::vector<PaxosParticipant>, int>> ReplicatedTablet::PaxosPar
   TESSERA_ASSIGN_OR_RETURN(ConsistencyPlan plan, PlanConsistency(serial, infos, services_->local_dc, /*write=*/false));
   // A pending replica (a migration's target) takes part in every round, as
   // Cassandra counts pending endpoints into the Paxos quorum.
-  const int required = plan.block_for + static_cast<int>(pending.size());
-  std::vector<PaxosParticipant> participants;
+  PaxosPlan out;
+  out.required = plan.block_for + static_cast<int>(pending.size());
   for (size_t i = 0; i < natural.size(); ++i) {
     if (natural[i].info.alive && plan.counts[i]) {
-      participants.push_back({natural[i].info.host_id, natural[i].endpoint, natural[i].info.local});
+      out.participants.push_back({natural[i].info.host_id, natural[i].endpoint, natural[i].info.local});
     }
   }
   for (const auto& t : pending) {
-    if (t.info.alive) participants.push_back({t.info.host_id, t.endpoint, t.info.local});
+    if (t.info.alive) out.participants.push_back({t.info.host_id, t.endpoint, t.info.local});
   }
-  if (static_cast<int>(participants.size()) < required) {
+  if (static_cast<int>(out.participants.size()) < out.required) {
     ++services_->unavailables;
     Status::ReplicaShortfall f;
     f.consistency = static_cast<uint16_t>(serial);
-    f.first = required;
-    f.second = static_cast<int>(participants.size());
+    f.first = out.required;
+    f.second = static_cast<int>(out.participants.size());
     return Status::ConsistencyFailure(Status::Code::kUnavailable,
                                       std::string("Cannot achieve consistency level ") + ConsistencyLevelName(serial),
                                       f);
   }
-  return std::make_pair(std::move(participants), required);
+  if (commit) {
+    // The commit waits for as many as the statement's own level needs (ANY:
+    // one), pending replicas included.
+    const ConsistencyLevel level = *commit == ConsistencyLevel::kAny ? ConsistencyLevel::kOne : *commit;
+    TESSERA_ASSIGN_OR_RETURN(ConsistencyPlan commit_plan, PlanConsistency(level, infos, services_->local_dc, true));
+    out.commit_block_for = commit_plan.block_for + static_cast<int>(pending.size());
+  }
+  return out;
 }
 
 Result<std::optional<PaxosRound>> ReplicatedTablet::BeginPaxos(std::string_view partition, ConsistencyLevel serial,
                                                                bool for_read) {
-  TESSERA_ASSIGN_OR_RETURN(auto participants, PaxosParticipants(serial));
+  TESSERA_ASSIGN_OR_RETURN(PaxosPlan plan, PlanPaxos(serial, std::nullopt));
   PaxosCoordinator coordinator(services_, table_->uuid, RelativeKey(table_->id, partition).value_or(std::string()),
-                               std::move(participants.first), participants.second);
+                               std::move(plan.participants), plan.required);
   auto ballot = coordinator.Prepare(serial, for_read);
   ++services_->paxos_rounds;
   services_->paxos_round_trips += coordinator.round_trips();
@@ -233,23 +236,13 @@ Result<std::optional<PaxosRound>> ReplicatedTablet::BeginPaxos(std::string_view 
 Status ReplicatedTablet::ApplyThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency) {
   PaxosRound* round = consistency.paxos;
   PlacementFence::RequestGuard fence(&services_->placement_fence);
-  TESSERA_ASSIGN_OR_RETURN(auto participants, PaxosParticipants(round->serial));
-  // The commit waits for as many as the statement's own level needs (ANY:
-  // one), pending replicas included.
-  TESSERA_ASSIGN_OR_RETURN(TabletReplicas tablet, PlacementTablet());
-  const WriteReplicaSet set = WriteReplicas(tablet.replicas, tablet.transition);
-  std::vector<ReplicaTarget> infos;
-  for (const auto& t : TargetsOf(set.natural)) infos.push_back(t.info);
-  const ConsistencyLevel commit_level =
-      consistency.level == ConsistencyLevel::kAny ? ConsistencyLevel::kOne : consistency.level;
-  TESSERA_ASSIGN_OR_RETURN(ConsistencyPlan plan, PlanConsistency(commit_level, infos, services_->local_dc, true));
-  const int block_for = plan.block_for + static_cast<int>(set.pending.size());
+  TESSERA_ASSIGN_OR_RETURN(PaxosPlan plan, PlanPaxos(round->serial, consistency.level));
   PaxosCoordinator coordinator(services_, table_->uuid,
                                RelativeKey(table_->id, round->partition).value_or(std::string()),
-                               std::move(participants.first), participants.second);
+                               std::move(plan.participants), plan.required);
   bool preempted = false;
-  Status s = coordinator.ProposeAndCommit(round->ballot, ToRelative(table_->id, writes), consistency, block_for,
-                                          round->serial, &preempted);
+  Status s = coordinator.ProposeAndCommit(round->ballot, ToRelative(table_->id, writes), consistency,
+                                          plan.commit_block_for, round->serial, &preempted);
   services_->paxos_round_trips += coordinator.round_trips();
   if (s.code() == Status::Code::kWriteTimeout) ++services_->write_timeouts;
   if (!preempted) return s;
@@ -340,7 +333,7 @@ Status ReplicatedTablet::Apply(const WriteSet& writes, const RequestConsistency&
   std::lock_guard<std::mutex> lock(gathered->mu);
   if (gathered->succeeded + hint_acks >= plan.block_for) return Status::OK();
   ++services_->write_timeouts;
-  return Timeout(Status::Code::kWriteTimeout, consistency, gathered->succeeded, plan.block_for, false);
+  return ConsistencyTimeout(Status::Code::kWriteTimeout, consistency, gathered->succeeded, plan.block_for, false);
 }
 
 Result<std::vector<const ReplicatedTablet::Target*>> ReplicatedTablet::ChooseReadTargets(
@@ -400,8 +393,9 @@ Status ReplicatedTablet::Repair(const std::vector<const Target*>& asked, const s
   if (gathered->succeeded >= sent) return Status::OK();
   ++services_->read_timeouts;
   spdlog::warn("read repair of {}.{} was not acknowledged by every replica", table_->keyspace, table_->name);
-  return Timeout(Status::Code::kReadTimeout, consistency, static_cast<int>(asked.size()) - (sent - gathered->succeeded),
-                 static_cast<int>(asked.size()), true);
+  return ConsistencyTimeout(Status::Code::kReadTimeout, consistency,
+                            static_cast<int>(asked.size()) - (sent - gathered->succeeded),
+                            static_cast<int>(asked.size()), true);
 }
 
 template <typename T>
@@ -477,8 +471,8 @@ Result<std::vector<T>> ReplicatedTablet::AskAll(std::vector<const Target*>* aske
   std::lock_guard<std::mutex> lock(gathered->mu);
   if (gathered->succeeded < block_for) {
     ++services_->read_timeouts;
-    return Timeout(Status::Code::kReadTimeout, consistency, gathered->succeeded,
-                   plan.block_for, gathered->succeeded > 0);
+    return ConsistencyTimeout(Status::Code::kReadTimeout, consistency, gathered->succeeded, plan.block_for,
+                              gathered->succeeded > 0);
   }
   std::vector<T> answers;
   for (int i = 0; i < n; ++i) {

@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -184,8 +185,15 @@ class ReplicatedTablet : public Replica {
                                 const std::function<Result<T>()>& local);
   // Microseconds a read waits before it speculates; -1: never.
   int64_t SpeculativeThresholdMicros();
-  // Who takes part in a Paxos round at `serial` and how many must promise / accept.
-  Result<std::pair<std::vector<PaxosParticipant>, int>> PaxosParticipants(ConsistencyLevel serial);
+  // Who takes part in a Paxos round at `serial`, how many must promise /
+  // accept, and (given the statement's `commit` level) acknowledge the
+  // commit; from one read of the placement. Unavailable when too few are alive.
+  struct PaxosPlan {
+    std::vector<PaxosParticipant> participants;
+    int required = 0;
+    int commit_block_for = 0;
+  };
+  Result<PaxosPlan> PlanPaxos(ConsistencyLevel serial, std::optional<ConsistencyLevel> commit);
   Status ApplyThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency);
   // Every replica a read at `level` may ask, after the Unavailable check:
   // this node first, then by ReplicaLatency; `plan` gets the level's needs.

@@ -70,6 +70,9 @@ class LocalCluster:
     def start_node(self, node):
         return self.run("start-node", "--node", str(node))
 
+    def pid(self, node):
+        return next(n["pid"] for n in self.manifest()["nodes"] if n["node"] == node)
+
     def stop(self):
         try:
             self.run("stop")

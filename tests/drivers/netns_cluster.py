@@ -5,7 +5,8 @@ still reach it (a network partition on the internode path).
 Layout: a bridge in this namespace holds 10.213.S.1 (etcd and the driver
 speak from there); node N runs inside namespace `tsnT-N` with 10.213.S.(10+N)
 on a veth leg of the bridge. Every node uses the same ports (each namespace has
-its own). `partition(n)` adds blackhole routes inside node n's namespace to
+its own). `kill(n)` kill -9s a node (`start_node(n)` restarts it on its data);
+`partition(n)` adds blackhole routes inside node n's namespace to
 the other nodes' addresses: nothing passes between n and its peers, either
 way (their packets reach n, its answers are dropped), while its route to
 10.213.S.1 stays. `heal(n)` removes them.
@@ -101,6 +102,14 @@ class NetnsCluster:
             with open(log_path, errors="replace") as f:
                 return "serving until" in f.read()
         wait_until(serving, 60, "node %d serving" % n)
+
+    def kill(self, node):
+        """kill -9 of node `node`, waited for."""
+        self.procs[node].kill()
+        self.procs[node].wait(timeout=20)
+
+    def pid(self, node):
+        return self.procs[node].pid
 
     def partition(self, node):
         for other in range(1, self.nodes + 1):

@@ -27,6 +27,7 @@ import shutil
 import signal
 import threading
 import time
+import urllib.request
 
 import pytest
 from cassandra import ConsistencyLevel, InvalidRequest, WriteTimeout, WriteType
@@ -36,7 +37,7 @@ from cassandra.query import SimpleStatement
 
 from linearizability import Op, check_by_key
 from local_cluster import running_cluster_resumed_at_end, wait_until
-from netns_cluster import CQL_PORT, NetnsCluster
+from netns_cluster import ADMIN_PORT, CQL_PORT, NetnsCluster
 
 BINARY = os.environ["TESSERA_BINARY"]
 SERIAL, Q = ConsistencyLevel.SERIAL, ConsistencyLevel.QUORUM
@@ -133,10 +134,63 @@ def test_conditions_and_serial_reads_across_replicas(sessions):
     assert sorted((x.c, x.v) for x in s1.execute("SELECT c, v FROM lwt3.events WHERE p = 1")) == [(1, "a"), (2, "b")]
 
 
-def _kill_and_restart(cluster, node, down_seconds):
+def _state_seen_by(cluster, node, by):
+    """"up" or "down": node `node` as node `by` sees it (admin /cluster/status)."""
+    url = "http://%s:%d/cluster/status" % (cluster.address(by), getattr(cluster, "admin_port", ADMIN_PORT))
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return {n["address"]: n["state"] for n in json.load(r)["nodes"]}[cluster.address(node)]
+
+
+def _until_seen(cluster, node, state):
+    """A fault lasts until a peer's failure detector noticed it, and ends
+    when the peer sees the node up again."""
+    by = 2 if node == 1 else 1
+    wait_until(lambda: _state_seen_by(cluster, node, by) == state, 30, "node %d %s to node %d" % (node, state, by))
+
+
+def kill_and_restart(cluster, node):
     cluster.kill(node)
-    time.sleep(down_seconds)  # the nemesis' schedule, not a wait for a condition
+    _until_seen(cluster, node, "down")
     cluster.start_node(node)
+    _until_seen(cluster, node, "up")
+    return "kill -9 %d" % node
+
+
+def pause(cluster, node):
+    os.kill(cluster.pid(node), signal.SIGSTOP)
+    try:
+        _until_seen(cluster, node, "down")
+    finally:
+        os.kill(cluster.pid(node), signal.SIGCONT)
+    _until_seen(cluster, node, "up")
+    return "SIGSTOP %d" % node
+
+
+def cut_off(cluster, node):
+    cluster.partition(node)
+    try:
+        _until_seen(cluster, node, "down")
+    finally:
+        cluster.heal(node)
+    _until_seen(cluster, node, "up")
+    return "partition %d" % node
+
+
+def rotating_nemesis(faults, gap_operations):
+    """A nemesis for run_register_workload: until the clients stop, the next
+    of `faults` (functions of no argument) each time the clients completed
+    `gap_operations` more operations since the last fault ended. Returns the
+    faults' names."""
+    def run(progress, ends):
+        names = []
+        while time.time() < ends - 1:
+            target = progress() + gap_operations
+            wait_until(lambda: progress() >= target or time.time() >= ends, ends - time.time() + 5, "operations")
+            if time.time() >= ends - 1:
+                break
+            names.append(faults[len(names) % len(faults)]())
+        return names
+    return run
 
 
 def test_compare_and_set_counter_through_a_kill(cluster, sessions):
@@ -176,8 +230,8 @@ def test_compare_and_set_counter_through_a_kill(cluster, sessions):
     threads = [threading.Thread(target=client, args=(i,)) for i in range(8)]
     for t in threads:
         t.start()
-    time.sleep(WORKLOAD_SECONDS / 4)
-    _kill_and_restart(cluster, 3, 3)
+    wait_until(lambda: len(acknowledged) >= 50, WORKLOAD_SECONDS, "50 increments before the kill")
+    kill_and_restart(cluster, 3)
     for t in threads:
         t.join(WORKLOAD_SECONDS + 120)
     assert not any(t.is_alive() for t in threads)
@@ -194,12 +248,13 @@ def test_compare_and_set_counter_through_a_kill(cluster, sessions):
           % (len(acknowledged), len(refused_tokens), len(unknown), late, row.v))
 
 
-def run_register_workload(cluster, seconds, nemesis=True, clients=5, keys=5, seed=None, table="lwt3.registers"):
+def run_register_workload(cluster, seconds, nemesis=None, clients=5, keys=5, seed=None, table="lwt3.registers"):
     """Jepsen's register workload: each client picks a key and reads it at
     SERIAL, writes a value with a conditional update (UPDATE ... IF EXISTS:
-    the rows exist), or compares and sets it. `nemesis`: True for kill -9 and
-    SIGSTOP in turn, False for none, or a function run while the clients
-    work. Returns the history."""
+    the rows exist), or compares and sets it. `nemesis`: None for kill -9 of
+    node 2 and SIGSTOP of node 3 in turn, or a function of (the number of
+    operations completed so far, a function; the time the clients stop) run
+    while they work. Returns the history and what the nemesis returned."""
     rng = random.Random(seed)
     first = node_session(cluster, 1)
     for k in range(keys):
@@ -249,41 +304,27 @@ def run_register_workload(cluster, seconds, nemesis=True, clients=5, keys=5, see
     threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
     for t in threads:
         t.start()
-    if callable(nemesis):
-        nemesis()
-    elif nemesis:
-        # Until the workload ends, in turn: node 2 killed -9 and restarted
-        # 2 s later, node 3 paused (SIGSTOP) for 2 s; a quiet gap between.
-        gap = min(10.0, seconds / 6)
-        faults = 0
-        while time.time() + gap + 3 < stop:
-            time.sleep(gap)
-            if faults % 2 == 0:
-                _kill_and_restart(cluster, 2, 2)
-            else:
-                pid = next(n["pid"] for n in cluster.manifest()["nodes"] if n["node"] == 3)
-                os.kill(pid, signal.SIGSTOP)
-                try:
-                    time.sleep(2)
-                finally:
-                    os.kill(pid, signal.SIGCONT)
-            faults += 1
+    if nemesis is None:
+        nemesis = rotating_nemesis([lambda: kill_and_restart(cluster, 2), lambda: pause(cluster, 3)],
+                                   max(300, int(seconds * 40)))
+    faults = nemesis(lambda: len(history), stop)
     for t in threads:
         t.join(seconds + 120)
     assert not any(t.is_alive() for t in threads)
-    return history
+    return history, faults
 
 
 def test_register_workload_is_linearizable_under_a_nemesis(cluster, sessions):
-    history = run_register_workload(cluster, WORKLOAD_SECONDS, seed=30)
+    history, faults = run_register_workload(cluster, WORKLOAD_SECONDS, seed=30)
+    assert faults, "no fault happened while the clients ran"
     done = [op for op in history if op.complete is not None]
     unknown = len(history) - len(done)
     applied = sum(1 for op in done if op.kind[0] == "cas" and op.result)
     assert len(done) > 100, "too few operations completed: %d" % len(done)
     for key, (ok, prefix) in check_by_key(history, initial=0).items():
         assert ok, "key %s is not linearizable; its longest linearizable prefix: %s" % (key, prefix)
-    print("\nregister workload: %d operations (%d of unknown outcome, %d compare-and-set applied), linearizable"
-          % (len(history), unknown, applied))
+    print("\nregister workload under %s: %d operations (%d of unknown outcome, %d compare-and-set applied), "
+          "linearizable" % (", ".join(faults), len(history), unknown, applied))
 
 
 def test_register_check_holds_through_a_migration_and_an_rf_change(cluster, sessions):
@@ -301,8 +342,8 @@ def test_register_check_holds_through_a_migration_and_an_rf_change(cluster, sess
     seconds = max(WORKLOAD_SECONDS, 20)
     began = time.time()
 
-    def move_then_change_rf():
-        time.sleep(2)  # the nemesis' schedule: some history before the move
+    def move_then_change_rf(progress, ends):
+        wait_until(lambda: progress() >= 200, 30, "some history before the move")
         code, out, err = cluster.admin(1, "tablets", "--keyspace", "lwt2", "--table", "registers", "--json")
         assert code == 0, err
         tablet = json.loads(out)["tablets"][0]
@@ -312,7 +353,8 @@ def test_register_check_holds_through_a_migration_and_an_rf_change(cluster, sess
                                        tablet["start"], "--from", holders[0], "--to", target, "--json", timeout=300)
         assert code == 0, (out, err)
         done["move"] = json.loads(out)
-        time.sleep(2)
+        moved_at = progress()
+        wait_until(lambda: progress() >= moved_at + 200, 30, "some history between the move and the RF change")
         driver, session = node_session(cluster, 3, timeout=120)
         try:
             session.execute("ALTER KEYSPACE lwt2 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
@@ -320,7 +362,7 @@ def test_register_check_holds_through_a_migration_and_an_rf_change(cluster, sess
             driver.shutdown()
         done["rf"] = time.time() - began
 
-    history = run_register_workload(cluster, seconds, nemesis=move_then_change_rf, seed=31, table="lwt2.registers")
+    history, _ = run_register_workload(cluster, seconds, nemesis=move_then_change_rf, seed=31, table="lwt2.registers")
     assert done.get("move", {}).get("completed") and done.get("rf")
     assert done["rf"] < seconds - 1, "the RF change ended after the workload (%.1f s)" % done["rf"]
     done_ops = [op for op in history if op.complete is not None]
@@ -336,10 +378,10 @@ def test_register_check_holds_through_a_migration_and_an_rf_change(cluster, sess
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("ip"), reason="network namespaces need root and iproute2")
 def test_register_workload_is_linearizable_under_kills_pauses_and_partitions():
     """Nodes in network namespaces: in turn, node 3 cut off from its peers
-    (etcd and the clients still reach it) for 2 s, node 2 killed -9 and
-    restarted, node 1 paused with SIGSTOP for 2 s."""
+    (etcd and the clients still reach it), node 2 killed -9 and restarted,
+    node 1 paused with SIGSTOP, each until a peer sees it down."""
     c = NetnsCluster(BINARY, 3, ["--write-request-timeout-ms=2000", "--read-request-timeout-ms=2000"])
-    c.port = CQL_PORT  # what node_session reads
+    c.port, c.admin_port = CQL_PORT, ADMIN_PORT  # what node_session and _state_seen_by read
     try:
         c.start()
         d, s = node_session(c, 1)
@@ -351,34 +393,9 @@ def test_register_workload_is_linearizable_under_kills_pauses_and_partitions():
             wait_until(lambda: sn.execute("SELECT * FROM lwtn.registers LIMIT 1") is not None, 30, "schema on %d" % n)
             dn.shutdown()
         seconds = max(WORKLOAD_SECONDS, 15)
-        faults = []
-
-        def nemesis():
-            stop = time.time() + seconds
-            gap = min(8.0, seconds / 7)
-            kind = 0
-            while time.time() + gap + 4 < stop:
-                time.sleep(gap)  # the nemesis' schedule
-                if kind % 3 == 0:
-                    c.partition(3)
-                    time.sleep(2)
-                    c.heal(3)
-                    faults.append("partition 3")
-                elif kind % 3 == 1:
-                    c.procs[2].kill()
-                    c.procs[2].wait(timeout=20)
-                    c.start_node(2)
-                    faults.append("kill -9 2")
-                else:
-                    os.kill(c.procs[1].pid, signal.SIGSTOP)
-                    try:
-                        time.sleep(2)
-                    finally:
-                        os.kill(c.procs[1].pid, signal.SIGCONT)
-                    faults.append("SIGSTOP 1")
-                kind += 1
-
-        history = run_register_workload(c, seconds, nemesis=nemesis, seed=32, table="lwtn.registers")
+        nemesis = rotating_nemesis([lambda: cut_off(c, 3), lambda: kill_and_restart(c, 2), lambda: pause(c, 1)],
+                                   max(300, int(seconds * 40)))
+        history, faults = run_register_workload(c, seconds, nemesis=nemesis, seed=32, table="lwtn.registers")
         assert "partition 3" in faults and "kill -9 2" in faults, faults
         done = [op for op in history if op.complete is not None]
         assert len(done) > 100, "too few operations completed: %d" % len(done)

@@ -393,8 +393,7 @@ Status QueryProcessor::CheckReplicationFits(const RawStatement& s) const {
   return Status::OK();
 }
 
-Status QueryProcessor::CheckReplicatedStatement(const RawStatement& s, const std::string& keyspace,
-                                                Consistency consistency) const {
+Status QueryProcessor::CheckReplicatedStatement(const RawStatement& s, const std::string& keyspace) const {
   if (!cluster_) return Status::OK();
   auto keyspace_of = [&](const QualifiedName& name) -> const std::string& {
     return name.keyspace.empty() ? keyspace : name.keyspace;
@@ -497,7 +496,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     Status allowed = CheckAccess(*auth_, conn.user(), s, ks);
     if (!allowed.ok()) return Error(allowed);
   }
-  if (Status replicated = CheckReplicatedStatement(s, ks, params.consistency); !replicated.ok()) {
+  if (Status replicated = CheckReplicatedStatement(s, ks); !replicated.ok()) {
     return Error(replicated);
   }
   auto schema_result = [&](const ::tessera::Result<SchemaOutcome>& r) -> Reply {

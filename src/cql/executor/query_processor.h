@@ -132,12 +132,11 @@ class QueryProcessor : public RequestProcessor {
   ReplicationChanger* replication_changer_ = nullptr;
   ConditionalWrites conditional_writes_{db_};
   // The refusal for a statement that reads or writes a user table; OK for any other.
-  // In a cluster: Invalid for conditional statements, counter tables (their
-  // creation and their writes) and reads at SERIAL or LOCAL_SERIAL
-  // (`consistency`) on a keyspace with more than one replica: no Paxos and no
-  // counter shards across replicas yet (issue 29, item 5).
-  Status CheckReplicatedStatement(const RawStatement& s, const std::string& keyspace,
-                                  Consistency consistency = Consistency::kOne) const;
+  // In a cluster: Invalid for counter tables (their creation and their
+  // writes) on a keyspace with more than one replica: no counter shards
+  // across replicas yet (issue 29, item 5). Conditional statements and SERIAL
+  // reads run Paxos (conditional_writes.h).
+  Status CheckReplicatedStatement(const RawStatement& s, const std::string& keyspace) const;
   // In a cluster: Invalid for CREATE / ALTER KEYSPACE asking more replicas
   // of a data center than it has nodes (members, alive or not), and for an
   // ALTER KEYSPACE changing a data center's factor by more than 1.
