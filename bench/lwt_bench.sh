@@ -5,6 +5,8 @@
 #   - write:      INSERT ... (QUORUM)
 #   - lwt-insert: INSERT ... IF NOT EXISTS, a new key each (always applied)
 #   - lwt-update: UPDATE ... IF EXISTS on loaded keys (always applied)
+#   - counter:    UPDATE ... SET n = n + 1 on one of --records counters
+#                 (counter shards: a leader replica reads, then replicates)
 # with the Paxos round trips per statement from the nodes' /metrics
 # (tessera_paxos_round_trips_total: each phase sent to the replicas counts
 # once; Cassandra's Paxos v1 takes 4 - prepare, read, propose, commit - and
@@ -39,7 +41,7 @@ admin=$(free_port)
   --etcd-port "$(free_port)" --etcd-peer-port "$(free_port)" --internode-port "$(free_port)" "${server_args[@]}" >&2
 hosts=127.0.0.1,127.0.0.2,127.0.0.3
 "$tessera" bench --host "$hosts" --port "$port" --workload write --load --no-run "${flags[@]}" >&2
-for w in write lwt-insert lwt-update; do
+for w in write lwt-insert lwt-update counter; do
   before=$(paxos)
   "$tessera" bench --host "$hosts" --port "$port" --workload "$w" "${flags[@]}" --json "$work/$w.json" >&2 || true
   echo "$w $before $(paxos)" >>"$work/paxos"
@@ -50,13 +52,15 @@ work = sys.argv[1]
 paxos = {l.split()[0]: [int(x) for x in l.split()[1:]] for l in open(work + "/paxos")}
 print("| statement (3 nodes, RF 3) | ops/s | p50 us | p99 us | errors | Paxos phases per statement |")
 print("|---|---|---|---|---|---|")
-names = {"write": "INSERT at QUORUM", "lwt-insert": "INSERT ... IF NOT EXISTS", "lwt-update": "UPDATE ... IF EXISTS"}
-for w in ("write", "lwt-insert", "lwt-update"):
+names = {"write": "INSERT at QUORUM", "lwt-insert": "INSERT ... IF NOT EXISTS", "lwt-update": "UPDATE ... IF EXISTS",
+         "counter": "UPDATE ... SET n = n + 1 (counter, QUORUM)"}
+for w in ("write", "lwt-insert", "lwt-update", "counter"):
     d = json.load(open("%s/%s.json" % (work, w)))
     r = [p for p in d["phases"] if p["phase"] == "run"][-1]
     t0, r0, t1, r1 = paxos[w]
     ops = r["operations"] if "operations" in r else r["ops_per_second"] * r.get("seconds", 1)
-    per = (t1 - t0) / max(1, ops) if w != "write" else 0
+    lwt = w.startswith("lwt")
+    per = (t1 - t0) / max(1, ops) if lwt else 0
     print("| %s | %.0f | %d | %d | %d | %s |" % (names[w], r["ops_per_second"], r["all"]["p50_us"], r["all"]["p99_us"],
-                                                r["errors"], "%.2f" % per if w != "write" else "-"))
+                                                r["errors"], "%.2f" % per if lwt else "-"))
 PY

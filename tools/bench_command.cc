@@ -83,7 +83,7 @@ CLI::App* AddBenchCommand(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("bench", "YCSB workloads A-F and the seeds' scenarios over CQL");
   auto& w = f->workload;
   auto& r = f->run;
-  cmd->add_option("--workload", w.name, "a-f, monotonic, swapped, timeseries, latest-n, point-read, write, lwt-insert, lwt-update")
+  cmd->add_option("--workload", w.name, "a-f, monotonic, swapped, timeseries, latest-n, point-read, write, lwt-insert, lwt-update, counter")
       ->capture_default_str();
   cmd->add_option("--host", f->host, "a node, or several separated by commas (workers' home nodes spread over them)")
       ->capture_default_str();

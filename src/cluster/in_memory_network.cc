@@ -66,6 +66,35 @@ class InMemoryTransport final : public InternodeTransport {
                                 std::move(done));
   }
 
+  void LeadCounterWrite(const std::string& target, const std::string& table_uuid, const WriteSet& relative_writes,
+                        int64_t timeout_micros, std::function<void(Result<WriteSet>)> done) override {
+    Count(relative_writes.bytes());
+    Call<Result<WriteSet>>(
+        target, timeout_micros,
+        [table_uuid, writes = relative_writes](ReplicaService* r) { return r->LeadCounterWrite(table_uuid, writes); },
+        std::move(done));
+  }
+
+  void ExportPaxosState(const std::string& target, const std::string& table_uuid, const std::string& lower,
+                        const std::string& upper, int64_t timeout_micros,
+                        std::function<void(Result<PaxosStateRows>)> done) override {
+    Count(lower.size() + upper.size());
+    Call<Result<PaxosStateRows>>(
+        target, timeout_micros,
+        [table_uuid, lower, upper](ReplicaService* r) { return r->ExportPaxosState(table_uuid, lower, upper); },
+        std::move(done));
+  }
+
+  void ImportPaxosState(const std::string& target, const std::string& table_uuid, const PaxosStateRows& rows,
+                        int64_t timeout_micros, std::function<void(Status)> done) override {
+    size_t bytes = 0;
+    for (const auto& [k, v] : rows) bytes += k.size() + v.size();
+    Count(bytes);
+    Call<Status>(target, timeout_micros,
+                 [table_uuid, rows](ReplicaService* r) { return r->ImportPaxosState(table_uuid, rows); },
+                 std::move(done));
+  }
+
   void Ping(const std::string& target, const std::string&, int64_t timeout_micros,
             std::function<void(Status)> done) override {
     Call<Status>(target, timeout_micros, [](ReplicaService*) { return Status::OK(); }, std::move(done));

@@ -405,6 +405,76 @@ void InternodeClient::Paxos(const std::string& target, const PaxosRequest& reque
                        });
 }
 
+void InternodeClient::LeadCounterWrite(const std::string& target, const std::string& table_uuid,
+                                       const WriteSet& relative_writes, int64_t timeout_micros,
+                                       std::function<void(Result<WriteSet>)> done) {
+  auto* call = new Call<pb::CounterWriteRequest, pb::CounterWriteReply>();
+  call->request.set_table_uuid(table_uuid);
+  ToWriteOps(relative_writes, call->request.mutable_ops());
+  SetDeadline(&call->context, timeout_micros);
+  impl_->Count(relative_writes.bytes());
+  ++impl_->messages;
+  auto stub = impl_->StubFor(target);
+  impl_->CallStarted();
+  stub->async()->LeadCounterWrite(&call->context, &call->request, &call->reply,
+                                  [self = impl_.get(), call, target, done = std::move(done)](grpc::Status s) {
+                                    Impl::CallEnd end{self};
+                                    std::unique_ptr<Call<pb::CounterWriteRequest, pb::CounterWriteReply>> owned(call);
+                                    Status status = FromGrpc(s, target);
+                                    if (!status.ok()) return done(status);
+                                    done(FromWriteOps(call->reply.shards()));
+                                  });
+}
+
+void InternodeClient::ExportPaxosState(const std::string& target, const std::string& table_uuid,
+                                       const std::string& lower, const std::string& upper, int64_t timeout_micros,
+                                       std::function<void(Result<PaxosStateRows>)> done) {
+  auto* call = new Call<pb::PaxosStateRequest, pb::PaxosStateRows>();
+  call->request.set_table_uuid(table_uuid);
+  call->request.set_lower(lower);
+  call->request.set_upper(upper);
+  SetDeadline(&call->context, timeout_micros);
+  impl_->Count(lower.size() + upper.size());
+  ++impl_->messages;
+  auto stub = impl_->StubFor(target);
+  impl_->CallStarted();
+  stub->async()->ExportPaxosState(&call->context, &call->request, &call->reply,
+                                  [self = impl_.get(), call, target, done = std::move(done)](grpc::Status s) {
+                                    Impl::CallEnd end{self};
+                                    std::unique_ptr<Call<pb::PaxosStateRequest, pb::PaxosStateRows>> owned(call);
+                                    Status status = FromGrpc(s, target);
+                                    if (!status.ok()) return done(status);
+                                    PaxosStateRows rows;
+                                    for (const auto& kv : call->reply.rows()) rows.emplace_back(kv.key(), kv.value());
+                                    done(std::move(rows));
+                                  });
+}
+
+void InternodeClient::ImportPaxosState(const std::string& target, const std::string& table_uuid,
+                                       const PaxosStateRows& rows, int64_t timeout_micros,
+                                       std::function<void(Status)> done) {
+  auto* call = new Call<pb::PaxosStateRows, pb::ImportPaxosStateReply>();
+  call->request.set_table_uuid(table_uuid);
+  size_t bytes = 0;
+  for (const auto& [k, v] : rows) {
+    pb::KeyValue* kv = call->request.add_rows();
+    kv->set_key(k);
+    kv->set_value(v);
+    bytes += k.size() + v.size();
+  }
+  SetDeadline(&call->context, timeout_micros);
+  impl_->Count(bytes);
+  ++impl_->messages;
+  auto stub = impl_->StubFor(target);
+  impl_->CallStarted();
+  stub->async()->ImportPaxosState(&call->context, &call->request, &call->reply,
+                                  [self = impl_.get(), call, target, done = std::move(done)](grpc::Status s) {
+                                    Impl::CallEnd end{self};
+                                    std::unique_ptr<Call<pb::PaxosStateRows, pb::ImportPaxosStateReply>> owned(call);
+                                    done(FromGrpc(s, target));
+                                  });
+}
+
 void InternodeClient::Ping(const std::string& target, const std::string& from_host_id, int64_t timeout_micros,
                            std::function<void(Status)> done) {
   auto* call = new Call<pb::PingRequest, pb::PingReply>();

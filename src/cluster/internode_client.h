@@ -59,6 +59,13 @@ class InternodeClient final : public InternodeTransport {
   // Not queued behind the node's other calls.
   void Paxos(const std::string& target, const PaxosRequest& request, int64_t timeout_micros,
              std::function<void(Result<PaxosResponse>)> done) override;
+  void LeadCounterWrite(const std::string& target, const std::string& table_uuid, const WriteSet& relative_writes,
+                        int64_t timeout_micros, std::function<void(Result<WriteSet>)> done) override;
+  void ExportPaxosState(const std::string& target, const std::string& table_uuid, const std::string& lower,
+                        const std::string& upper, int64_t timeout_micros,
+                        std::function<void(Result<PaxosStateRows>)> done) override;
+  void ImportPaxosState(const std::string& target, const std::string& table_uuid, const PaxosStateRows& rows,
+                        int64_t timeout_micros, std::function<void(Status)> done) override;
   void Ping(const std::string& target, const std::string& from_host_id, int64_t timeout_micros,
             std::function<void(Status)> done) override;
 

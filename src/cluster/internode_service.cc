@@ -52,6 +52,32 @@ class Service final : public pb::Internode::CallbackService {
                                   pb::PaxosReply* reply) override {
     return Finish(context, DoPaxos(request, reply));
   }
+  grpc::ServerUnaryReactor* LeadCounterWrite(grpc::CallbackServerContext* context,
+                                             const pb::CounterWriteRequest* request,
+                                             pb::CounterWriteReply* reply) override {
+    auto shards = replica_->LeadCounterWrite(request->table_uuid(), FromWriteOps(request->ops()));
+    if (shards.ok()) ToWriteOps(*shards, reply->mutable_shards());
+    return Finish(context, shards.ok() ? grpc::Status::OK : ToGrpc(shards.status()));
+  }
+  grpc::ServerUnaryReactor* ExportPaxosState(grpc::CallbackServerContext* context,
+                                             const pb::PaxosStateRequest* request,
+                                             pb::PaxosStateRows* reply) override {
+    auto rows = replica_->ExportPaxosState(request->table_uuid(), request->lower(), request->upper());
+    if (rows.ok()) {
+      for (auto& [k, v] : *rows) {
+        pb::KeyValue* kv = reply->add_rows();
+        kv->set_key(std::move(k));
+        kv->set_value(std::move(v));
+      }
+    }
+    return Finish(context, rows.ok() ? grpc::Status::OK : ToGrpc(rows.status()));
+  }
+  grpc::ServerUnaryReactor* ImportPaxosState(grpc::CallbackServerContext* context, const pb::PaxosStateRows* request,
+                                             pb::ImportPaxosStateReply*) override {
+    PaxosStateRows rows;
+    for (const auto& kv : request->rows()) rows.emplace_back(kv.key(), kv.value());
+    return Finish(context, ToGrpc(replica_->ImportPaxosState(request->table_uuid(), rows)));
+  }
   // Each request of the batch answers as its own call would.
   grpc::ServerUnaryReactor* Batch(grpc::CallbackServerContext* context, const pb::BatchRequest* request,
                                   pb::BatchReply* reply) override {

@@ -49,6 +49,18 @@ class InternodeTransport {
   // One phase of a Paxos round (cluster/paxos_state.h) on the target's replica.
   virtual void Paxos(const std::string& target, const PaxosRequest& request, int64_t timeout_micros,
                      std::function<void(Result<PaxosResponse>)> done) = 0;
+  // Counter increments to the replica that leads them; the answer is the
+  // counter shards it stored (ReplicaService::LeadCounterWrite).
+  virtual void LeadCounterWrite(const std::string& target, const std::string& table_uuid,
+                                const WriteSet& relative_writes, int64_t timeout_micros,
+                                std::function<void(Result<WriteSet>)> done) = 0;
+  // The target's Paxos state of a range, and a merge of such rows into the
+  // target's (ReplicaService::ExportPaxosState / ImportPaxosState).
+  virtual void ExportPaxosState(const std::string& target, const std::string& table_uuid, const std::string& lower,
+                                const std::string& upper, int64_t timeout_micros,
+                                std::function<void(Result<PaxosStateRows>)> done) = 0;
+  virtual void ImportPaxosState(const std::string& target, const std::string& table_uuid, const PaxosStateRows& rows,
+                                int64_t timeout_micros, std::function<void(Status)> done) = 0;
   // A heartbeat (the failure detector's): OK when the node answered. Not
   // counted as a request.
   virtual void Ping(const std::string& target, const std::string& from_host_id, int64_t timeout_micros,

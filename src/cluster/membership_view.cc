@@ -1,5 +1,6 @@
 #include "cluster/membership_view.h"
 
+#include "cluster/replica_service.h"
 #include "cluster/routing_tokens.h"
 #include "cluster/tablet_placement.h"
 #include "db/database.h"
@@ -53,6 +54,19 @@ std::vector<cql::PeerInfo> MembershipView::Peers() const {
     peers.push_back(std::move(p));
   }
   return peers;
+}
+
+std::vector<cql::PaxosRowInfo> MembershipView::PaxosRows() const {
+  std::vector<cql::PaxosRowInfo> out;
+  ReplicaService* replica = replica_.load();
+  if (replica == nullptr) return out;
+  auto rows = replica->PaxosRows();
+  if (!rows.ok()) return out;
+  for (auto& r : *rows) {
+    out.push_back({std::move(r.table_uuid), std::move(r.partition), std::move(r.promised), std::move(r.accepted_ballot),
+                   std::move(r.accepted_update), std::move(r.committed_ballot), std::move(r.committed_update)});
+  }
+  return out;
 }
 
 std::vector<int64_t> MembershipView::LocalTokens() const {

@@ -3,7 +3,7 @@
 // members, and every node reports the tokens of the cluster's routing ring
 // (cluster/routing_tokens.h) from the tablet placements it holds. Before
 // Attach, and after Detach, it lists no one; before AttachRouting, every
-// node reports its fixed token.
+// node reports its fixed token. Before AttachPaxos, system.paxos is empty.
 //
 // Thread safety: thread-safe; Attach/Detach from the thread that owns the
 // Membership.
@@ -23,6 +23,7 @@ class Database;
 
 namespace tessera::cluster {
 
+class ReplicaService;
 class TabletPlacements;
 
 class MembershipView : public cql::ClusterView {
@@ -34,13 +35,17 @@ class MembershipView : public cql::ClusterView {
     db_.store(db);
     placements_.store(placements);
   }
+  // REQUIRES: replica outlives the attachment (Detach before it goes).
+  void AttachPaxos(ReplicaService* replica) { replica_.store(replica); }
   void Detach() {
+    replica_.store(nullptr);
     membership_.store(nullptr);
     placements_.store(nullptr);
     db_.store(nullptr);
   }
   std::vector<cql::PeerInfo> Peers() const override;
   std::vector<int64_t> LocalTokens() const override;
+  std::vector<cql::PaxosRowInfo> PaxosRows() const override;
 
  private:
   // Host id -> tokens for every one of `members` (fixed tokens without a reference table).
@@ -49,6 +54,7 @@ class MembershipView : public cql::ClusterView {
   std::atomic<Membership*> membership_{nullptr};
   std::atomic<const Database*> db_{nullptr};
   std::atomic<TabletPlacements*> placements_{nullptr};
+  std::atomic<ReplicaService*> replica_{nullptr};
 };
 
 }  // namespace tessera::cluster

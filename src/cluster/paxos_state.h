@@ -18,9 +18,22 @@
 // (FROZEN ON DISK: format byte 1, then length-prefixed promised ballot,
 // accepted ballot, accepted update, committed ballot, committed update; an
 // update's bytes are cluster/write_set_codec.h's), written as durably as data
-// (StorageEngine::MetaPutAsData). Not pruned yet: a partition that ever ran
-// a conditional statement keeps its row (a few dozen bytes plus its last
-// update) until the table's data is removed.
+// (StorageEngine::MetaPutAsData).
+//
+// Pruning (Prune): a row goes once its table is dropped, or once nothing is
+// in progress in it (no accepted proposal later than the last commit) and
+// its latest ballot is older than max(3 hours, the table's
+// gc_grace_seconds): Cassandra 4.0 writes system.paxos with that TTL. By
+// then every round that could still need the promise has timed out, and
+// the last commit has reached every replica through hints and repair, as a
+// tombstone is assumed to have within gc_grace.
+//
+// A tablet migration carries the rows of its range to the new replica
+// (Export on each old replica, Import on the new one; cluster/tablet_migration.h),
+// so that no accepted proposal is lost with a replica that leaves. Import
+// merges: the later promise, the later accepted proposal and the later
+// commit of the two rows, an accepted proposal not later than the commit
+// dropped, as the phases above would have left them.
 //
 // Keys (partition, updates) are table-relative (cluster/replica_reads.h).
 // Errors: those of the storage engine; Corruption for a row that does not decode.
@@ -29,8 +42,12 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/status.h"
 #include "storage/storage_engine.h"
@@ -57,6 +74,9 @@ struct PaxosResponse {
   WriteSet committed_update;
 };
 
+// Stored Paxos rows of partitions: (partition position, row bytes).
+using PaxosStateRows = std::vector<std::pair<std::string, std::string>>;
+
 class PaxosStore {
  public:
   // REQUIRES: engine outlives the store.
@@ -64,6 +84,23 @@ class PaxosStore {
   // Runs one phase on the partition of table `table_id` (this node's id of
   // request.table_uuid).
   Result<PaxosResponse> Handle(uint32_t table_id, const PaxosRequest& request);
+  // The stored rows of the table's partitions whose position lies in
+  // [lower, upper) (upper empty: to the table's end), as (partition, row bytes).
+  Result<PaxosStateRows> Export(const std::string& table_uuid, const std::string& lower, const std::string& upper);
+  // Merges rows as Export gave them into this replica's (see above).
+  // Errors: Corruption for a row that does not decode (nothing of it merged).
+  [[nodiscard]] Status Import(const std::string& table_uuid, const PaxosStateRows& rows);
+  // Removes the rows pruning allows (see above), given each table's
+  // gc_grace_seconds by uuid (nullopt: the table is gone) and the time now
+  // (microseconds since the epoch). Returns how many went.
+  Result<size_t> Prune(const std::function<std::optional<int32_t>(const std::string& table_uuid)>& gc_grace_of,
+                       int64_t now_micros);
+  // Every row, decoded: what system.paxos shows.
+  struct Row {
+    std::string table_uuid, partition;
+    std::string promised, accepted_ballot, accepted_update, committed_ballot, committed_update;
+  };
+  Result<std::vector<Row>> Rows();
 
  private:
   std::mutex& StripeOf(const std::string& key);

@@ -94,16 +94,20 @@ Result<RangeDigest> DigestLocal(StorageEngine* engine, uint32_t table_id, const 
   return d;
 }
 
-Status ApplyLocal(StorageEngine* engine, uint32_t table_id, const WriteSet& relative_writes) {
+WriteSet ToAbsolute(uint32_t table_id, const WriteSet& relative) {
   WriteSet ws;
-  for (const auto& op : relative_writes.ops()) {
+  for (const auto& op : relative.ops()) {
     if (op.kind == WriteSet::Op::kMerge) {
       ws.Merge(AbsoluteKey(table_id, op.key), op.value);
     } else {
       ws.DeleteRange(AbsoluteKey(table_id, op.key), AbsoluteEnd(table_id, op.value));
     }
   }
-  return engine->Write(ws);
+  return ws;
+}
+
+Status ApplyLocal(StorageEngine* engine, uint32_t table_id, const WriteSet& relative_writes) {
+  return engine->Write(ToAbsolute(table_id, relative_writes));
 }
 
 WriteSet ToRelative(uint32_t table_id, const WriteSet& absolute) {

@@ -59,7 +59,8 @@ Result<RangeDigest> DigestLocal(StorageEngine* engine, uint32_t table_id, const 
 // Applies writes given in relative keys (a range delete's empty end: the table's end).
 Status ApplyLocal(StorageEngine* engine, uint32_t table_id, const WriteSet& relative_writes);
 
-// The same write set with keys made relative to `table_id`.
+// The same write set with keys made relative to `table_id`, and back.
 WriteSet ToRelative(uint32_t table_id, const WriteSet& absolute);
+WriteSet ToAbsolute(uint32_t table_id, const WriteSet& relative);
 
 }  // namespace tessera::cluster

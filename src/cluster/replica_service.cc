@@ -1,12 +1,65 @@
 #include "cluster/replica_service.h"
 
 #include <algorithm>
+#include <functional>
+#include <set>
+#include <unordered_map>
 
 #include "db/database.h"
+#include "storage/counter_shards.h"
 
 namespace tessera::cluster {
 
-ReplicaService::ReplicaService(Database* db) : db_(db), paxos_(db->engine()) {}
+ReplicaService::ReplicaService(Database* db, std::string self_host_id)
+    : db_(db), self_host_id_(std::move(self_host_id)), paxos_(db->engine()) {}
+
+Result<WriteSet> ReplicaService::LeadCounterWrite(const std::string& table_uuid, const WriteSet& relative_writes) {
+  TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(table_uuid));
+  if (self_host_id_.empty()) return Status::InvalidArgument("this node has no host id to lead counter increments");
+  Count(relative_writes.bytes());
+  std::vector<std::string> keys;
+  std::set<size_t> stripes;  // locked in order: no two leaders wait on each other
+  for (const auto& op : relative_writes.ops()) {
+    if (op.kind != WriteSet::Op::kMerge) continue;
+    keys.push_back(op.key);
+    stripes.insert(std::hash<std::string>{}(op.key) % kCounterStripes);
+  }
+  if (!keys.empty()) db_->CountReplicaRequest(id, AbsoluteKey(id, keys.front()), true);
+  std::vector<std::unique_lock<std::mutex>> locks;
+  for (size_t s : stripes) locks.emplace_back(counter_stripes_[s]);
+  TESSERA_ASSIGN_OR_RETURN(auto stored, ReadKeysLocal(db_->engine(), id, keys));
+  // The rows as they will be once the ops before have been stored: a batch
+  // may increment one cell twice.
+  std::unordered_map<std::string, RowFragment> current;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    RowFragment row;
+    if (stored[i] && !stored[i]->empty() && (*stored[i])[0] == static_cast<char>(kValueTypeRowFragment)) {
+      TESSERA_RETURN_IF_ERROR(DecodeRowFragment(*stored[i], &row));
+    }
+    current.emplace(keys[i], std::move(row));
+  }
+  WriteSet led;
+  for (const auto& op : relative_writes.ops()) {
+    if (op.kind != WriteSet::Op::kMerge) {
+      led.DeleteRange(op.key, op.value);
+      continue;
+    }
+    RowFragment increments;
+    if (op.value.empty() || op.value[0] != static_cast<char>(kValueTypeRowFragment) ||
+        !DecodeRowFragment(op.value, &increments).ok() || !HasCounterIncrements(increments)) {
+      led.Merge(op.key, op.value);
+      continue;
+    }
+    RowFragment& row = current[op.key];
+    RowFragment shards = LeadCounterIncrements(row, std::move(increments), self_host_id_);
+    ReconcileRow(&row, shards);
+    std::string value;
+    EncodeRowFragment(shards, &value);
+    led.Merge(op.key, std::move(value));
+  }
+  TESSERA_RETURN_IF_ERROR(ApplyLocal(db_->engine(), id, led));
+  return led;
+}
 
 Result<PaxosResponse> ReplicaService::Paxos(const PaxosRequest& request) {
   TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(request.table_uuid));
@@ -24,6 +77,36 @@ Status ReplicaService::Apply(const std::string& table_uuid, const WriteSet& rela
     db_->CountReplicaRequest(id, AbsoluteKey(id, relative_writes.ops().front().key), true);
   }
   return ApplyLocal(db_->engine(), id, relative_writes);
+}
+
+Result<PaxosStateRows> ReplicaService::ExportPaxosState(const std::string& table_uuid, const std::string& lower,
+                                                       const std::string& upper) {
+  TESSERA_RETURN_IF_ERROR(TableIdOf(table_uuid).status());
+  TESSERA_ASSIGN_OR_RETURN(PaxosStateRows rows, paxos_.Export(table_uuid, lower, upper));
+  size_t bytes = 0;
+  for (const auto& [k, v] : rows) bytes += k.size() + v.size();
+  Count(bytes);
+  return rows;
+}
+
+Status ReplicaService::ImportPaxosState(const std::string& table_uuid, const PaxosStateRows& rows) {
+  TESSERA_RETURN_IF_ERROR(TableIdOf(table_uuid).status());
+  size_t bytes = 0;
+  for (const auto& [k, v] : rows) bytes += k.size() + v.size();
+  Count(bytes);
+  return paxos_.Import(table_uuid, rows);
+}
+
+Result<size_t> ReplicaService::PrunePaxosState(int64_t now_micros) {
+  std::map<std::string, int32_t> gc_grace;
+  for (const auto& t : db_->catalog().AllTables()) gc_grace[t->uuid] = t->options.gc_grace_seconds;
+  return paxos_.Prune(
+      [&](const std::string& uuid) -> std::optional<int32_t> {
+        auto it = gc_grace.find(uuid);
+        if (it == gc_grace.end()) return std::nullopt;
+        return it->second;
+      },
+      now_micros);
 }
 
 Result<RangeBatch> ReplicaService::ReadRange(const RangeQuery& query) {

@@ -1,6 +1,7 @@
 // ReplicaService: what this node serves to the coordinators of other nodes,
 // in plain values — apply a write set, read a key range or keys, digest a
-// range for repair, run a phase of Paxos — over the tablets it holds, tables named by uuid
+// range for repair, run a phase of Paxos, lead counter increments — over the
+// tablets it holds, tables named by uuid
 // (mapped to this node's table ids; a table this node does not know yet is
 // NotFound, so the coordinator counts no answer from it). Keys are
 // table-relative (cluster/replica_reads.h).
@@ -14,6 +15,7 @@
 // Thread safety: thread-safe.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -35,8 +37,9 @@ namespace tessera::cluster {
 
 class ReplicaService {
  public:
-  // REQUIRES: db outlives this object.
-  explicit ReplicaService(Database* db);
+  // REQUIRES: db outlives this object. `self_host_id` (16 bytes): this
+  // node's, the id of the counter shards it leads (empty: it leads none).
+  explicit ReplicaService(Database* db, std::string self_host_id = {});
 
   [[nodiscard]] Status Apply(const std::string& table_uuid, const WriteSet& relative_writes);
   Result<RangeBatch> ReadRange(const RangeQuery& query);
@@ -45,6 +48,25 @@ class ReplicaService {
   Result<RangeDigest> Digest(const std::string& table_uuid, const std::string& lower, const std::string& upper);
   // One phase of a Paxos round on a partition this node holds (cluster/paxos_state.h).
   Result<PaxosResponse> Paxos(const PaxosRequest& request);
+  // Leads the counter increments of `relative_writes` (storage/counter_shards.h):
+  // turns each into this node's next shard of its cell, stores the result
+  // and returns it, for the coordinator to send to the other replicas.
+  // Increments of one key are led one at a time (a lock stripe per key
+  // hash), each after the last is stored. Ops without increments are
+  // stored and returned as they are. Errors: NotFound (unknown table),
+  // InvalidArgument (no host id), the storage engine's.
+  Result<WriteSet> LeadCounterWrite(const std::string& table_uuid, const WriteSet& relative_writes);
+  // The Paxos state of the partitions of [lower, upper) (PaxosStore::Export),
+  // and the merge of such rows into this node's (PaxosStore::Import): what a
+  // tablet migration carries to a new replica.
+  Result<PaxosStateRows> ExportPaxosState(const std::string& table_uuid, const std::string& lower,
+                                          const std::string& upper);
+  [[nodiscard]] Status ImportPaxosState(const std::string& table_uuid, const PaxosStateRows& rows);
+  // Prunes this node's Paxos state (PaxosStore::Prune) against the tables
+  // of the catalog; `now_micros` since the epoch. Returns the rows removed.
+  Result<size_t> PrunePaxosState(int64_t now_micros);
+  // This node's Paxos state, every row (system.paxos).
+  Result<std::vector<PaxosStore::Row>> PaxosRows() { return paxos_.Rows(); }
 
   uint64_t requests_served() const { return requests_.load(); }
   uint64_t bytes_served() const { return bytes_.load(); }
@@ -55,7 +77,10 @@ class ReplicaService {
   void Count(size_t bytes);
 
   Database* db_;
+  const std::string self_host_id_;
   PaxosStore paxos_;
+  static constexpr size_t kCounterStripes = 64;
+  std::array<std::mutex, kCounterStripes> counter_stripes_;  // LeadCounterWrite's, by key hash
   std::mutex mu_;
   std::map<std::string, uint32_t> ids_;  // guarded by mu_
   std::atomic<uint64_t> requests_{0}, bytes_{0};

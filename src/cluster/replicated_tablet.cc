@@ -8,6 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include "cluster/replica_reads.h"
+#include "cluster/replica_service.h"
+#include "storage/counter_shards.h"
 #include "types/speculative_retry.h"
 #include "db/database.h"
 #include "storage/merge_operator.h"
@@ -251,53 +253,63 @@ Status ReplicatedTablet::ApplyThroughPaxos(const WriteSet& writes, const Request
   return Status::Busy("the Paxos proposal was preempted by a later ballot");
 }
 
-Status ReplicatedTablet::Apply(const WriteSet& writes, const RequestConsistency& consistency) {
-  if (consistency.paxos && !writes.empty() &&
-      std::all_of(writes.ops().begin(), writes.ops().end(), [&](const WriteSet::Op& op) {
-        return op.kind == WriteSet::Op::kMerge && op.key.starts_with(consistency.paxos->partition);
-      })) {
-    return ApplyThroughPaxos(writes, consistency);
-  }
-  const ConsistencyLevel level = consistency.level;
-  // Held until the write is acknowledged or timed out: a node applying a new
-  // migration stage waits for writes routed by the previous one
-  // (TabletMapSync) before it acknowledges the stage.
-  PlacementFence::RequestGuard fence(&services_->placement_fence);
+namespace {
+
+// Whether `writes` (of a counter table) carry increments a leader must turn
+// into counter shards (storage/counter_shards.h).
+bool CarriesCounterIncrements(const WriteSet& writes) {
+  return std::any_of(writes.ops().begin(), writes.ops().end(), [](const WriteSet::Op& op) {
+    RowFragment row;
+    return op.kind == WriteSet::Op::kMerge && !op.value.empty() &&
+           op.value[0] == static_cast<char>(kValueTypeRowFragment) && DecodeRowFragment(op.value, &row).ok() &&
+           HasCounterIncrements(row);
+  });
+}
+
+}  // namespace
+
+Result<ReplicatedTablet::WritePlan> ReplicatedTablet::PlanWrite(ConsistencyLevel level, bool hints) {
   TESSERA_ASSIGN_OR_RETURN(TabletReplicas tablet, PlacementTablet());
   const WriteReplicaSet set = WriteReplicas(tablet.replicas, tablet.transition);
-  std::vector<Target> targets = TargetsOf(set.natural);
-  CountCoordinated(targets);
+  WritePlan out;
+  out.targets = TargetsOf(set.natural);
+  CountCoordinated(out.targets);
   std::vector<ReplicaTarget> infos;
-  for (const auto& t : targets) infos.push_back(t.info);
-  TESSERA_ASSIGN_OR_RETURN(ConsistencyPlan plan, PlanConsistency(level, infos, services_->local_dc, /*write=*/true));
+  for (const auto& t : out.targets) infos.push_back(t.info);
+  TESSERA_ASSIGN_OR_RETURN(out.plan, PlanConsistency(level, infos, services_->local_dc, /*write=*/true));
+  out.natural = out.targets.size();
   // A pending replica gets every write and must acknowledge it too.
   for (Target& t : TargetsOf(set.pending)) {
     infos.push_back(t.info);
-    targets.push_back(std::move(t));
-    plan.counts.push_back(true);
-    if (level != ConsistencyLevel::kAny) ++plan.block_for;
-  }
-  // A range delete (TRUNCATE) carries no timestamp: replayed late it would
-  // remove newer writes, so it is never hinted (Cassandra does not hint
-  // truncation either).
-  std::shared_ptr<HintStore> hints = services_->hints;
-  if (hints && std::any_of(writes.ops().begin(), writes.ops().end(),
-                           [](const WriteSet::Op& op) { return op.kind != WriteSet::Op::kMerge; })) {
-    hints = nullptr;
+    out.targets.push_back(std::move(t));
+    out.plan.counts.push_back(true);
+    if (level != ConsistencyLevel::kAny) ++out.plan.block_for;
   }
   // ANY: a stored hint is an acknowledgement, so no replica need be alive.
   if (!(level == ConsistencyLevel::kAny && hints)) {
-    Status alive = CheckAlive(level, plan, infos);
+    Status alive = CheckAlive(level, out.plan, infos);
     if (!alive.ok()) {
       ++services_->unavailables;
       return alive;
     }
   }
-  auto relative = std::make_shared<const WriteSet>(ToRelative(table_->id, writes));
+  return out;
+}
+
+Status ReplicatedTablet::Replicate(const WritePlan& w, const WriteSet& writes, std::shared_ptr<const WriteSet> relative,
+                                   std::shared_ptr<HintStore> hints, const RequestConsistency& consistency,
+                                   std::optional<size_t> stored_by) {
+  const ConsistencyLevel level = consistency.level;
+  const std::vector<Target>& targets = w.targets;
   auto gathered = std::make_shared<Gathered<Status>>(targets.size());
   int sent = 0, hinted = 0;
   std::optional<size_t> local;
   for (size_t i = 0; i < targets.size(); ++i) {
+    if (i == stored_by) {
+      ++sent;
+      gathered->Record(i, Status::OK(), w.plan.counts[i]);
+      continue;
+    }
     if (!targets[i].info.alive) {
       hinted += hints && hints->Store(targets[i].info.host_id, table_->uuid, *relative).ok();
       continue;
@@ -307,7 +319,7 @@ Status ReplicatedTablet::Apply(const WriteSet& writes, const RequestConsistency&
       local = i;
       continue;
     }
-    const bool counts = plan.counts[i];
+    const bool counts = w.plan.counts[i];
     // A replica that fails or does not answer within the time-out gets a
     // hint, even when the level was reached without it.
     ReplicaLatency* latency = &services_->latency;
@@ -326,14 +338,103 @@ Status ReplicatedTablet::Apply(const WriteSet& writes, const RequestConsistency&
   if (local) {
     services_->db->CountReplicaRequest(table_->id, start_, /*write=*/true);
     Status s = services_->db->engine()->Write(writes);
-    gathered->Record(*local, s, s.ok() && plan.counts[*local]);
+    gathered->Record(*local, s, s.ok() && w.plan.counts[*local]);
   }
   const int hint_acks = level == ConsistencyLevel::kAny ? hinted : 0;
-  gathered->Wait(plan.block_for - hint_acks, sent, services_->write_timeout_micros);
+  gathered->Wait(w.plan.block_for - hint_acks, sent, services_->write_timeout_micros);
   std::lock_guard<std::mutex> lock(gathered->mu);
-  if (gathered->succeeded + hint_acks >= plan.block_for) return Status::OK();
+  if (gathered->succeeded + hint_acks >= w.plan.block_for) return Status::OK();
   ++services_->write_timeouts;
-  return ConsistencyTimeout(Status::Code::kWriteTimeout, consistency, gathered->succeeded, plan.block_for, false);
+  return ConsistencyTimeout(Status::Code::kWriteTimeout, consistency, gathered->succeeded, w.plan.block_for, false);
+}
+
+Status ReplicatedTablet::Apply(const WriteSet& writes, const RequestConsistency& consistency) {
+  if (consistency.paxos && !writes.empty() &&
+      std::all_of(writes.ops().begin(), writes.ops().end(), [&](const WriteSet::Op& op) {
+        return op.kind == WriteSet::Op::kMerge && op.key.starts_with(consistency.paxos->partition);
+      })) {
+    return ApplyThroughPaxos(writes, consistency);
+  }
+  if (table_->HasCounters() && CarriesCounterIncrements(writes)) return ApplyCounterWrite(writes, consistency);
+  // Held until the write is acknowledged or timed out: a node applying a new
+  // migration stage waits for writes routed by the previous one
+  // (TabletMapSync) before it acknowledges the stage.
+  PlacementFence::RequestGuard fence(&services_->placement_fence);
+  // A range delete (TRUNCATE) carries no timestamp: replayed late it would
+  // remove newer writes, so it is never hinted (Cassandra does not hint
+  // truncation either).
+  std::shared_ptr<HintStore> hints = services_->hints;
+  if (hints && std::any_of(writes.ops().begin(), writes.ops().end(),
+                           [](const WriteSet::Op& op) { return op.kind != WriteSet::Op::kMerge; })) {
+    hints = nullptr;
+  }
+  TESSERA_ASSIGN_OR_RETURN(WritePlan w, PlanWrite(consistency.level, hints != nullptr));
+  auto relative = std::make_shared<const WriteSet>(ToRelative(table_->id, writes));
+  return Replicate(w, writes, std::move(relative), std::move(hints), consistency, std::nullopt);
+}
+
+Status ReplicatedTablet::ApplyCounterWrite(const WriteSet& writes, const RequestConsistency& consistency) {
+  if (consistency.level == ConsistencyLevel::kAny) {
+    return Status::InvalidArgument("Consistency level ANY is not yet supported for counter table " + table_->name);
+  }
+  PlacementFence::RequestGuard fence(&services_->placement_fence);
+  TESSERA_ASSIGN_OR_RETURN(WritePlan w, PlanWrite(consistency.level, /*hints=*/false));
+  // The leader: this node when it is a live natural replica the level
+  // counts, else the fastest such replica (Cassandra's
+  // StorageProxy.findSuitableReplica).
+  std::optional<size_t> leader;
+  std::vector<std::string> remote;
+  for (size_t i = 0; i < w.natural; ++i) {
+    if (!w.targets[i].info.alive || !w.plan.counts[i]) continue;
+    if (w.targets[i].info.local) leader = i;
+    remote.push_back(w.targets[i].info.host_id);
+  }
+  if (!leader) {
+    const std::vector<std::string> ordered = services_->latency.Order(remote, NowMicros());
+    for (size_t i = 0; i < w.natural && !ordered.empty(); ++i) {
+      if (w.targets[i].info.host_id == ordered.front()) leader = i;
+    }
+  }
+  if (!leader) {
+    ++services_->unavailables;
+    return UnavailableError(consistency.level, 1, 0);
+  }
+  // The leader turns the increments into its shards and stores them; a
+  // leader that does not answer leaves the outcome unknown (WriteTimeout,
+  // never retried elsewhere: that could count the increment twice).
+  const WriteSet relative_increments = ToRelative(table_->id, writes);
+  Result<WriteSet> shards = Status::Busy("not asked");
+  const Target& lead = w.targets[*leader];
+  if (lead.info.local) {
+    shards = services_->local_replica_service
+                 ? services_->local_replica_service->LeadCounterWrite(table_->uuid, relative_increments)
+                 : Result<WriteSet>(Status::InvalidArgument("this node serves no replica requests"));
+  } else {
+    auto gathered = std::make_shared<Gathered<Result<WriteSet>>>(1);
+    ReplicaLatency* latency = &services_->latency;
+    latency->Sent(lead.info.host_id);
+    services_->client->LeadCounterWrite(
+        lead.endpoint, table_->uuid, relative_increments, services_->write_timeout_micros,
+        [gathered, latency, host = lead.info.host_id, at = NowMicros()](Result<WriteSet> r) {
+          const int64_t now = NowMicros();
+          latency->Answered(host, now - at, r.ok(), now);
+          const bool ok = r.ok();
+          gathered->Record(0, std::move(r), ok);
+        });
+    gathered->Wait(1, 1, services_->write_timeout_micros);
+    std::lock_guard<std::mutex> lock(gathered->mu);
+    if (gathered->answers[0]) shards = std::move(*gathered->answers[0]);
+  }
+  if (!shards.ok()) {
+    if (shards.status().IsInvalidArgument() || shards.status().IsNotFound()) return shards.status();
+    ++services_->write_timeouts;
+    return ConsistencyTimeout(Status::Code::kWriteTimeout, consistency, 0, w.plan.block_for, false);
+  }
+  // The shards to every other replica, hinted when one misses them: a shard
+  // delivered twice counts once.
+  auto relative = std::make_shared<const WriteSet>(std::move(*shards));
+  const WriteSet absolute = ToAbsolute(table_->id, *relative);
+  return Replicate(w, absolute, std::move(relative), services_->hints, consistency, leader);
 }
 
 Result<std::vector<const ReplicatedTablet::Target*>> ReplicatedTablet::ChooseReadTargets(

@@ -25,6 +25,17 @@
 // read time-out. Writes go to every replica and wait for block_for, as before;
 // their answers feed the same estimate.
 //
+// Counters (issue 30 item 2, Cassandra's counter write path): a write that
+// increments a counter goes first to one leader replica (this node when it
+// is a live replica the level counts, else the fastest), which turns each
+// increment into its next counter shard and stores it
+// (ReplicaService::LeadCounterWrite, storage/counter_shards.h); the shards
+// then go to the other replicas as an ordinary write, the leader counting
+// as one acknowledgement. A leader that does not answer leaves the outcome
+// unknown: WriteTimeout, never retried on another leader. Shards are
+// idempotent, so hints and read repair never count an increment twice.
+// ANY is refused for counter tables (InvalidArgument), as Cassandra does.
+//
 // Hinted handoff: a replica that is down when a write is sent, or fails or
 // does not answer within the write time-out, gets a hint
 // (cluster/hint_store.h), delivered when it is back (hint_replayer.h). At
@@ -194,6 +205,23 @@ class ReplicatedTablet : public Replica {
     int commit_block_for = 0;
   };
   Result<PaxosPlan> PlanPaxos(ConsistencyLevel serial, std::optional<ConsistencyLevel> commit);
+  // Where a write goes: the natural replicas (the first `natural`
+  // targets), then the pending ones, with what `level` needs of them;
+  // Unavailable when too few are alive (not checked at ANY with hints).
+  struct WritePlan {
+    std::vector<Target> targets;
+    size_t natural = 0;
+    ConsistencyPlan plan;
+  };
+  Result<WritePlan> PlanWrite(ConsistencyLevel level, bool hints);
+  // Sends `relative` (`writes` with table-relative keys) to every target
+  // but `stored_by` (a counter's leader: already stored, counted as its
+  // acknowledgement), hints those down or failing (when `hints`), and
+  // waits for the level: OK, or WriteTimeout.
+  Status Replicate(const WritePlan& w, const WriteSet& writes, std::shared_ptr<const WriteSet> relative,
+                   std::shared_ptr<HintStore> hints, const RequestConsistency& consistency,
+                   std::optional<size_t> stored_by);
+  Status ApplyCounterWrite(const WriteSet& writes, const RequestConsistency& consistency);
   Status ApplyThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency);
   // Every replica a read at `level` may ask, after the Unavailable check:
   // this node first, then by ReplicaLatency; `plan` gets the level's needs.

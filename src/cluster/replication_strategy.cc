@@ -14,6 +14,8 @@ Result<int> ParseFactor(const std::string& key, const std::string& text) {
   return value;
 }
 
+}  // namespace
+
 Status UnavailableError(ConsistencyLevel level, int required, int alive) {
   Status::ReplicaShortfall f;
   f.consistency = static_cast<uint16_t>(level);
@@ -23,8 +25,6 @@ Status UnavailableError(ConsistencyLevel level, int required, int alive) {
                                     std::string("Cannot achieve consistency level ") + ConsistencyLevelName(level),
                                     f);
 }
-
-}  // namespace
 
 int ReplicationFactors::Total() const {
   int total = simple_factor;

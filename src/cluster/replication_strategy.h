@@ -59,6 +59,10 @@ Result<ConsistencyPlan> PlanConsistency(ConsistencyLevel level, const std::vecto
 // are alive than `plan` needs; EACH_QUORUM checks each data center.
 Status CheckAlive(ConsistencyLevel level, const ConsistencyPlan& plan, const std::vector<ReplicaTarget>& replicas);
 
+// Unavailable in Cassandra's words ("Cannot achieve consistency level X"),
+// with the level, `required` and `alive` replicas it reports.
+Status UnavailableError(ConsistencyLevel level, int required, int alive);
+
 // WriteTimeout or ReadTimeout (`code`) in Cassandra's words: "Operation
 // timed out - received only R responses of B required for the write at
 // LEVEL", with the level, counts, write type and data_present it reports.

@@ -11,6 +11,7 @@
 #include "cluster/acknowledgements.h"
 #include "cluster/etcd_client.h"
 #include "cluster/replica_reads.h"
+#include "cluster/replica_service.h"
 #include "cluster/replicated_tablet.h"
 #include "cluster/tablet_map_sync.h"
 #include "common/bytes.h"
@@ -50,6 +51,10 @@ class Migration {
   // Streams the tablet's range from the first live of `sources` (the next
   // one when it fails) to `target`, within the node's stream budget.
   Status StreamTo(const std::string& target, const std::vector<std::string>& sources);
+  // Merges the Paxos state of the range's partitions on every live one of
+  // `sources` into `target`'s (cluster/paxos_state.h): no accepted
+  // proposal or promise is lost with a replica that leaves.
+  Status CarryPaxosState(const std::string& target, const std::vector<std::string>& sources);
   Status DeleteRangeOn(const std::string& host);
   Result<std::string> Endpoint(const std::string& host);
   bool Alive(const std::string& host);
@@ -178,7 +183,10 @@ Status Migration::Stream() {
       return Status::OK();
     }
     for (const auto& host : old_) {
-      if (host != r_.from && Alive(host)) TESSERA_RETURN_IF_ERROR(StreamTo(host, {r_.from}));
+      if (host != r_.from && Alive(host)) {
+        TESSERA_RETURN_IF_ERROR(StreamTo(host, {r_.from}));
+        TESSERA_RETURN_IF_ERROR(CarryPaxosState(host, {r_.from}));
+      }
     }
   } else {
     // The leaving replica first, then the others: a source that fails
@@ -191,8 +199,47 @@ Status Migration::Stream() {
       if (host != r_.from) sources.push_back(host);
     }
     TESSERA_RETURN_IF_ERROR(StreamTo(r_.to, sources));
+    // From every old replica, not the first alone: a proposal may have
+    // been accepted by some of them only.
+    TESSERA_RETURN_IF_ERROR(CarryPaxosState(r_.to, sources));
   }
   report_->streaming_micros = MicrosSince(start);
+  return Status::OK();
+}
+
+Status Migration::CarryPaxosState(const std::string& target, const std::vector<std::string>& sources) {
+  ReplicaService* local = s_->local_replica_service;
+  if (local == nullptr) return Status::OK();  // a node that serves no replica requests runs no Paxos
+  TESSERA_ASSIGN_OR_RETURN(std::string target_endpoint,
+                           target == s_->self_host_id ? Result<std::string>(std::string()) : Endpoint(target));
+  for (const auto& host : sources) {
+    if (host == target || !Alive(host)) continue;
+    Result<PaxosStateRows> rows = [&]() -> Result<PaxosStateRows> {
+      if (host == s_->self_host_id) return local->ExportPaxosState(table_->uuid, r_.start, end_);
+      TESSERA_ASSIGN_OR_RETURN(std::string endpoint, Endpoint(host));
+      return Await<PaxosStateRows>([&](std::function<void(Result<PaxosStateRows>)> done) {
+        s_->client->ExportPaxosState(endpoint, table_->uuid, r_.start, end_, s_->read_timeout_micros,
+                                     std::move(done));
+      });
+    }();
+    if (!rows.ok()) {
+      // As a source that fails while streaming: the others' state still goes.
+      spdlog::warn("tablets: {}.{}: the Paxos state of {} could not be read ({}); carried from the others",
+                   table_->keyspace, table_->name, UuidText(host), rows.status().ToString());
+      continue;
+    }
+    if (rows->empty()) continue;
+    Status imported = [&]() -> Status {
+      if (target == s_->self_host_id) return local->ImportPaxosState(table_->uuid, *rows);
+      auto promise = std::make_shared<std::promise<Status>>();
+      auto future = promise->get_future();
+      s_->client->ImportPaxosState(target_endpoint, table_->uuid, *rows, s_->write_timeout_micros,
+                                   [promise](Status st) { promise->set_value(std::move(st)); });
+      return future.get();
+    }();
+    TESSERA_RETURN_IF_ERROR(imported);
+    report_->paxos_rows += rows->size();
+  }
   return Status::OK();
 }
 
@@ -448,6 +495,7 @@ std::string MoveReportJson(const MoveReport& report) {
                         {"stages", stages},
                         {"streamed_keys", report.streamed_keys},
                         {"streamed_bytes", report.streamed_bytes},
+                        {"paxos_rows", report.paxos_rows},
                         {"streaming_micros", report.streaming_micros},
                         {"stream_bytes_per_second",
                          report.streaming_micros > 0 ? static_cast<uint64_t>(1e6 * static_cast<double>(

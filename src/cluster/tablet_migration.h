@@ -86,6 +86,7 @@ struct MoveReport {
   };
   std::vector<Stage> stages;
   uint64_t streamed_keys = 0, streamed_bytes = 0;
+  uint64_t paxos_rows = 0;  // Paxos state rows carried to the new replica (or, on a drop, to the others)
   int64_t streaming_micros = 0;
   bool completed = false;  // false: reverted, or stopped at `stopped_at`
   std::string stopped_at;  // the stage a failure left the tablet at ("" when reverted or completed)

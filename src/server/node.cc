@@ -13,6 +13,7 @@
 #include "cluster/cluster_metrics.h"
 #include "cluster/cluster_status.h"
 #include "cluster/hint_replayer.h"
+#include "cluster/paxos_pruner.h"
 #include "cluster/hint_store.h"
 #include "cluster/internode_client.h"
 #include "cluster/repair.h"
@@ -103,6 +104,7 @@ struct Node::Listeners {
   std::unique_ptr<cluster::ReplicationServices> replication;
   std::unique_ptr<cluster::ClusterReplicaResolver> resolver;
   std::unique_ptr<cluster::HintReplayer> hint_replayer;
+  std::unique_ptr<cluster::PaxosPruner> paxos_pruner;
   std::unique_ptr<cluster::TabletMapSync> tablet_sync;
   std::unique_ptr<cluster::RepairHoldSync> repair_holds;
   std::unique_ptr<cluster::NodeLoadReporter> load_reporter;
@@ -156,7 +158,7 @@ Status Node::JoinCluster(const NodeOptions& options, const std::string& host_id,
 // carries its port).
 Status Node::StartInternode(const NodeOptions& options, Listeners& l) {
   const NodeClusterOptions& c = options.cluster;
-  l.replica_service = std::make_unique<cluster::ReplicaService>(db_.get());
+  l.replica_service = std::make_unique<cluster::ReplicaService>(db_.get(), host_id_);
   const std::string address = c.node_address.empty() ? options.cql_address : c.node_address;
   if (c.in_memory_network != nullptr) {
     if (c.internode_port == 0 || c.internode_tls.enabled) {
@@ -225,6 +227,10 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   l.hint_replayer =
       std::make_unique<cluster::HintReplayer>(hints, l.membership.get(), l.internode_client.get(), replay);
   l.hint_replayer->Start();
+  l.paxos_pruner = std::make_unique<cluster::PaxosPruner>(l.replica_service.get(),
+                                                          std::chrono::milliseconds(c.paxos_prune_interval_ms));
+  l.paxos_pruner->Start();
+  l.peers.AttachPaxos(l.replica_service.get());  // system.paxos
   l.tablet_sync = std::make_unique<cluster::TabletMapSync>(db_.get(), &l.membership->etcd(), EtcdOf(c),
                                                            l.placements.get(), &r.placement_fence, host_id_);
   TESSERA_RETURN_IF_ERROR(l.tablet_sync->Start());
@@ -390,6 +396,7 @@ void Node::Stop() {
     if (listeners_->placement_balancer) listeners_->placement_balancer->Stop();
     if (listeners_->load_reporter) listeners_->load_reporter->Stop();
     if (listeners_->hint_replayer) listeners_->hint_replayer->Stop();
+    if (listeners_->paxos_pruner) listeners_->paxos_pruner->Stop();
     if (listeners_->tablet_sync) listeners_->tablet_sync->Stop();
     if (listeners_->repair_holds) listeners_->repair_holds->Stop();
     // No split or merge may happen locally once splits stop going through etcd.

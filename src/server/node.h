@@ -59,6 +59,8 @@ struct NodeClusterOptions {
   int64_t max_hint_window_micros = 3LL * 3600 * 1'000'000;
   // How often the node puts its load in etcd (cluster/node_load.h).
   int64_t load_report_interval_ms = 10'000;
+  // How often the node prunes its Paxos state (cluster/paxos_pruner.h).
+  int64_t paxos_prune_interval_ms = 600'000;
   // The placement balancer (cluster/placement_balancer.h): when on, the node
   // competes for leadership and the leader moves tablet replicas while nodes
   // hold unequal counts, bytes or load. `tessera server` turns it on unless

@@ -29,14 +29,45 @@ bool Wins(const Cell& a, const Cell& b) {
   return std::tie(a.flags, a.ttl) > std::tie(b.flags, b.ttl);
 }
 
-// The reconciliation of two cells of one key: counter increments add up, a counter's
-// tombstone absorbs them, and otherwise the winner (Wins) stays.
+// The shards of both, per host id the higher (clock, count): a shard
+// delivered twice is counted once. Both sorted by host id.
+std::vector<CounterShard> MergeShards(const std::vector<CounterShard>& a, const std::vector<CounterShard>& b) {
+  std::vector<CounterShard> out;
+  out.reserve(a.size() + b.size());
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (j == b.size() || (i < a.size() && a[i].host_id < b[j].host_id)) {
+      out.push_back(a[i++]);
+    } else if (i == a.size() || b[j].host_id < a[i].host_id) {
+      out.push_back(b[j++]);
+    } else {
+      out.push_back(std::tie(a[i].clock, a[i].count) >= std::tie(b[j].clock, b[j].count) ? a[i] : b[j]);
+      ++i;
+      ++j;
+    }
+  }
+  return out;
+}
+
+uint64_t ShardSum(const std::vector<CounterShard>& shards) {
+  uint64_t sum = 0;
+  for (const auto& s : shards) sum += static_cast<uint64_t>(s.count);  // wraps
+  return sum;
+}
+
+// The reconciliation of two cells of one key: counter increments add up,
+// counter shards merge per host, a counter's tombstone absorbs both, and
+// otherwise the winner (Wins) stays.
 Cell Combine(Cell a, const Cell& b) {
   const bool a_live_counter = a.IsCounter() && !a.IsTombstone(), b_live_counter = b.IsCounter() && !b.IsTombstone();
-  if (a_live_counter && b_live_counter && a.value.size() == 8 && b.value.size() == 8) {
-    const uint64_t sum = GetBigEndian64(a.value.data()) + GetBigEndian64(b.value.data());  // wraps
+  if (a.IsLiveCounter() && b.IsLiveCounter()) {
+    // The unsharded parts (plain deltas) add up; the shards merge.
+    const uint64_t unsharded = GetBigEndian64(a.value.data()) - ShardSum(a.shards) +
+                               GetBigEndian64(b.value.data()) - ShardSum(b.shards);  // wraps
+    if (!b.shards.empty()) a.shards = a.shards.empty() ? b.shards : MergeShards(a.shards, b.shards);
+    if (!a.shards.empty()) a.flags |= Cell::kCounterShards;
     a.value.clear();
-    PutBigEndian64(&a.value, sum);
+    PutBigEndian64(&a.value, unsharded + ShardSum(a.shards));
     a.timestamp = std::max(a.timestamp, b.timestamp);
     return a;
   }
@@ -127,6 +158,15 @@ void EncodeRowFragment(const RowFragment& row, std::string* out) {
       PutVarint64(out, c.value.size());
       out->append(c.value);
     }
+    if (c.flags & Cell::kCounterShards) {
+      PutVarint64(out, c.shards.size());
+      for (const auto& shard : c.shards) {
+        PutVarint64(out, shard.host_id.size());
+        out->append(shard.host_id);
+        PutI64(out, shard.clock);
+        PutI64(out, shard.count);
+      }
+    }
   }
 }
 
@@ -155,7 +195,7 @@ Status DecodeRowFragment(std::string_view in, RowFragment* row) {
   row->cells.resize(n);
   for (auto& c : row->cells) {
     uint64_t cid;
-    if (!r.ReadVarint64(&cid) || cid > UINT32_MAX || !r.ReadByte(&c.flags) || (c.flags & ~0x1F) ||
+    if (!r.ReadVarint64(&cid) || cid > UINT32_MAX || !r.ReadByte(&c.flags) || (c.flags & ~0x3F) ||
         !ReadI64(&r, &c.timestamp)) {
       return bad("truncated cell");
     }
@@ -168,6 +208,20 @@ Status DecodeRowFragment(std::string_view in, RowFragment* row) {
     }
     if (c.HasPath() && !r.ReadLengthPrefixed(&c.path)) return bad("truncated path");
     if (!c.IsTombstone() && !c.IsComplexDeletion() && !r.ReadLengthPrefixed(&c.value)) return bad("truncated value");
+    if (c.flags & Cell::kCounterShards) {
+      uint64_t shards;
+      // Only a live counter's total has shards, one per host in host id order: what
+      // reconciliation needs to stay commutative.
+      if (!c.IsLiveCounter() || !r.ReadVarint64(&shards) || shards > r.remaining()) return bad("bad counter shards");
+      c.shards.resize(shards);
+      for (size_t i = 0; i < c.shards.size(); ++i) {
+        CounterShard& shard = c.shards[i];
+        if (!r.ReadLengthPrefixed(&shard.host_id) || !ReadI64(&r, &shard.clock) || !ReadI64(&r, &shard.count)) {
+          return bad("truncated counter shard");
+        }
+        if (i > 0 && !(c.shards[i - 1].host_id < shard.host_id)) return bad("counter shards out of order");
+      }
+    }
   }
   if (!r.empty()) return bad("trailing bytes");
   return Status::OK();

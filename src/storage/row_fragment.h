@@ -20,6 +20,16 @@
 // RocksDB may merge operands in any grouping; every increment is one merge
 // operand and is counted once.
 //
+// Counter shards (kCounterShards; Cassandra's counter context, issue 30):
+// on a cluster an increment is turned by a leader replica into the leader's
+// new shard (host id, clock, count; storage/counter_shards.h), and that
+// shard is what every replica stores. Two cells' shards reconcile per host
+// id by keeping the higher (clock, count), which is idempotent: the same
+// shard delivered twice (a hint replayed after the write arrived, a read
+// repair) counts once. A cell's value stays its 8-byte total: the sum of its
+// shards plus its unsharded part (value - sum of shards), the plain deltas
+// of a single node, which add up as above.
+//
 // Value encoding (FROZEN ON DISK, format 1):
 //   u8 value type = 0x01 (row fragment)   [0x02 is the partition header]
 //   u8 flags: 0x01 has row marker, 0x02 has row deletion
@@ -27,9 +37,13 @@
 //   row deletion: i64 timestamp, u32 local deletion time
 //   varint cell count, then per cell:
 //     varint column id, u8 cell flags (0x01 tombstone, 0x02 expiring,
-//     0x04 has path, 0x08 complex deletion, 0x10 counter), i64 timestamp,
+//     0x04 has path, 0x08 complex deletion, 0x10 counter, 0x20 counter
+//     shards), i64 timestamp,
 //     [expiring: i32 ttl, u32 expiry] [tombstone or complex deletion: u32 local deletion time]
 //     [has path: varint length, bytes] [live value: varint length, bytes]
+//     [counter shards: varint count, per shard (host ids strictly increasing):
+//      varint length + host id bytes, i64 clock, i64 count]   (0x20: added in
+//      issue 30; only on a live counter cell, whose value is its 8-byte total)
 // Times: timestamps in microseconds since the epoch; ttl in seconds; expiry
 // and local deletion times in seconds since the epoch.
 //
@@ -71,8 +85,25 @@ struct LivenessInfo {
   bool operator==(const LivenessInfo&) const = default;
 };
 
+// One replica's share of a counter cell (Cassandra's counter shard): the
+// replica's host id, how many increments it has led (its clock), and the
+// sum of their deltas.
+struct CounterShard {
+  std::string host_id;  // 16 bytes on a cluster
+  int64_t clock = 0;    // >= 1; grows by one per increment the replica leads
+  int64_t count = 0;    // the shard's value (wrapping, as Java's long)
+  bool operator==(const CounterShard&) const = default;
+};
+
 struct Cell {
-  enum Flags : uint8_t { kTombstone = 0x01, kExpiring = 0x02, kHasPath = 0x04, kComplexDeletion = 0x08, kCounter = 0x10 };
+  enum Flags : uint8_t {
+    kTombstone = 0x01,
+    kExpiring = 0x02,
+    kHasPath = 0x04,
+    kComplexDeletion = 0x08,
+    kCounter = 0x10,
+    kCounterShards = 0x20,  // FROZEN ON DISK; with kCounter, `shards` is set
+  };
   uint32_t column_id = 0;
   uint8_t flags = 0;
   int64_t timestamp = 0;             // microseconds
@@ -80,12 +111,15 @@ struct Cell {
   uint32_t local_deletion_time = 0;  // kTombstone / kComplexDeletion: deletion time; kExpiring: expiry
   std::string path;                  // element key of a non-frozen collection (kHasPath)
   std::string value;                 // serialized value; empty for tombstones
+  std::vector<CounterShard> shards;  // kCounterShards: sorted by host id, one per host
 
   bool IsTombstone() const { return flags & kTombstone; }
   bool IsExpiring() const { return flags & kExpiring; }
   bool IsComplexDeletion() const { return flags & kComplexDeletion; }
   bool HasPath() const { return flags & kHasPath; }
   bool IsCounter() const { return flags & kCounter; }
+  // A live counter cell: an increment (8-byte delta) or shards with their total.
+  bool IsLiveCounter() const { return IsCounter() && !IsTombstone() && value.size() == 8; }
   bool IsLive(uint32_t now_seconds) const {
     return !IsTombstone() && !IsComplexDeletion() && (!IsExpiring() || local_deletion_time > now_seconds);
   }

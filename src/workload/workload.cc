@@ -25,6 +25,8 @@ const std::map<std::string, Preset>& Presets() {
       {"point-read", {1, 0, 0, 0, 0, "uniform", 0}}, {"write", {0, 0, 1, 0, 0, "uniform", 0}},
       // Lightweight transactions on the same table (issue 30's benchmark).
       {"lwt-insert", {0, 0, 1, 0, 0, "uniform", 0}}, {"lwt-update", {0, 1, 0, 0, 0, "uniform", 0}},
+      // Counter increments (issue 30's counters across replicas).
+      {"counter", {0, 1, 0, 0, 0, "uniform", 0}},
   };
   return kPresets;
 }
@@ -62,7 +64,7 @@ Result<std::shared_ptr<const Workload>> Workload::Create(const WorkloadOptions& 
   auto preset = Presets().find(o.name);
   if (preset == Presets().end()) {
     return Status::InvalidArgument("unknown workload '" + o.name +
-                                   "' (a-f, monotonic, swapped, timeseries, latest-n, point-read, write, lwt-insert, lwt-update)");
+                                   "' (a-f, monotonic, swapped, timeseries, latest-n, point-read, write, lwt-insert, lwt-update, counter)");
   }
   std::shared_ptr<Workload> w(new Workload());
   w->o_ = o;
@@ -121,6 +123,9 @@ Result<std::shared_ptr<const Workload>> Workload::Create(const WorkloadOptions& 
                       "PRIMARY KEY ((metric, host), ts)) WITH CLUSTERING ORDER BY (ts DESC)");
     w->statements_ = {"INSERT INTO bench.series (metric, host, ts, value) VALUES (?, ?, ?, ?)",
                       "SELECT ts, value FROM bench.series WHERE metric = ? AND host = ? LIMIT 10"};
+  } else if (o.name == "counter") {
+    w->ddl_.push_back("CREATE TABLE IF NOT EXISTS bench.counters (p bigint PRIMARY KEY, n counter)");
+    w->statements_ = {"UPDATE bench.counters SET n = n + ? WHERE p = ?"};
   } else {  // point-read, write, lwt-insert, lwt-update
     w->ddl_.push_back("CREATE TABLE IF NOT EXISTS bench.kv (p bigint, c int, v blob, PRIMARY KEY (p, c))");
     w->statements_ = {"INSERT INTO bench.kv (p, c, v) VALUES (?, ?, ?)",
@@ -210,6 +215,13 @@ Op Workload::NextOp(Chooser& c) const {
     return op;
   }
   if (kind == OpKind::kInsert) return Insert(c.inserts->Take(), c.rng);
+  if (o_.name == "counter") {  // +1 to one of record_count counters, at random (no load needed)
+    Op op;
+    op.kind = OpKind::kUpdate;
+    op.statement = 0;
+    op.values = {Bigint(1), Bigint(static_cast<int64_t>(c.rng() % static_cast<uint64_t>(std::max<int64_t>(1, o_.record_count))))};
+    return op;
+  }
   const int64_t key = ChooseKey(c);
   Op op;
   op.kind = kind;

@@ -32,7 +32,7 @@
 namespace tessera::workload {
 
 struct WorkloadOptions {
-  std::string name = "a";            // a..f, monotonic, swapped, timeseries, latest-n, point-read, write, lwt-insert, lwt-update
+  std::string name = "a";            // a..f, monotonic, swapped, timeseries, latest-n, point-read, write, lwt-insert, lwt-update, counter
   int64_t record_count = 100000;     // rows loaded before the run (YCSB recordcount)
   int field_count = 10;              // YCSB fieldcount
   int field_length = 100;            // YCSB fieldlength (bytes)

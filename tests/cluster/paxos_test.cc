@@ -84,11 +84,12 @@ class PaxosStateTest : public ::testing::Test {
     ASSERT_TRUE(e.ok()) << e.status().ToString();
     engine_ = std::move(*e);
   }
-  PaxosResponse Run(PaxosStore& store, PaxosRequest::Phase phase, const std::string& ballot, WriteSet update = {}) {
+  PaxosResponse Run(PaxosStore& store, PaxosRequest::Phase phase, const std::string& ballot, WriteSet update = {},
+                    const std::string& partition = "p1") {
     PaxosRequest r;
     r.phase = phase;
     r.table_uuid = std::string(16, 'u');
-    r.partition = "p1";
+    r.partition = partition;
     r.ballot = ballot;
     r.update = std::move(update);
     auto response = store.Handle(kTable, r);
@@ -149,6 +150,96 @@ TEST_F(PaxosStateTest, PromisesAcceptsAndCommitsAsPaxosRequires) {
   // An older commit arriving late (a repair of a replica behind) keeps the newest as the last one.
   EXPECT_TRUE(Run(reopened, P::kCommit, b1, Update("old")).ok);
   EXPECT_EQ(Run(reopened, P::kPrepare, clock.Next()).committed_ballot, b3);
+}
+
+// What a tablet migration carries: the rows of a range, exported by an old
+// replica and merged into the new one's, keeping the later of each part.
+TEST_F(PaxosStateTest, AMigrationCarriesTheStateOfItsRangeAndMergesIt) {
+  BallotClock clock(HostId('a'));
+  const std::string b1 = clock.Next(), b2 = clock.Next(), b3 = clock.Next(), b4 = clock.Next(), b5 = clock.Next();
+  using P = PaxosRequest::Phase;
+  const std::string uuid(16, 'u');
+  PaxosStore source(engine_.get());
+  // p1: accepted at b2, not committed (the state a leaving replica must not take with it);
+  // p2: committed at b1; q9: outside the moved range [p, q).
+  ASSERT_TRUE(Run(source, P::kPrepare, b2, {}, "p1").ok);
+  ASSERT_TRUE(Run(source, P::kPropose, b2, Update("v2"), "p1").ok);
+  ASSERT_TRUE(Run(source, P::kPrepare, b1, {}, "p2").ok);
+  ASSERT_TRUE(Run(source, P::kCommit, b1, Update("v1"), "p2").ok);
+  ASSERT_TRUE(Run(source, P::kPrepare, b1, {}, "q9").ok);
+  auto rows = source.Export(uuid, "p", "q");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].first, "p1");
+  EXPECT_EQ((*rows)[1].first, "p2");
+  EXPECT_EQ(source.Export(std::string(16, 'x'), "", "")->size(), 0u);  // another table's
+
+  // The new replica (another store) already promised b3 on p1 as a pending replica.
+  const auto target_dir = dir_.string() + "_target";
+  std::filesystem::remove_all(target_dir);
+  StorageOptions o;
+  o.path = target_dir;
+  auto target_engine = StorageEngine::Open(o);
+  ASSERT_TRUE(target_engine.ok());
+  PaxosStore target(target_engine->get());
+  ASSERT_TRUE(Run(target, P::kPrepare, b3, {}, "p1").ok);
+  ASSERT_TRUE(target.Import(uuid, *rows).ok());
+  ASSERT_TRUE(target.Import(uuid, *rows).ok());  // twice changes nothing
+  // p1: its promise stays b3 (b2 refused), and the accepted proposal is there for the next round to finish.
+  EXPECT_FALSE(Run(target, P::kPrepare, b2, {}, "p1").ok);
+  PaxosResponse p1 = Run(target, P::kPrepare, b4, {}, "p1");
+  ASSERT_TRUE(p1.ok);
+  EXPECT_EQ(p1.accepted_ballot, b2);
+  ASSERT_EQ(p1.accepted_update.size(), 1u);
+  EXPECT_EQ(p1.accepted_update.ops()[0].value, "v2");
+  // p2: the last commit came along.
+  PaxosResponse p2 = Run(target, P::kPrepare, b4, {}, "p2");
+  EXPECT_EQ(p2.committed_ballot, b1);
+  EXPECT_TRUE(p2.accepted_ballot.empty());
+  // A proposal the target has since seen committed later is no longer in progress after a merge.
+  ASSERT_TRUE(Run(target, P::kCommit, b5, Update("v5"), "p1").ok);
+  ASSERT_TRUE(target.Import(uuid, *rows).ok());
+  PaxosResponse after = Run(target, P::kPrepare, clock.Next(), {}, "p1");
+  EXPECT_TRUE(after.accepted_ballot.empty());
+  EXPECT_EQ(after.committed_ballot, b5);
+  // Rows that do not decode are refused.
+  EXPECT_EQ(target.Import(uuid, {{"p1", "garbage"}}).code(), Status::Code::kCorruption);
+  target_engine->reset();
+  std::filesystem::remove_all(target_dir);
+}
+
+// Rows go once nothing is in progress and their last ballot is older than
+// max(3 hours, gc_grace_seconds), or once their table is gone.
+TEST_F(PaxosStateTest, PruningDropsSettledRowsAfterTheGraceAndThoseOfDroppedTables) {
+  BallotClock clock(HostId('a'));
+  using P = PaxosRequest::Phase;
+  PaxosStore store(engine_.get());
+  const std::string b1 = clock.Next(), b2 = clock.Next();
+  ASSERT_TRUE(Run(store, P::kPrepare, b1, {}, "settled").ok);
+  ASSERT_TRUE(Run(store, P::kCommit, b1, Update("v"), "settled").ok);
+  ASSERT_TRUE(Run(store, P::kPrepare, b2, {}, "in progress").ok);
+  ASSERT_TRUE(Run(store, P::kPropose, b2, Update("w"), "in progress").ok);
+  const int64_t at = BallotMicros(b2);
+  const int64_t hour = int64_t{3600} * 1'000'000;
+  int32_t gc_grace = 0;
+  bool table_exists = true;
+  auto gc_grace_of = [&](const std::string& uuid) -> std::optional<int32_t> {
+    EXPECT_EQ(uuid, std::string(16, 'u'));
+    if (!table_exists) return std::nullopt;
+    return gc_grace;
+  };
+  auto count = [&] { return store.Rows()->size(); };
+  ASSERT_EQ(count(), 2u);
+  EXPECT_EQ(*store.Prune(gc_grace_of, at + 2 * hour), 0u);  // gc_grace 0: still the 3-hour floor
+  gc_grace = 864000;                                           // 10 days
+  EXPECT_EQ(*store.Prune(gc_grace_of, at + 4 * hour), 0u);
+  EXPECT_EQ(*store.Prune(gc_grace_of, at + 241 * hour), 1u);  // the settled row; the proposal in progress stays
+  ASSERT_EQ(count(), 1u);
+  EXPECT_EQ(store.Rows()->front().partition, "in progress");
+  EXPECT_EQ(store.Rows()->front().accepted_ballot, b2);
+  table_exists = false;  // dropped: everything goes
+  EXPECT_EQ(*store.Prune(gc_grace_of, at), 1u);
+  EXPECT_EQ(count(), 0u);
 }
 
 TEST(PaxosUpdateTest, UpdatesRoundTripAndTruncatedBytesAreCorruption) {

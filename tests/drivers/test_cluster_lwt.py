@@ -132,6 +132,15 @@ def test_conditions_and_serial_reads_across_replicas(sessions):
                    "UPDATE lwt3.events SET v = 'y' WHERE p = 1 AND c = 2 IF v = 'zzz'; APPLY BATCH")
     assert r.one()[0] is False
     assert sorted((x.c, x.v) for x in s1.execute("SELECT c, v FROM lwt3.events WHERE p = 1")) == [(1, "a"), (2, "b")]
+    # Every replica shows its Paxos state in system.paxos (Cassandra's columns): a promise
+    # for each partition that ran a round, and the last commits.
+    users = s1.execute("SELECT id FROM system_schema.tables WHERE keyspace_name = 'lwt3' AND table_name = 'users'").one().id
+    for s in sessions:
+        rows = [r for r in s.execute("SELECT row_key, cf_id, in_progress_ballot, most_recent_commit_at, "
+                                     "most_recent_commit, proposal_ballot FROM system.paxos") if r.cf_id == users]
+        assert rows, "no Paxos state of lwt3.users"
+        assert all(r.in_progress_ballot is not None for r in rows), rows
+        assert any(r.most_recent_commit_at is not None and r.most_recent_commit for r in rows), rows
 
 
 def _state_seen_by(cluster, node, by):
@@ -364,6 +373,8 @@ def test_register_check_holds_through_a_migration_and_an_rf_change(cluster, sess
 
     history, _ = run_register_workload(cluster, seconds, nemesis=move_then_change_rf, seed=31, table="lwt2.registers")
     assert done.get("move", {}).get("completed") and done.get("rf")
+    # The move carried the old replicas' Paxos state of the tablet to the new one.
+    assert done["move"]["paxos_rows"] >= 1, done["move"]
     assert done["rf"] < seconds - 1, "the RF change ended after the workload (%.1f s)" % done["rf"]
     done_ops = [op for op in history if op.complete is not None]
     assert len(done_ops) > 100, "too few operations completed: %d" % len(done_ops)
@@ -371,8 +382,10 @@ def test_register_check_holds_through_a_migration_and_an_rf_change(cluster, sess
         assert ok, "key %s is not linearizable; its longest linearizable prefix: %s" % (key, prefix)
     code, out, err = cluster.admin(1, "tablets", "--keyspace", "lwt2", "--table", "registers", "--json")
     assert len(json.loads(out)["tablets"][0]["replicas"]) == 3
-    print("\nregister workload through a move (%s) and RF 2 -> 3: %d operations (%d of unknown outcome), linearizable"
-          % (", ".join(st["stage"] for st in done["move"]["stages"]), len(history), len(history) - len(done_ops)))
+    print("\nregister workload through a move (%s; %d Paxos rows carried) and RF 2 -> 3: %d operations "
+          "(%d of unknown outcome), linearizable"
+          % (", ".join(st["stage"] for st in done["move"]["stages"]), done["move"]["paxos_rows"], len(history),
+             len(history) - len(done_ops)))
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("ip"), reason="network namespaces need root and iproute2")

@@ -5,8 +5,8 @@ each node (paging, IN, slices, BATCH, DELETE); a replication factor above
 the number of nodes is refused; with two nodes killed QUORUM gets
 Unavailable (required 2, alive 1) while ONE works; a read at ALL repairs the
 replica that missed writes; a stopped (SIGSTOP) replica gives WriteTimeout
-and ReadTimeout with Cassandra's fields; counters on a replicated keyspace
-are refused with a clear Invalid error, conditional statements run (Paxos)."""
+and ReadTimeout with Cassandra's fields; counters (counter shards) and
+conditional statements (Paxos) run on a replicated keyspace."""
 import json
 import os
 import signal
@@ -183,7 +183,7 @@ def test_secondary_indexes_on_a_cluster(cluster):
         d1.shutdown()
 
 
-def test_counters_refused_and_conditional_statements_run_on_replicated_keyspace(cluster):
+def test_counters_and_conditional_statements_run_on_replicated_keyspace(cluster):
     d, s = node_session(cluster, 1)
     try:
         s.execute("CREATE TABLE IF NOT EXISTS rep.lwt (k int PRIMARY KEY, v int)")
@@ -193,11 +193,12 @@ def test_counters_refused_and_conditional_statements_run_on_replicated_keyspace(
         assert s.execute("UPDATE rep.lwt SET v = 2 WHERE k = 1 IF v = 1").one()[0] is True
         for level in (ConsistencyLevel.SERIAL, ConsistencyLevel.LOCAL_SERIAL):
             assert s.execute(SimpleStatement("SELECT v FROM rep.lwt WHERE k = 1", consistency_level=level)).one().v == 2
-        # A counter table is refused when created (issue 29, item 5), not
-        # accepted and then refused on every write.
-        with pytest.raises(InvalidRequest, match="Counter tables on keyspace rep .* more than one replica"):
-            s.execute("CREATE TABLE IF NOT EXISTS rep.hits (k int PRIMARY KEY, n counter)")
-        assert "hits" not in d.metadata.keyspaces["rep"].tables
+        # Counters run across the replicas as counter shards (issue 30;
+        # test_cluster_counters.py has the rest).
+        s.execute("CREATE TABLE IF NOT EXISTS rep.hits (k int PRIMARY KEY, n counter)")
+        s.execute("UPDATE rep.hits SET n = n + 2 WHERE k = 1")
+        s.execute("UPDATE rep.hits SET n = n - 5 WHERE k = 1")
+        assert s.execute(SimpleStatement("SELECT n FROM rep.hits WHERE k = 1", consistency_level=ALL)).one().n == -3
         # An RF=1 keyspace keeps all three.
         s.execute("CREATE KEYSPACE single WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
         s.execute("CREATE TABLE single.lwt (k int PRIMARY KEY, v int)")

@@ -22,6 +22,15 @@ struct PeerInfo {
   bool alive = false;
 };
 
+// One partition's Paxos state on this node (cluster/paxos_state.h), as
+// system.paxos shows it. Ballots are timeuuids (16 bytes, empty: none);
+// updates are the encoded writes (cluster/write_set_codec.h).
+struct PaxosRowInfo {
+  std::string table_uuid;  // 16 bytes
+  std::string partition;   // the partition's position, table-relative
+  std::string promised, accepted_ballot, accepted_update, committed_ballot, committed_update;
+};
+
 class ClusterView {
  public:
   virtual ~ClusterView() = default;
@@ -30,6 +39,8 @@ class ClusterView {
   virtual std::vector<PeerInfo> Peers() const = 0;
   // The tokens this node reports in system.local (ascending, at least one).
   virtual std::vector<int64_t> LocalTokens() const = 0;
+  // This node's Paxos state, every partition that has one (system.paxos).
+  virtual std::vector<PaxosRowInfo> PaxosRows() const { return {}; }
 };
 
 }  // namespace tessera::cql

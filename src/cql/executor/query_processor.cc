@@ -121,13 +121,6 @@ std::map<std::string, int> FactorsByDataCenter(const std::map<std::string, std::
   return out;
 }
 
-// A keyspace's total replication factor (SimpleStrategy's, or the data
-// centers' summed), 1 when it does not parse (creation validated it).
-int ReplicationFactorOf(const KeyspaceMetadata& ks) {
-  int total = 0;
-  for (const auto& [dc, factor] : FactorsByDataCenter(ks.replication, "")) total += factor;
-  return std::max(total, 1);
-}
 
 }  // namespace
 
@@ -393,61 +386,6 @@ Status QueryProcessor::CheckReplicationFits(const RawStatement& s) const {
   return Status::OK();
 }
 
-Status QueryProcessor::CheckReplicatedStatement(const RawStatement& s, const std::string& keyspace) const {
-  if (!cluster_) return Status::OK();
-  auto keyspace_of = [&](const QualifiedName& name) -> const std::string& {
-    return name.keyspace.empty() ? keyspace : name.keyspace;
-  };
-  auto replicated = [&](const QualifiedName& name) {
-    auto meta = db_->catalog().GetKeyspace(keyspace_of(name));
-    return meta.ok() && ReplicationFactorOf(*meta) > 1;
-  };
-  if (const auto* create = std::get_if<CreateTableStatement>(&s)) {
-    const bool counter = std::any_of(create->columns.begin(), create->columns.end(), [](const ColumnDeclaration& c) {
-      auto type = CqlType::Parse(c.type);
-      return type.ok() && type->kind() == TypeKind::kCounter;
-    });
-    if (counter && replicated(create->table)) {
-      return Status::InvalidArgument("Counter tables on keyspace " + keyspace_of(create->table) +
-                                     " are not supported yet: it has more than one replica, and replicated "
-                                     "counters need counter shards (a later issue)");
-    }
-    return Status::OK();
-  }
-  if (std::holds_alternative<SelectStatement>(s)) return Status::OK();
-  // Counters need counter shards across replicas (a later issue); on one
-  // replica they are exact. Conditional statements run Paxos (conditional_writes.h).
-  auto check = [&](const QualifiedName& name, bool conditional) -> Status {
-    const std::string& ks = keyspace_of(name);
-    if (!replicated(name) || conditional) return Status::OK();
-    auto table = db_->GetTable(ks, name.name);
-    if (table.ok() && std::any_of((*table)->columns.begin(), (*table)->columns.end(),
-                                  [](const ColumnDef& c) { return c.type.kind() == TypeKind::kCounter; })) {
-      return Status::InvalidArgument("Counter tables on keyspace " + ks +
-                                     " are not supported yet: it has more than one replica, and replicated "
-                                     "counters need counter shards (a later issue)");
-    }
-    return Status::OK();
-  };
-  Status result;
-  std::visit(
-      [&](const auto& x) {
-        using S = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<S, InsertStatement> || std::is_same_v<S, UpdateStatement> ||
-                      std::is_same_v<S, DeleteStatement>) {
-          result = check(x.table, ConditionalWrites::IsConditional(RawStatement{x}));
-        } else if constexpr (std::is_same_v<S, BatchStatement>) {
-          for (const auto& b : x.statements) {
-            std::visit([&](const auto& m) {
-              if (result.ok()) result = check(m.table, ConditionalWrites::IsConditional(RawStatement{m}));
-            }, b);
-          }
-        }
-      },
-      s);
-  return result;
-}
-
 Status QueryProcessor::ApplySchemaStatement(const std::string& keyspace, const std::string& statement,
                                             const std::string& table_uuid) {
   auto parsed = ParseStatement(statement);
@@ -495,9 +433,6 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
   if (auth_) {
     Status allowed = CheckAccess(*auth_, conn.user(), s, ks);
     if (!allowed.ok()) return Error(allowed);
-  }
-  if (Status replicated = CheckReplicatedStatement(s, ks); !replicated.ok()) {
-    return Error(replicated);
   }
   auto schema_result = [&](const ::tessera::Result<SchemaOutcome>& r) -> Reply {
     if (!r.ok()) return Error(r.status(), &s);
@@ -705,9 +640,6 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
                      std::holds_alternative<UpdateStatement>(parsed.statement) ||
                      std::holds_alternative<DeleteStatement>(parsed.statement);
     if (!dml) return Error(Status::InvalidArgument("Invalid statement in batch: only INSERT, UPDATE and DELETE are allowed"));
-    if (Status replicated = CheckReplicatedStatement(parsed.statement, keyspace); !replicated.ok()) {
-      return Error(replicated);
-    }
     conditional = conditional || ConditionalWrites::IsConditional(parsed.statement);
     statements.push_back(std::move(parsed.statement));
     contexts.push_back(WriteContext{bind, keyspace, batch.default_timestamp, consistency});
@@ -731,7 +663,18 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
   return ApplyWrites(all, consistency);
 }
 
-Reply QueryProcessor::ApplyWrites(const std::vector<Mutation>& mutations, const RequestConsistency& consistency) {
+Reply QueryProcessor::ApplyWrites(const std::vector<Mutation>& mutations, const RequestConsistency& given) {
+  // Counter writes are counter mutations whatever the statement (Cassandra's
+  // CounterMutation): ANY is refused, and a time-out names write type COUNTER.
+  RequestConsistency consistency = given;
+  auto counter = std::find_if(mutations.begin(), mutations.end(), [](const Mutation& m) { return m.table->HasCounters(); });
+  if (counter != mutations.end()) {
+    if (consistency.level == ConsistencyLevel::kAny) {
+      return Error(Status::InvalidArgument("Consistency level ANY is not yet supported for counter table " +
+                                           counter->table->name));
+    }
+    if (consistency.write_type == WriteType::kSimple) consistency.write_type = WriteType::kCounter;
+  }
   std::vector<std::string> warnings;
   Status checked = CheckWriteGuardrails(mutations, db_->guardrails(), &warnings);
   if (!checked.ok()) return Error(checked);

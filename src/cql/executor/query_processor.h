@@ -131,12 +131,6 @@ class QueryProcessor : public RequestProcessor {
   SchemaCoordinator* schema_coordinator_ = nullptr;
   ReplicationChanger* replication_changer_ = nullptr;
   ConditionalWrites conditional_writes_{db_};
-  // The refusal for a statement that reads or writes a user table; OK for any other.
-  // In a cluster: Invalid for counter tables (their creation and their
-  // writes) on a keyspace with more than one replica: no counter shards
-  // across replicas yet (issue 29, item 5). Conditional statements and SERIAL
-  // reads run Paxos (conditional_writes.h).
-  Status CheckReplicatedStatement(const RawStatement& s, const std::string& keyspace) const;
   // In a cluster: Invalid for CREATE / ALTER KEYSPACE asking more replicas
   // of a data center than it has nodes (members, alive or not), and for an
   // ALTER KEYSPACE changing a data center's factor by more than 1.

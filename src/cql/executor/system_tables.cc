@@ -153,6 +153,13 @@ SystemTables::SystemTables(Database* db, NodeInfo node) : db_(db), node_(std::mo
             {"include_all_columns", "boolean", R}, {"max_index_interval", "int", R}, {"memtable", "text", R},
             {"memtable_flush_period_in_ms", "int", R}, {"min_index_interval", "int", R}, {"read_repair", "text", R},
             {"read_repair_chance", "double", R}, {"speculative_retry", "text", R}, {"where_clause", "text", R}}));
+  // Cassandra's system.paxos (4.0 columns): this node's Paxos state per
+  // partition (cluster/paxos_state.h); versions are the row format's (1).
+  add(Make("system", "paxos",
+           {{"row_key", "blob", PK}, {"cf_id", "uuid", CK}, {"in_progress_ballot", "timeuuid", R},
+            {"most_recent_commit", "blob", R}, {"most_recent_commit_at", "timeuuid", R},
+            {"most_recent_commit_version", "int", R}, {"proposal", "blob", R}, {"proposal_ballot", "timeuuid", R},
+            {"proposal_version", "int", R}}));
   add(Make("system", "tablets",
            {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"tablet_id", "bigint", CK},
             {"start_key", "text", R}, {"end_key", "text", R}, {"size_bytes", "bigint", R}, {"rows_estimate", "bigint", R},
@@ -304,6 +311,24 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
     return rows;
   }
   if (t.keyspace == "system" && (t.name == "peers" || t.name == "peers_v2")) return PeerRows(t);
+  if (t.keyspace == "system" && t.name == "paxos") {
+    if (node_.cluster == nullptr) return rows;
+    for (const PaxosRowInfo& p : node_.cluster->PaxosRows()) {
+      RowBuilder b(t);
+      b.Set("row_key", Value::Bytes(p.partition)).Set("cf_id", Value::Bytes(p.table_uuid));
+      if (!p.promised.empty()) b.Set("in_progress_ballot", Value::Bytes(p.promised));
+      if (!p.committed_ballot.empty()) {
+        b.Set("most_recent_commit", Value::Bytes(p.committed_update))
+            .Set("most_recent_commit_at", Value::Bytes(p.committed_ballot)).Int("most_recent_commit_version", 1);
+      }
+      if (!p.accepted_ballot.empty()) {
+        b.Set("proposal", Value::Bytes(p.accepted_update)).Set("proposal_ballot", Value::Bytes(p.accepted_ballot))
+            .Int("proposal_version", 1);
+      }
+      rows.push_back(b.Take());
+    }
+    return rows;
+  }
   if (t.keyspace == "system_views" && t.name == "settings") {
     for (const auto& [name, value] : node_.settings) {
       RowBuilder b(t);

@@ -14,6 +14,9 @@
 //    and row estimates, reads and writes (rows) and bytes since it was
 //    created, rows read and written per second over the last 10 s, and its state;
 //  - system.tablet_events: splits and merges with their reason and time;
+//  - system.paxos (Cassandra's columns): this node's Paxos state per
+//    partition (row_key: the partition's position; cf_id: the table uuid),
+//    from ClusterView::PaxosRows; empty on a single node;
 //  - system.hot_partitions: per table the busiest partitions by row writes
 //    and by reads (Space-Saving top-K: count is an upper bound, count - error
 //    a lower bound), with their share of all operations.
