@@ -412,6 +412,10 @@ void Node::Stop() {
     if (listeners_->in_memory_network) {
       listeners_->in_memory_network->Unregister(listeners_->in_memory_endpoint);  // a stopped node is unreachable
     }
+    // The coordinator's requests still in flight answer into the replication
+    // services (latency estimates, hints): the client waits them out
+    // (a lost one ends at its time-out) while those services still exist.
+    listeners_->internode_client.reset();
     if (listeners_->schema_log) listeners_->schema_log->Stop();
     if (listeners_->admin) listeners_->admin->Stop();
     if (listeners_->keyviz) listeners_->keyviz->Stop();
