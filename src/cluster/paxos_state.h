@@ -87,8 +87,9 @@ class PaxosStore {
   // The stored rows of the table's partitions whose position lies in
   // [lower, upper) (upper empty: to the table's end), as (partition, row bytes).
   Result<PaxosStateRows> Export(const std::string& table_uuid, const std::string& lower, const std::string& upper);
-  // Merges rows as Export gave them into this replica's (see above).
-  // Errors: Corruption for a row that does not decode (nothing of it merged).
+  // Merges rows as Export gave them into this replica's (see above), one
+  // row at a time. Errors: Corruption for a row that does not decode (the
+  // rows before it stay merged, it and those after it are not).
   [[nodiscard]] Status Import(const std::string& table_uuid, const PaxosStateRows& rows);
   // Removes the rows pruning allows (see above), given each table's
   // gc_grace_seconds by uuid (nullopt: the table is gone) and the time now

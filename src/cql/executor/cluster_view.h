@@ -1,5 +1,6 @@
 // ClusterView: what the system tables need to know about the other nodes
-// of a cluster, and the tokens every node reports (cluster/routing_tokens.h).
+// of a cluster, the tokens every node reports (cluster/routing_tokens.h),
+// and this node's Paxos state (system.paxos).
 // The executor reads it; the cluster layer implements it (the
 // executor never depends on the cluster layer). A single node has none.
 //
