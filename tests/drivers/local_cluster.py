@@ -245,6 +245,26 @@ def node_session(cluster, node, request_timeout=30):
     return driver, driver.connect()
 
 
+def stop_process(pid, timeout=10):
+    """SIGSTOPs process `pid` and returns once every thread of it is stopped.
+    kill() only queues the signal: the group stop begins when one of the
+    process's threads next runs, and on a loaded machine its other threads
+    (a node's request handlers among them) can still answer for a while."""
+    os.kill(pid, signal.SIGSTOP)
+
+    def stopped():
+        for task in os.listdir("/proc/%d/task" % pid):
+            try:
+                with open("/proc/%d/task/%s/stat" % (pid, task)) as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+            except FileNotFoundError:  # a thread that ended
+                continue
+            if state not in ("T", "t"):
+                return False
+        return True
+    wait_until(stopped, timeout, "every thread of process %d stopped" % pid)
+
+
 def wait_until(predicate, timeout, what):
     """Polls `predicate` every 0.2 s (an exception counts as not yet: a node
     may be starting) until it is true, or fails after `timeout` seconds."""

@@ -36,7 +36,7 @@ from cassandra.policies import FallthroughRetryPolicy, WhiteListRoundRobinPolicy
 from cassandra.query import SimpleStatement
 
 from linearizability import Op, check_by_key
-from local_cluster import running_cluster_resumed_at_end, wait_until
+from local_cluster import running_cluster_resumed_at_end, stop_process, wait_until
 from netns_cluster import ADMIN_PORT, CQL_PORT, NetnsCluster
 
 BINARY = os.environ["TESSERA_BINARY"]
@@ -166,7 +166,7 @@ def kill_and_restart(cluster, node):
 
 
 def pause(cluster, node):
-    os.kill(cluster.pid(node), signal.SIGSTOP)
+    stop_process(cluster.pid(node))
     try:
         _until_seen(cluster, node, "down")
     finally:

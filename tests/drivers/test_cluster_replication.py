@@ -20,7 +20,7 @@ from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
 from cassandra.policies import FallthroughRetryPolicy, WhiteListRoundRobinPolicy
 from cassandra.query import BatchStatement, SimpleStatement
 
-from local_cluster import metric, running_cluster, running_cluster_resumed_at_end, wait_until
+from local_cluster import metric, running_cluster, running_cluster_resumed_at_end, stop_process, wait_until
 
 BINARY = os.environ["TESSERA_BINARY"]
 LEASE_SECONDS = 3
@@ -362,7 +362,7 @@ def test_stopped_replica_gives_write_and_read_timeouts(slow_cluster):
         s.execute("CREATE TABLE slow.t (k int PRIMARY KEY, v int)")
         run(s, "INSERT INTO slow.t (k, v) VALUES (1, 1)", cl=ALL)
         pid2 = slow_cluster.manifest()["nodes"][1]["pid"]
-        os.kill(pid2, signal.SIGSTOP)
+        stop_process(pid2)
         try:
             started = time.time()
             with pytest.raises(WriteTimeout) as e:

@@ -16,7 +16,7 @@ import pytest
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
 
-from local_cluster import metric, node_session, running_cluster_resumed_at_end
+from local_cluster import metric, node_session, running_cluster_resumed_at_end, stop_process
 
 BINARY = os.environ["TESSERA_BINARY"]
 Q = ConsistencyLevel.QUORUM
@@ -40,7 +40,7 @@ def test_a_stopped_replica_costs_one_speculative_interval(cluster):
         for k in range(200):  # through node 1 only: node 2 has seen no answer of any peer yet
             s1.execute(insert, (k, k))
         pid3 = cluster.manifest()["nodes"][2]["pid"]
-        os.kill(pid3, signal.SIGSTOP)
+        stop_process(pid3)
         stopped = time.monotonic()
         outcomes = []  # (seconds after the stop, latency, ok)
 
