@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
+#include <future>
 #include <map>
 
 #include <spdlog/spdlog.h>
@@ -296,18 +298,81 @@ Result<ReplicatedTablet::WritePlan> ReplicatedTablet::PlanWrite(ConsistencyLevel
   return out;
 }
 
+namespace {
+
+// The acknowledgements of one write, answered once: when `needed` targets
+// succeeded or every one sent to answered, whichever comes first. Every
+// remote call ends by its deadline, so one of them always comes.
+struct WriteAcks {
+  std::mutex mu;
+  int needed = 0, sent = 0, answered = 0, succeeded = 0;
+  bool armed = false, finished = false;
+  std::function<void(int succeeded)> on_done;
+
+  void Record(bool ok) {
+    std::unique_lock<std::mutex> lock(mu);
+    ++answered;
+    succeeded += ok;
+    MaybeFinish(lock);
+  }
+  // Called once every target was sent to (answers that came before wait for it).
+  void Arm(int sent_to, int needed_acks) {
+    std::unique_lock<std::mutex> lock(mu);
+    sent = sent_to;
+    needed = needed_acks;
+    armed = true;
+    MaybeFinish(lock);
+  }
+  void MaybeFinish(std::unique_lock<std::mutex>& lock) {
+    if (!armed || finished || (succeeded < needed && answered < sent)) return;
+    finished = true;
+    auto done = std::move(on_done);
+    const int acks = succeeded;
+    lock.unlock();
+    done(acks);
+  }
+};
+
+// Waits for an asynchronous call's Status (the few callers that still
+// hold their thread: counter writes, Paxos commits).
+template <typename Start>
+Status WaitFor(Start start) {
+  std::promise<Status> answered;
+  std::future<Status> answer = answered.get_future();
+  start([&answered](Status s) { answered.set_value(std::move(s)); });
+  return answer.get();
+}
+
+}  // namespace
+
 Status ReplicatedTablet::Replicate(const WritePlan& w, const WriteSet& writes, std::shared_ptr<const WriteSet> relative,
                                    std::shared_ptr<HintStore> hints, const RequestConsistency& consistency,
                                    std::optional<size_t> stored_by) {
-  const ConsistencyLevel level = consistency.level;
+  return WaitFor([&](std::function<void(Status)> done) {
+    ReplicateAsync(w, writes, std::move(relative), std::move(hints), consistency, stored_by, std::move(done));
+  });
+}
+
+void ReplicatedTablet::ReplicateAsync(const WritePlan& w, const WriteSet& writes,
+                                      std::shared_ptr<const WriteSet> relative, std::shared_ptr<HintStore> hints,
+                                      const RequestConsistency& consistency, std::optional<size_t> stored_by,
+                                      std::function<void(Status)> done) {
   const std::vector<Target>& targets = w.targets;
-  auto gathered = std::make_shared<Gathered<Status>>(targets.size());
+  auto acks = std::make_shared<WriteAcks>();
+  // The answer is built from values alone: this tablet object may be gone
+  // (a new tablet map) by the time the last replica answers.
+  acks->on_done = [services = services_, consistency, block_for = w.plan.block_for,
+                   done = std::move(done)](int succeeded) {
+    if (succeeded >= block_for) return done(Status::OK());
+    ++services->write_timeouts;
+    done(ConsistencyTimeout(Status::Code::kWriteTimeout, consistency, succeeded, block_for, false));
+  };
   int sent = 0, hinted = 0;
   std::optional<size_t> local;
   for (size_t i = 0; i < targets.size(); ++i) {
     if (i == stored_by) {
       ++sent;
-      gathered->Record(i, Status::OK(), w.plan.counts[i]);
+      acks->Record(w.plan.counts[i]);
       continue;
     }
     if (!targets[i].info.alive) {
@@ -324,53 +389,66 @@ Status ReplicatedTablet::Replicate(const WritePlan& w, const WriteSet& writes, s
     // hint, even when the level was reached without it.
     ReplicaLatency* latency = &services_->latency;
     latency->Sent(targets[i].info.host_id);
-    services_->client->Apply(
-        targets[i].endpoint, table_->uuid, *relative, services_->write_timeout_micros,
-        [gathered, i, counts, hints, relative, host = targets[i].info.host_id, uuid = table_->uuid, latency,
-         at = NowMicros()](Status s) {
-          const int64_t now = NowMicros();
-          latency->Answered(host, now - at, s.ok(), now);
-          if (!s.ok() && hints) (void)hints->Store(host, uuid, *relative);
-          const bool ok = s.ok() && counts;
-          gathered->Record(i, std::move(s), ok);
-        });
+    services_->client->Apply(targets[i].endpoint, table_->uuid, *relative, services_->write_timeout_micros,
+                             [acks, counts, hints, relative, host = targets[i].info.host_id, uuid = table_->uuid,
+                              latency, at = NowMicros()](Status s) {
+                               const int64_t now = NowMicros();
+                               latency->Answered(host, now - at, s.ok(), now);
+                               if (!s.ok() && hints) (void)hints->Store(host, uuid, *relative);
+                               acks->Record(s.ok() && counts);
+                             });
   }
   if (local) {
     services_->db->CountReplicaRequest(table_->id, start_, /*write=*/true);
     Status s = services_->db->engine()->Write(writes);
-    gathered->Record(*local, s, s.ok() && w.plan.counts[*local]);
+    acks->Record(s.ok() && w.plan.counts[*local]);
   }
-  const int hint_acks = level == ConsistencyLevel::kAny ? hinted : 0;
-  gathered->Wait(w.plan.block_for - hint_acks, sent, services_->write_timeout_micros);
-  std::lock_guard<std::mutex> lock(gathered->mu);
-  if (gathered->succeeded + hint_acks >= w.plan.block_for) return Status::OK();
-  ++services_->write_timeouts;
-  return ConsistencyTimeout(Status::Code::kWriteTimeout, consistency, gathered->succeeded, w.plan.block_for, false);
+  // ANY: a stored hint is an acknowledgement.
+  const int hint_acks = consistency.level == ConsistencyLevel::kAny ? hinted : 0;
+  acks->Arm(sent, w.plan.block_for - hint_acks);
 }
 
-Status ReplicatedTablet::Apply(const WriteSet& writes, const RequestConsistency& consistency) {
-  if (consistency.paxos && !writes.empty() &&
-      std::all_of(writes.ops().begin(), writes.ops().end(), [&](const WriteSet::Op& op) {
-        return op.kind == WriteSet::Op::kMerge && op.key.starts_with(consistency.paxos->partition);
-      })) {
-    return ApplyThroughPaxos(writes, consistency);
-  }
-  if (table_->HasCounters() && CarriesCounterIncrements(writes)) return ApplyCounterWrite(writes, consistency);
-  // Held until the write is acknowledged or timed out: a node applying a new
-  // migration stage waits for writes routed by the previous one
-  // (TabletMapSync) before it acknowledges the stage.
-  PlacementFence::RequestGuard fence(&services_->placement_fence);
+std::shared_ptr<HintStore> ReplicatedTablet::HintsFor(const WriteSet& writes) const {
   // A range delete (TRUNCATE) carries no timestamp: replayed late it would
   // remove newer writes, so it is never hinted (Cassandra does not hint
   // truncation either).
   std::shared_ptr<HintStore> hints = services_->hints;
   if (hints && std::any_of(writes.ops().begin(), writes.ops().end(),
                            [](const WriteSet::Op& op) { return op.kind != WriteSet::Op::kMerge; })) {
-    hints = nullptr;
+    return nullptr;
   }
-  TESSERA_ASSIGN_OR_RETURN(WritePlan w, PlanWrite(consistency.level, hints != nullptr));
+  return hints;
+}
+
+bool ReplicatedTablet::ThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency) const {
+  return consistency.paxos && !writes.empty() &&
+         std::all_of(writes.ops().begin(), writes.ops().end(), [&](const WriteSet::Op& op) {
+           return op.kind == WriteSet::Op::kMerge && op.key.starts_with(consistency.paxos->partition);
+         });
+}
+
+Status ReplicatedTablet::Apply(const WriteSet& writes, const RequestConsistency& consistency) {
+  if (ThroughPaxos(writes, consistency)) return ApplyThroughPaxos(writes, consistency);
+  if (table_->HasCounters() && CarriesCounterIncrements(writes)) return ApplyCounterWrite(writes, consistency);
+  return WaitFor([&](std::function<void(Status)> done) { ApplyAsync(writes, consistency, std::move(done)); });
+}
+
+void ReplicatedTablet::ApplyAsync(const WriteSet& writes, const RequestConsistency& consistency,
+                                  std::function<void(Status)> done) {
+  // A Paxos proposal and a counter increment wait on their own rounds.
+  if (ThroughPaxos(writes, consistency) || (table_->HasCounters() && CarriesCounterIncrements(writes))) {
+    return done(Apply(writes, consistency));
+  }
+  // Held until the write is acknowledged or timed out: a node applying a new
+  // migration stage waits for writes routed by the previous one
+  // (TabletMapSync) before it acknowledges the stage.
+  auto fence = std::make_shared<PlacementFence::RequestGuard>(&services_->placement_fence);
+  std::shared_ptr<HintStore> hints = HintsFor(writes);
+  Result<WritePlan> w = PlanWrite(consistency.level, hints != nullptr);
+  if (!w.ok()) return done(w.status());
   auto relative = std::make_shared<const WriteSet>(ToRelative(table_->id, writes));
-  return Replicate(w, writes, std::move(relative), std::move(hints), consistency, std::nullopt);
+  ReplicateAsync(*w, writes, std::move(relative), std::move(hints), consistency, std::nullopt,
+                 [fence, done = std::move(done)](Status s) { done(std::move(s)); });
 }
 
 Status ReplicatedTablet::ApplyCounterWrite(const WriteSet& writes, const RequestConsistency& consistency) {

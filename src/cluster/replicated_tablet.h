@@ -147,6 +147,11 @@ class ReplicatedTablet : public Replica {
   ReplicatedTablet(ReplicationServices* services, std::shared_ptr<const TableSchema> table, std::string start,
                    std::string end);
   Status Apply(const WriteSet& writes, const RequestConsistency& consistency) override;
+  // A plain write answers `done` from the thread of the replica answer that
+  // completes its level (or of its time-out): no thread waits for it. Paxos
+  // proposals and counter increments still run as Apply does.
+  void ApplyAsync(const WriteSet& writes, const RequestConsistency& consistency,
+                  std::function<void(Status)> done) override;
   Status Get(std::string_view key, std::string* value, const RequestConsistency& consistency) override;
   void MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
                 std::vector<Status>* statuses, const RequestConsistency& consistency) override;
@@ -221,6 +226,16 @@ class ReplicatedTablet : public Replica {
   Status Replicate(const WritePlan& w, const WriteSet& writes, std::shared_ptr<const WriteSet> relative,
                    std::shared_ptr<HintStore> hints, const RequestConsistency& consistency,
                    std::optional<size_t> stored_by);
+  // Replicate without waiting: `done` gets its Status once the level is
+  // reached or every target answered (each remote call ends by the write
+  // time-out). It touches only `services_`, never this object.
+  void ReplicateAsync(const WritePlan& w, const WriteSet& writes, std::shared_ptr<const WriteSet> relative,
+                      std::shared_ptr<HintStore> hints, const RequestConsistency& consistency,
+                      std::optional<size_t> stored_by, std::function<void(Status)> done);
+  // The hint store for `writes`: none for range deletes (TRUNCATE).
+  std::shared_ptr<HintStore> HintsFor(const WriteSet& writes) const;
+  // A conditional statement's writes, proposed through its Paxos round.
+  bool ThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency) const;
   Status ApplyCounterWrite(const WriteSet& writes, const RequestConsistency& consistency);
   Status ApplyThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency);
   // Every replica a read at `level` may ask, after the Unavailable check:

@@ -293,11 +293,47 @@ Status Database::ApplyBase(const std::vector<Mutation>& mutations, std::vector<s
   return ApplyRouted(mutations, warnings, consistency);
 }
 
-Status Database::ApplyToReplicas(const WriteSet& ws, const RequestConsistency& consistency) {
-  // One node: every tablet's replica is the local one.
-  if (!cluster_tablets_.load(std::memory_order_relaxed)) return local_replica_->Apply(ws, consistency);
+struct Database::RoutedWrite {
+  int64_t started = 0, now = 0;
+  WriteSet ws;
+  struct Part {
+    std::shared_ptr<const TabletMap> map;
+    const Tablet* tablet;
+    BuiltMutation::Part part;
+  };
+  std::vector<Part> parts;
+  std::vector<BuiltMutation> built;
+  std::vector<uint32_t> tables;  // per mutation
+};
+
+void Database::ApplyBatchAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
+                               WriteDone done) {
+  const bool own_path =
+      !cluster_tablets_.load(std::memory_order_relaxed) || mutations.empty() || consistency.paxos ||
+      any_index_.load(std::memory_order_acquire) ||
+      std::any_of(mutations.begin(), mutations.end(),
+                  [](const Mutation& m) { return m.table->HasOnlineLayout() || m.table->HasCounters(); });
+  if (own_path) {
+    std::vector<std::string> warnings;
+    Status s = ApplyBatch(mutations, &warnings, consistency);
+    return done(std::move(s), std::move(warnings));
+  }
+  auto write = std::make_shared<RoutedWrite>();
+  std::vector<std::string> warnings;
+  Status routed = RouteWrite(mutations, &warnings, write.get());
+  if (!routed.ok() || write->parts.empty()) return done(std::move(routed), std::move(warnings));
+  const WriteSet& ws = write->ws;
+  ApplyToReplicasAsync(ws, consistency,
+                       [this, write, warnings = std::move(warnings), done = std::move(done)](Status s) mutable {
+                         if (s.ok()) CountRoutedWrite(*write);
+                         done(std::move(s), std::move(warnings));
+                       });
+}
+
+Result<std::shared_ptr<Replica>> Database::GroupByReplica(const WriteSet& ws, const RequestConsistency& consistency,
+                                          std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>>* groups) {
   std::map<uint32_t, std::shared_ptr<const TabletMap>> maps;
-  std::vector<Replica*> replicas;  // per op
+  std::vector<std::shared_ptr<Replica>> replicas;  // per op
   replicas.reserve(ws.ops().size());
   for (const WriteSet::Op& op : ws.ops()) {
     if (op.key.size() < 4) return Status::InvalidArgument("a write outside every table");
@@ -305,23 +341,20 @@ Status Database::ApplyToReplicas(const WriteSet& ws, const RequestConsistency& c
     auto& map = maps[table_id];
     if (!map) map = TabletsOf(table_id);
     if (!map) return Status::NotFound("the table was dropped");
-    replicas.push_back(map->Find(op.key).replica.get());
+    replicas.push_back(map->Find(op.key).replica);
   }
-  if (std::all_of(replicas.begin(), replicas.end(), [&](Replica* r) { return r == replicas.front(); })) {
-    return replicas.empty() ? Status::OK() : replicas.front()->Apply(ws, consistency);
+  if (replicas.empty()) return std::shared_ptr<Replica>();
+  if (std::all_of(replicas.begin(), replicas.end(), [&](const auto& r) { return r == replicas.front(); })) {
+    return replicas.front();
   }
-  // Several replica sets (only in a cluster): one write each, as Cassandra's
-  // unlogged batch across replica sets; the first error is returned. A
-  // conditional write's own partition goes first, and when its round fails
-  // nothing else (index entries) is written.
-  std::vector<std::pair<Replica*, WriteSet>> groups;
+  // A conditional write's own partition goes first.
   if (consistency.paxos) {
     const auto& map = maps[GetBigEndian32(consistency.paxos->partition.data())];
-    if (map) groups.push_back({map->Find(consistency.paxos->partition).replica.get(), WriteSet()});
+    if (map) groups->push_back({map->Find(consistency.paxos->partition).replica, WriteSet()});
   }
   for (size_t i = 0; i < replicas.size(); ++i) {
-    auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == replicas[i]; });
-    if (group == groups.end()) group = groups.insert(groups.end(), {replicas[i], WriteSet()});
+    auto group = std::find_if(groups->begin(), groups->end(), [&](const auto& g) { return g.first == replicas[i]; });
+    if (group == groups->end()) group = groups->insert(groups->end(), {replicas[i], WriteSet()});
     const WriteSet::Op& op = ws.ops()[i];
     if (op.kind == WriteSet::Op::kMerge) {
       group->second.Merge(op.key, op.value);
@@ -329,6 +362,18 @@ Status Database::ApplyToReplicas(const WriteSet& ws, const RequestConsistency& c
       group->second.DeleteRange(op.key, op.value);
     }
   }
+  return std::shared_ptr<Replica>();
+}
+
+Status Database::ApplyToReplicas(const WriteSet& ws, const RequestConsistency& consistency) {
+  // One node: every tablet's replica is the local one.
+  if (!cluster_tablets_.load(std::memory_order_relaxed)) return local_replica_->Apply(ws, consistency);
+  // Several replica sets (only in a cluster): one write each, as Cassandra's
+  // unlogged batch across replica sets; the first error is returned. When a
+  // conditional write's round fails, nothing else (index entries) is written.
+  std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>> groups;
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<Replica> all, GroupByReplica(ws, consistency, &groups));
+  if (all) return all->Apply(ws, consistency);
   Status first;
   for (const auto& [replica, part] : groups) {
     if (part.empty()) continue;
@@ -339,48 +384,83 @@ Status Database::ApplyToReplicas(const WriteSet& ws, const RequestConsistency& c
   return first;
 }
 
-Status Database::ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
-                             const RequestConsistency& consistency) {
-  const int64_t started = SteadyMicros();
-  const int64_t now = NextTimestamp();
-  WriteSet ws;
-  struct Routed {
-    std::shared_ptr<const TabletMap> map;
-    const Tablet* tablet;
-    BuiltMutation::Part part;
+void Database::ApplyToReplicasAsync(const WriteSet& ws, const RequestConsistency& consistency,
+                                    std::function<void(Status)> done) {
+  if (!cluster_tablets_.load(std::memory_order_relaxed) || consistency.paxos) {
+    return done(ApplyToReplicas(ws, consistency));
+  }
+  std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>> groups;
+  Result<std::shared_ptr<Replica>> all = GroupByReplica(ws, consistency, &groups);
+  if (!all.ok()) return done(all.status());
+  if (*all) return (*all)->ApplyAsync(ws, consistency, std::move(done));
+  if (groups.empty()) return done(Status::OK());
+  // Several replica sets: all sent at once, the first error answered once all did.
+  struct Join {
+    std::mutex mu;
+    size_t remaining = 0;
+    Status first;
+    std::function<void(Status)> done;
   };
-  std::vector<Routed> routed;
-  std::vector<BuiltMutation> built_mutations;
+  auto join = std::make_shared<Join>();
+  join->remaining = groups.size();
+  join->done = std::move(done);
+  for (auto& [replica, part] : groups) {
+    replica->ApplyAsync(part, consistency, [join](Status s) {
+      std::unique_lock<std::mutex> lock(join->mu);
+      if (!s.ok() && join->first.ok()) join->first = std::move(s);
+      if (--join->remaining > 0) return;
+      lock.unlock();
+      join->done(std::move(join->first));
+    });
+  }
+}
+
+Status Database::RouteWrite(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
+                            RoutedWrite* out) {
+  out->started = SteadyMicros();
+  out->now = NextTimestamp();
   for (const auto& m : mutations) {
-    TESSERA_ASSIGN_OR_RETURN(BuiltMutation built, BuildWriteSet(m, now, &ws));
+    TESSERA_ASSIGN_OR_RETURN(BuiltMutation built, BuildWriteSet(m, out->now, &out->ws));
     auto map = TabletsOf(m.table->id);
     if (!map) return Status::NotFound("table " + m.table->keyspace + "." + m.table->name + " was dropped");
     for (auto& part : built.parts) {
       const Tablet* tablet = &map->Find(part.position);
-      routed.push_back({map, tablet, std::move(part)});
+      out->parts.push_back({map, tablet, std::move(part)});
     }
     TESSERA_RETURN_IF_ERROR(CheckPartitionGuardrail(*m.table, built.partition_position, warnings));
-    built_mutations.push_back(std::move(built));
+    out->built.push_back(std::move(built));
+    out->tables.push_back(m.table->id);
   }
-  if (routed.empty()) return Status::OK();
-  TESSERA_RETURN_IF_ERROR(ApplyToReplicas(ws, consistency));
-  for (const auto& r : routed) {
-    r.tablet->counters->CountWrite(now, r.part.row_writes, r.part.bytes);
-    r.tablet->counters->sample.Add(now, r.part.position, std::max<uint64_t>(1, r.part.row_writes), /*write=*/true);
+  return Status::OK();
+}
+
+void Database::CountRoutedWrite(const RoutedWrite& write) {
+  for (const auto& r : write.parts) {
+    r.tablet->counters->CountWrite(write.now, r.part.row_writes, r.part.bytes);
+    r.tablet->counters->sample.Add(write.now, r.part.position, std::max<uint64_t>(1, r.part.row_writes),
+                                   /*write=*/true);
   }
-  for (size_t i = 0; i < built_mutations.size(); ++i) {
+  for (size_t i = 0; i < write.built.size(); ++i) {
     uint64_t bytes = 0;
-    for (const auto& part : built_mutations[i].parts) bytes += part.bytes;
-    CountWrittenPartition(mutations[i].table->id, built_mutations[i].partition_position,
-                          built_mutations[i].row_writes, bytes);
+    for (const auto& part : write.built[i].parts) bytes += part.bytes;
+    CountWrittenPartition(write.tables[i], write.built[i].partition_position, write.built[i].row_writes, bytes);
   }
-  const int64_t elapsed = SteadyMicros() - started;
+  const int64_t elapsed = SteadyMicros() - write.started;
   uint32_t last_table = 0;
-  for (const auto& m : mutations) {
-    if (m.table->id == last_table) continue;
-    last_table = m.table->id;
-    MetricsOf(last_table)->write_latency.Record(elapsed);
+  for (uint32_t table : write.tables) {
+    if (table == last_table) continue;
+    last_table = table;
+    MetricsOf(table)->write_latency.Record(elapsed);
   }
+}
+
+Status Database::ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
+                             const RequestConsistency& consistency) {
+  RoutedWrite write;
+  TESSERA_RETURN_IF_ERROR(RouteWrite(mutations, warnings, &write));
+  if (write.parts.empty()) return Status::OK();
+  TESSERA_RETURN_IF_ERROR(ApplyToReplicas(write.ws, consistency));
+  CountRoutedWrite(write);
   return Status::OK();
 }
 

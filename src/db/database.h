@@ -242,6 +242,19 @@ class Database {
   // written).
   Status ApplyBatch(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings = nullptr,
                     const RequestConsistency& consistency = kLocalConsistency);
+  // ApplyBatch's outcome and its warnings.
+  using WriteDone = std::function<void(Status, std::vector<std::string> warnings)>;
+  // As ApplyBatch, but answers through `done` (exactly once) instead of
+  // returning: on a cluster, the writes go to the replicas
+  // (Replica::ApplyAsync) and `done` runs on the thread of the answer that
+  // completes the level, so no thread waits for another node. Writes that
+  // read or lock first (tables with secondary indexes, bucket layout
+  // changes, Paxos proposals, counter increments) and every write of a
+  // single node run as ApplyBatch does, then call `done` on this thread.
+  // `mutations` need not outlive the call. REQUIRES: this Database outlives
+  // the answer (a node drains its internode client before closing its
+  // Database).
+  void ApplyBatchAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency, WriteDone done);
   Result<std::optional<RowResult>> ReadRow(const std::shared_ptr<const TableSchema>& table,
                                            const std::vector<std::string>& partition_key,
                                            const std::vector<std::string>& clustering,
@@ -360,6 +373,10 @@ class Database {
   ReadContext MakeReadContext(const std::shared_ptr<const TableSchema>& table, const RequestConsistency& consistency);
   Status ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
                      const RequestConsistency& consistency);
+  // A write routed to its tablets (db/database.cc), between RouteWrite and CountRoutedWrite.
+  struct RoutedWrite;
+  Status RouteWrite(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings, RoutedWrite* out);
+  void CountRoutedWrite(const RoutedWrite& write);
   // ApplyBatch without index maintenance.
   Status ApplyBase(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
                    const RequestConsistency& consistency);
@@ -391,6 +408,13 @@ class Database {
   // Writes `ws` through the replicas of the tablets its keys fall in: one
   // atomic write when they share one replica (always, on a single node).
   Status ApplyToReplicas(const WriteSet& ws, const RequestConsistency& consistency);
+  void ApplyToReplicasAsync(const WriteSet& ws, const RequestConsistency& consistency,
+                            std::function<void(Status)> done);
+  // The replica every op of `ws` goes to (its tablet's) when they share one
+  // (always on a single node); else nullptr and `groups` gets each replica
+  // with its ops, the conditional write's partition first when there is one.
+  Result<std::shared_ptr<Replica>> GroupByReplica(const WriteSet& ws, const RequestConsistency& consistency,
+                                  std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>>* groups);
   int64_t NextTimestamp();
   Result<std::string> MiddleOf(const TableSchema& table, const Tablet& tablet);
   Status RemoveTableData(const TableSchema& table);

@@ -262,11 +262,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
     ++in_flight_;
     asio::defer(socket_.get_executor(),
                 [self = shared_from_this(), stream = h.stream, request = std::move(*request), started = read_at_]() mutable {
-                  cql::Reply reply = self->shared_->processor->Process(self->state_, request);
-                  // dispatch: runs here at once when the strand is idle, no scheduler round trip.
-                  asio::dispatch(self->strand_, [self, stream, started, reply = std::move(reply)] {
-                    self->Complete(stream, reply, started);
-                  });
+                  // A write on a cluster answers from the thread of its
+                  // replicas' answer: this thread goes on to the next request.
+                  self->shared_->processor->ProcessAsync(
+                      self->state_, request, [self, stream, started](cql::Reply reply) {
+                        // dispatch: runs here at once when the strand is idle, no scheduler round trip.
+                        asio::dispatch(self->strand_, [self, stream, started, reply = std::move(reply)] {
+                          self->Complete(stream, reply, started);
+                        });
+                      });
                 });
   }
 

@@ -12,6 +12,7 @@
 // Thread safety: implementations are thread-safe.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,14 @@ class Replica {
   virtual ~Replica() = default;
   // Applies the writes atomically and durably (see StorageEngine durability).
   [[nodiscard]] virtual Status Apply(const WriteSet& writes, const RequestConsistency& consistency) = 0;
+  // As Apply, but answers through `done` instead of returning: exactly once,
+  // on this thread or on the thread a replica's answer arrives on, so that
+  // the caller's thread never waits for another node. `writes` need not
+  // outlive the call. The default applies here and then calls `done`.
+  virtual void ApplyAsync(const WriteSet& writes, const RequestConsistency& consistency,
+                          std::function<void(Status)> done) {
+    done(Apply(writes, consistency));
+  }
   // NotFound when the key has no value.
   [[nodiscard]] virtual Status Get(std::string_view key, std::string* value, const RequestConsistency& consistency) = 0;
   // Several keys on one snapshot; see StorageEngine::MultiGet.

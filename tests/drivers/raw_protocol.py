@@ -12,9 +12,10 @@ def startup():
     return frame(0x01, struct.pack(">H", 1) + struct.pack(">H", 11) + b"CQL_VERSION" + struct.pack(">H", 5) + b"3.0.0")
 
 
-def query(text, stream):
+def query(text, stream, consistency=0x0001):
+    """A QUERY frame at `consistency` (native protocol v4 §3: ONE is 0x0001, ALL 0x0005)."""
     q = text.encode()
-    return frame(0x07, struct.pack(">I", len(q)) + q + struct.pack(">HB", 0x0001, 0), stream)
+    return frame(0x07, struct.pack(">I", len(q)) + q + struct.pack(">HB", consistency, 0), stream)
 
 
 def read_frame(sock):

@@ -5,11 +5,14 @@ each node (paging, IN, slices, BATCH, DELETE); a replication factor above
 the number of nodes is refused; with two nodes killed QUORUM gets
 Unavailable (required 2, alive 1) while ONE works; a read at ALL repairs the
 replica that missed writes; a stopped (SIGSTOP) replica gives WriteTimeout
-and ReadTimeout with Cassandra's fields; counters (counter shards) and
-conditional statements (Paxos) run on a replicated keyspace."""
+and ReadTimeout with Cassandra's fields, and writes waiting for it hold no
+thread of their coordinator (those behind them on the same connection are
+answered first); counters (counter shards) and conditional statements
+(Paxos) run on a replicated keyspace."""
 import json
 import os
 import signal
+import struct
 import subprocess
 import threading
 import time
@@ -20,6 +23,7 @@ from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
 from cassandra.policies import FallthroughRetryPolicy, WhiteListRoundRobinPolicy
 from cassandra.query import BatchStatement, SimpleStatement
 
+from raw_protocol import open_ready, query, read_frame
 from local_cluster import metric, running_cluster, running_cluster_resumed_at_end, stop_process, wait_until
 
 BINARY = os.environ["TESSERA_BINARY"]
@@ -390,3 +394,52 @@ def test_stopped_replica_gives_write_and_read_timeouts(slow_cluster):
         wait_until(lambda: run(s, "SELECT v FROM slow.t WHERE k = 2", cl=ALL).one().v == 2, 20, "ALL read after SIGCONT")
     finally:
         d.shutdown()
+
+
+def test_writes_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinator(slow_cluster):
+    # Issue 28, item 1: a coordinator does not wait for replicas on a thread.
+    # One connection to node 1; node 2 stopped. 40 writes at ALL wait for
+    # node 2 until their 1 s time-out, more than node 1 has request threads
+    # (2); the 160 writes at ONE sent behind them on the same connection are
+    # answered first, long before the 40 time out. A coordinator holding a
+    # thread per write would answer them only as the ALL writes time out, two
+    # at a time (20 s).
+    d, s = node_session(slow_cluster, 1)
+    try:
+        s.execute("CREATE KEYSPACE IF NOT EXISTS slow WITH replication = "
+                  "{'class': 'SimpleStrategy', 'replication_factor': 2}")
+        s.execute("CREATE TABLE IF NOT EXISTS slow.held (k int PRIMARY KEY, v int)")
+        run(s, "INSERT INTO slow.held (k, v) VALUES (0, 0)", cl=ALL)
+    finally:
+        d.shutdown()
+    pid2 = slow_cluster.manifest()["nodes"][1]["pid"]
+    conn = open_ready(slow_cluster.port)
+    conn.settimeout(30)
+    stop_process(pid2)
+    try:
+        sent = time.monotonic()
+        conn.sendall(b"".join(query("INSERT INTO slow.held (k, v) VALUES (%d, 1)" % k, k, consistency=0x0005)
+                              for k in range(1, 41)))
+        conn.sendall(b"".join(query("INSERT INTO slow.held (k, v) VALUES (%d, 2)" % k, k, consistency=0x0001)
+                              for k in range(41, 201)))
+        arrivals = []  # (stream, opcode, error code, seconds after sending)
+        for _ in range(200):
+            stream, opcode, body = read_frame(conn)
+            code = struct.unpack(">i", body[:4])[0] if opcode == 0x00 else None
+            arrivals.append((stream, opcode, code, time.monotonic() - sent))
+    finally:
+        os.kill(pid2, signal.SIGCONT)
+        conn.close()
+    at_one = [a for a in arrivals if a[0] > 40]
+    at_all = [a for a in arrivals if a[0] <= 40]
+    assert sorted(a[0] for a in arrivals) == list(range(1, 201))
+    assert all(a[1] == 0x08 for a in at_one), [a for a in at_one if a[1] != 0x08][:3]  # RESULT
+    assert all(a[1] == 0x00 and a[2] == 0x1100 for a in at_all), at_all[:3]  # ERROR WriteTimeout
+    # Every ONE write was answered before the first ALL write timed out.
+    assert max(a[3] for a in at_one) < min(a[3] for a in at_all), (max(a[3] for a in at_one),
+                                                                    min(a[3] for a in at_all))
+    # All 40 time out together (each after its own 1 s), not two at a time.
+    assert max(a[3] for a in at_all) < 10, max(a[3] for a in at_all)
+    print("160 writes at ONE answered within %.0f ms while 40 at ALL waited for a stopped replica; "
+          "those timed out after %.2f-%.2f s" % (max(a[3] for a in at_one) * 1000, min(a[3] for a in at_all),
+                                                 max(a[3] for a in at_all)))

@@ -154,7 +154,7 @@ Reply QueryProcessor::Process(ConnectionState& conn, const Request& request) {
   // that request alone (ServerError 0x0000), never the process. The fuzzers
   // still fail on any ServerError.
   try {
-    return ProcessRequest(conn, request);
+    return *ProcessRequest(conn, request, nullptr);
   } catch (const std::exception& e) {
     spdlog::error("request failed with an exception ({}): {}", e.what(), DescribeRequest(request));
     return ServerError(std::string("internal error: ") + e.what());
@@ -164,12 +164,28 @@ Reply QueryProcessor::Process(ConnectionState& conn, const Request& request) {
   }
 }
 
-Reply QueryProcessor::ProcessRequest(ConnectionState& conn, const Request& request) {
+void QueryProcessor::ProcessAsync(ConnectionState& conn, const Request& request, std::function<void(Reply)> done) {
+  // The safety net as in Process. A write that took `done` set it to null:
+  // it answers, whatever is thrown after.
+  std::optional<Reply> reply;
+  try {
+    reply = ProcessRequest(conn, request, &done);
+  } catch (const std::exception& e) {
+    spdlog::error("request failed with an exception ({}): {}", e.what(), DescribeRequest(request));
+    reply = ServerError(std::string("internal error: ") + e.what());
+  } catch (...) {
+    spdlog::error("request failed with an unknown exception: {}", DescribeRequest(request));
+    reply = ServerError("internal error");
+  }
+  if (reply && done) done(std::move(*reply));
+}
+
+std::optional<Reply> QueryProcessor::ProcessRequest(ConnectionState& conn, const Request& request, ReplyDone* later) {
   // The request's consistency level travels with its statement (Run, Batch)
   // to the replicas of every tablet it touches (tablets/request_consistency.h).
-  if (const auto* q = std::get_if<QueryRequest>(&request)) return Query(conn, q->query, q->params);
-  if (const auto* e = std::get_if<ExecuteRequest>(&request)) return Execute(conn, e->id, e->params);
-  if (const auto* b = std::get_if<BatchRequest>(&request)) return Batch(conn, *b);
+  if (const auto* q = std::get_if<QueryRequest>(&request)) return Query(conn, q->query, q->params, later);
+  if (const auto* e = std::get_if<ExecuteRequest>(&request)) return Execute(conn, e->id, e->params, later);
+  if (const auto* b = std::get_if<BatchRequest>(&request)) return Batch(conn, *b, later);
   if (const auto* p = std::get_if<PrepareRequest>(&request)) return Prepare(conn, p->query);
   if (const auto* a = std::get_if<AuthResponseRequest>(&request)) return AuthResponse(conn, *a);
   return Error(Status::InvalidArgument("unexpected request"));
@@ -251,10 +267,11 @@ std::shared_ptr<const QueryProcessor::Prepared> QueryProcessor::FindPrepared(con
   return nullptr;
 }
 
-Reply QueryProcessor::Query(ConnectionState& conn, const std::string& text, const QueryParameters& params) {
+std::optional<Reply> QueryProcessor::Query(ConnectionState& conn, const std::string& text,
+                                           const QueryParameters& params, ReplyDone* later) {
   auto parsed = ParseStatement(text);
   if (!parsed.ok()) return Error(parsed.status());
-  return Run(conn, *parsed, text, params);
+  return Run(conn, *parsed, text, params, later);
 }
 
 Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text) {
@@ -287,7 +304,8 @@ Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text) {
   return Result(EncodePreparedResult(id, markers, pk_indexes, result_columns));
 }
 
-Reply QueryProcessor::Execute(ConnectionState& conn, const std::string& id, const QueryParameters& params) {
+std::optional<Reply> QueryProcessor::Execute(ConnectionState& conn, const std::string& id,
+                                             const QueryParameters& params, ReplyDone* later) {
   std::shared_ptr<const Prepared> p = FindPrepared(id, conn.keyspace());
   if (!p) {
     ErrorResponse e{ErrorCode::kUnprepared, "Prepared query with ID " + ToHex(id) + " not found (either the query was not "
@@ -300,7 +318,7 @@ Reply QueryProcessor::Execute(ConnectionState& conn, const std::string& id, cons
   ConnectionState scoped;
   scoped.set_user(conn.user());
   scoped.set_keyspace(p->keyspace.empty() ? conn.keyspace() : p->keyspace);
-  Reply r = Run(scoped, p->parsed, p->query, params);
+  std::optional<Reply> r = Run(scoped, p->parsed, p->query, params, later);
   if (std::holds_alternative<UseStatement>(p->parsed.statement)) conn.set_keyspace(scoped.keyspace());
   return r;
 }
@@ -397,8 +415,8 @@ Status QueryProcessor::ApplySchemaStatement(const std::string& keyspace, const s
   return Status::OK();
 }
 
-Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, const std::string& text,
-                          const QueryParameters& params) {
+std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed,
+                                         const std::string& text, const QueryParameters& params, ReplyDone* later) {
   if (static_cast<int>(params.values.size()) < parsed.bind_marker_count) {
     return Error(Status::InvalidArgument("There were " + std::to_string(parsed.bind_marker_count) +
                                          " markers(?) in CQL but " + std::to_string(params.values.size()) +
@@ -442,9 +460,9 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     return Reply{Opcode::kResult, EncodeSchemaChangeResult(*r->change), DesignLintWarnings(s, ks)};
   };
   const RequestConsistency consistency = ConsistencyOf(params.consistency);
-  auto apply = [&](const ::tessera::Result<std::vector<Mutation>>& m) -> Reply {
+  auto apply = [&](const ::tessera::Result<std::vector<Mutation>>& m) -> std::optional<Reply> {
     if (!m.ok()) return Error(m.status());
-    return ApplyWrites(*m, consistency);
+    return ApplyWrites(*m, consistency, later);
   };
   WriteContext write{bind, ks, params.default_timestamp, consistency};
   if (params.serial_consistency) write.serial = static_cast<ConsistencyLevel>(*params.serial_consistency);
@@ -516,7 +534,7 @@ Reply QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed, 
     }
     Status counters = CheckBatchCounters(b->type, all);
     if (!counters.ok()) return Error(counters);
-    return ApplyWrites(all, RequestConsistency{consistency.level, BatchWriteType(b->type)});
+    return ApplyWrites(all, RequestConsistency{consistency.level, BatchWriteType(b->type)}, later);
   }
   if (const auto* describe = std::get_if<DescribeStatement>(&s)) {
     auto rows = ExecuteDescribe(*db_, *describe, ks);
@@ -601,7 +619,7 @@ Reply QueryProcessor::Conditional(const std::function<::tessera::Result<ResultSe
   return Reply{Opcode::kResult, EncodeRows(*rs, false), std::move(warnings)};
 }
 
-Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
+std::optional<Reply> QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch, ReplyDone* later) {
   // Statements with conditions make the whole batch conditional (conditional_writes.h).
   std::vector<RawStatement> statements;
   std::vector<WriteContext> contexts;
@@ -660,10 +678,11 @@ Reply QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch) {
   }
   Status counters = CheckBatchCounters(type, all);
   if (!counters.ok()) return Error(counters);
-  return ApplyWrites(all, consistency);
+  return ApplyWrites(all, consistency, later);
 }
 
-Reply QueryProcessor::ApplyWrites(const std::vector<Mutation>& mutations, const RequestConsistency& given) {
+std::optional<Reply> QueryProcessor::ApplyWrites(const std::vector<Mutation>& mutations,
+                                                 const RequestConsistency& given, ReplyDone* later) {
   // Counter writes are counter mutations whatever the statement (Cassandra's
   // CounterMutation): ANY is refused, and a time-out names write type COUNTER.
   RequestConsistency consistency = given;
@@ -678,6 +697,19 @@ Reply QueryProcessor::ApplyWrites(const std::vector<Mutation>& mutations, const 
   std::vector<std::string> warnings;
   Status checked = CheckWriteGuardrails(mutations, db_->guardrails(), &warnings);
   if (!checked.ok()) return Error(checked);
+  if (later) {
+    // The reply is built from values alone: it may come after this
+    // processor is gone (a node stopping drains its replicas' answers).
+    db_->ApplyBatchAsync(mutations, consistency,
+                         [reply = std::exchange(*later, nullptr), warnings = std::move(warnings)](
+                             Status st, std::vector<std::string> more) mutable {
+                           if (!st.ok()) return reply(Reply{Opcode::kError, EncodeError(ToErrorResponse(st)), {}});
+                           warnings.insert(warnings.end(), more.begin(), more.end());
+                           for (const auto& w : warnings) spdlog::warn("{}", w);
+                           reply(Reply{Opcode::kResult, EncodeVoidResult(), std::move(warnings)});
+                         });
+    return std::nullopt;
+  }
   Status st = db_->ApplyBatch(mutations, &warnings, consistency);
   if (!st.ok()) return Error(st);
   for (const auto& w : warnings) spdlog::warn("{}", w);

@@ -53,6 +53,9 @@ class QueryProcessor : public RequestProcessor {
   // Never throws: an exception escaping a statement answers ServerError
   // (0x0000) for that request alone and is logged with the statement.
   Reply Process(ConnectionState& connection, const Request& request) override;
+  // INSERT, UPDATE, DELETE and BATCH without conditions answer when their
+  // replicas do (Database::ApplyBatchAsync); everything else as Process.
+  void ProcessAsync(ConnectionState& connection, const Request& request, std::function<void(Reply)> done) override;
   std::string Authenticator() const override;
   // In a cluster: the coordinator every schema statement goes through.
   // REQUIRES: set before the first request; outlives the processor.
@@ -73,7 +76,11 @@ class QueryProcessor : public RequestProcessor {
   std::string SchemaVersion() const { return system_tables_.SchemaVersion(); }
 
  private:
-  Reply ProcessRequest(ConnectionState& connection, const Request& request);
+  // Where a reply goes when it comes later (ProcessAsync's `done`). The
+  // functions that take one answer nullopt when they moved it into a write
+  // that will call it, else the reply; a null pointer: always the reply.
+  using ReplyDone = std::function<void(Reply)>;
+  std::optional<Reply> ProcessRequest(ConnectionState& connection, const Request& request, ReplyDone* later);
   // nextval's source for statements run in `keyspace` (BindContext::next_value).
   std::function<::tessera::Result<int64_t>(const std::string&)> NextValue(const std::string& keyspace);
   struct Prepared {
@@ -92,13 +99,15 @@ class QueryProcessor : public RequestProcessor {
   };
   // Finds a prepared statement that still fits the schema; else evicts it and returns null.
   std::shared_ptr<const Prepared> FindPrepared(const std::string& id, const std::string& connection_keyspace);
-  Reply Query(ConnectionState& conn, const std::string& text, const QueryParameters& params);
+  std::optional<Reply> Query(ConnectionState& conn, const std::string& text, const QueryParameters& params,
+                             ReplyDone* later);
   Reply Prepare(ConnectionState& conn, const std::string& text);
-  Reply Execute(ConnectionState& conn, const std::string& id, const QueryParameters& params);
-  Reply Batch(ConnectionState& conn, const BatchRequest& batch);
+  std::optional<Reply> Execute(ConnectionState& conn, const std::string& id, const QueryParameters& params,
+                               ReplyDone* later);
+  std::optional<Reply> Batch(ConnectionState& conn, const BatchRequest& batch, ReplyDone* later);
   // `text` is the statement as the client sent it (the schema log records it).
-  Reply Run(ConnectionState& conn, const ParsedStatement& parsed, const std::string& text,
-            const QueryParameters& params);
+  std::optional<Reply> Run(ConnectionState& conn, const ParsedStatement& parsed, const std::string& text,
+                           const QueryParameters& params, ReplyDone* later);
   // Runs a schema statement on this node; nullopt for any other statement.
   // `originating`: false when replaying another node's statement (that node
   // builds a new index's entries).
@@ -107,7 +116,9 @@ class QueryProcessor : public RequestProcessor {
                                                                 bool originating = true);
   // Checks the write guardrails (write_guardrails.h), applies, and replies with their warnings.
   // Applies `mutations` at `consistency` (the request's level and write type).
-  Reply ApplyWrites(const std::vector<Mutation>& mutations, const RequestConsistency& consistency);
+  // With `later`, answers through it once the replicas did (nullopt).
+  std::optional<Reply> ApplyWrites(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
+                                   ReplyDone* later);
   // Runs a conditional write (conditional_writes.h); `run` gets the apply
   // step (guardrails, then the write) and returns the [applied] rows.
   using ApplyFn = ConditionalWrites::ApplyFn;

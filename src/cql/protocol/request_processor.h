@@ -9,6 +9,7 @@
 // flight), so implementations must be thread-safe.
 #pragma once
 
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -64,6 +65,14 @@ class RequestProcessor {
   // ERROR replies. AUTH_RESPONSE answers AUTH_SUCCESS (and sets the
   // connection's user) or ERROR BadCredentials.
   virtual Reply Process(ConnectionState& connection, const Request& request) = 0;
+  // As Process, but answers through `done`, exactly once: on this thread, or
+  // later on the thread where the request's last awaited replica answer
+  // arrives (a write on a cluster), so that no thread waits for another
+  // node. `connection` and `request` are used only before this returns.
+  // The default answers Process's reply here.
+  virtual void ProcessAsync(ConnectionState& connection, const Request& request, std::function<void(Reply)> done) {
+    done(Process(connection, request));
+  }
   // The authenticator class STARTUP must be answered with (AUTHENTICATE),
   // or empty when no login is needed (READY).
   virtual std::string Authenticator() const { return ""; }
