@@ -12,7 +12,8 @@
 // tessera_coordinator_unavailables_total, tessera_coordinator_write_timeouts_total,
 // tessera_coordinator_read_timeouts_total, tessera_coordinator_speculative_retries_total,
 // tessera_coordinator_requests_total, tessera_coordinator_forwarded_requests_total
-// (requests coordinated without a local replica).
+// (requests coordinated without a local replica),
+// tessera_coordinator_digest_reads_total, tessera_coordinator_digest_mismatches_total.
 //
 // Thread safety: reads atomics; callable from any thread.
 #pragma once

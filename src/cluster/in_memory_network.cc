@@ -38,14 +38,14 @@ class InMemoryTransport final : public InternodeTransport {
   }
 
   void ReadKeys(const std::string& target, const std::string& table_uuid,
-                const std::vector<std::string>& relative_keys, int64_t timeout_micros,
+                const std::vector<std::string>& relative_keys, bool digest, int64_t timeout_micros,
                 std::function<void(Result<std::vector<std::optional<std::string>>>)> done) override {
     size_t bytes = 0;
     for (const auto& k : relative_keys) bytes += k.size();
     Count(bytes);
     Call<Result<std::vector<std::optional<std::string>>>>(
         target, timeout_micros,
-        [table_uuid, keys = relative_keys](ReplicaService* r) { return r->ReadKeys(table_uuid, keys); },
+        [table_uuid, keys = relative_keys, digest](ReplicaService* r) { return r->ReadKeys(table_uuid, keys, digest); },
         std::move(done));
   }
 

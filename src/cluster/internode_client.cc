@@ -336,10 +336,11 @@ void InternodeClient::ReadRange(const std::string& target, const RangeQuery& q, 
 }
 
 void InternodeClient::ReadKeys(const std::string& target, const std::string& table_uuid,
-                               const std::vector<std::string>& keys, int64_t timeout_micros,
+                               const std::vector<std::string>& keys, bool digest, int64_t timeout_micros,
                                std::function<void(Result<std::vector<std::optional<std::string>>>)> done) {
   auto q = std::make_unique<Queued>();
   q->read.set_table_uuid(table_uuid);
+  q->read.set_digest(digest);
   size_t bytes = 0;
   for (const auto& k : keys) {
     q->read.add_keys(k);

@@ -148,7 +148,7 @@ class Service final : public pb::Internode::CallbackService {
 
   grpc::Status DoReadKeys(const pb::ReadKeysRequest* r, pb::ReadKeysReply* reply) {
     std::vector<std::string> keys(r->keys().begin(), r->keys().end());
-    auto values = replica_->ReadKeys(r->table_uuid(), keys);
+    auto values = replica_->ReadKeys(r->table_uuid(), keys, r->digest());
     if (!values.ok()) return ToGrpc(values.status());
     for (auto& v : *values) {
       reply->add_found(v.has_value());

@@ -40,8 +40,9 @@ class InternodeTransport {
                      int64_t timeout_micros, std::function<void(Status)> done) = 0;
   virtual void ReadRange(const std::string& target, const RangeQuery& query, int64_t timeout_micros,
                          std::function<void(Result<RangeBatch>)> done) = 0;
+  // `digest`: each found value comes back as its ValueDigest (replica_reads.h).
   virtual void ReadKeys(const std::string& target, const std::string& table_uuid,
-                        const std::vector<std::string>& relative_keys, int64_t timeout_micros,
+                        const std::vector<std::string>& relative_keys, bool digest, int64_t timeout_micros,
                         std::function<void(Result<std::vector<std::optional<std::string>>>)> done) = 0;
   virtual void Digest(const std::string& target, const std::string& table_uuid, const std::string& lower,
                       const std::string& upper, int64_t timeout_micros,

@@ -50,6 +50,13 @@ Result<RangeBatch> ReadRangeLocal(StorageEngine* engine, uint32_t table_id, cons
   return batch;
 }
 
+std::string ValueDigest(std::string_view value) {
+  const uint64_t h = XXH3_64bits(value.data(), value.size());
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>(h >> (56 - 8 * i));
+  return out;
+}
+
 Result<std::vector<std::optional<std::string>>> ReadKeysLocal(StorageEngine* engine, uint32_t table_id,
                                                               const std::vector<std::string>& relative_keys) {
   std::vector<std::string> keys;

@@ -47,6 +47,9 @@ Result<RangeBatch> ReadRangeLocal(StorageEngine* engine, uint32_t table_id, cons
 // One value per key (nullopt: no value).
 Result<std::vector<std::optional<std::string>>> ReadKeysLocal(StorageEngine* engine, uint32_t table_id,
                                                               const std::vector<std::string>& relative_keys);
+// A stored value's digest for digest reads (Cassandra's): 8 bytes, the
+// big-endian XXH3-64 of the value. FROZEN ON THE WIRE (ReadKeysRequest.digest).
+std::string ValueDigest(std::string_view value);
 // A replica's digest of a key range (repair): XXH3-64 over every key of
 // [lower, upper) in order and its stored value (the format in
 // internode.proto's DigestRequest), and how many keys it covered.

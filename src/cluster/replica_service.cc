@@ -122,12 +122,15 @@ Result<RangeBatch> ReplicaService::ReadRange(const RangeQuery& query) {
 }
 
 Result<std::vector<std::optional<std::string>>> ReplicaService::ReadKeys(
-    const std::string& table_uuid, const std::vector<std::string>& relative_keys) {
+    const std::string& table_uuid, const std::vector<std::string>& relative_keys, bool digest) {
   TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(table_uuid));
   if (!relative_keys.empty()) db_->CountReplicaRequest(id, AbsoluteKey(id, relative_keys.front()), false);
   TESSERA_ASSIGN_OR_RETURN(auto values, ReadKeysLocal(db_->engine(), id, relative_keys));
   size_t bytes = 0;
-  for (const auto& v : values) bytes += v ? v->size() : 0;
+  for (auto& v : values) {
+    if (v && digest) v = ValueDigest(*v);
+    bytes += v ? v->size() : 0;
+  }
   Count(bytes);
   return values;
 }

@@ -43,8 +43,10 @@ class ReplicaService {
 
   [[nodiscard]] Status Apply(const std::string& table_uuid, const WriteSet& relative_writes);
   Result<RangeBatch> ReadRange(const RangeQuery& query);
+  // `digest`: each found value replaced by its ValueDigest (replica_reads.h).
   Result<std::vector<std::optional<std::string>>> ReadKeys(const std::string& table_uuid,
-                                                           const std::vector<std::string>& relative_keys);
+                                                           const std::vector<std::string>& relative_keys,
+                                                           bool digest = false);
   Result<RangeDigest> Digest(const std::string& table_uuid, const std::string& lower, const std::string& upper);
   // One phase of a Paxos round on a partition this node holds (cluster/paxos_state.h).
   Result<PaxosResponse> Paxos(const PaxosRequest& request);

@@ -724,9 +724,73 @@ Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query, const Re
 
 Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeys(const std::vector<std::string>& keys,
                                                                            const RequestConsistency& consistency) {
+  using Values = std::vector<std::optional<std::string>>;
+  struct Answer {
+    bool digest = false;
+    Values values;
+  };
+  std::vector<const Target*> asked;
+  {
+    PlacementFence::RequestGuard fence(&services_->placement_fence);
+    TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
+    ConsistencyPlan plan;
+    TESSERA_ASSIGN_OR_RETURN(asked, ChooseReadTargets(targets, consistency.level, &plan));
+    // One replica alone (ONE, or RF 1): its data, as a full read asks.
+    if (plan.block_for <= 1) return ReadKeysInFull(keys, consistency, /*counted=*/false);
+    CountCoordinated(targets);
+    // The first candidate answers data; the others of the first block_for
+    // digests; any asked later (speculation, an error answer) data again.
+    const std::string data_endpoint = asked.front()->info.local ? std::string() : asked.front()->endpoint;
+    int digest_sends = 0;
+    for (int i = 1; i < std::min<int>(plan.block_for, static_cast<int>(asked.size())); ++i) {
+      digest_sends += !asked[static_cast<size_t>(i)]->info.local;
+    }
+    auto answers = AskAll<Answer>(
+        &asked, plan, consistency,
+        [&](const std::string& endpoint, std::function<void(Result<Answer>)> done) {
+          const bool digest = endpoint != data_endpoint && digest_sends > 0;
+          if (digest) --digest_sends;
+          services_->client->ReadKeys(endpoint, table_->uuid, keys, digest, services_->read_timeout_micros,
+                                      [digest, done = std::move(done)](Result<Values> r) {
+                                        if (!r.ok()) return done(r.status());
+                                        done(Answer{digest, std::move(r).value()});
+                                      });
+        },
+        [&]() -> Result<Answer> {
+          services_->db->CountReplicaRequest(table_->id, start_, /*write=*/false);
+          TESSERA_ASSIGN_OR_RETURN(Values values, ReadKeysLocal(services_->db->engine(), table_->id, keys));
+          return Answer{false, std::move(values)};
+        });
+    if (!answers.ok()) return answers.status();
+    ++services_->digest_reads;
+    const Answer* data = nullptr;
+    for (const auto& a : *answers) {
+      if (!a.digest) data = &a;
+    }
+    bool agree = data != nullptr;
+    for (size_t k = 0; agree && k < keys.size(); ++k) {
+      const std::optional<std::string>& value = data->values[k];
+      std::optional<std::string> digest;
+      if (value) digest = ValueDigest(*value);
+      for (const auto& a : *answers) {
+        if (a.values.size() != keys.size() || a.values[k].has_value() != value.has_value() ||
+            (value && a.values[k] != (a.digest ? *digest : *value))) {
+          agree = false;
+          break;
+        }
+      }
+    }
+    if (agree) return data->values;
+    ++services_->digest_mismatches;
+  }
+  return ReadKeysInFull(keys, consistency, /*counted=*/true);
+}
+
+Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeysInFull(
+    const std::vector<std::string>& keys, const RequestConsistency& consistency, bool counted) {
   PlacementFence::RequestGuard fence(&services_->placement_fence);
   TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
-  CountCoordinated(targets);
+  if (!counted) CountCoordinated(targets);
   ConsistencyPlan plan;
   TESSERA_ASSIGN_OR_RETURN(std::vector<const Target*> asked, ChooseReadTargets(targets, consistency.level, &plan));
   using Values = std::vector<std::optional<std::string>>;
@@ -735,7 +799,8 @@ Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeys(const
       AskAll<Values>(
           &asked, plan, consistency,
           [&](const std::string& endpoint, std::function<void(Result<Values>)> done) {
-            services_->client->ReadKeys(endpoint, table_->uuid, keys, services_->read_timeout_micros, std::move(done));
+            services_->client->ReadKeys(endpoint, table_->uuid, keys, /*digest=*/false, services_->read_timeout_micros,
+                                        std::move(done));
           },
           [&] {
             services_->db->CountReplicaRequest(table_->id, start_, /*write=*/false);

@@ -10,9 +10,17 @@
 // returned is on a quorum afterwards (monotonic reads).
 //
 // Follows Cassandra 4.1's coordinator (StorageProxy: mutate, fetchRows,
-// BlockingReadRepair) with one simplification, stated: every asked replica
-// sends data (Cassandra sends data from one and digests from the others; the
-// comparison here is of whole values).
+// BlockingReadRepair). A key read (ReadKeys) asks one replica for data and
+// the others for digests (the 8-byte XXH3 of each stored value); when no
+// data came back or a digest disagrees, it asks again for data from all and
+// reconciles. A range read's windows still take data from every replica
+// asked (so does Cassandra's range read).
+//
+// Writes (issue 28, item 1): ApplyAsync returns once the writes are sent;
+// the acknowledgement that completes the level (or the last answer, each
+// internode call carrying the write time-out as its deadline) answers the
+// caller from its thread. Apply waits for it (counters, Paxos, the callers
+// that hold a thread still).
 //
 // Replica choice and speculative retry (issue 28, items 2 and 3): a read asks
 // this node first when it is a replica, then the replicas that answered
@@ -120,6 +128,9 @@ struct ReplicationServices {
   Failpoints* failpoints = nullptr;      // null: none (common/failpoints.h)
   ReplicaLatency latency;                // what reads and writes saw of each peer
   std::atomic<uint64_t> speculative_retries{0};  // reads that asked one more replica
+  // Key reads answered by one replica's data and the others' digests, and
+  // those whose digests disagreed (then read again in full, and repaired).
+  std::atomic<uint64_t> digest_reads{0}, digest_mismatches{0};
   // Tablet requests (a write, a key read, a range read step) this node
   // coordinated, and those of them it holds no replica of: forwarded, every
   // replica remote (what token-aware drivers avoid; cluster/routing_tokens.h).
@@ -180,8 +191,17 @@ class ReplicatedTablet : public Replica {
   std::vector<Target> TargetsOf(const std::vector<std::string>& replicas);
   void CountCoordinated(const std::vector<Target>& targets);  // ReplicationServices::coordinated, forwarded
   Result<KeyWindow> ReadWindow(const RangeQuery& query, const RequestConsistency& consistency);
+  // Cassandra's digest read: the first replica asked (this node when it is
+  // one) answers data, the others digests (replica_reads.h ValueDigest), a
+  // speculative or extra one data; when no data came back or a digest
+  // disagrees, ReadKeysInFull asks again, reconciles and repairs.
   Result<std::vector<std::optional<std::string>>> ReadKeys(const std::vector<std::string>& relative_keys,
                                                            const RequestConsistency& consistency);
+  // Every replica asked answers data; reconciled, and the replicas that
+  // differ repaired (blocking read repair). `counted`: the read was already
+  // counted in ReplicationServices::coordinated (a digest round before).
+  Result<std::vector<std::optional<std::string>>> ReadKeysInFull(const std::vector<std::string>& relative_keys,
+                                                                 const RequestConsistency& consistency, bool counted);
   // Writes each of `repairs` back to the replica of `asked` at its index;
   // ReadTimeout (at `consistency`) unless all acknowledge.
   Status Repair(const std::vector<const Target*>& asked, const std::vector<WriteSet>& repairs,
