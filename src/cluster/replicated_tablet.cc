@@ -300,14 +300,15 @@ Result<ReplicatedTablet::WritePlan> ReplicatedTablet::PlanWrite(ConsistencyLevel
 
 namespace {
 
-// The acknowledgements of one write, answered once: when `needed` targets
-// succeeded or every one sent to answered, whichever comes first. Every
-// remote call ends by its deadline, so one of them always comes.
+// The acknowledgements of one write, answered once: when `needed` are in
+// (targets that succeeded, plus the hints that count at ANY) or every
+// target sent to answered, whichever comes first. Every remote call ends by
+// its deadline, so one of them always comes.
 struct WriteAcks {
   std::mutex mu;
-  int needed = 0, sent = 0, answered = 0, succeeded = 0;
+  int needed = 0, sent = 0, answered = 0, succeeded = 0, hint_acks = 0;
   bool armed = false, finished = false;
-  std::function<void(int succeeded)> on_done;
+  std::function<void(int acknowledged)> on_done;
 
   void Record(bool ok) {
     std::unique_lock<std::mutex> lock(mu);
@@ -316,18 +317,19 @@ struct WriteAcks {
     MaybeFinish(lock);
   }
   // Called once every target was sent to (answers that came before wait for it).
-  void Arm(int sent_to, int needed_acks) {
+  void Arm(int sent_to, int needed_acks, int hints_counted) {
     std::unique_lock<std::mutex> lock(mu);
     sent = sent_to;
     needed = needed_acks;
+    hint_acks = hints_counted;
     armed = true;
     MaybeFinish(lock);
   }
   void MaybeFinish(std::unique_lock<std::mutex>& lock) {
-    if (!armed || finished || (succeeded < needed && answered < sent)) return;
+    if (!armed || finished || (succeeded + hint_acks < needed && answered < sent)) return;
     finished = true;
     auto done = std::move(on_done);
-    const int acks = succeeded;
+    const int acks = succeeded + hint_acks;
     lock.unlock();
     done(acks);
   }
@@ -362,10 +364,10 @@ void ReplicatedTablet::ReplicateAsync(const WritePlan& w, const WriteSet& writes
   // The answer is built from values alone: this tablet object may be gone
   // (a new tablet map) by the time the last replica answers.
   acks->on_done = [services = services_, consistency, block_for = w.plan.block_for,
-                   done = std::move(done)](int succeeded) {
-    if (succeeded >= block_for) return done(Status::OK());
+                   done = std::move(done)](int acknowledged) {
+    if (acknowledged >= block_for) return done(Status::OK());
     ++services->write_timeouts;
-    done(ConsistencyTimeout(Status::Code::kWriteTimeout, consistency, succeeded, block_for, false));
+    done(ConsistencyTimeout(Status::Code::kWriteTimeout, consistency, acknowledged, block_for, false));
   };
   int sent = 0, hinted = 0;
   std::optional<size_t> local;
@@ -404,8 +406,7 @@ void ReplicatedTablet::ReplicateAsync(const WritePlan& w, const WriteSet& writes
     acks->Record(s.ok() && w.plan.counts[*local]);
   }
   // ANY: a stored hint is an acknowledgement.
-  const int hint_acks = consistency.level == ConsistencyLevel::kAny ? hinted : 0;
-  acks->Arm(sent, w.plan.block_for - hint_acks);
+  acks->Arm(sent, w.plan.block_for, consistency.level == ConsistencyLevel::kAny ? hinted : 0);
 }
 
 std::shared_ptr<HintStore> ReplicatedTablet::HintsFor(const WriteSet& writes) const {
