@@ -19,10 +19,6 @@
 
 namespace tessera::cluster {
 
-namespace {
-
-// The value every replica should hold: the stored values folded by the
-// merge operator (equal values stay as they are).
 Result<std::string> Reconcile(const std::vector<const std::string*>& values) {
   const std::string* first = nullptr;
   bool all_equal = true;
@@ -39,7 +35,49 @@ Result<std::string> Reconcile(const std::vector<const std::string*>& values) {
   return merged;
 }
 
-}  // namespace
+const KeysAnswer* AgreedData(const std::vector<KeysAnswer>& answers, size_t keys) {
+  const KeysAnswer* data = nullptr;
+  for (const auto& a : answers) {
+    if (!a.digest) data = &a;
+  }
+  if (data == nullptr) return nullptr;
+  for (size_t k = 0; k < keys; ++k) {
+    const std::optional<std::string>& value = data->values[k];
+    std::optional<std::string> digest;
+    if (value) digest = ValueDigest(*value);
+    for (const auto& a : answers) {
+      if (a.values.size() != keys || a.values[k].has_value() != value.has_value() ||
+          (value && a.values[k] != (a.digest ? *digest : *value))) {
+        return nullptr;
+      }
+    }
+  }
+  return data;
+}
+
+Status ReconcileKeyAnswers(const std::vector<std::string>& keys,
+                           const std::vector<std::vector<std::optional<std::string>>>& answers,
+                           std::vector<std::optional<std::string>>* out, std::vector<WriteSet>* repairs) {
+  out->assign(keys.size(), std::nullopt);
+  repairs->assign(answers.size(), WriteSet());
+  for (size_t k = 0; k < keys.size(); ++k) {
+    std::vector<const std::string*> values(answers.size(), nullptr);
+    bool any = false;
+    for (size_t i = 0; i < answers.size(); ++i) {
+      if (k < answers[i].size() && answers[i][k]) {
+        values[i] = &*answers[i][k];
+        any = true;
+      }
+    }
+    if (!any) continue;
+    TESSERA_ASSIGN_OR_RETURN(std::string value, Reconcile(values));
+    for (size_t i = 0; i < answers.size(); ++i) {
+      if (!values[i] || *values[i] != value) (*repairs)[i].Merge(keys[k], value);
+    }
+    (*out)[k] = std::move(value);
+  }
+  return Status::OK();
+}
 
 ReplicatedTablet::ReplicatedTablet(ReplicationServices* services, std::shared_ptr<const TableSchema> table,
                                    std::string start, std::string end)
@@ -411,10 +449,7 @@ Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query, const Re
 Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeys(const std::vector<std::string>& keys,
                                                                            const RequestConsistency& consistency) {
   using Values = std::vector<std::optional<std::string>>;
-  struct Answer {
-    bool digest = false;
-    Values values;
-  };
+  using Answer = KeysAnswer;
   std::vector<const Target*> asked;
   {
     PlacementFence::RequestGuard fence(&services_->placement_fence);
@@ -449,24 +484,7 @@ Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeys(const
         });
     if (!answers.ok()) return answers.status();
     ++services_->digest_reads;
-    const Answer* data = nullptr;
-    for (const auto& a : *answers) {
-      if (!a.digest) data = &a;
-    }
-    bool agree = data != nullptr;
-    for (size_t k = 0; agree && k < keys.size(); ++k) {
-      const std::optional<std::string>& value = data->values[k];
-      std::optional<std::string> digest;
-      if (value) digest = ValueDigest(*value);
-      for (const auto& a : *answers) {
-        if (a.values.size() != keys.size() || a.values[k].has_value() != value.has_value() ||
-            (value && a.values[k] != (a.digest ? *digest : *value))) {
-          agree = false;
-          break;
-        }
-      }
-    }
-    if (agree) return data->values;
+    if (const Answer* data = AgreedData(*answers, keys.size())) return data->values;
     ++services_->digest_mismatches;
   }
   return ReadKeysInFull(keys, consistency, /*counted=*/true);
@@ -492,24 +510,9 @@ Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeysInFull
             services_->db->CountReplicaRequest(table_->id, start_, /*write=*/false);
             return ReadKeysLocal(services_->db->engine(), table_->id, keys);
           }));
-  std::vector<std::optional<std::string>> out(keys.size());
-  std::vector<WriteSet> repairs(asked.size());
-  for (size_t k = 0; k < keys.size(); ++k) {
-    std::vector<const std::string*> values(asked.size(), nullptr);
-    bool any = false;
-    for (size_t i = 0; i < asked.size(); ++i) {
-      if (answers[i][k]) {
-        values[i] = &*answers[i][k];
-        any = true;
-      }
-    }
-    if (!any) continue;
-    TESSERA_ASSIGN_OR_RETURN(std::string value, Reconcile(values));
-    for (size_t i = 0; i < asked.size(); ++i) {
-      if (!values[i] || *values[i] != value) repairs[i].Merge(keys[k], value);
-    }
-    out[k] = std::move(value);
-  }
+  std::vector<std::optional<std::string>> out;
+  std::vector<WriteSet> repairs;
+  TESSERA_RETURN_IF_ERROR(ReconcileKeyAnswers(keys, answers, &out, &repairs));
   TESSERA_RETURN_IF_ERROR(Repair(asked, repairs, consistency));
   return out;
 }

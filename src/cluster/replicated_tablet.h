@@ -20,7 +20,11 @@
 // the acknowledgement that completes the level (or the last answer, each
 // internode call carrying the write time-out as its deadline) answers the
 // caller from its thread. Apply waits for it (counters, Paxos, the callers
-// that hold a thread still).
+// that hold a thread still). Key reads likewise: MultiGetAsync answers from
+// the thread of the replica answer that completes the read (its digest
+// round, a full round after a mismatch, the read repair), its speculative
+// retry fired by ReplicationServices::delayed_calls; MultiGet, Get and
+// range reads (NewIterator) still wait on the caller's thread.
 //
 // Replica choice and speculative retry (issue 28, items 2 and 3): a read asks
 // this node first when it is a replica, then the replicas that answered
@@ -68,6 +72,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/delayed_calls.h"
 #include "cluster/hint_store.h"
 #include "cluster/internode_transport.h"
 #include "cluster/membership.h"
@@ -126,6 +131,10 @@ struct ReplicationServices {
   std::shared_ptr<StreamRateLimiter> stream_limiter;
   std::atomic<uint64_t> streamed_bytes{0}, streamed_keys{0};
   Failpoints* failpoints = nullptr;      // null: none (common/failpoints.h)
+  // The timers of key reads that hold no thread (their speculative retry).
+  // Null: MultiGetAsync reads as MultiGet does, on the caller's thread.
+  // REQUIRES: stopped before `client` goes (a timer may send a request).
+  std::unique_ptr<DelayedCalls> delayed_calls;
   ReplicaLatency latency;                // what reads and writes saw of each peer
   std::atomic<uint64_t> speculative_retries{0};  // reads that asked one more replica
   // Key reads answered by one replica's data and the others' digests, and
@@ -152,7 +161,7 @@ struct ReplicationServices {
 Result<std::shared_ptr<const std::vector<TabletReplicas>>> ResolvePlacement(ReplicationServices* services,
                                                                             std::shared_ptr<const TableSchema> table);
 
-class ReplicatedTablet : public Replica {
+class ReplicatedTablet : public Replica, public std::enable_shared_from_this<ReplicatedTablet> {
  public:
   // `start`, `end`: the tablet's storage-key bounds on this node.
   ReplicatedTablet(ReplicationServices* services, std::shared_ptr<const TableSchema> table, std::string start,
@@ -166,6 +175,9 @@ class ReplicatedTablet : public Replica {
   Status Get(std::string_view key, std::string* value, const RequestConsistency& consistency) override;
   void MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
                 std::vector<Status>* statuses, const RequestConsistency& consistency) override;
+  // REQUIRES: the tablet is owned by a shared_ptr (the resolver makes it so).
+  void MultiGetAsync(std::vector<std::string> keys, const RequestConsistency& consistency,
+                     MultiGetDone done) override;
   std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper,
                                           const RequestConsistency& consistency) override;
   // This node's share only (its local storage).
@@ -202,6 +214,13 @@ class ReplicatedTablet : public Replica {
   // counted in ReplicationServices::coordinated (a digest round before).
   Result<std::vector<std::optional<std::string>>> ReadKeysInFull(const std::vector<std::string>& relative_keys,
                                                                  const RequestConsistency& consistency, bool counted);
+  // ReadKeys and ReadKeysInFull without a waiting thread
+  // (replicated_tablet_async_reads.cc): `done` runs once, on the thread that
+  // completes the read.
+  using KeysDone = std::function<void(Result<std::vector<std::optional<std::string>>>)>;
+  void ReadKeysAsync(std::vector<std::string> relative_keys, const RequestConsistency& consistency, KeysDone done);
+  void ReadKeysInFullAsync(std::vector<std::string> relative_keys, const RequestConsistency& consistency,
+                           bool counted, KeysDone done);
   // Writes each of `repairs` back to the replica of `asked` at its index;
   // ReadTimeout (at `consistency`) unless all acknowledge.
   Status Repair(const std::vector<const Target*>& asked, const std::vector<WriteSet>& repairs,

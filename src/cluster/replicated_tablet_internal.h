@@ -1,7 +1,8 @@
-// What replicated_tablet.cc and replicated_tablet_writes.cc share: a
-// replica target, the steady clock the latency estimates count in, and the
-// answers gathered from replicas asked in parallel. Internal to those two
-// files; not part of any other contract.
+// What replicated_tablet.cc, replicated_tablet_writes.cc and
+// replicated_tablet_async_reads.cc share: a replica target, the steady clock
+// the latency estimates count in, the answers gathered from replicas asked
+// in parallel, and how key reads' answers are compared and reconciled.
+// Internal to those files; not part of any other contract.
 //
 // Thread safety: Gathered is shared between the asking thread and the
 // transport's callbacks (its members under `mu`).
@@ -55,5 +56,27 @@ struct Gathered {
                 [&] { return succeeded >= enough || answered >= sent; });
   }
 };
+
+// The value every replica should hold: the stored values (null: none
+// there) folded by the merge operator; equal values stay as they are.
+// REQUIRES: at least one non-null.
+Result<std::string> Reconcile(const std::vector<const std::string*>& values);
+
+// A replica's answer to a key read: the values of the keys (nullopt: none
+// stored), or with `digest` their ValueDigests (cluster/replica_reads.h).
+struct KeysAnswer {
+  bool digest = false;
+  std::vector<std::optional<std::string>> values;
+};
+// The data answer among `answers` when every answer holds `keys` values and
+// every digest matches it; null when none is data or one disagrees.
+const KeysAnswer* AgreedData(const std::vector<KeysAnswer>& answers, size_t keys);
+
+// Reconciles a full key read's answers (one per replica asked, each in
+// `keys` order): `out` gets each key's value, `repairs` (one per answer)
+// what that replica lacks. Errors: those of Reconcile.
+Status ReconcileKeyAnswers(const std::vector<std::string>& keys,
+                           const std::vector<std::vector<std::optional<std::string>>>& answers,
+                           std::vector<std::optional<std::string>>* out, std::vector<WriteSet>* repairs);
 
 }  // namespace tessera::cluster

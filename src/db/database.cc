@@ -335,6 +335,19 @@ Result<std::optional<RowResult>> Database::ReadRow(const std::shared_ptr<const T
   return tessera::ReadRow(MakeReadContext(CurrentLayout(table), consistency), pk, ck);
 }
 
+void Database::ReadRowAsync(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& pk,
+                            const std::vector<std::string>& ck, const RequestConsistency& consistency, RowDone done) {
+  if (!TabletsOf(table->id)) return done(Status::NotFound("table " + table->name + " was dropped"));
+  Status held = HitReadFailpoint(*table);
+  if (!held.ok()) return done(held);
+  tessera::ReadRowAsync(MakeReadContext(CurrentLayout(table), consistency), pk, ck,
+                        [metrics = MetricsOf(table->id), start = SteadyMicros(),
+                         done = std::move(done)](Result<std::optional<RowResult>> row) {
+                          metrics->read_latency.Record(SteadyMicros() - start);
+                          done(std::move(row));
+                        });
+}
+
 Result<SliceResult> Database::ReadSlice(const std::shared_ptr<const TableSchema>& table,
                                         const std::vector<std::string>& pk, const SliceRequest& request,
                                         const RequestConsistency& consistency) {

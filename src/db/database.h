@@ -259,6 +259,11 @@ class Database {
                                            const std::vector<std::string>& partition_key,
                                            const std::vector<std::string>& clustering,
                                            const RequestConsistency& consistency = kLocalConsistency);
+  // As ReadRow, answering through `done` (db/reader.h ReadRowAsync): on a
+  // cluster a replicated tablet's read holds no thread while its replicas
+  // answer. REQUIRES: this Database outlives the answer (as ApplyBatchAsync).
+  void ReadRowAsync(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& partition_key,
+                    const std::vector<std::string>& clustering, const RequestConsistency& consistency, RowDone done);
   Result<SliceResult> ReadSlice(const std::shared_ptr<const TableSchema>& table,
                                 const std::vector<std::string>& partition_key, const SliceRequest& request,
                                 const RequestConsistency& consistency = kLocalConsistency);

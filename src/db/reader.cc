@@ -78,28 +78,37 @@ Result<KeyRange> PartitionKeyRange(const TableSchema& t, const std::vector<std::
   return r;
 }
 
-Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vector<std::string>& pk,
-                                         const std::vector<std::string>& ck) {
-  if (ctx.table->partition_buckets.enabled()) return ReadSubPartitionedRow(ctx, pk, ck);
-  const TableSchema& t = *ctx.table;
+namespace {
+
+// What a row read looks up: the partition header (deletions) and the row,
+// in one batched lookup.
+struct RowKeys {
+  std::string position;    // the partition's
+  std::string header_key;
+  std::string key;         // the row's
+  size_t clustering_start = 0;  // where the clustering prefix starts in `key`
+};
+
+Result<RowKeys> RowKeysOf(const TableSchema& t, const std::vector<std::string>& pk, const std::vector<std::string>& ck) {
   if (ck.size() != t.Clustering().size()) {
     return Status::InvalidArgument("a row of " + t.name + " needs all " + std::to_string(t.Clustering().size()) +
                                    " clustering components");
   }
-  std::string position;
+  RowKeys k;
   Token token;
-  TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(t, Views(pk), &position, &token));
-  std::string key = position + static_cast<char>(KeyKind::kRow);
-  size_t ck_start = key.size();
-  TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(t, Views(ck), &key));
-  if (ctx.count_partition_read) ctx.count_partition_read(position);
-  auto map = ctx.tablets();
-  const Tablet& tablet = map->Find(position);
-  // The partition header (deletions) and the row, in one batched lookup.
-  const std::string header_key = position + static_cast<char>(KeyKind::kPartitionHeader);
-  std::vector<std::string> values;
-  std::vector<Status> found;
-  tablet.replica->MultiGet({header_key, key}, &values, &found, ctx.consistency);
+  TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(t, Views(pk), &k.position, &token));
+  k.key = k.position + static_cast<char>(KeyKind::kRow);
+  k.clustering_start = k.key.size();
+  TESSERA_RETURN_IF_ERROR(EncodeClusteringPrefix(t, Views(ck), &k.key));
+  k.header_key = k.position + static_cast<char>(KeyKind::kPartitionHeader);
+  return k;
+}
+
+// The row from the lookup of RowKeysOf's keys (values and statuses in
+// header, row order), counted in the tablet's load.
+Result<std::optional<RowResult>> RowFromLookup(const TableSchema& t, TabletCounters& counters, int64_t now_micros,
+                                               const RowKeys& k, const std::vector<std::string>& values,
+                                               const std::vector<Status>& found) {
   PartitionHeader header;
   if (found[0].ok()) {
     TESSERA_RETURN_IF_ERROR(DecodePartitionHeader(values[0], &header));
@@ -109,12 +118,45 @@ Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vect
   if (found[1].IsNotFound()) return std::optional<RowResult>();
   TESSERA_RETURN_IF_ERROR(found[1]);
   const std::string& value = values[1];
-  tablet.counters->CountReadBytes(ctx.now_micros, key.size() + value.size() + (found[0].ok() ? values[0].size() : 0));
-  TESSERA_ASSIGN_OR_RETURN(auto row, Materialize(t, std::string_view(key).substr(ck_start), false, value, header,
-                                                 Seconds(ctx.now_micros)));
-  if (row) tablet.counters->CountRead(ctx.now_micros, 1, 0);
-  tablet.counters->sample.Add(ctx.now_micros, position, 1, /*write=*/false);
+  counters.CountReadBytes(now_micros, k.key.size() + value.size() + (found[0].ok() ? values[0].size() : 0));
+  TESSERA_ASSIGN_OR_RETURN(auto row, Materialize(t, std::string_view(k.key).substr(k.clustering_start), false, value,
+                                                 header, Seconds(now_micros)));
+  if (row) counters.CountRead(now_micros, 1, 0);
+  counters.sample.Add(now_micros, k.position, 1, /*write=*/false);
   return row;
+}
+
+}  // namespace
+
+Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vector<std::string>& pk,
+                                         const std::vector<std::string>& ck) {
+  if (ctx.table->partition_buckets.enabled()) return ReadSubPartitionedRow(ctx, pk, ck);
+  TESSERA_ASSIGN_OR_RETURN(RowKeys k, RowKeysOf(*ctx.table, pk, ck));
+  if (ctx.count_partition_read) ctx.count_partition_read(k.position);
+  auto map = ctx.tablets();
+  const Tablet& tablet = map->Find(k.position);
+  std::vector<std::string> values;
+  std::vector<Status> found;
+  tablet.replica->MultiGet({k.header_key, k.key}, &values, &found, ctx.consistency);
+  return RowFromLookup(*ctx.table, *tablet.counters, ctx.now_micros, k, values, found);
+}
+
+void ReadRowAsync(const ReadContext& ctx, const std::vector<std::string>& pk, const std::vector<std::string>& ck,
+                  RowDone done) {
+  if (ctx.table->partition_buckets.enabled()) return done(ReadSubPartitionedRow(ctx, pk, ck));
+  auto keys = RowKeysOf(*ctx.table, pk, ck);
+  if (!keys.ok()) return done(keys.status());
+  if (ctx.count_partition_read) ctx.count_partition_read(keys->position);
+  auto map = ctx.tablets();
+  const Tablet& tablet = map->Find(keys->position);
+  std::shared_ptr<Replica> replica = tablet.replica;
+  std::vector<std::string> lookup{keys->header_key, keys->key};
+  replica->MultiGetAsync(std::move(lookup), ctx.consistency,
+                         [table = ctx.table, counters = tablet.counters, now = ctx.now_micros,
+                          k = std::move(keys).value(), done = std::move(done)](std::vector<std::string> values,
+                                                                               std::vector<Status> found) {
+                           done(RowFromLookup(*table, *counters, now, k, values, found));
+                         });
 }
 
 Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::string>& pk, const SliceRequest& req) {

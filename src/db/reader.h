@@ -119,6 +119,14 @@ Status DecodePagingCursor(std::string_view cursor, uint64_t* rows_in_partition, 
 // cursors name logical keys (without the sub-partition).
 Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vector<std::string>& partition_key,
                                          const std::vector<std::string>& clustering);
+// As ReadRow, answering through `done`: exactly once, on this thread or on
+// the thread the tablet replica answers on (Replica::MultiGetAsync), so that
+// no thread waits for another node (issue 28 item 1). Partition-bucketed
+// tables read here, as ReadRow. REQUIRES: what ctx.tablets() and the
+// replicas use outlives the answer.
+using RowDone = std::function<void(Result<std::optional<RowResult>>)>;
+void ReadRowAsync(const ReadContext& ctx, const std::vector<std::string>& partition_key,
+                  const std::vector<std::string>& clustering, RowDone done);
 Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::string>& partition_key,
                               const SliceRequest& request);
 Result<RangeResult> ScanRange(const ReadContext& ctx, const RangeRequest& request);

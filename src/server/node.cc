@@ -216,6 +216,7 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   r.ballot_clock = std::make_unique<cluster::BallotClock>(host_id_);
   r.failpoints = &failpoints_;
   r.stream_limiter = std::make_shared<cluster::StreamRateLimiter>(c.stream_bytes_per_second);
+  r.delayed_calls = std::make_unique<cluster::DelayedCalls>();
   l.resolver = std::make_unique<cluster::ClusterReplicaResolver>(l.replication.get());
   db_->AttachReplicaResolver(l.resolver.get());
   cluster::HintReplayOptions replay;
@@ -415,6 +416,10 @@ void Node::Stop() {
     // The coordinator's requests still in flight answer into the replication
     // services (latency estimates, hints): the client waits them out
     // (a lost one ends at its time-out) while those services still exist.
+    // No speculative retry may send once the client starts going.
+    if (listeners_->replication && listeners_->replication->delayed_calls) {
+      listeners_->replication->delayed_calls->Stop();
+    }
     listeners_->internode_client.reset();
     if (listeners_->schema_log) listeners_->schema_log->Stop();
     if (listeners_->admin) listeners_->admin->Stop();

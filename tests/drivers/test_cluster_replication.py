@@ -428,14 +428,47 @@ def test_stopped_replica_gives_write_and_read_timeouts(slow_cluster):
         d.shutdown()
 
 
-def test_writes_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinator(slow_cluster):
+def answered_behind_a_stopped_replica(cluster, at_all, at_one, timeout_code, what):
     # Issue 28, item 1: a coordinator does not wait for replicas on a thread.
-    # One connection to node 1; node 2 stopped. 40 writes at ALL wait for
-    # node 2 until their 1 s time-out, more than node 1 has request threads
-    # (2); the 160 writes at ONE sent behind them on the same connection are
-    # answered first, long before the 40 time out. A coordinator holding a
-    # thread per write would answer them only as the ALL writes time out, two
-    # at a time (20 s).
+    # One raw connection to node 1; node 2 stopped. The statements of `at_all`
+    # (40: more than node 1 has request threads) go at ALL and wait for node 2
+    # until their 1 s time-out; those of `at_one`, sent behind them on the same
+    # connection, are answered first, long before the 40 time out. A
+    # coordinator holding a thread per request would answer them only as the
+    # ALL requests time out, a few at a time. Returns the ONE answers as
+    # (stream, opcode, body, seconds after sending); streams count from 1,
+    # `at_all` first.
+    pid2 = cluster.manifest()["nodes"][1]["pid"]
+    conn = open_ready(cluster.port)
+    conn.settimeout(30)
+    stop_process(pid2)
+    try:
+        sent = time.monotonic()
+        conn.sendall(b"".join(query(q, i + 1, consistency=0x0005) for i, q in enumerate(at_all)))
+        conn.sendall(b"".join(query(q, len(at_all) + i + 1, consistency=0x0001) for i, q in enumerate(at_one)))
+        arrivals = []  # (stream, opcode, body, seconds after sending)
+        for _ in range(len(at_all) + len(at_one)):
+            stream, opcode, body = read_frame(conn)
+            arrivals.append((stream, opcode, body, time.monotonic() - sent))
+    finally:
+        os.kill(pid2, signal.SIGCONT)
+        conn.close()
+    one = [a for a in arrivals if a[0] > len(at_all)]
+    held = [a for a in arrivals if a[0] <= len(at_all)]
+    assert sorted(a[0] for a in arrivals) == list(range(1, len(arrivals) + 1))
+    assert all(a[1] == 0x08 for a in one), [a for a in one if a[1] != 0x08][:3]  # RESULT
+    assert all(a[1] == 0x00 and struct.unpack(">i", a[2][:4])[0] == timeout_code for a in held), held[:3]
+    # Every ONE request was answered before the first ALL request timed out.
+    assert max(a[3] for a in one) < min(a[3] for a in held), (max(a[3] for a in one), min(a[3] for a in held))
+    # All 40 time out together (each after its own 1 s), not a few at a time.
+    assert max(a[3] for a in held) < 10, max(a[3] for a in held)
+    print("%d %s at ONE answered within %.0f ms while %d at ALL waited for a stopped replica; "
+          "those timed out after %.2f-%.2f s" % (len(one), what, max(a[3] for a in one) * 1000, len(held),
+                                                 min(a[3] for a in held), max(a[3] for a in held)))
+    return one
+
+
+def test_writes_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinator(slow_cluster):
     d, s = node_session(slow_cluster, 1)
     try:
         s.execute("CREATE KEYSPACE IF NOT EXISTS slow WITH replication = "
@@ -444,34 +477,28 @@ def test_writes_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinato
         run(s, "INSERT INTO slow.held (k, v) VALUES (0, 0)", cl=ALL)
     finally:
         d.shutdown()
-    pid2 = slow_cluster.manifest()["nodes"][1]["pid"]
-    conn = open_ready(slow_cluster.port)
-    conn.settimeout(30)
-    stop_process(pid2)
+    answered_behind_a_stopped_replica(
+        slow_cluster, ["INSERT INTO slow.held (k, v) VALUES (%d, 1)" % k for k in range(1, 41)],
+        ["INSERT INTO slow.held (k, v) VALUES (%d, 2)" % k for k in range(41, 201)], 0x1100, "writes")
+
+
+def test_reads_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinator(slow_cluster):
+    # For reads: a SELECT of one row answers from the thread of the replica
+    # answer that completes it; the ONE reads are answered from node 1's replica.
+    d, s = node_session(slow_cluster, 1)
     try:
-        sent = time.monotonic()
-        conn.sendall(b"".join(query("INSERT INTO slow.held (k, v) VALUES (%d, 1)" % k, k, consistency=0x0005)
-                              for k in range(1, 41)))
-        conn.sendall(b"".join(query("INSERT INTO slow.held (k, v) VALUES (%d, 2)" % k, k, consistency=0x0001)
-                              for k in range(41, 201)))
-        arrivals = []  # (stream, opcode, error code, seconds after sending)
-        for _ in range(200):
-            stream, opcode, body = read_frame(conn)
-            code = struct.unpack(">i", body[:4])[0] if opcode == 0x00 else None
-            arrivals.append((stream, opcode, code, time.monotonic() - sent))
+        s.execute("CREATE KEYSPACE IF NOT EXISTS slow WITH replication = "
+                  "{'class': 'SimpleStrategy', 'replication_factor': 2}")
+        s.execute("CREATE TABLE IF NOT EXISTS slow.read_held (k int PRIMARY KEY, v int)")
+        insert = s.prepare("INSERT INTO slow.read_held (k, v) VALUES (?, ?)")
+        insert.consistency_level = ALL
+        for k in range(1, 201):
+            s.execute(insert, (k, 7 * k))
     finally:
-        os.kill(pid2, signal.SIGCONT)
-        conn.close()
-    at_one = [a for a in arrivals if a[0] > 40]
-    at_all = [a for a in arrivals if a[0] <= 40]
-    assert sorted(a[0] for a in arrivals) == list(range(1, 201))
-    assert all(a[1] == 0x08 for a in at_one), [a for a in at_one if a[1] != 0x08][:3]  # RESULT
-    assert all(a[1] == 0x00 and a[2] == 0x1100 for a in at_all), at_all[:3]  # ERROR WriteTimeout
-    # Every ONE write was answered before the first ALL write timed out.
-    assert max(a[3] for a in at_one) < min(a[3] for a in at_all), (max(a[3] for a in at_one),
-                                                                    min(a[3] for a in at_all))
-    # All 40 time out together (each after its own 1 s), not two at a time.
-    assert max(a[3] for a in at_all) < 10, max(a[3] for a in at_all)
-    print("160 writes at ONE answered within %.0f ms while 40 at ALL waited for a stopped replica; "
-          "those timed out after %.2f-%.2f s" % (max(a[3] for a in at_one) * 1000, min(a[3] for a in at_all),
-                                                 max(a[3] for a in at_all)))
+        d.shutdown()
+    one = answered_behind_a_stopped_replica(
+        slow_cluster, ["SELECT v FROM slow.read_held WHERE k = %d" % k for k in range(1, 41)],
+        ["SELECT v FROM slow.read_held WHERE k = %d" % k for k in range(41, 201)], 0x1200, "reads")
+    # Each a Rows result (kind 2) ending with its one row's v: [int 4][int 7k].
+    for stream, _, body, _ in one:
+        assert struct.unpack(">i", body[:4])[0] == 2 and body[-8:] == struct.pack(">ii", 4, 7 * stream), stream

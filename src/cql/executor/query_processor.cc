@@ -468,19 +468,18 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
   if (params.serial_consistency) write.serial = static_cast<ConsistencyLevel>(*params.serial_consistency);
   if (const auto* sel = std::get_if<SelectStatement>(&s)) {
     SelectContext ctx{bind, ks, params.page_size.value_or(0), params.paging_state, db_->guardrails(), consistency};
-    auto rs = ExecuteSelect(*db_, &system_tables_, *sel, ctx);
-    if (!rs.ok()) {
-      if (rs.status().message().rfind(kTombstoneOverwhelming, 0) == 0) {
-        ErrorResponse e{ErrorCode::kReadFailure, rs.status().message()};
-        e.consistency = params.consistency;
-        e.alive_or_blockfor = 1;
-        e.failures = 1;
-        return Reply{Opcode::kError, EncodeError(e), {}};
-      }
-      return Error(rs.status());
+    // On a cluster, a row read need not hold this thread while replicas
+    // answer. SERIAL reads run their Paxos round first: not twice.
+    DeferredRowRead row_read;
+    const bool serial = consistency.level == ConsistencyLevel::kSerial ||
+                        consistency.level == ConsistencyLevel::kLocalSerial;
+    if (cluster_ && later && *later && !serial) {
+      ctx.row_read = &row_read;
+      ctx.defer_row_read = true;
     }
-    for (const auto& w : rs->warnings) spdlog::warn("{}", w);
-    return Reply{Opcode::kResult, EncodeRows(*rs, params.skip_metadata), rs->warnings};
+    auto rs = ExecuteSelect(*db_, &system_tables_, *sel, ctx);
+    if (row_read.table) return SelectAfterRowRead(*sel, ctx, std::move(row_read), params, later);
+    return SelectReply(rs, params.consistency, params.skip_metadata);
   }
   if (ConditionalWrites::IsConditional(s)) {
     return Conditional([&](const ApplyFn& apply) { return conditional_writes_.Run(s, write, apply); });
@@ -679,6 +678,59 @@ std::optional<Reply> QueryProcessor::Batch(ConnectionState& conn, const BatchReq
   Status counters = CheckBatchCounters(type, all);
   if (!counters.ok()) return Error(counters);
   return ApplyWrites(all, consistency, later);
+}
+
+Reply QueryProcessor::SelectReply(const ::tessera::Result<ResultSet>& rs, Consistency consistency,
+                                  bool skip_metadata) const {
+  if (!rs.ok()) {
+    if (rs.status().message().rfind(kTombstoneOverwhelming, 0) == 0) {
+      ErrorResponse e{ErrorCode::kReadFailure, rs.status().message()};
+      e.consistency = consistency;
+      e.alive_or_blockfor = 1;
+      e.failures = 1;
+      return Reply{Opcode::kError, EncodeError(e), {}};
+    }
+    return Error(rs.status());
+  }
+  for (const auto& w : rs->warnings) spdlog::warn("{}", w);
+  return Reply{Opcode::kResult, EncodeRows(*rs, skip_metadata), rs->warnings};
+}
+
+std::optional<Reply> QueryProcessor::SelectAfterRowRead(const SelectStatement& sel, const SelectContext& ctx,
+                                                        DeferredRowRead row_read, const QueryParameters& params,
+                                                        ReplyDone* later) {
+  // What the second run needs, copied: the request's bytes go once this returns.
+  struct Second {
+    SelectStatement statement;
+    std::vector<WireValue> values;
+    SelectContext ctx;
+    DeferredRowRead row_read;
+  };
+  auto second = std::make_shared<Second>(Second{sel, *ctx.bind.values, ctx, std::move(row_read)});
+  second->ctx.bind.values = &second->values;
+  second->ctx.row_read = &second->row_read;
+  second->ctx.defer_row_read = false;
+  const DeferredRowRead& r = second->row_read;
+  // The reply is called once the processor's node has drained its replicas'
+  // answers at the latest, while this processor still exists (Node::Stop).
+  db_->ReadRowAsync(r.table, r.partition_key, r.clustering, ctx.consistency,
+                    [this, second, consistency = params.consistency, skip_metadata = params.skip_metadata,
+                     reply = std::exchange(*later, nullptr)](::tessera::Result<std::optional<RowResult>> row) {
+                      second->row_read.row = std::move(row);
+                      Reply answer;
+                      try {
+                        answer = SelectReply(ExecuteSelect(*db_, &system_tables_, second->statement, second->ctx),
+                                             consistency, skip_metadata);
+                      } catch (const std::exception& e) {
+                        spdlog::error("a SELECT failed with an exception after its row read: {}", e.what());
+                        answer = ServerError(std::string("internal error: ") + e.what());
+                      } catch (...) {
+                        spdlog::error("a SELECT failed with an unknown exception after its row read");
+                        answer = ServerError("internal error");
+                      }
+                      reply(std::move(answer));
+                    });
+  return std::nullopt;
 }
 
 std::optional<Reply> QueryProcessor::ApplyWrites(const std::vector<Mutation>& mutations,

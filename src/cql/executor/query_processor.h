@@ -54,7 +54,9 @@ class QueryProcessor : public RequestProcessor {
   // (0x0000) for that request alone and is logged with the statement.
   Reply Process(ConnectionState& connection, const Request& request) override;
   // INSERT, UPDATE, DELETE and BATCH without conditions answer when their
-  // replicas do (Database::ApplyBatchAsync); everything else as Process.
+  // replicas do (Database::ApplyBatchAsync); on a cluster node, so does a
+  // SELECT's first read of one whole row (DeferredRowRead,
+  // Database::ReadRowAsync) unless at SERIAL; everything else as Process.
   void ProcessAsync(ConnectionState& connection, const Request& request, std::function<void(Reply)> done) override;
   std::string Authenticator() const override;
   // In a cluster: the coordinator every schema statement goes through.
@@ -127,6 +129,14 @@ class QueryProcessor : public RequestProcessor {
   // its Paxos round on a cluster).
   Reply Conditional(const std::function<::tessera::Result<ResultSet>(const ApplyFn&)>& run);
   Reply Error(const Status& status, const RawStatement* statement = nullptr) const;
+  // A SELECT's reply: its rows, or its error (ReadFailure for too many
+  // tombstones; `consistency` is the request's, as on the wire).
+  Reply SelectReply(const ::tessera::Result<ResultSet>& rs, Consistency consistency, bool skip_metadata) const;
+  // The second run of a SELECT whose row read `ctx` deferred (`row_read`):
+  // reads the row without holding this thread, then runs `sel` again with
+  // it and answers through `later` (nullopt).
+  std::optional<Reply> SelectAfterRowRead(const SelectStatement& sel, const SelectContext& ctx,
+                                          DeferredRowRead row_read, const QueryParameters& params, ReplyDone* later);
   Reply AuthResponse(ConnectionState& conn, const AuthResponseRequest& request);
   // Grants on what a successful CREATE made, and drops those on what a DROP removed.
   void UpdateGrants(const std::string& user, const RawStatement& s, const std::string& keyspace);

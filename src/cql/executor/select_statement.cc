@@ -39,9 +39,10 @@ Result<uint64_t> BindLimit(const std::optional<Term>& t, const BindContext& ctx,
 class Executor {
  public:
   Executor(Database& db, std::shared_ptr<const TableSchema> t, const ReadPlan& plan, const Limits& limits,
-           bool reversed, bool keep_all, const BindContext& bind, const RequestConsistency& consistency)
+           bool reversed, bool keep_all, const SelectContext& ctx)
       : db_(db), t_(std::move(t)), plan_(plan), limits_(limits), reversed_(reversed), keep_all_(keep_all),
-        now_(static_cast<uint32_t>(bind.now_micros / 1'000'000)), consistency_(consistency) {}
+        now_(static_cast<uint32_t>(ctx.bind.now_micros / 1'000'000)), consistency_(ctx.consistency),
+        row_read_(ctx.row_read), defer_row_read_(ctx.defer_row_read) {}
 
   // Emits rows into out; sets *next when another page follows.
   Status Run(PagingState state, std::vector<SourceRow>* out, std::optional<std::string>* next) {
@@ -63,6 +64,29 @@ class Executor {
     ++state_.rows_so_far;
     ++state_.rows_in_partition;
     return true;
+  }
+
+  // One whole row: deferred to the caller, or taken from its read, or read
+  // here (DeferredRowRead). Deferred only when it is the statement's one
+  // storage read (one partition, one clustering prefix, no static row): the
+  // second run, on the thread of a replica's answer, must not wait for
+  // another read.
+  Result<std::optional<RowResult>> ReadRow(const std::vector<std::string>& pk, const std::vector<std::string>& ck) {
+    if (row_read_ != nullptr) {
+      if (defer_row_read_ && !row_read_->table && !t_->HasStatic() && plan_.partition_keys.size() == 1 &&
+          plan_.clustering_prefixes.size() == 1) {
+        row_read_->table = t_;
+        row_read_->partition_key = pk;
+        row_read_->clustering = ck;
+        return Status::Busy("row read deferred to the caller");
+      }
+      if (!defer_row_read_ && row_read_->row && !row_read_taken_ && row_read_->table == t_ &&
+          row_read_->partition_key == pk && row_read_->clustering == ck) {
+        row_read_taken_ = true;
+        return *row_read_->row;
+      }
+    }
+    return db_.ReadRow(t_, pk, ck, consistency_);
   }
 
   std::optional<RowResult> StaticRow(const std::vector<std::string>& pk) {
@@ -99,7 +123,7 @@ class Executor {
             state_.cursor.empty()) {
           uint64_t want = std::min(Wanted(), limits_.per_partition - std::min(limits_.per_partition, state_.rows_in_partition));
           if (want == 0) break;
-          TESSERA_ASSIGN_OR_RETURN(auto row, db_.ReadRow(t_, pk, prefixes[state_.prefix], consistency_));
+          TESSERA_ASSIGN_OR_RETURN(auto row, ReadRow(pk, prefixes[state_.prefix]));
           if (row) {
             any_row = true;
             Emit(MakeRow(*t_, pk, &*row, static_row ? &*static_row : nullptr, now_));
@@ -192,6 +216,9 @@ class Executor {
   bool keep_all_;
   uint32_t now_;
   RequestConsistency consistency_;
+  DeferredRowRead* row_read_;
+  bool defer_row_read_;
+  bool row_read_taken_ = false;
   PagingState state_;
   std::vector<SourceRow>* out_ = nullptr;
 };
@@ -300,7 +327,7 @@ Status PageGroups(Database& db, const std::shared_ptr<const TableSchema>& table,
   for (;;) {
     Limits read_limits;
     read_limits.page = chunk_rows;
-    Executor exec(db, table, plan, read_limits, reversed, /*keep_all=*/false, ctx.bind, ctx.consistency);
+    Executor exec(db, table, plan, read_limits, reversed, /*keep_all=*/false, ctx);
     Chunk chunk{state, std::nullopt, rows.size(), 0};
     std::vector<SourceRow> got;
     TESSERA_RETURN_IF_ERROR(exec.Run(state, &got, &chunk.end));
@@ -389,7 +416,7 @@ Status PageGroups(Database& db, const std::shared_ptr<const TableSchema>& table,
     } else {
       Limits exact;
       exact.page = last_row + 1 - chunks[c].first_row + chunks[c].dropped;
-      Executor again(db, table, plan, exact, reversed, /*keep_all=*/false, ctx.bind, ctx.consistency);
+      Executor again(db, table, plan, exact, reversed, /*keep_all=*/false, ctx);
       std::vector<SourceRow> reread;
       std::optional<std::string> after;
       TESSERA_RETURN_IF_ERROR(again.Run(chunks[c].start, &reread, &after));
@@ -568,7 +595,7 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
     if (ctx.paging_state) {
       TESSERA_ASSIGN_OR_RETURN(state, DecodePaging(*ctx.paging_state, kind));
     }
-    Executor exec(db, table, plan, limits, reversed, sel.is_aggregate(), ctx.bind, ctx.consistency);
+    Executor exec(db, table, plan, limits, reversed, sel.is_aggregate(), ctx);
     TESSERA_RETURN_IF_ERROR(exec.Run(state, &rows, &result.paging_state));
     TESSERA_RETURN_IF_ERROR(CheckTombstones(db, *table, exec.tombstones(), rows.size(), ctx, &result));
   }

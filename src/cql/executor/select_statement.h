@@ -44,6 +44,23 @@ class VirtualTables {
   virtual Result<std::vector<SourceRow>> Rows(const TableSchema& table) const = 0;
 };
 
+// A SELECT's row read done without holding a thread (issue 28 item 1). A
+// first ExecuteSelect with SelectContext::defer_row_read stops at its read
+// of one whole row when that is its only storage read (one partition key,
+// one full clustering key, a table without static columns): the row's key
+// goes into the slot and ExecuteSelect fails with an error the caller
+// ignores once it sees `table` set. The caller reads
+// that row (Database::ReadRowAsync) and runs the statement again, without
+// defer_row_read and with `row` filled in, which that same read takes
+// instead of reading (any other read reads as usual). What comes before the
+// read is pure (binding, planning), so the first run costs CPU only.
+struct DeferredRowRead {
+  std::shared_ptr<const TableSchema> table;  // null: nothing deferred
+  std::vector<std::string> partition_key;
+  std::vector<std::string> clustering;
+  std::optional<Result<std::optional<RowResult>>> row;  // the read's outcome, for the second run
+};
+
 struct SelectContext {
   BindContext bind;
   std::string keyspace;                     // current keyspace
@@ -54,6 +71,9 @@ struct SelectContext {
   Guardrails guardrails;
   // The request's consistency level, for every read of the table.
   RequestConsistency consistency;
+  // See DeferredRowRead; null: every read is done here.
+  DeferredRowRead* row_read = nullptr;
+  bool defer_row_read = false;
 };
 
 // A read that scanned more tombstones than tombstone_fail fails with this
