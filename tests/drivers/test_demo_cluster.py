@@ -117,8 +117,10 @@ def test_the_hot_tail_is_served_by_one_node_at_a_time(demo):
     # One node at a time: the tail may move with its tablet (the balancer
     # splits and places the hot tablet; writes go to both nodes while it
     # moves), but between moves one node serves all of it. Runs measured
-    # 0.90-1.00 and 0.79-1.00; the fixes stay under 0.5 and at 0.0-0.04.
-    assert t["busiest_node_write_share"] > 0.75, t["busiest_node_write_share"]
+    # 0.90-1.00 and 0.79-1.00, and 0.74 with three cluster tests beside it
+    # on 2 cores (moves take longer when starved); the fixes stay under 0.5
+    # and at 0.0-0.04.
+    assert t["busiest_node_write_share"] > 0.7, t["busiest_node_write_share"]
     assert t["one_node_sample_share"] >= 0.6, t["one_node_sample_share"]
     # The newest minutes are read where the tail is: mostly one node.
     reads = [n["reads_served"] for n in t["nodes"]]
