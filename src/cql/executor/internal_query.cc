@@ -39,11 +39,10 @@ Result<ResultSet> SchemaResult(const Result<SchemaOutcome>& r) {
 Result<ResultSet> ExecuteInternal(Database& db, const std::string& cql, const std::vector<WireValue>& values,
                                   const RequestConsistency& consistency) {
   TESSERA_ASSIGN_OR_RETURN(auto parsed, ParseStatement(cql));
-  thread_local std::mt19937_64 rng{std::random_device{}()};
   BindContext bind;
   bind.values = &values;
   bind.now_micros = db.NowMicros();
-  bind.rng = &rng;
+  bind.rng = &ThreadRandom();
   const RawStatement& s = parsed.statement;
   if (const auto* sel = std::get_if<SelectStatement>(&s)) {
     SelectContext ctx{bind, "", 0, std::nullopt, db.guardrails(), consistency};

@@ -438,7 +438,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
   BindContext bind;
   bind.values = params.value_names.empty() ? &params.values : &by_name;
   bind.now_micros = db_->NowMicros();  // now(), TTL expiry; write timestamps come from WriteContext
-  bind.rng = &rng_;
+  bind.rng = &ThreadRandom();
   bind.next_value = NextValue(conn.keyspace());
   const RawStatement& s = parsed.statement;
   const std::string ks = conn.keyspace();
@@ -651,7 +651,7 @@ std::optional<Reply> QueryProcessor::Batch(ConnectionState& conn, const BatchReq
     BindContext bind;
     bind.values = &entry.values;
     bind.now_micros = db_->NowMicros();
-    bind.rng = &rng_;
+    bind.rng = &ThreadRandom();
     bind.next_value = NextValue(keyspace);
     const bool dml = std::holds_alternative<InsertStatement>(parsed.statement) ||
                      std::holds_alternative<UpdateStatement>(parsed.statement) ||
@@ -717,6 +717,7 @@ std::optional<Reply> QueryProcessor::SelectAfterRowRead(const SelectStatement& s
                     [this, second, consistency = params.consistency, skip_metadata = params.skip_metadata,
                      reply = std::exchange(*later, nullptr)](::tessera::Result<std::optional<RowResult>> row) {
                       second->row_read.row = std::move(row);
+                      second->ctx.bind.rng = &ThreadRandom();  // this thread's, not the request thread's
                       Reply answer;
                       try {
                         answer = SelectReply(ExecuteSelect(*db_, &system_tables_, second->statement, second->ctx),

@@ -159,7 +159,6 @@ class QueryProcessor : public RequestProcessor {
   SchemaChangeListener on_schema_change_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<const Prepared>> prepared_;
-  std::mt19937_64 rng_{std::random_device{}()};
 };
 
 // Bind-variable specs of a parsed statement (in marker order) and the bind

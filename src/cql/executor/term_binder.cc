@@ -244,6 +244,11 @@ Result<Value> BindNested(const Term& t, const CqlType& type, const std::string& 
 
 }  // namespace
 
+std::mt19937_64& ThreadRandom() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return rng;
+}
+
 std::string MakeTimeUuid(int64_t micros, std::mt19937_64& rng) {
   static std::atomic<int64_t> last_ticks{0};
   int64_t ticks = micros * 10 + kGregorianOffset100ns;

@@ -56,4 +56,10 @@ std::optional<CqlType> BlobConversionType(const std::string& function, bool* to_
 // or decreasing input times.
 std::string MakeTimeUuid(int64_t micros, std::mt19937_64& rng);
 
+// The calling thread's generator, for BindContext::rng (seeded once per
+// thread from std::random_device). A generator is not thread-safe: requests
+// running at once bind and project on different threads, so each draws from
+// its own thread's and none shares one.
+std::mt19937_64& ThreadRandom();
+
 }  // namespace tessera::cql
