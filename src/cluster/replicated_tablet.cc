@@ -446,77 +446,6 @@ Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query, const Re
   return window;
 }
 
-Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeys(const std::vector<std::string>& keys,
-                                                                           const RequestConsistency& consistency) {
-  using Values = std::vector<std::optional<std::string>>;
-  using Answer = KeysAnswer;
-  std::vector<const Target*> asked;
-  {
-    PlacementFence::RequestGuard fence(&services_->placement_fence);
-    TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
-    ConsistencyPlan plan;
-    TESSERA_ASSIGN_OR_RETURN(asked, ChooseReadTargets(targets, consistency.level, &plan));
-    // One replica alone (ONE, or RF 1): its data, as a full read asks.
-    if (plan.block_for <= 1) return ReadKeysInFull(keys, consistency, /*counted=*/false);
-    CountCoordinated(targets);
-    // The first candidate answers data; the others of the first block_for
-    // digests; any asked later (speculation, an error answer) data again.
-    const std::string data_endpoint = asked.front()->info.local ? std::string() : asked.front()->endpoint;
-    int digest_sends = 0;
-    for (int i = 1; i < std::min<int>(plan.block_for, static_cast<int>(asked.size())); ++i) {
-      digest_sends += !asked[static_cast<size_t>(i)]->info.local;
-    }
-    auto answers = AskAll<Answer>(
-        &asked, plan, consistency,
-        [&](const std::string& endpoint, std::function<void(Result<Answer>)> done) {
-          const bool digest = endpoint != data_endpoint && digest_sends > 0;
-          if (digest) --digest_sends;
-          services_->client->ReadKeys(endpoint, table_->uuid, keys, digest, services_->read_timeout_micros,
-                                      [digest, done = std::move(done)](Result<Values> r) {
-                                        if (!r.ok()) return done(r.status());
-                                        done(Answer{digest, std::move(r).value()});
-                                      });
-        },
-        [&]() -> Result<Answer> {
-          services_->db->CountReplicaRequest(table_->id, start_, /*write=*/false);
-          TESSERA_ASSIGN_OR_RETURN(Values values, ReadKeysLocal(services_->db->engine(), table_->id, keys));
-          return Answer{false, std::move(values)};
-        });
-    if (!answers.ok()) return answers.status();
-    ++services_->digest_reads;
-    if (const Answer* data = AgreedData(*answers, keys.size())) return data->values;
-    ++services_->digest_mismatches;
-  }
-  return ReadKeysInFull(keys, consistency, /*counted=*/true);
-}
-
-Result<std::vector<std::optional<std::string>>> ReplicatedTablet::ReadKeysInFull(
-    const std::vector<std::string>& keys, const RequestConsistency& consistency, bool counted) {
-  PlacementFence::RequestGuard fence(&services_->placement_fence);
-  TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
-  if (!counted) CountCoordinated(targets);
-  ConsistencyPlan plan;
-  TESSERA_ASSIGN_OR_RETURN(std::vector<const Target*> asked, ChooseReadTargets(targets, consistency.level, &plan));
-  using Values = std::vector<std::optional<std::string>>;
-  TESSERA_ASSIGN_OR_RETURN(
-      std::vector<Values> answers,
-      AskAll<Values>(
-          &asked, plan, consistency,
-          [&](const std::string& endpoint, std::function<void(Result<Values>)> done) {
-            services_->client->ReadKeys(endpoint, table_->uuid, keys, /*digest=*/false, services_->read_timeout_micros,
-                                        std::move(done));
-          },
-          [&] {
-            services_->db->CountReplicaRequest(table_->id, start_, /*write=*/false);
-            return ReadKeysLocal(services_->db->engine(), table_->id, keys);
-          }));
-  std::vector<std::optional<std::string>> out;
-  std::vector<WriteSet> repairs;
-  TESSERA_RETURN_IF_ERROR(ReconcileKeyAnswers(keys, answers, &out, &repairs));
-  TESSERA_RETURN_IF_ERROR(Repair(asked, repairs, consistency));
-  return out;
-}
-
 Status ReplicatedTablet::Get(std::string_view key, std::string* value, const RequestConsistency& consistency) {
   std::vector<std::string> values;
   std::vector<Status> statuses;
@@ -527,19 +456,15 @@ Status ReplicatedTablet::Get(std::string_view key, std::string* value, const Req
 
 void ReplicatedTablet::MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
                                 std::vector<Status>* statuses, const RequestConsistency& consistency) {
-  values->assign(keys.size(), std::string());
-  statuses->assign(keys.size(), Status::NotFound(""));
-  std::vector<std::string> relative;
-  for (auto k : keys) relative.push_back(RelativeKey(table_->id, k).value_or(std::string()));
-  auto read = ReadKeys(relative, consistency);
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (!read.ok()) {
-      (*statuses)[i] = read.status();
-    } else if ((*read)[i]) {
-      (*values)[i] = std::move(*(*read)[i]);
-      (*statuses)[i] = Status::OK();
-    }
-  }
+  // The key read has one implementation, the asynchronous one; this caller
+  // holds its thread until it answers.
+  std::promise<std::pair<std::vector<std::string>, std::vector<Status>>> answered;
+  auto answer = answered.get_future();
+  MultiGetAsync(std::vector<std::string>(keys.begin(), keys.end()), consistency,
+                [&answered](std::vector<std::string> v, std::vector<Status> st) {
+                  answered.set_value({std::move(v), std::move(st)});
+                });
+  std::tie(*values, *statuses) = answer.get();
 }
 
 std::unique_ptr<KvIterator> ReplicatedTablet::NewIterator(std::string lower, std::string upper,

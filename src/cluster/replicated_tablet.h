@@ -10,7 +10,7 @@
 // returned is on a quorum afterwards (monotonic reads).
 //
 // Follows Cassandra 4.1's coordinator (StorageProxy: mutate, fetchRows,
-// BlockingReadRepair). A key read (ReadKeys) asks one replica for data and
+// BlockingReadRepair). A key read (ReadKeysAsync) asks one replica for data and
 // the others for digests (the 8-byte XXH3 of each stored value); when no
 // data came back or a digest disagrees, it asks again for data from all and
 // reconciles. A range read's windows still take data from every replica
@@ -23,8 +23,8 @@
 // that hold a thread still). Key reads likewise: MultiGetAsync answers from
 // the thread of the replica answer that completes the read (its digest
 // round, a full round after a mismatch, the read repair), its speculative
-// retry fired by ReplicationServices::delayed_calls; MultiGet, Get and
-// range reads (NewIterator) still wait on the caller's thread.
+// retry fired by ReplicationServices::delayed_calls; MultiGet and Get wait
+// for it on the caller's thread, and range reads (NewIterator) read there.
 //
 // Replica choice and speculative retry (issue 28, items 2 and 3): a read asks
 // this node first when it is a replica, then the replicas that answered
@@ -131,9 +131,9 @@ struct ReplicationServices {
   std::shared_ptr<StreamRateLimiter> stream_limiter;
   std::atomic<uint64_t> streamed_bytes{0}, streamed_keys{0};
   Failpoints* failpoints = nullptr;      // null: none (common/failpoints.h)
-  // The timers of key reads that hold no thread (their speculative retry).
-  // Null: MultiGetAsync reads as MultiGet does, on the caller's thread.
-  // REQUIRES: stopped before `client` goes (a timer may send a request).
+  // The timers of key reads (their speculative retry). Null: key reads
+  // never speculate. REQUIRES: stopped before `client` goes (a timer may
+  // send a request).
   std::unique_ptr<DelayedCalls> delayed_calls;
   ReplicaLatency latency;                // what reads and writes saw of each peer
   std::atomic<uint64_t> speculative_retries{0};  // reads that asked one more replica
@@ -196,27 +196,22 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
   // The placement tablet holding this node's tablet, with its transition.
   Result<TabletReplicas> PlacementTablet();
 
- private:
+  // A replica a request goes to (defined in replicated_tablet_internal.h).
   struct Target;
+
+ private:
   // The replicas reads go to (a migration's stage decides which).
   Result<std::vector<Target>> Targets();
   std::vector<Target> TargetsOf(const std::vector<std::string>& replicas);
   void CountCoordinated(const std::vector<Target>& targets);  // ReplicationServices::coordinated, forwarded
   Result<KeyWindow> ReadWindow(const RangeQuery& query, const RequestConsistency& consistency);
-  // Cassandra's digest read: the first replica asked (this node when it is
-  // one) answers data, the others digests (replica_reads.h ValueDigest), a
-  // speculative or extra one data; when no data came back or a digest
-  // disagrees, ReadKeysInFull asks again, reconciles and repairs.
-  Result<std::vector<std::optional<std::string>>> ReadKeys(const std::vector<std::string>& relative_keys,
-                                                           const RequestConsistency& consistency);
-  // Every replica asked answers data; reconciled, and the replicas that
-  // differ repaired (blocking read repair). `counted`: the read was already
-  // counted in ReplicationServices::coordinated (a digest round before).
-  Result<std::vector<std::optional<std::string>>> ReadKeysInFull(const std::vector<std::string>& relative_keys,
-                                                                 const RequestConsistency& consistency, bool counted);
-  // ReadKeys and ReadKeysInFull without a waiting thread
-  // (replicated_tablet_async_reads.cc): `done` runs once, on the thread that
-  // completes the read.
+  // Key reads (replicated_tablet_async_reads.cc); `done` runs once, on the
+  // thread that completes the read. Cassandra's digest read: the first
+  // replica asked (this node when it is one) answers data, the others
+  // digests (replica_reads.h ValueDigest), a speculative or extra one data;
+  // when no data came back or a digest disagrees, ReadKeysInFullAsync asks
+  // again for data from every replica, reconciles and repairs. `counted`:
+  // the read was already counted in ReplicationServices::coordinated.
   using KeysDone = std::function<void(Result<std::vector<std::optional<std::string>>>)>;
   void ReadKeysAsync(std::vector<std::string> relative_keys, const RequestConsistency& consistency, KeysDone done);
   void ReadKeysInFullAsync(std::vector<std::string> relative_keys, const RequestConsistency& consistency,

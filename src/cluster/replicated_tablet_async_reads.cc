@@ -1,10 +1,10 @@
-// ReplicatedTablet's key reads without a waiting thread (issue 28 item 1):
-// the asynchronous twins of ReadKeys, ReadKeysInFull and Repair
-// (replicated_tablet.cc), with the same replica choice, digest round,
-// speculative retry and blocking read repair. Where the synchronous AskAll
+// ReplicatedTablet's key reads, without a waiting thread (issue 28 item 1):
+// the replica choice, digest round, speculative retry and blocking read
+// repair of a key read. Where a range read's AskAll (replicated_tablet.cc)
 // waits on a condition variable, ParallelAsk below moves on from each
 // replica's answer and from one DelayedCalls timer (the speculative retry);
-// the read answers from whichever thread completes it.
+// the read answers from whichever thread completes it. MultiGet waits for
+// MultiGetAsync.
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -20,17 +20,13 @@ namespace {
 
 using Values = std::vector<std::optional<std::string>>;
 
-// A replica a read may ask: a copy of a ReplicatedTablet::Target, since the
-// read outlives the vector its targets came in.
-struct Peer {
-  ReplicaTarget info;
-  std::string endpoint;  // empty for this node
-};
+// A replica a read may ask, copied: the read outlives the vector its
+// targets came in.
+using Peer = ReplicatedTablet::Target;
 
-template <typename TargetT>
-std::vector<Peer> PeersOf(const std::vector<const TargetT*>& targets) {
+std::vector<Peer> PeersOf(const std::vector<const Peer*>& targets) {
   std::vector<Peer> peers;
-  for (const TargetT* t : targets) peers.push_back(Peer{t->info, t->endpoint});
+  for (const Peer* t : targets) peers.push_back(*t);
   return peers;
 }
 
@@ -239,7 +235,6 @@ void RepairAsync(ReplicationServices* services, const std::shared_ptr<const Tabl
 
 void ReplicatedTablet::MultiGetAsync(std::vector<std::string> keys, const RequestConsistency& consistency,
                                      MultiGetDone done) {
-  if (services_->delayed_calls == nullptr) return Replica::MultiGetAsync(std::move(keys), consistency, std::move(done));
   std::vector<std::string> relative;
   for (const auto& k : keys) relative.push_back(RelativeKey(table_->id, k).value_or(std::string()));
   ReadKeysAsync(std::move(relative), consistency, [n = keys.size(), done = std::move(done)](Result<Values> read) {
@@ -259,7 +254,7 @@ void ReplicatedTablet::MultiGetAsync(std::vector<std::string> keys, const Reques
 
 void ReplicatedTablet::ReadKeysAsync(std::vector<std::string> keys, const RequestConsistency& consistency,
                                      KeysDone done) {
-  // Held until answered, as ReadKeys holds it.
+  // Held until answered, as a write holds it.
   auto fence = std::make_shared<PlacementFence::RequestGuard>(&services_->placement_fence);
   auto targets = Targets();
   if (!targets.ok()) return done(targets.status());
