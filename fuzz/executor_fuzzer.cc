@@ -14,6 +14,7 @@
 //  - any other line: QUERY. Its page size comes from the line's hash, and up
 //    to 4 further pages are fetched with the returned paging state, sometimes
 //    after flipping a byte of it.
+// User-defined functions (Lua) are enabled, with a 50 ms time limit.
 // The corpus starts from every statement of the test suite
 // (fuzz/seed_executor_corpus.py) and fuzz/executor_seeds.cql.
 #include <sys/stat.h>
@@ -199,6 +200,12 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   NodeInfo node;
   node.rpc_address = "127.0.0.1";
   harness->processor = std::make_unique<QueryProcessor>(harness->db.get(), node);
+  // User-defined functions on, with a short time limit so that a body that
+  // loops costs an input 50 ms, not a second.
+  LuaLimits limits;
+  limits.timeout_micros = 50'000;
+  limits.memory_bytes = 4u << 20;
+  harness->processor->EnableUserDefinedFunctions(limits);
   Setup();
   return 0;
 }

@@ -54,6 +54,7 @@ int RunServer(const ServerConfig& config) {
                             : options.database.commitlog_sync != CommitlogSync::kPeriodic ? 64
                             : !config.etcd.empty()                                     ? 4 * server::DefaultRequestThreads()
                                                                                        : server::DefaultRequestThreads();
+  options.enable_user_defined_functions = config.enable_user_defined_functions;
   options.keyviz = config.keyviz;
   if (options.keyviz.column_micros < 100'000 || options.keyviz.max_columns < 1 || options.keyviz.max_rows < 1) {
     spdlog::error("--keyviz-column-seconds takes at least 0.1, --keyviz-columns and --keyviz-max-rows at least 1");

@@ -24,6 +24,7 @@ struct ServerConfig {
   std::string commitlog_sync = "periodic";      // StorageOptions::commitlog_sync: periodic, batch or group
   int64_t commitlog_sync_period_ms = 10000;
   double commitlog_sync_group_window_ms = 15;
+  bool enable_user_defined_functions = false;  // NodeOptions::enable_user_defined_functions
   int request_threads = -1;  // NodeOptions::request_threads; -1: one per core, 64 for batch and group durability
   // Tablet balancer (enabled by default in the server) and guardrails; the
   // defaults are documented in tablets/balancer_policy.h and db/guardrails.h.

@@ -74,6 +74,9 @@ int main(int argc, char** argv) {
                   "threads running CQL requests; a connection's requests run concurrently (0: one after the "
                   "other; -1: one per core, 4 per core in a cluster, 64 with --commitlog-sync batch or group)")
       ->check(CLI::Range(-1, 256))->capture_default_str();
+  cmd->add_flag("--enable-user-defined-functions", server.enable_user_defined_functions,
+                "allow CREATE FUNCTION / AGGREGATE (LANGUAGE lua, sandboxed: 1 s and 16 MiB per call), as Cassandra's "
+                "enable_user_defined_functions");
   cmd->add_option("--commitlog-sync", server.commitlog_sync,
                   "when an acknowledged write is durable against a power loss: periodic (fsync every "
                   "--commitlog-sync-period-ms), batch (after its fsync) or group (batch, one fsync per window)")

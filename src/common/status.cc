@@ -18,6 +18,7 @@ std::string Status::ToString() const {
     case Code::kUnavailable: name = "Unavailable"; break;
     case Code::kWriteTimeout: name = "WriteTimeout"; break;
     case Code::kReadTimeout: name = "ReadTimeout"; break;
+    case Code::kFunctionFailure: name = "FunctionFailure"; break;
   }
   return std::string(name) + ": " + message_;
 }

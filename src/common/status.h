@@ -17,6 +17,7 @@
 #include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace tessera {
 
@@ -36,6 +37,7 @@ class Status {
     kUnavailable,      // too few replicas alive for the consistency level (CQL 0x1000); see ReplicaShortfall
     kWriteTimeout,     // replicas did not acknowledge a write in time (CQL 0x1100); see ReplicaShortfall
     kReadTimeout,      // replicas did not answer a read in time (CQL 0x1200); see ReplicaShortfall
+    kFunctionFailure,  // a user-defined function failed (CQL 0x1400); see FunctionCall
   };
 
   // What a consistency failure reports (native protocol v4 §9, the bodies
@@ -50,6 +52,13 @@ class Status {
     int32_t second = 0;  // alive (Unavailable) or blockfor (time-outs)
     std::string write_type = "SIMPLE";
     bool data_present = false;
+  };
+
+  // What a FunctionFailure reports (native protocol v4 §9): the function's
+  // keyspace, name and argument types (CQL text).
+  struct FunctionCall {
+    std::string keyspace, function;
+    std::vector<std::string> argument_types;
   };
 
   Status() = default;  // OK
@@ -71,6 +80,12 @@ class Status {
     return s;
   }
 
+  static Status FunctionFailure(std::string msg, FunctionCall call) {
+    Status s(Code::kFunctionFailure, std::move(msg));
+    s.function_ = std::make_shared<const FunctionCall>(std::move(call));
+    return s;
+  }
+
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
@@ -82,6 +97,8 @@ class Status {
   bool IsAuthenticationFailed() const { return code_ == Code::kAuthenticationFailed; }
   // Set for kUnavailable, kWriteTimeout and kReadTimeout; nullptr otherwise.
   const ReplicaShortfall* shortfall() const { return shortfall_.get(); }
+  // Set for kFunctionFailure; nullptr otherwise.
+  const FunctionCall* function_call() const { return function_.get(); }
 
   // "OK" or "<CodeName>: <message>".
   std::string ToString() const;
@@ -91,6 +108,7 @@ class Status {
   Code code_ = Code::kOk;
   std::string message_;
   std::shared_ptr<const ReplicaShortfall> shortfall_;  // shared: Status stays cheap to copy
+  std::shared_ptr<const FunctionCall> function_;
 };
 
 // Result<T> holds either a value or a non-OK Status.

@@ -13,6 +13,7 @@ Status Catalog::Load() {
     keyspaces_[ks.name] = ks;
   }
   TESSERA_RETURN_IF_ERROR(LoadTypes());
+  TESSERA_RETURN_IF_ERROR(LoadFunctions());
   TESSERA_ASSIGN_OR_RETURN(auto tables, engine_->MetaScan("table/"));
   for (const auto& [k, v] : tables) {
     const size_t slash = k.find('/', 6);
@@ -85,6 +86,16 @@ Result<std::vector<std::shared_ptr<const TableSchema>>> Catalog::DropKeyspace(co
     } else {
       ++it;
     }
+  }
+  for (auto it = functions_.begin(); it != functions_.end();) {
+    if (std::get<0>(it->first) != name) { ++it; continue; }
+    TESSERA_RETURN_IF_ERROR(engine_->MetaDelete("function/" + name + "/" + std::get<1>(it->first) + "(" + std::get<2>(it->first) + ")"));
+    it = functions_.erase(it);
+  }
+  for (auto it = aggregates_.begin(); it != aggregates_.end();) {
+    if (std::get<0>(it->first) != name) { ++it; continue; }
+    TESSERA_RETURN_IF_ERROR(engine_->MetaDelete("aggregate/" + name + "/" + std::get<1>(it->first) + "(" + std::get<2>(it->first) + ")"));
+    it = aggregates_.erase(it);
   }
   TESSERA_RETURN_IF_ERROR(engine_->MetaDelete("keyspace/" + name));
   keyspaces_.erase(name);

@@ -4,6 +4,8 @@
 // Meta keys (FROZEN ON DISK): "keyspace/<name>" -> keyspace JSON,
 // "table/<keyspace>/<name>" -> table JSON (types/schema_json.h),
 // "type/<keyspace>/<name>" -> user-defined type JSON,
+// "function/<keyspace>/<name>(<types>)" and "aggregate/<keyspace>/<name>(<types>)"
+// -> user-defined function / aggregate JSON (catalog_functions.cc),
 // "next_table_id" -> decimal text. Table ids are never reused, so data of a
 // dropped table can never be mistaken for a new table's.
 //
@@ -20,11 +22,13 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/status.h"
 #include "storage/storage_engine.h"
 #include "types/schema.h"
+#include "types/user_function.h"
 
 namespace tessera {
 
@@ -83,8 +87,27 @@ class Catalog {
   // The lookup reads the catalog when called; it must not outlive it.
   UserTypeLookup TypeLookup(const std::string& keyspace) const;
 
+  // --- user-defined functions and aggregates, catalog_functions.cc ---
+  // A function or aggregate is keyed by keyspace, name and argument types.
+  // Errors: NotFound (keyspace; an aggregate's state or final function),
+  // AlreadyExists (same signature, unless or_replace), InvalidArgument (a
+  // function and an aggregate of one name), IOError.
+  Status CreateFunction(const UserFunction& f, bool or_replace);
+  Status CreateAggregate(const UserAggregate& a, bool or_replace);
+  // Drops the one function (aggregate) of that name, of that signature when
+  // given, and returns it. Errors: NotFound; InvalidArgument (Cassandra's
+  // words) when several overloads match, or an aggregate uses the function.
+  Result<UserFunction> DropFunction(const std::string& keyspace, const std::string& name,
+                                    const std::optional<std::vector<CqlType>>& argument_types);
+  Result<UserAggregate> DropAggregate(const std::string& keyspace, const std::string& name,
+                                      const std::optional<std::vector<CqlType>>& argument_types);
+  // By name, then signature.
+  std::vector<UserFunction> Functions(const std::string& keyspace) const;
+  std::vector<UserAggregate> Aggregates(const std::string& keyspace) const;
+
  private:
-  Status LoadTypes();  // REQUIRES: mu_ held
+  Status LoadTypes();      // REQUIRES: mu_ held
+  Status LoadFunctions();  // REQUIRES: mu_ held, types loaded
   // "name" in `keyspace`, or "ks.name". REQUIRES: mu_ held.
   std::optional<CqlType> FindTypeLocked(const std::string& keyspace, const std::string& name) const;
   Status PersistTable(const TableSchema& t);
@@ -95,6 +118,10 @@ class Catalog {
   std::map<std::string, KeyspaceMetadata> keyspaces_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const TableSchema>> tables_;
   std::map<std::pair<std::string, std::string>, CqlType> types_;  // frozen definitions
+  // (keyspace, name, argument types as CQL text) -> definition
+  using FunctionKey = std::tuple<std::string, std::string, std::string>;
+  std::map<FunctionKey, UserFunction> functions_;
+  std::map<FunctionKey, UserAggregate> aggregates_;
   uint32_t next_table_id_ = 1;
   uint64_t version_ = 0;
 };

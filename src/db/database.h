@@ -157,6 +157,17 @@ class Database {
   Status CreateType(const CqlType& type) { return catalog_.CreateType(type); }
   Status AlterType(const CqlType& type) { return catalog_.AlterType(type); }
   Status DropType(const std::string& keyspace, const std::string& name) { return catalog_.DropType(keyspace, name); }
+  // User-defined functions and aggregates; see Catalog::CreateFunction and the rest.
+  Status CreateFunction(const UserFunction& f, bool or_replace) { return catalog_.CreateFunction(f, or_replace); }
+  Status CreateAggregate(const UserAggregate& a, bool or_replace) { return catalog_.CreateAggregate(a, or_replace); }
+  Result<UserFunction> DropFunction(const std::string& keyspace, const std::string& name,
+                                    const std::optional<std::vector<CqlType>>& argument_types) {
+    return catalog_.DropFunction(keyspace, name, argument_types);
+  }
+  Result<UserAggregate> DropAggregate(const std::string& keyspace, const std::string& name,
+                                      const std::optional<std::vector<CqlType>>& argument_types) {
+    return catalog_.DropAggregate(keyspace, name, argument_types);
+  }
   // Creates the table and its initial tablets; see Catalog::CreateTable.
   Result<std::shared_ptr<const TableSchema>> CreateTable(TableSchema table, bool if_not_exists = false);
   Result<std::shared_ptr<const TableSchema>> AlterTable(TableSchema table);

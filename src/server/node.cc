@@ -356,6 +356,7 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
     if (l.membership) l.membership->NotifySchemaChanged();
     if (l.replication && originating) ResolveNewTablePlacement(l.replication.get(), change);
   }, l.auth.get());
+  if (options.enable_user_defined_functions) l.processor->EnableUserDefinedFunctions();
   l.cql = std::make_unique<CqlServer>(cql_options, l.processor.get());
   if (l.admin) {
     // The admin server stops before the listeners (and this CQL server) go.

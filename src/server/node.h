@@ -89,6 +89,8 @@ struct NodeOptions {
   ConnectionLimits limits;
   // Threads running CQL requests (CqlServerOptions::request_threads; 0: inline).
   int request_threads = DefaultRequestThreads();
+  // CREATE FUNCTION / AGGREGATE in Lua (Cassandra's enable_user_defined_functions).
+  bool enable_user_defined_functions = false;
   NodeClusterOptions cluster;
   // NAME=ACTION failpoints set at start (common/failpoints.h); the admin
   // API's POST /failpoints changes them later. InvalidArgument from Start

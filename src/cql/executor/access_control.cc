@@ -64,6 +64,9 @@ class Checker {
   // Types belong to their keyspace too (as in Cassandra): CREATE / ALTER / DROP on it.
   Status operator()(const CreateTypeStatement& s) { return InKeyspace(s.name, Permission::kCreate); }
   Status operator()(const AlterTypeStatement& s) { return InKeyspace(s.name, Permission::kAlter); }
+  // Functions and aggregates: CREATE / DROP on their keyspace (Cassandra's
+  // ALL FUNCTIONS IN KEYSPACE resource is held by whoever holds the keyspace).
+  Status operator()(const FunctionStatement& s) { return InKeyspace(s.name, s.drop ? Permission::kDrop : Permission::kCreate); }
   // Indexes: ALTER on their table (on the keyspace for DROP INDEX, which names no table).
   Status operator()(const CreateIndexStatement& s) { return Table(s.table, Permission::kAlter); }
   Status operator()(const DropStatement& s) {

@@ -7,6 +7,8 @@
 //   CREATE TABLE                CREATE on the keyspace
 //   ALTER KEYSPACE / TABLE      ALTER on the keyspace / table
 //   DROP KEYSPACE / TABLE       DROP on the keyspace / table
+//   CREATE / DROP FUNCTION,
+//   AGGREGATE                   CREATE / DROP on the keyspace
 //   USE                         nothing
 // Role and permission statements are checked by AuthService itself.
 // Changing a system keyspace (system, system_schema, system_auth) is refused

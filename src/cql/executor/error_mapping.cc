@@ -28,6 +28,14 @@ ErrorResponse ToErrorResponse(const Status& status) {
       }
       break;
     }
+    case Status::Code::kFunctionFailure:
+      e.code = ErrorCode::kFunctionFailure;
+      if (const Status::FunctionCall* f = status.function_call()) {
+        e.keyspace = f->keyspace;
+        e.function = f->function;
+        e.argument_types = f->argument_types;
+      }
+      break;
     case Status::Code::kOk:
     case Status::Code::kCorruption:
     case Status::Code::kIOError: e.code = ErrorCode::kServerError; break;

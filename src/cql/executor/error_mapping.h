@@ -10,6 +10,7 @@
 //   Unavailable      -> 0x1000 Unavailable (consistency, required, alive from Status::shortfall())
 //   WriteTimeout     -> 0x1100 Write timeout (consistency, received, blockfor, write type)
 //   ReadTimeout      -> 0x1200 Read timeout (consistency, received, blockfor, data_present)
+//   FunctionFailure  -> 0x1400 Function failure (keyspace, function, argument types)
 //   Corruption, IOError, anything else -> 0x0000 Server error
 //
 // Thread safety: pure function.

@@ -10,6 +10,7 @@
 #include "cql/executor/access_control.h"
 #include "cql/executor/auth_statements.h"
 #include "cql/executor/error_mapping.h"
+#include "cql/executor/function_statements.h"
 #include "cql/executor/modification_statements.h"
 #include "cql/executor/describe.h"
 #include "cql/executor/index_statements.h"
@@ -54,7 +55,12 @@ QueryProcessor::QueryProcessor(Database* db, NodeInfo node, SchemaChangeListener
       cluster_view_(node.cluster),
       local_dc_(node.data_center),
       system_tables_(db, std::move(node)),
-      on_schema_change_(std::move(on_schema_change)) {}
+      on_schema_change_(std::move(on_schema_change)),
+      functions_(std::make_unique<UserFunctions>(&db->catalog(), /*enabled=*/false)) {}
+
+void QueryProcessor::EnableUserDefinedFunctions(LuaLimits limits) {
+  functions_ = std::make_unique<UserFunctions>(&db_->catalog(), /*enabled=*/true, limits);
+}
 
 std::string QueryProcessor::Authenticator() const {
   return auth_ && auth_->authentication_required() ? auth::kPasswordAuthenticatorClass : "";
@@ -289,7 +295,7 @@ Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text) {
       if (!resolved.ok()) return Error(resolved.status());
       table = *resolved;
     }
-    auto cols = SelectColumns(*table, *sel);
+    auto cols = SelectColumns(*table, *sel, user_functions());
     if (!cols.ok()) return Error(cols.status());
     result_columns = *cols;
   }
@@ -346,6 +352,7 @@ std::optional<::tessera::Result<SchemaOutcome>> QueryProcessor::ExecuteSchema(co
   if (const auto* x = std::get_if<AlterTableStatement>(&s)) return ExecuteAlterTable(*db_, *x, ks);
   if (const auto* x = std::get_if<CreateTypeStatement>(&s)) return ExecuteCreateType(*db_, *x, ks);
   if (const auto* x = std::get_if<AlterTypeStatement>(&s)) return ExecuteAlterType(*db_, *x, ks);
+  if (const auto* x = std::get_if<FunctionStatement>(&s)) return ExecuteFunctionStatement(*db_, *functions_, *x, ks);
   if (const auto* x = std::get_if<DropStatement>(&s)) {
     if (x->target == DropStatement::Target::kType) return ExecuteDropType(*db_, *x, ks);
     if (x->target == DropStatement::Target::kIndex) return ExecuteDropIndex(*db_, *x, ks);
@@ -468,6 +475,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
   if (params.serial_consistency) write.serial = static_cast<ConsistencyLevel>(*params.serial_consistency);
   if (const auto* sel = std::get_if<SelectStatement>(&s)) {
     SelectContext ctx{bind, ks, params.page_size.value_or(0), params.paging_state, db_->guardrails(), consistency};
+    ctx.functions = user_functions();
     // On a cluster, a row read need not hold this thread while replicas
     // answer. SERIAL reads run their Paxos round first: not twice.
     DeferredRowRead row_read;
@@ -540,7 +548,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
     if (!rows.ok()) return Error(rows.status());
     return Result(EncodeRows(*rows, /*skip_metadata=*/false));  // prepared DESCRIBEs carry no result metadata
   }
-  if (const auto* function = std::get_if<FunctionStatement>(&s)) {
+  if (const auto* function = std::get_if<FunctionStatement>(&s); function && !functions_->enabled()) {
     // No user-defined function or aggregate exists: they are disabled, as
     // by default in Cassandra (enable_user_defined_functions: false).
     if (!function->drop) {
@@ -568,6 +576,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
                                 std::holds_alternative<CreateTypeStatement>(s) ||
                                 std::holds_alternative<AlterTypeStatement>(s) ||
                                 std::holds_alternative<CreateIndexStatement>(s) ||
+                                std::holds_alternative<FunctionStatement>(s) ||
                                 (std::holds_alternative<DropStatement>(s) &&
                                  std::get<DropStatement>(s).target != DropStatement::Target::kSequence);
   if (schema_statement && schema_coordinator_ != nullptr) {

@@ -36,6 +36,7 @@
 #include "cql/executor/replication_changer.h"
 #include "cql/executor/schema_coordinator.h"
 #include "cql/executor/system_tables.h"
+#include "cql/functions/user_functions.h"
 #include "cql/parser/raw_statements.h"
 #include "cql/protocol/request_processor.h"
 #include "cql/protocol/responses.h"
@@ -74,6 +75,11 @@ class QueryProcessor : public RequestProcessor {
   // node chose); empty otherwise.
   Status ApplySchemaStatement(const std::string& keyspace, const std::string& statement,
                               const std::string& table_uuid = {});
+  // Allows CREATE FUNCTION / AGGREGATE (Lua, cql/functions/user_functions.h)
+  // and calls of what they create, as Cassandra's
+  // enable_user_defined_functions: true; off by default.
+  // REQUIRES: called before the first request.
+  void EnableUserDefinedFunctions(LuaLimits limits = {});
   // The schema version system.local reports (16 bytes; see SystemTables).
   std::string SchemaVersion() const { return system_tables_.SchemaVersion(); }
 
@@ -157,6 +163,9 @@ class QueryProcessor : public RequestProcessor {
   // ALTER KEYSPACE changing a data center's factor by more than 1.
   Status CheckReplicationFits(const RawStatement& s) const;
   SchemaChangeListener on_schema_change_;
+  std::unique_ptr<UserFunctions> functions_;  // never null; disabled unless EnableUserDefinedFunctions
+  // What statements resolve user-defined functions with: null while disabled.
+  const UserFunctions* user_functions() const { return functions_->enabled() ? functions_.get() : nullptr; }
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<const Prepared>> prepared_;
 };

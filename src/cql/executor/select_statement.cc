@@ -432,8 +432,9 @@ Status PageGroups(Database& db, const std::shared_ptr<const TableSchema>& table,
 
 }  // namespace
 
-Result<std::vector<ColumnSpec>> SelectColumns(const TableSchema& table, const SelectStatement& stmt) {
-  TESSERA_ASSIGN_OR_RETURN(Selection sel, Selection::Make(table, stmt));
+Result<std::vector<ColumnSpec>> SelectColumns(const TableSchema& table, const SelectStatement& stmt,
+                                              const UserFunctions* functions) {
+  TESSERA_ASSIGN_OR_RETURN(Selection sel, Selection::Make(table, stmt, functions));
   if (stmt.json) {  // SELECT JSON answers one text column (RowsToJson)
     return std::vector<ColumnSpec>{ColumnSpec{table.keyspace, table.name, "[json]", CqlType::Scalar(TypeKind::kText)}};
   }
@@ -490,7 +491,7 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
   if (!table) {
     TESSERA_ASSIGN_OR_RETURN(table, ResolveTable(db, s.table, ctx.keyspace));
   }
-  TESSERA_ASSIGN_OR_RETURN(Selection sel, Selection::Make(*table, s));
+  TESSERA_ASSIGN_OR_RETURN(Selection sel, Selection::Make(*table, s, ctx.functions));
   if (s.distinct) {
     for (const auto& c : sel.columns()) {
       const ColumnDef* def = table->FindColumn(c.name);
@@ -627,7 +628,9 @@ static Result<ResultSet> Finish(const TableSchema& table, const Selection& sel, 
     return result;
   }
   if (sel.is_aggregate()) {
-    result.rows.push_back(sel.Aggregate(rows));
+    Status failure;
+    result.rows.push_back(sel.Aggregate(rows, &failure));
+    TESSERA_RETURN_IF_ERROR(failure);
     result.paging_state.reset();
     return result;
   }

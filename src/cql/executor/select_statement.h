@@ -29,6 +29,7 @@
 #include "common/status.h"
 #include "cql/executor/result_set.h"
 #include "cql/executor/term_binder.h"
+#include "cql/functions/user_functions.h"
 #include "cql/parser/raw_statements.h"
 #include "db/database.h"
 
@@ -71,6 +72,8 @@ struct SelectContext {
   Guardrails guardrails;
   // The request's consistency level, for every read of the table.
   RequestConsistency consistency;
+  // User-defined functions and aggregates the selection may call (null: none).
+  const UserFunctions* functions = nullptr;
   // See DeferredRowRead; null: every read is done here.
   DeferredRowRead* row_read = nullptr;
   bool defer_row_read = false;
@@ -87,6 +90,7 @@ Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* virtual_table
                                 const SelectContext& ctx);
 
 // Result-set columns of a SELECT on `table` (for PREPARED metadata).
-Result<std::vector<ColumnSpec>> SelectColumns(const TableSchema& table, const SelectStatement& stmt);
+Result<std::vector<ColumnSpec>> SelectColumns(const TableSchema& table, const SelectStatement& stmt,
+                                              const UserFunctions* functions = nullptr);
 
 }  // namespace tessera::cql

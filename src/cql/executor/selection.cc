@@ -177,7 +177,7 @@ Result<ArithmeticOperand> BuildOperand(const TableSchema& t, const Selector& x, 
 
 }  // namespace
 
-Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s) {
+Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s, const UserFunctions* functions) {
   Selection sel;
   sel.table_ = &t;
   for (const auto* c : t.PartitionKey()) sel.partition_key_columns_.push_back(static_cast<size_t>(c - t.columns.data()));
@@ -237,6 +237,10 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
         break;
       case Selector::Kind::kFunction: {
         std::string fn = AsciiLower(x.name);
+        if (functions != nullptr && !IsNativeFunction(fn) && functions->Exists(t.keyspace, fn)) {
+          TESSERA_RETURN_IF_ERROR(MakeUserCall(t, x, *functions, &item, &name, &type));
+          break;
+        }
         if (fn == "token") {
           if (t.distribution != Distribution::kHash) return Status::InvalidArgument("token() applies to hash-distributed tables");
           item.kind = Item::Kind::kToken;
@@ -446,6 +450,7 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
         return Status::InvalidArgument("Unsupported selector (literals are not supported yet)");
     }
     bool is_aggregate = item.kind == Item::Kind::kCount || item.kind == Item::Kind::kCountColumn ||
+                        item.kind == Item::Kind::kUserAggregate ||
                         item.kind == Item::Kind::kMin || item.kind == Item::Kind::kMax ||
                         item.kind == Item::Kind::kSum || item.kind == Item::Kind::kAvg;
     if (is_aggregate) sel.aggregate_ = true;
@@ -501,6 +506,12 @@ std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row,
           continue;
         }
         out.push_back(std::move(*v));
+        continue;
+      }
+      case Item::Kind::kUserFunction: {
+        auto v = UserFunctions::Execute(*item.function, UserArguments(item, row));
+        if (!v.ok() && failure && failure->ok()) *failure = v.status();
+        out.push_back(v.ok() ? std::move(*v) : std::nullopt);
         continue;
       }
       case Item::Kind::kCast: {
@@ -605,11 +616,16 @@ std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row,
   return out;
 }
 
-std::vector<std::optional<std::string>> Selection::Aggregate(std::span<const SourceRow> rows) const {
+std::vector<std::optional<std::string>> Selection::Aggregate(std::span<const SourceRow> rows, Status* failure) const {
   std::vector<std::optional<std::string>> out;
   for (const auto& item : items_) {
-    const CqlType* type = item.kind == Item::Kind::kCount ? nullptr : &table_->columns[item.column].type;
+    const bool columnless = item.kind == Item::Kind::kCount || item.kind == Item::Kind::kUserAggregate ||
+                            item.kind == Item::Kind::kUserFunction;
+    const CqlType* type = columnless ? nullptr : &table_->columns[item.column].type;
     switch (item.kind) {
+      case Item::Kind::kUserAggregate:
+        out.push_back(FoldUserAggregate(item, rows, failure));
+        break;
       case Item::Kind::kCount:
       case Item::Kind::kCountColumn: {
         int64_t n = 0;
@@ -654,7 +670,7 @@ std::vector<std::optional<std::string>> Selection::Aggregate(std::span<const Sou
         break;
       }
       default:
-        out.push_back(rows.empty() ? std::nullopt : Project(rows.front())[out.size()]);
+        out.push_back(rows.empty() ? std::nullopt : Project(rows.front(), 0, nullptr, failure)[out.size()]);
     }
   }
   return out;

@@ -363,6 +363,38 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
         rows.push_back(b.Take());
       }
     }
+  } else if (t.name == "functions") {
+    auto texts = [](const std::vector<CqlType>& types) {
+      std::vector<Value> out;
+      for (const auto& type : types) out.push_back(Value::Bytes(type.ToCql()));
+      return Value::List(std::move(out));
+    };
+    for (const auto& ks : catalog.Keyspaces()) {
+      for (const UserFunction& f : catalog.Functions(ks.name)) {
+        std::vector<Value> names;
+        for (const auto& n : f.argument_names) names.push_back(Value::Bytes(n));
+        RowBuilder b(t);
+        b.Text("keyspace_name", ks.name).Text("function_name", f.name).Set("argument_types", texts(f.argument_types))
+            .Set("argument_names", Value::List(names)).Text("body", f.body)
+            .Set("called_on_null_input", Value::Boolean(f.called_on_null_input)).Text("language", f.language)
+            .Text("return_type", f.return_type.ToCql());
+        rows.push_back(b.Take());
+      }
+    }
+  } else if (t.name == "aggregates") {
+    for (const auto& ks : catalog.Keyspaces()) {
+      for (const UserAggregate& a : catalog.Aggregates(ks.name)) {
+        std::vector<Value> types;
+        for (const auto& type : a.argument_types) types.push_back(Value::Bytes(type.ToCql()));
+        RowBuilder b(t);
+        b.Text("keyspace_name", ks.name).Text("aggregate_name", a.name).Set("argument_types", Value::List(types))
+            .Text("state_func", a.state_function).Text("state_type", a.state_type.ToCql())
+            .Text("return_type", a.return_type.ToCql());
+        if (!a.final_function.empty()) b.Text("final_func", a.final_function);
+        if (a.initial_state) b.Text("initcond", a.initial_condition_literal);
+        rows.push_back(b.Take());
+      }
+    }
   } else if (t.name == "indexes") {
     for (const auto& ks : catalog.Keyspaces()) {
       for (const auto& table : catalog.Tables(ks.name)) {

@@ -38,6 +38,7 @@ Status ParserCore::ParseFunction(RawStatement* out) {
   TESSERA_RETURN_IF_ERROR(QualifiedTableName(&f.name));
   // The signature: DROP's is optional; a function's arguments are named.
   if (AcceptPunct("(")) {
+    f.signature_given = true;
     if (!AcceptPunct(")")) {
       do {
         if (!f.drop && !f.aggregate) {

@@ -421,8 +421,15 @@ Status ParserCore::ParseSelectorUnit(Selector* out) {
     return Status::OK();
   }
   const Token& t = Peek();
-  if (t.kind == TokenKind::kIdentifier && AtPunct("(", 1)) {
+  // keyspace.function(args): a user-defined function named with its keyspace.
+  const bool qualified = t.kind == TokenKind::kIdentifier && AtPunct(".", 1) &&
+                         Peek(2).kind == TokenKind::kIdentifier && AtPunct("(", 3);
+  if (qualified || (t.kind == TokenKind::kIdentifier && AtPunct("(", 1))) {
     std::string fn = t.text;
+    if (qualified) {  // keyspace.function(args): a user-defined function named with its keyspace
+      fn += "." + Peek(2).text;
+      Next(); Next();
+    }
     if (fn == "count" && (AtPunct("*", 2) || Peek(2).kind == TokenKind::kInteger) && AtPunct(")", 3)) {
       Next(); Next(); Next(); Next();
       out->kind = Selector::Kind::kCountStar;

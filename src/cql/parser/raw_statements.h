@@ -325,6 +325,7 @@ struct FunctionStatement {
   QualifiedName name;
   std::vector<std::pair<std::string, std::string>> arguments;  // FUNCTION: (name, type)
   std::vector<std::string> argument_types;  // AGGREGATE, or DROP's optional signature
+  bool signature_given = false;             // DROP: a parenthesised signature, maybe empty
   bool called_on_null_input = false;
   std::string return_type, language, body;  // FUNCTION
   std::string state_function, state_type, final_function;  // AGGREGATE

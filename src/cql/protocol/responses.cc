@@ -81,6 +81,11 @@ std::string EncodeError(const ErrorResponse& e) {
       w.String(e.keyspace);
       w.String(e.table);
       break;
+    case ErrorCode::kFunctionFailure:
+      w.String(e.keyspace);
+      w.String(e.function);
+      w.StringList(e.argument_types);
+      break;
     case ErrorCode::kUnprepared:
       w.ShortBytes(e.unprepared_id);
       break;

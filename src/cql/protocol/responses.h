@@ -30,8 +30,11 @@ enum class ErrorCode : int32_t {
 struct ErrorResponse {
   ErrorCode code = ErrorCode::kServerError;
   std::string message;
-  // kAlreadyExists: keyspace and table ("" for a keyspace).
+  // kAlreadyExists: keyspace and table ("" for a keyspace); kFunctionFailure: keyspace.
   std::string keyspace, table;
+  // kFunctionFailure: the function and its argument types (CQL text).
+  std::string function;
+  std::vector<std::string> argument_types;
   // kUnprepared: the unknown id exactly as the client sent it.
   std::string unprepared_id;
   // kUnavailable, kWriteTimeout, kReadTimeout, kReadFailure, kWriteFailure.
