@@ -110,6 +110,20 @@ def test_schema_tables_and_driver_metadata(server, session):
                           "AND aggregate_name = 'meta_count'").one()
     assert (row.state_func, row.state_type, row.initcond, row.return_type, row.final_func) == \
         ("meta_state", "int", "0", "int", None)
+    # DESCRIBE (Cassandra 4's server-side form): statements that replay.
+    described = session.execute("DESCRIBE FUNCTION meta_f").one()
+    assert (described.keyspace_name, described.type, described.name) == ("udf", "function", "meta_f(bigint)")
+    assert described.create_statement == ("CREATE FUNCTION udf.meta_f(x bigint)\n    CALLED ON NULL INPUT\n"
+                                          "    RETURNS bigint\n    LANGUAGE lua\n    AS $$return x$$;")
+    session.execute("DROP FUNCTION meta_f")
+    session.execute(described.create_statement)
+    assert session.execute("SELECT meta_f(9) FROM t WHERE k = 1 AND c = 3").one()[0] == 9
+    aggregate = session.execute("DESCRIBE AGGREGATE meta_count").one().create_statement
+    assert aggregate == "CREATE AGGREGATE udf.meta_count(bigint)\n    SFUNC meta_state\n    STYPE int\n    INITCOND 0;"
+    kinds = [(r.type, r.name) for r in session.execute("DESCRIBE KEYSPACE udf")]
+    assert kinds.index(("function", "meta_state(int, bigint)")) < kinds.index(("aggregate", "meta_count(bigint)")) \
+        < kinds.index(("table", "t"))
+    assert ("udf", "function", "plus(int, int)") in [tuple(r) for r in session.execute("DESCRIBE FUNCTIONS")]
     # The driver's metadata (refreshed on the SCHEMA_CHANGE events) holds them.
     cluster, _ = connect(server)
     try:
@@ -129,6 +143,8 @@ def test_failures_are_function_failures_and_the_sandbox_holds(session):
     with pytest.raises(FunctionFailure, match=r"execution of 'udf.boom\[int\]' failed: .*too big: 6") as e:
         list(session.execute("SELECT boom(c) FROM t WHERE k = 1"))
     assert (e.value.keyspace, e.value.function, e.value.arg_types) == ("udf", "boom", ["int"])
+    with pytest.raises(FunctionFailure, match="too big: 6"):  # also per group
+        list(session.execute("SELECT c, boom(c) FROM t WHERE k = 1 GROUP BY k, c"))
     session.execute("CREATE FUNCTION escape (a int) RETURNS NULL ON NULL INPUT RETURNS int LANGUAGE lua AS "
                     "'os.execute(\"touch /tmp/tessera_udf_escaped\") return a'")
     with pytest.raises(FunctionFailure, match="global 'os'"):

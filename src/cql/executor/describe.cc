@@ -30,6 +30,14 @@ std::string Qualified(const std::string& ks, const std::string& name) {
   return QuoteIdentifier(ks) + "." + QuoteIdentifier(name);
 }
 
+// name(type, type): how DESCRIBE names an overload.
+template <typename Definition>
+std::string Signature(const Definition& d) {
+  std::string out = d.name + "(";
+  for (size_t i = 0; i < d.argument_types.size(); ++i) out += (i ? ", " : "") + d.argument_types[i].ToCql();
+  return out + ")";
+}
+
 struct Described {
   std::string keyspace, type, name, statement;
 };
@@ -47,6 +55,9 @@ void AddKeyspace(const Database& db, const KeyspaceMetadata& ks, bool only, std:
   for (const CqlType& type : db.catalog().Types(ks.name)) {
     out->push_back({ks.name, "type", type.udt_name(), CreateTypeCql(type)});
   }
+  // Functions before aggregates, which name them; both before tables.
+  for (const UserFunction& f : db.catalog().Functions(ks.name)) out->push_back({ks.name, "function", Signature(f), CreateFunctionCql(f)});
+  for (const UserAggregate& a : db.catalog().Aggregates(ks.name)) out->push_back({ks.name, "aggregate", Signature(a), CreateAggregateCql(a)});
   for (const auto& t : db.catalog().Tables(ks.name)) {
     if (t->index_of.empty()) AddTable(db, *t, out);
   }
@@ -137,6 +148,28 @@ std::string CreateIndexCql(const TableSchema& t, const IndexDef& index) {
   return "CREATE INDEX " + QuoteIdentifier(index.name) + " ON " + Qualified(t.keyspace, t.name) + " (" + target + ");";
 }
 
+std::string CreateFunctionCql(const UserFunction& f) {
+  std::string out = "CREATE FUNCTION " + Qualified(f.keyspace, f.name) + "(";
+  for (size_t i = 0; i < f.argument_names.size(); ++i) {
+    out += (i ? ", " : "") + QuoteIdentifier(f.argument_names[i]) + " " + f.argument_types[i].ToCql();
+  }
+  out += ")\n    ";
+  out += f.called_on_null_input ? "CALLED ON NULL INPUT" : "RETURNS NULL ON NULL INPUT";
+  out += "\n    RETURNS " + f.return_type.ToCql() + "\n    LANGUAGE " + f.language + "\n    AS ";
+  // $$ quoting keeps the body as written, unless the body holds $$ itself.
+  out += f.body.find("$$") == std::string::npos ? "$$" + f.body + "$$" : Quote(f.body);
+  return out + ";";
+}
+
+std::string CreateAggregateCql(const UserAggregate& a) {
+  std::string out = "CREATE AGGREGATE " + Qualified(a.keyspace, a.name) + "(";
+  for (size_t i = 0; i < a.argument_types.size(); ++i) out += (i ? ", " : "") + a.argument_types[i].ToCql();
+  out += ")\n    SFUNC " + QuoteIdentifier(a.state_function) + "\n    STYPE " + a.state_type.ToCql();
+  if (!a.final_function.empty()) out += "\n    FINALFUNC " + QuoteIdentifier(a.final_function);
+  if (a.initial_state) out += "\n    INITCOND " + a.initial_condition_literal;
+  return out + ";";
+}
+
 Result<ResultSet> ExecuteDescribe(const Database& db, const DescribeStatement& s, const std::string& current) {
   using T = DescribeStatement::Target;
   const Catalog& catalog = db.catalog();
@@ -159,10 +192,20 @@ Result<ResultSet> ExecuteDescribe(const Database& db, const DescribeStatement& s
       return Rows(std::move(out), false);
     case T::kTables:
     case T::kTypes:
+    case T::kFunctions:
+    case T::kAggregates:
       for (const auto& k : catalog.Keyspaces()) {
         if (!current.empty() && k.name != current) continue;
         if (s.target == T::kTypes) {
           for (const CqlType& type : catalog.Types(k.name)) out.push_back({k.name, "type", type.udt_name(), ""});
+          continue;
+        }
+        if (s.target == T::kFunctions) {
+          for (const UserFunction& f : catalog.Functions(k.name)) out.push_back({k.name, "function", Signature(f), ""});
+          continue;
+        }
+        if (s.target == T::kAggregates) {
+          for (const UserAggregate& a : catalog.Aggregates(k.name)) out.push_back({k.name, "aggregate", Signature(a), ""});
           continue;
         }
         for (const auto& t : catalog.Tables(k.name)) {
@@ -198,6 +241,24 @@ Result<ResultSet> ExecuteDescribe(const Database& db, const DescribeStatement& s
       out.push_back({ks, "index", s.name.name, CreateIndexCql(*found->first, found->second)});
       return Rows(std::move(out), true);
     }
+    case T::kFunction:
+    case T::kAggregate: {
+      TESSERA_RETURN_IF_ERROR(keyspace(ks).status());
+      if (s.target == T::kFunction) {
+        for (const UserFunction& f : catalog.Functions(ks)) {
+          if (f.name == s.name.name) out.push_back({ks, "function", Signature(f), CreateFunctionCql(f)});
+        }
+      } else {
+        for (const UserAggregate& a : catalog.Aggregates(ks)) {
+          if (a.name == s.name.name) out.push_back({ks, "aggregate", Signature(a), CreateAggregateCql(a)});
+        }
+      }
+      if (out.empty()) {
+        return Status::InvalidArgument(std::string(s.target == T::kFunction ? "User defined function '" : "User defined aggregate '") +
+                                       s.name.name + "' not found in '" + ks + "'");
+      }
+      return Rows(std::move(out), true);
+    }
     case T::kName: {
       if (s.name.keyspace.empty() && catalog.GetKeyspace(s.name.name).ok()) {
         DescribeStatement k = s;
@@ -205,7 +266,7 @@ Result<ResultSet> ExecuteDescribe(const Database& db, const DescribeStatement& s
         return ExecuteDescribe(db, k, current);
       }
       TESSERA_RETURN_IF_ERROR(keyspace(ks).status());
-      for (T target : {T::kTable, T::kIndex, T::kType}) {
+      for (T target : {T::kTable, T::kIndex, T::kType, T::kFunction, T::kAggregate}) {
         DescribeStatement k = s;
         k.target = target;
         auto r = ExecuteDescribe(db, k, current);

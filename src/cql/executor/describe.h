@@ -3,11 +3,17 @@
 // TABLES, TYPES) and (keyspace_name, type, name, create_statement) for the
 // others, each create_statement a CQL statement that recreates the element:
 //   SCHEMA            every user keyspace (FULL: the system ones too) with its
-//                     types, tables and indexes, in an order that can be replayed
+//                     types, functions, aggregates, tables and indexes, in an
+//                     order that can be replayed
 //   KEYSPACE [ks]     the keyspace (the current one when none is named), then its
-//                     types, tables and indexes (ONLY: the keyspace alone)
+//                     types, functions, aggregates, tables and indexes (ONLY:
+//                     the keyspace alone)
 //   TABLE [ks.]t      the table and its indexes
 //   TYPE / INDEX      the one element
+//   FUNCTIONS, AGGREGATES
+//                     the listing forms of user-defined functions and aggregates
+//   FUNCTION / AGGREGATE [ks.]f
+//                     every overload of it (a function's body between $$)
 //   [ks.]name         whichever of keyspace, table, type or index the name is
 // Tessera's table options (distribution, initial_tablets, buckets,
 // partition_buckets) are written into the CREATE TABLE, so a replay makes the
@@ -36,5 +42,7 @@ std::string CreateKeyspaceCql(const KeyspaceMetadata& ks);
 std::string CreateTypeCql(const CqlType& type);
 std::string CreateTableCql(const TableSchema& table);
 std::string CreateIndexCql(const TableSchema& table, const IndexDef& index);
+std::string CreateFunctionCql(const UserFunction& f);
+std::string CreateAggregateCql(const UserAggregate& a);
 
 }  // namespace tessera::cql

@@ -247,8 +247,10 @@ constexpr uint8_t kGroupPaging = 3;  // paging state kind of GROUP BY: the group
 // GROUP BY: one output row per group (folded by the aggregates, or its first row), with LIMIT,
 // PER PARTITION LIMIT and the page size counting groups. `rows` are all the rows the query
 // reads; the page resumes after `groups_before` groups.
+// A user-defined function or aggregate that fails fails the query (`*failure`, first only).
 void FoldGroups(const TableSchema& t, const Selection& sel, const GroupBy& group, const std::vector<SourceRow>& rows,
-                const Limits& limits, uint64_t groups_before, const SelectContext& ctx, ResultSet* result) {
+                const Limits& limits, uint64_t groups_before, const SelectContext& ctx, ResultSet* result,
+                Status* failure) {
   const auto groups = GroupRows(t, group, rows);
   uint64_t counted = 0, in_partition = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -264,8 +266,8 @@ void FoldGroups(const TableSchema& t, const Selection& sel, const GroupBy& group
         break;
       }
       std::span<const SourceRow> members(rows.data() + begin, end - begin);
-      result->rows.push_back(sel.is_aggregate() ? sel.Aggregate(members)
-                                                : sel.Project(rows[begin], ctx.bind.now_micros, ctx.bind.rng));
+      result->rows.push_back(sel.is_aggregate() ? sel.Aggregate(members, failure)
+                                                : sel.Project(rows[begin], ctx.bind.now_micros, ctx.bind.rng, failure));
     }
     ++counted;
   }
@@ -394,12 +396,14 @@ Status PageGroups(Database& db, const std::shared_ptr<const TableSchema>& table,
       }
       continue;
     }
+    Status failure;
     for (size_t g : emitted) {
       const auto [begin, end] = groups[g];
       std::span<const SourceRow> members(rows.data() + begin, end - begin);
-      result->rows.push_back(sel.is_aggregate() ? sel.Aggregate(members)
-                                                : sel.Project(rows[begin], ctx.bind.now_micros, ctx.bind.rng));
+      result->rows.push_back(sel.is_aggregate() ? sel.Aggregate(members, &failure)
+                                                : sel.Project(rows[begin], ctx.bind.now_micros, ctx.bind.rng, &failure));
     }
+    TESSERA_RETURN_IF_ERROR(failure);
     if (!boundary) return Status::OK();  // LIMIT reached or every row read: the last page
     // The read's state right after the last row before the boundary.
     const size_t last_row = groups[*boundary].first - 1;
@@ -624,7 +628,9 @@ static Result<ResultSet> Finish(const TableSchema& table, const Selection& sel, 
                                 std::vector<SourceRow> rows, ResultSet result) {
   if (group) {
     result.paging_state.reset();
-    FoldGroups(table, sel, *group, rows, limits, groups_before, ctx, &result);
+    Status failure;
+    FoldGroups(table, sel, *group, rows, limits, groups_before, ctx, &result, &failure);
+    TESSERA_RETURN_IF_ERROR(failure);
     return result;
   }
   if (sel.is_aggregate()) {

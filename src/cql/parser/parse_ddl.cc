@@ -315,7 +315,8 @@ Status ParserCore::ParseDescribe(DescribeStatement* out) {
     return Status::OK();
   }
   static constexpr std::pair<const char*, T> kLists[] = {
-      {"keyspaces", T::kKeyspaces}, {"tables", T::kTables}, {"columnfamilies", T::kTables}, {"types", T::kTypes}};
+      {"keyspaces", T::kKeyspaces}, {"tables", T::kTables}, {"columnfamilies", T::kTables}, {"types", T::kTypes},
+      {"functions", T::kFunctions}, {"aggregates", T::kAggregates}};
   for (const auto& [word, target] : kLists) {
     if (AtKeyword(word) && (Peek(1).kind == TokenKind::kEnd || AtPunct(";", 1))) {
       Next();
@@ -334,7 +335,8 @@ Status ParserCore::ParseDescribe(DescribeStatement* out) {
     return Status::OK();
   }
   static constexpr std::pair<const char*, T> kObjects[] = {
-      {"table", T::kTable}, {"columnfamily", T::kTable}, {"type", T::kType}, {"index", T::kIndex}};
+      {"table", T::kTable}, {"columnfamily", T::kTable}, {"type", T::kType}, {"index", T::kIndex},
+      {"function", T::kFunction}, {"aggregate", T::kAggregate}};
   for (const auto& [word, target] : kObjects) {
     if (AtKeyword(word) && Peek(1).kind != TokenKind::kEnd && !AtPunct(".", 1) && !AtPunct(";", 1)) {
       Next();

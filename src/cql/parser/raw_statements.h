@@ -223,7 +223,10 @@ struct CreateIndexStatement {
 // KEYSPACES, [ONLY] KEYSPACE [ks], TABLES, TABLE [ks.]t, TYPES, TYPE [ks.]t,
 // INDEX [ks.]i, or [ks.]name (whatever the name is: keyspace, table, type, index).
 struct DescribeStatement {
-  enum class Target { kSchema, kKeyspaces, kKeyspace, kTables, kTable, kTypes, kType, kIndex, kName };
+  enum class Target {
+    kSchema, kKeyspaces, kKeyspace, kTables, kTable, kTypes, kType, kIndex,
+    kFunctions, kFunction, kAggregates, kAggregate, kName
+  };
   Target target = Target::kSchema;
   QualifiedName name;  // kKeyspace: name.name (empty: the current keyspace)
   bool full = false;   // FULL SCHEMA: system keyspaces too
