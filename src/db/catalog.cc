@@ -87,16 +87,7 @@ Result<std::vector<std::shared_ptr<const TableSchema>>> Catalog::DropKeyspace(co
       ++it;
     }
   }
-  for (auto it = functions_.begin(); it != functions_.end();) {
-    if (std::get<0>(it->first) != name) { ++it; continue; }
-    TESSERA_RETURN_IF_ERROR(engine_->MetaDelete("function/" + name + "/" + std::get<1>(it->first) + "(" + std::get<2>(it->first) + ")"));
-    it = functions_.erase(it);
-  }
-  for (auto it = aggregates_.begin(); it != aggregates_.end();) {
-    if (std::get<0>(it->first) != name) { ++it; continue; }
-    TESSERA_RETURN_IF_ERROR(engine_->MetaDelete("aggregate/" + name + "/" + std::get<1>(it->first) + "(" + std::get<2>(it->first) + ")"));
-    it = aggregates_.erase(it);
-  }
+  TESSERA_RETURN_IF_ERROR(DropFunctionsOfKeyspaceLocked(name));
   TESSERA_RETURN_IF_ERROR(engine_->MetaDelete("keyspace/" + name));
   keyspaces_.erase(name);
   ++version_;

@@ -108,6 +108,8 @@ class Catalog {
  private:
   Status LoadTypes();      // REQUIRES: mu_ held
   Status LoadFunctions();  // REQUIRES: mu_ held, types loaded
+  // DROP KEYSPACE's part: its functions and aggregates. REQUIRES: mu_ held.
+  Status DropFunctionsOfKeyspaceLocked(const std::string& keyspace);
   // "name" in `keyspace`, or "ks.name". REQUIRES: mu_ held.
   std::optional<CqlType> FindTypeLocked(const std::string& keyspace, const std::string& name) const;
   Status PersistTable(const TableSchema& t);

@@ -6,41 +6,18 @@
 // keyspace's user types.
 #include <nlohmann/json.hpp>
 
+#include "common/bytes.h"
 #include "db/catalog.h"
 
 namespace tessera {
 namespace {
 
-std::string TypesText(const std::vector<CqlType>& types) {
-  std::string out;
-  for (size_t i = 0; i < types.size(); ++i) out += (i ? ", " : "") + types[i].ToCql();
-  return out;
+std::string Key(const char* kind, const std::string& ks, const std::string& name, const std::string& types_text) {
+  return std::string(kind) + "/" + ks + "/" + name + "(" + types_text + ")";
 }
 
 std::string Key(const char* kind, const std::string& ks, const std::string& name, const std::vector<CqlType>& types) {
-  return std::string(kind) + "/" + ks + "/" + name + "(" + TypesText(types) + ")";
-}
-
-std::vector<std::string> TypeTexts(const std::vector<CqlType>& types) {
-  std::vector<std::string> out;
-  for (const auto& t : types) out.push_back(t.ToCql());
-  return out;
-}
-
-std::string ToHex(const std::string& bytes) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
-}
-
-std::string FromHex(const std::string& hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-  return out;
+  return Key(kind, ks, name, JoinedTypes(types));
 }
 
 std::string FunctionToJson(const UserFunction& f) {
@@ -88,20 +65,38 @@ Status Catalog::LoadFunctions() {
           UserFunction f{ks, j.at("name").get<std::string>(), j.at("argument_names").get<std::vector<std::string>>(),
                          *types, *return_type, j.at("called_on_null_input").get<bool>(),
                          j.at("language").get<std::string>(), j.at("body").get<std::string>()};
-          functions_.insert_or_assign(FunctionKey{ks, f.name, TypesText(f.argument_types)}, std::move(f));
+          functions_.insert_or_assign(FunctionKey{ks, f.name, JoinedTypes(f.argument_types)}, std::move(f));
         } else {
           auto state_type = parse("state_type");
           if (!state_type.ok()) return Status::Corruption(key + ": " + state_type.status().message());
           UserAggregate a{ks, j.at("name").get<std::string>(), *types, j.at("state_function").get<std::string>(),
                           *state_type, j.at("final_function").get<std::string>(), std::nullopt,
                           j.at("initial_condition_literal").get<std::string>(), *return_type};
-          if (j.contains("initial_state_hex")) a.initial_state = FromHex(j["initial_state_hex"].get<std::string>());
-          aggregates_.insert_or_assign(FunctionKey{ks, a.name, TypesText(a.argument_types)}, std::move(a));
+          if (j.contains("initial_state_hex")) {
+            std::string state;
+            if (!FromHex(j["initial_state_hex"].get<std::string>(), &state)) return Status::Corruption(key + ": initial state");
+            a.initial_state = std::move(state);
+          }
+          aggregates_.insert_or_assign(FunctionKey{ks, a.name, JoinedTypes(a.argument_types)}, std::move(a));
         }
       } catch (const nlohmann::json::exception& e) {
         return Status::Corruption(key + ": " + e.what());
       }
     }
+  }
+  return Status::OK();
+}
+
+Status Catalog::DropFunctionsOfKeyspaceLocked(const std::string& keyspace) {
+  for (auto it = functions_.begin(); it != functions_.end();) {
+    if (std::get<0>(it->first) != keyspace) { ++it; continue; }
+    TESSERA_RETURN_IF_ERROR(engine_->MetaDelete(Key("function", keyspace, std::get<1>(it->first), std::get<2>(it->first))));
+    it = functions_.erase(it);
+  }
+  for (auto it = aggregates_.begin(); it != aggregates_.end();) {
+    if (std::get<0>(it->first) != keyspace) { ++it; continue; }
+    TESSERA_RETURN_IF_ERROR(engine_->MetaDelete(Key("aggregate", keyspace, std::get<1>(it->first), std::get<2>(it->first))));
+    it = aggregates_.erase(it);
   }
   return Status::OK();
 }
@@ -114,7 +109,7 @@ Status Catalog::CreateFunction(const UserFunction& f, bool or_replace) {
       return Status::InvalidArgument("Function " + f.keyspace + "." + f.name + " already exists as an aggregate");
     }
   }
-  const FunctionKey key{f.keyspace, f.name, TypesText(f.argument_types)};
+  const FunctionKey key{f.keyspace, f.name, JoinedTypes(f.argument_types)};
   auto existing = functions_.find(key);
   if (existing != functions_.end() && !or_replace) {
     return Status::AlreadyExists("Function " + FunctionSignature(f.keyspace, f.name, f.argument_types) + " already exists");
@@ -138,7 +133,7 @@ Status Catalog::CreateAggregate(const UserAggregate& a, bool or_replace) {
       return Status::InvalidArgument("Aggregate " + a.keyspace + "." + a.name + " already exists as a function");
     }
   }
-  const FunctionKey key{a.keyspace, a.name, TypesText(a.argument_types)};
+  const FunctionKey key{a.keyspace, a.name, JoinedTypes(a.argument_types)};
   if (aggregates_.count(key) && !or_replace) {
     return Status::AlreadyExists("Aggregate " + FunctionSignature(a.keyspace, a.name, a.argument_types) + " already exists");
   }
@@ -159,7 +154,7 @@ Result<typename Map::iterator> FindOne(Map& defs, const std::string& keyspace, c
   std::vector<typename Map::iterator> matches;
   for (auto it = defs.begin(); it != defs.end(); ++it) {
     if (std::get<0>(it->first) != keyspace || std::get<1>(it->first) != name) continue;
-    if (argument_types && std::get<2>(it->first) != TypesText(*argument_types)) continue;
+    if (argument_types && std::get<2>(it->first) != JoinedTypes(*argument_types)) continue;
     matches.push_back(it);
   }
   if (matches.empty()) {

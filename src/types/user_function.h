@@ -43,12 +43,25 @@ struct UserAggregate {
   CqlType return_type = CqlType::Scalar(TypeKind::kInt);  // the final function's, else state_type
 };
 
+// Argument types as CQL text, one per type ("int", "tuple<int, bigint>"):
+// what system_schema and the FUNCTION / AGGREGATE schema change list.
+inline std::vector<std::string> TypeTexts(const std::vector<CqlType>& types) {
+  std::vector<std::string> out;
+  for (const auto& t : types) out.push_back(t.ToCql());
+  return out;
+}
+
+// "int, text": argument types joined as Cassandra writes a signature.
+inline std::string JoinedTypes(const std::vector<CqlType>& types) {
+  std::string out;
+  for (size_t i = 0; i < types.size(); ++i) out += (i ? ", " : "") + types[i].ToCql();
+  return out;
+}
+
 // "ks.name(int, text)": how Cassandra names a function in messages.
 inline std::string FunctionSignature(const std::string& keyspace, const std::string& name,
                                      const std::vector<CqlType>& argument_types) {
-  std::string out = keyspace + "." + name + "(";
-  for (size_t i = 0; i < argument_types.size(); ++i) out += (i ? ", " : "") + argument_types[i].ToCql();
-  return out + ")";
+  return keyspace + "." + name + "(" + JoinedTypes(argument_types) + ")";
 }
 
 }  // namespace tessera

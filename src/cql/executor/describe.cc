@@ -33,9 +33,7 @@ std::string Qualified(const std::string& ks, const std::string& name) {
 // name(type, type): how DESCRIBE names an overload.
 template <typename Definition>
 std::string Signature(const Definition& d) {
-  std::string out = d.name + "(";
-  for (size_t i = 0; i < d.argument_types.size(); ++i) out += (i ? ", " : "") + d.argument_types[i].ToCql();
-  return out + ")";
+  return d.name + "(" + JoinedTypes(d.argument_types) + ")";
 }
 
 struct Described {
@@ -162,8 +160,7 @@ std::string CreateFunctionCql(const UserFunction& f) {
 }
 
 std::string CreateAggregateCql(const UserAggregate& a) {
-  std::string out = "CREATE AGGREGATE " + Qualified(a.keyspace, a.name) + "(";
-  for (size_t i = 0; i < a.argument_types.size(); ++i) out += (i ? ", " : "") + a.argument_types[i].ToCql();
+  std::string out = "CREATE AGGREGATE " + Qualified(a.keyspace, a.name) + "(" + JoinedTypes(a.argument_types);
   out += ")\n    SFUNC " + QuoteIdentifier(a.state_function) + "\n    STYPE " + a.state_type.ToCql();
   if (!a.final_function.empty()) out += "\n    FINALFUNC " + QuoteIdentifier(a.final_function);
   if (a.initial_state) out += "\n    INITCOND " + a.initial_condition_literal;

@@ -21,12 +21,6 @@ Result<std::vector<CqlType>> ParseTypes(const Database& db, const std::string& k
   return out;
 }
 
-std::vector<std::string> TypeTexts(const std::vector<CqlType>& types) {
-  std::vector<std::string> out;
-  for (const auto& t : types) out.push_back(t.ToCql());
-  return out;
-}
-
 Result<SchemaOutcome> CreateFunction(Database& db, const UserFunctions& functions, const FunctionStatement& s,
                                      const std::string& ks) {
   UserFunction f;

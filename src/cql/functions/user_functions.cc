@@ -87,15 +87,9 @@ Result<std::optional<std::string>> UserFunctions::Execute(const LuaFunction& f,
   }
   auto r = f.Call(arguments);
   if (r.ok()) return r;
-  std::vector<std::string> types;
-  std::string listed;
-  for (const auto& t : d.argument_types) {
-    types.push_back(t.ToCql());
-    listed += (listed.empty() ? "" : ", ") + t.ToCql();
-  }
-  return Status::FunctionFailure("execution of '" + d.keyspace + "." + d.name + "[" + listed + "]' failed: " +
-                                     r.status().message(),
-                                 Status::FunctionCall{d.keyspace, d.name, std::move(types)});
+  return Status::FunctionFailure("execution of '" + d.keyspace + "." + d.name + "[" + JoinedTypes(d.argument_types) +
+                                     "]' failed: " + r.status().message(),
+                                 Status::FunctionCall{d.keyspace, d.name, TypeTexts(d.argument_types)});
 }
 
 }  // namespace tessera::cql
