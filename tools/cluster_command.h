@@ -6,8 +6,9 @@
 //   start --nodes N --dir DIR [--port 9042] [--admin-port 9180]
 //         [--etcd-port 2379] [--etcd-peer-port 2380] [--server-arg ARG ...]
 //       starts etcd (data in DIR/etcd) and nodes 1..N on 127.0.0.N (data in DIR/nodeN), and returns
-//       once every node is serving CQL, alive in etcd and lists every
-//       other node in system.peers. Again on a
+//       once every node is serving CQL, alive in etcd, lists every
+//       other node in system.peers and sees every node up (its admin
+//       port's /cluster/status). Again on a
 //       stopped DIR: restarts it on its data.
 //   stop --dir DIR            SIGTERM to every node, then etcd (SIGKILL
 //                             after 20 s)

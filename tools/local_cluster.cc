@@ -9,6 +9,8 @@
 #include <iostream>
 #include <thread>
 
+#include <httplib.h>
+
 #include "auth/auth_service.h"
 #include "client/cql_connection.h"
 #include "cluster/etcd_client.h"
@@ -109,6 +111,51 @@ Status WaitForPeers(const json& manifest) {
     if (seen < others) {
       return Status::IOError("node " + std::to_string(n.value("node", 0)) + " lists " + std::to_string(seen) + " of " +
                              std::to_string(others) + " peers after 30 s");
+    }
+  }
+  return Status::OK();
+}
+
+// Waits until every node sees every node up in its own /cluster/status:
+// under the failure detector a node that joined after another is down to
+// it until its first ping is answered, and a request at ALL sent in that
+// window would be refused as Unavailable. A node whose admin port refuses
+// the launcher (credentials changed, HTTPS) is not checked, as in
+// WaitForPeers.
+Status WaitForUp(const json& manifest) {
+  const size_t members = manifest["nodes"].size();
+  for (const auto& n : manifest["nodes"]) {
+    httplib::Client http(n["address"].get<std::string>(), n.value("admin_port", 9180));
+    http.set_connection_timeout(2, 0);
+    http.set_read_timeout(5, 0);
+    if (manifest.contains("credentials")) {
+      http.set_basic_auth(manifest["credentials"].value("username", ""), manifest["credentials"].value("password", ""));
+    }
+    size_t up = 0;
+    std::string last;
+    for (int i = 0; i < 300 && up < members; ++i) {
+      auto res = http.Get("/cluster/status");
+      if (res && (res->status == 401 || res->status == 403)) {
+        std::cerr << "tessera cluster: node " << n.value("node", 0)
+                  << " refused the launcher its status; who it sees up was not checked\n";
+        up = members;
+        break;
+      }
+      up = 0;
+      if (res && res->status == 200) {
+        auto status = json::parse(res->body, nullptr, /*allow_exceptions=*/false);
+        if (!status.is_discarded() && status.contains("nodes")) {
+          for (const auto& m : status["nodes"]) up += m.value("state", "") == "up" ? 1 : 0;
+        }
+        last = res->body;
+      } else {
+        last = res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error());
+      }
+      if (up < members) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (up < members) {
+      return Status::IOError("node " + std::to_string(n.value("node", 0)) + " sees " + std::to_string(up) + " of " +
+                             std::to_string(members) + " nodes up after 30 s: " + last);
     }
   }
   return Status::OK();
@@ -247,6 +294,7 @@ Status Start(const Options& f, json* manifest) {
   }
   if (s.ok()) s = WaitForAlive(*manifest, (*manifest)["nodes"].size());
   if (s.ok()) s = WaitForPeers(*manifest);
+  if (s.ok()) s = WaitForUp(*manifest);
   if (!s.ok()) StopAll(*manifest);
   return s;
 }

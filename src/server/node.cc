@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "cluster/etcd_auth_store.h"
@@ -194,7 +195,9 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   if (c.failure_detector_timeout_ms > 0) {
     cluster::FailureDetectorOptions fd;
     fd.down_after_micros = c.failure_detector_timeout_ms * 1000;
-    fd.ping_interval_micros = std::max<int64_t>(fd.down_after_micros / 10, 10'000);
+    // A tenth of the time-out, at most 200 ms: a node that joins is down to
+    // the others until their next ping, whatever the time-out.
+    fd.ping_interval_micros = std::clamp<int64_t>(fd.down_after_micros / 10, 10'000, 200'000);
     l.failure_detector =
         std::make_unique<cluster::FailureDetector>(l.membership.get(), l.internode_client.get(), fd);
     l.failure_detector->Start();
