@@ -22,11 +22,13 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <random>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "common/bytes.h"
@@ -34,6 +36,7 @@
 #include "cql/protocol/response_decoding.h"
 #include "db/database.h"
 #include "fuzz/fuzz_support.h"
+#include "tracing/trace_store.h"
 
 namespace {
 
@@ -79,6 +82,7 @@ const char* const kSchema[] = {
 };
 
 struct Harness {
+  std::unique_ptr<tracing::TraceStore> traces;  // before the processor, which begins sessions in it
   std::unique_ptr<Database> db;
   std::unique_ptr<QueryProcessor> processor;
   uint64_t inputs = 0;
@@ -93,7 +97,18 @@ uint64_t Fnv(std::string_view s) {
 }
 
 Reply Run(ConnectionState& conn, const Request& request) {
-  Reply r = harness->processor->Process(conn, request);
+  // Every other input traced by its flag (the rest by the store's
+  // probability): tracing runs beside every statement kind.
+  RequestFlags flags;
+  flags.tracing = harness->inputs % 2 == 0;
+  Reply r = harness->processor->Process(conn, request, flags);
+  const bool traceable = std::holds_alternative<QueryRequest>(request) ||
+                         std::holds_alternative<ExecuteRequest>(request) ||
+                         std::holds_alternative<BatchRequest>(request) || std::holds_alternative<PrepareRequest>(request);
+  if (flags.tracing && traceable && r.tracing_id.size() != 16) {
+    std::fprintf(stderr, "a traced request was answered without a 16-byte tracing id\n");
+    abort();
+  }
   fuzz::DecodeReplyOrAbort(r);
   return r;
 }
@@ -199,6 +214,9 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   harness->db = fuzz::OpenScratchDatabase("executor_fuzz");
   NodeInfo node;
   node.rpc_address = "127.0.0.1";
+  harness->traces = std::make_unique<tracing::TraceStore>(node.rpc_address);
+  if (!harness->traces->set_probability(0.1).ok()) abort();
+  node.traces = harness->traces.get();
   harness->processor = std::make_unique<QueryProcessor>(harness->db.get(), node);
   // User-defined functions on, with a short time limit so that a body that
   // loops costs an input 50 ms, not a second.

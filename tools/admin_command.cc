@@ -20,6 +20,7 @@ struct AdminFlags {
   std::string keyspace, table;
   std::string start, from, to;  // admin move
   std::string node;             // admin decommission
+  std::string probability;      // admin settraceprobability
   bool json = false;
 };
 
@@ -238,6 +239,29 @@ void AddAdminCommand(CLI::App& app, int* exit_code) {
       if (body) PrintLeave(*flags, *body);
     });
   }
+
+  auto* set_trace = cmd->add_subcommand("settraceprobability",
+                                        "trace this share of the node's requests, 0 to 1 (nodetool "
+                                        "settraceprobability); system_traces shows them");
+  AddConnectionFlags(set_trace, flags.get());
+  set_trace->add_option("probability", flags->probability, "0 (none, the default) to 1 (every request)")->required();
+  set_trace->callback([flags, exit_code] {
+    auto body = Post(*flags, httplib::append_query_params("/tracing/probability", {{"value", flags->probability}}),
+                     exit_code);
+    if (body && flags->json) std::cout << body->dump(2) << "\n";
+  });
+  auto* get_trace = cmd->add_subcommand("gettraceprobability", "the node's trace probability (nodetool "
+                                                               "gettraceprobability)");
+  AddConnectionFlags(get_trace, flags.get());
+  get_trace->callback([flags, exit_code] {
+    auto body = Get(*flags, "/tracing/probability", exit_code);
+    if (!body) return;
+    if (flags->json) {
+      std::cout << body->dump(2) << "\n";
+    } else {
+      std::cout << "Current trace probability: " << (*body)["probability"].get<double>() << "\n";
+    }
+  });
 
   AddRepairCommand(*cmd, exit_code);
 }

@@ -18,6 +18,9 @@
 //       cluster/node_lifecycle.h); exit code 1 when a move failed
 //   admin removenode --node NODE
 //       the same for a dead node: its replicas rebuilt from the survivors
+//   admin settraceprobability P   trace a share P (0..1) of the node's
+//       requests (POST /tracing/probability; nodetool settraceprobability)
+//   admin gettraceprobability     the node's current share
 //   admin repair  the same as `tessera repair` (tools/repair_command.h)
 //
 // Exit codes: 0 answered, 1 the node answered with an error (an unknown

@@ -173,12 +173,12 @@ Status CqlConnection::ReadExactly(size_t want, std::string* out) {
   return Status::OK();
 }
 
-Result<int16_t> CqlConnection::Send(const cql::Request& request) {
+Result<int16_t> CqlConnection::Send(const cql::Request& request, uint8_t flags) {
   if (in_flight_ >= busy_.size()) return Status::Busy("all streams in flight");
   while (busy_[static_cast<size_t>(next_stream_)]) next_stream_ = static_cast<int16_t>((next_stream_ + 1) & 0x7FFF);
   const int16_t stream = next_stream_;
   next_stream_ = static_cast<int16_t>((next_stream_ + 1) & 0x7FFF);
-  out_ += cql::EncodeRequestFrame(stream, cql::EncodeRequest(request));
+  out_ += cql::EncodeRequestFrame(stream, cql::EncodeRequest(request), flags);
   busy_[static_cast<size_t>(stream)] = true;
   ++in_flight_;
   return stream;

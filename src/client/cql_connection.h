@@ -56,9 +56,11 @@ class CqlConnection {
     cql::DecodedResponse decoded;
   };
   // Queues `request` on a free stream; returns the stream. Queued requests
-  // go out together (one write) on Flush() or the next Receive(). Errors:
-  // Busy when all 32,768 streams are in flight.
-  Result<int16_t> Send(const cql::Request& request);
+  // go out together (one write) on Flush() or the next Receive(). `flags`:
+  // the frame header's (cql::kFlagTracing: the server traces the request
+  // and its response carries the trace's id). Errors: Busy when all 32,768
+  // streams are in flight.
+  Result<int16_t> Send(const cql::Request& request, uint8_t flags = 0);
   Status Flush();
   // Flushes, then returns the next response. Errors: IOError (closed,
   // time-out), Corruption.

@@ -1,16 +1,8 @@
 #include "cluster/failure_detector.h"
 
-#include <chrono>
+#include "common/steady_micros.h"
 
 namespace tessera::cluster {
-namespace {
-
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 FailureDetector::FailureDetector(Membership* membership, InternodeTransport* client, FailureDetectorOptions options)
     : membership_(membership), client_(client), options_(options) {}
@@ -28,7 +20,7 @@ void FailureDetector::Stop() {
 }
 
 void FailureDetector::Round() {
-  const int64_t now = NowMicros();
+  const int64_t now = SteadyMicros();
   const std::string& self = membership_->self().host_id;
   std::vector<std::pair<std::string, std::string>> to_ping;  // host id, target
   std::vector<std::string> silent;
@@ -64,7 +56,7 @@ void FailureDetector::Answered(const std::string& host_id, bool ok) {
     auto it = peers_.find(host_id);
     if (it != peers_.end()) {
       it->second.ping_in_flight = false;
-      if (ok) it->second.last_heard_micros = NowMicros();
+      if (ok) it->second.last_heard_micros = SteadyMicros();
       up = ok;
     }
   }

@@ -12,14 +12,10 @@
 #include "cluster/paxos_ballot.h"
 #include "cluster/replicated_tablet.h"
 #include "cluster/replica_service.h"
+#include "common/steady_micros.h"
 
 namespace tessera::cluster {
 namespace {
-
-int64_t SteadyMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // Cassandra's contention back-off: a random pause of up to 100 ms before a
 // round that lost to a later ballot tries again.

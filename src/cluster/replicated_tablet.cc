@@ -16,6 +16,7 @@
 #include "types/speculative_retry.h"
 #include "db/database.h"
 #include "storage/merge_operator.h"
+#include "tracing/trace_session.h"
 
 namespace tessera::cluster {
 
@@ -546,6 +547,10 @@ std::shared_ptr<Replica> ClusterReplicaResolver::ReplicaFor(const TableSchema& t
   auto current = services_->db->catalog().GetTableById(table.id);
   if (!current) return nullptr;
   return std::make_shared<ReplicatedTablet>(services_, current, tablet.start, tablet.end);
+}
+
+void TraceStep(const RequestConsistency& consistency, std::string activity) {
+  consistency.trace->Event(std::move(activity));
 }
 
 }  // namespace tessera::cluster

@@ -97,6 +97,10 @@ class ParallelAsk : public std::enable_shared_from_this<ParallelAsk<T>> {
     const Peer& peer = candidates_[i];
     const int64_t now = NowMicros();
     if (!peer.info.local) services_->latency.Sent(peer.info.host_id);
+    if (consistency_.trace) {
+      TraceStep(consistency_, peer.info.local ? "Reading on this node's replica"
+                                              : "Sending READ message to " + TracedPeer(peer));
+    }
     ask_(peer, i, std::max<int64_t>(deadline_ - now, 1),
          [self = this->shared_from_this(), i, now](Result<T> r) { self->Answered(i, std::move(r), now); });
   }
@@ -106,6 +110,11 @@ class ParallelAsk : public std::enable_shared_from_this<ParallelAsk<T>> {
     const bool ok = answer.ok();
     const int64_t now = NowMicros();
     if (!peer.info.local) services_->latency.Answered(peer.info.host_id, now - sent_at, ok, now);
+    if (consistency_.trace && !peer.info.local) {
+      TraceStep(consistency_, (ok ? "READ answered by " + TracedPeer(peer)
+                                  : "READ failed on " + TracedPeer(peer) + ": " + answer.status().message()) +
+                                  " after " + std::to_string(now - sent_at) + " us");
+    }
     std::vector<size_t> more;
     bool finish = false;
     {
@@ -146,6 +155,10 @@ class ParallelAsk : public std::enable_shared_from_this<ParallelAsk<T>> {
       next = static_cast<size_t>(sent_++);
     }
     ++services_->speculative_retries;
+    if (consistency_.trace) {
+      TraceStep(consistency_, "Speculative retry: no answer within " + std::to_string(threshold_) +
+                                  " us, asking one more replica");
+    }
     Send(next);
   }
 
@@ -205,6 +218,10 @@ void RepairAsync(ReplicationServices* services, const std::shared_ptr<const Tabl
   auto pending = std::make_shared<Pending>();
   const int sent = static_cast<int>(std::count_if(repairs.begin(), repairs.end(), [](const WriteSet& w) { return !w.empty(); }));
   if (sent == 0) return done(Status::OK());
+  if (consistency.trace) {
+    TraceStep(consistency, "Read repair: writing back to " + std::to_string(sent) +
+                               (sent == 1 ? " replica" : " replicas"));
+  }
   pending->remaining = sent;
   const int n = static_cast<int>(asked.size());
   auto record = [services, table, pending, sent, n, consistency, done = std::move(done)](bool ok) {
@@ -290,6 +307,7 @@ void ReplicatedTablet::ReadKeysAsync(std::vector<std::string> keys, const Reques
     ++self->services_->digest_reads;
     if (const KeysAnswer* data = AgreedData(*answers, shared_keys->size())) return done(data->values);
     ++self->services_->digest_mismatches;
+    if (consistency.trace) TraceStep(consistency, "Digest mismatch: reading data from every replica asked");
     self->ReadKeysInFullAsync(*shared_keys, consistency, /*counted=*/true, done);
   };
   std::make_shared<ParallelAsk<KeysAnswer>>(services_, PeersOf(*asked), plan, SpeculativeThresholdMicros(),

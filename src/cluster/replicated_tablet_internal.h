@@ -31,6 +31,18 @@ inline int64_t NowMicros() {
       .count();
 }
 
+// A replica as a trace names it (Cassandra's "/127.0.0.2"): its address
+// without the port; "this node" for the local one.
+inline std::string TracedPeer(const ReplicatedTablet::Target& target) {
+  if (target.info.local || target.endpoint.empty()) return "this node";
+  return "/" + target.endpoint.substr(0, target.endpoint.rfind(':'));
+}
+
+// Records a step of a traced request (tracing/trace_session.h).
+// REQUIRES: consistency.trace is set (callers test it first, so that an
+// untraced request builds no text).
+void TraceStep(const RequestConsistency& consistency, std::string activity);
+
 // Answers gathered from replicas asked in parallel; shared with the gRPC
 // callbacks, which may outlive the request that waited for them.
 template <typename T>

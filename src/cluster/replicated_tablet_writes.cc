@@ -156,7 +156,11 @@ void ReplicatedTablet::ReplicateAsync(const WritePlan& w, const WriteSet& writes
       continue;
     }
     if (!targets[i].info.alive) {
-      hinted += hints && hints->Store(targets[i].info.host_id, table_->uuid, *relative).ok();
+      const bool stored = hints && hints->Store(targets[i].info.host_id, table_->uuid, *relative).ok();
+      hinted += stored;
+      if (consistency.trace) {
+        TraceStep(consistency, TracedPeer(targets[i]) + " is down: " + (stored ? "hint stored" : "no hint stored"));
+      }
       continue;
     }
     ++sent;
@@ -169,11 +173,17 @@ void ReplicatedTablet::ReplicateAsync(const WritePlan& w, const WriteSet& writes
     // hint, even when the level was reached without it.
     ReplicaLatency* latency = &services_->latency;
     latency->Sent(targets[i].info.host_id);
+    if (consistency.trace) TraceStep(consistency, "Sending MUTATION message to " + TracedPeer(targets[i]));
     services_->client->Apply(targets[i].endpoint, table_->uuid, *relative, services_->write_timeout_micros,
                              [acks, counts, hints, relative, host = targets[i].info.host_id, uuid = table_->uuid,
-                              latency, at = NowMicros()](Status s) {
+                              latency, at = NowMicros(), consistency, peer = TracedPeer(targets[i])](Status s) {
                                const int64_t now = NowMicros();
                                latency->Answered(host, now - at, s.ok(), now);
+                               if (consistency.trace) {
+                                 TraceStep(consistency, (s.ok() ? "MUTATION acknowledged by " + peer
+                                                                : "MUTATION failed on " + peer + ": " + s.message()) +
+                                                            " after " + std::to_string(now - at) + " us");
+                               }
                                if (!s.ok() && hints) (void)hints->Store(host, uuid, *relative);
                                acks->Record(s.ok() && counts);
                              });
@@ -181,6 +191,10 @@ void ReplicatedTablet::ReplicateAsync(const WritePlan& w, const WriteSet& writes
   if (local) {
     services_->db->CountReplicaRequest(table_->id, start_, /*write=*/true);
     Status s = services_->db->engine()->Write(writes);
+    if (consistency.trace) {
+      TraceStep(consistency, s.ok() ? "Mutation applied on this node's replica"
+                                    : "Mutation failed on this node's replica: " + s.message());
+    }
     acks->Record(s.ok() && w.plan.counts[*local]);
   }
   // ANY: a stored hint is an acknowledgement.

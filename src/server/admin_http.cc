@@ -5,6 +5,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "keyviz/keyviz_page.h"
 #include "keyviz/sampler.h"
 #include "server/metrics_text.h"
+#include "tracing/trace_store.h"
 
 namespace tessera::server {
 namespace {
@@ -69,6 +71,12 @@ struct AdminHttpServer::Impl {
   AdminClusterHooks hooks;  // guarded by hooks_mu
   std::vector<std::pair<std::string, std::string>> settings;  // guarded by hooks_mu
   std::function<std::string()> front_door_metrics;            // guarded by hooks_mu
+  tracing::TraceStore* traces = nullptr;                      // guarded by hooks_mu
+
+  tracing::TraceStore* Traces() {
+    std::lock_guard<std::mutex> lock(hooks_mu);
+    return traces;
+  }
 
   AdminClusterHooks Hooks() {
     std::lock_guard<std::mutex> lock(hooks_mu);
@@ -79,6 +87,11 @@ struct AdminHttpServer::Impl {
 void AdminHttpServer::SetFrontDoorMetrics(std::function<std::string()> render) {
   std::lock_guard<std::mutex> lock(impl_->hooks_mu);
   impl_->front_door_metrics = std::move(render);
+}
+
+void AdminHttpServer::SetTraceStore(tracing::TraceStore* traces) {
+  std::lock_guard<std::mutex> lock(impl_->hooks_mu);
+  impl_->traces = traces;
 }
 
 void AdminHttpServer::SetClusterHooks(AdminClusterHooks hooks) {
@@ -219,6 +232,23 @@ AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz, Ad
     Status st = failpoint(req.get_param_value("name"), req.get_param_value("action"));
     if (!st.ok()) return ReplyError(res, st);
     Reply(res, 200, "{}");
+  });
+  http.Post("/tracing/probability", [impl = impl_.get()](const httplib::Request& req, httplib::Response& res) {
+    tracing::TraceStore* traces = impl->Traces();
+    if (!traces) return Reply(res, 404, "{\"error\": \"this server traces no requests\"}");
+    const std::string text = req.get_param_value("value");
+    char* end = nullptr;
+    const double p = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size()) {
+      return ReplyError(res, Status::InvalidArgument("value must be a number between 0 and 1, got '" + text + "'"));
+    }
+    if (Status st = traces->set_probability(p); !st.ok()) return ReplyError(res, st);
+    Reply(res, 200, nlohmann::json{{"probability", traces->probability()}}.dump());
+  });
+  http.Get("/tracing/probability", [impl = impl_.get()](const httplib::Request&, httplib::Response& res) {
+    tracing::TraceStore* traces = impl->Traces();
+    if (!traces) return Reply(res, 404, "{\"error\": \"this server traces no requests\"}");
+    Reply(res, 200, nlohmann::json{{"probability", traces->probability()}}.dump());
   });
   http.Get("/failpoints", [impl = impl_.get()](const httplib::Request&, httplib::Response& res) {
     auto paused = impl->Hooks().paused_failpoints;

@@ -34,6 +34,11 @@
 //   POST /failpoints?name=NAME&action=pause|error|off   sets a failpoint
 //                         (common/failpoints.h), on any node
 //   GET  /failpoints      {"paused": [names an operation is held at]}
+//   POST /tracing/probability?value=P   the share of requests traced
+//                         without the tracing flag (nodetool
+//                         settraceprobability; tracing/trace_store.h),
+//                         0..1; 400 for another value
+//   GET  /tracing/probability   {"probability": P}
 //   GET  /keyvisualizer   the Key Visualizer page (keyviz/keyviz_page.h)
 //   GET  /keyvisualizer/data.json[?table=KS.T][&columns=N]   its data
 //                         (keyviz/keyviz_json.h); N: the newest N columns
@@ -66,6 +71,9 @@ namespace tessera {
 class Database;
 namespace auth {
 class AuthService;
+}
+namespace tracing {
+class TraceStore;
 }
 namespace keyviz {
 class KeyVizSampler;
@@ -119,6 +127,9 @@ class AdminHttpServer {
   // Prometheus text of the CQL server appended to /metrics (null: none).
   // REQUIRES: what `render` reads outlives the server or a later call. Thread-safe.
   void SetFrontDoorMetrics(std::function<std::string()> render);
+  // The node's traced requests, for /tracing/probability (null: 404).
+  // REQUIRES: `traces` outlives the server or a later call. Thread-safe.
+  void SetTraceStore(tracing::TraceStore* traces);
 
  private:
   struct Impl;

@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "common/steady_micros.h"
 #include "cql/protocol/compression.h"
 #include "cql/protocol/wire.h"
 #include "server/tls_context.h"
@@ -33,11 +34,6 @@ struct ListenerShared {
   bool concurrent_requests = false;  // false: requests run inline on the connection's strand
   LatencyHistogram request_latency;  // CqlServer::request_latency()
 };
-
-int64_t SteadyMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
@@ -236,9 +232,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
         return Fail(h.stream, "Unexpected message " + std::string(cql::OpcodeName(h.opcode)) +
                                   ", expecting SASL_RESPONSE (AUTH_RESPONSE)");
       }
-      cql::Reply reply = shared_->processor->Process(state_, *request);
+      cql::Reply reply = shared_->processor->Process(state_, *request, {});
       authenticated_ = reply.opcode == Opcode::kAuthSuccess;
-      return Send(0, h.stream, reply.opcode, reply.body, reply.warnings);
+      return SendReply(h.stream, reply, 0);
     }
     if (auto* reg = std::get_if<cql::RegisterRequest>(&*request)) {
       for (const auto& e : reg->event_types) {
@@ -249,9 +245,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
       }
       return Send(0, h.stream, Opcode::kReady, "", {});
     }
+    const cql::RequestFlags flags{(h.flags & cql::kFlagTracing) != 0};
     if (!shared_->concurrent_requests) {
-      cql::Reply reply = shared_->processor->Process(state_, *request);
-      return Send(0, h.stream, reply.opcode, reply.body, reply.warnings, read_at_);
+      return SendReply(h.stream, shared_->processor->Process(state_, *request, flags), read_at_);
     }
     // Off the strand, on the server's threads: this connection reads on while
     // the request runs, and its reply goes out when it completes, whatever
@@ -261,11 +257,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
     dispatched_ = true;
     ++in_flight_;
     asio::defer(socket_.get_executor(),
-                [self = shared_from_this(), stream = h.stream, request = std::move(*request), started = read_at_]() mutable {
+                [self = shared_from_this(), stream = h.stream, request = std::move(*request), started = read_at_,
+                 flags]() mutable {
                   // A write on a cluster answers from the thread of its
                   // replicas' answer: this thread goes on to the next request.
                   self->shared_->processor->ProcessAsync(
-                      self->state_, request, [self, stream, started](cql::Reply reply) {
+                      self->state_, request, flags, [self, stream, started](cql::Reply reply) {
                         // dispatch: runs here at once when the strand is idle, no scheduler round trip.
                         asio::dispatch(self->strand_, [self, stream, started, reply = std::move(reply)] {
                           self->Complete(stream, reply, started);
@@ -279,7 +276,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Complete(int16_t stream, const cql::Reply& reply, int64_t started) {
     --in_flight_;
     shared_->requests_in_flight.fetch_sub(1);
-    Send(0, stream, reply.opcode, reply.body, reply.warnings, started);
+    SendReply(stream, reply, started);
+  }
+
+  // A processor's reply: its warnings and tracing id with it (§2.2).
+  void SendReply(int16_t stream, const cql::Reply& reply, int64_t started) {
+    Send(0, stream, reply.opcode, reply.body, reply.warnings, started, reply.tracing_id);
   }
 
   void HandleStartup(int16_t stream, const cql::StartupRequest& s) {
@@ -316,14 +318,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // `started`: when the request this answers was read (SteadyMicros), 0 for
   // replies not counted in request_latency (events, protocol errors, ...).
+  // `tracing_id`: 16 bytes, sent first with the Tracing flag; empty: untraced.
   void Send(uint8_t flags, int16_t stream, Opcode opcode, const std::string& body,
-            const std::vector<std::string>& warnings, int64_t started = 0) {
+            const std::vector<std::string>& warnings, int64_t started = 0, const std::string& tracing_id = {}) {
     if (closed_) return;
     std::string payload;
+    if (!tracing_id.empty()) {
+      payload = tracing_id;
+      flags |= cql::kFlagTracing;
+    }
     if (!warnings.empty()) {
       cql::WireWriter w;
       w.StringList(warnings);
-      payload = w.Take();
+      payload += w.Take();
       flags |= cql::kFlagWarning;
     }
     payload += body;

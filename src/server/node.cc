@@ -41,6 +41,7 @@
 #include "server/cql_server.h"
 #include "server/metrics_text.h"
 #include "server/host_id.h"
+#include "tracing/trace_store.h"
 
 namespace tessera::server {
 namespace {
@@ -353,6 +354,9 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
     info.cluster = &l.peers;
     if (!options.cluster.node_address.empty()) info.rpc_address = options.cluster.node_address;
   }
+  node->traces_ = std::make_unique<tracing::TraceStore>(info.rpc_address);
+  info.traces = node->traces_.get();
+  if (l.admin) l.admin->SetTraceStore(node->traces_.get());
   // `l` lives as long as the node, and the listener is stopped before the processor goes.
   l.processor = std::make_unique<cql::QueryProcessor>(node->db_.get(), info, [&l](const cql::SchemaChange& change, bool originating) {
     if (l.cql) l.cql->BroadcastSchemaChange(change);

@@ -22,6 +22,10 @@
 #include "server/cql_server.h"
 #include "server/tls_options.h"
 
+namespace tessera::tracing {
+class TraceStore;
+}
+
 namespace tessera::cluster {
 class InMemoryNetwork;
 }
@@ -127,6 +131,8 @@ class Node {
   Status AttachReplication(const NodeOptions& options, Listeners& l);
   std::string host_id_;
   Failpoints failpoints_;  // before db_: the database hits them, so they outlive it
+  // The traced requests (system_traces); before the listeners, whose query processor begins them.
+  std::unique_ptr<tracing::TraceStore> traces_;
   std::unique_ptr<Database> db_;
   std::unique_ptr<Listeners> listeners_;
 };

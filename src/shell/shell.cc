@@ -51,6 +51,7 @@ const char* kHelp =
     "  CONSISTENCY [<level>]  show or set the consistency level\n"
     "  PAGING [ON | OFF | <rows>]\n"
     "  EXPAND [ON | OFF]      one block per row\n"
+    "  TRACING [ON | OFF]     print each statement's steps after its result\n"
     "  EXIT | QUIT\n";
 
 }  // namespace
@@ -94,6 +95,7 @@ bool Shell::Execute(const std::string& statement) {
   if (word == "SOURCE") return Source(statement);
   if (word == "CONSISTENCY") return Consistency(statement);
   if (word == "PAGING") return Paging(statement);
+  if (word == "TRACING") return Tracing(Words(statement));
   if (word == "EXPAND") {
     auto w = Words(statement);
     if (w.size() > 1) expand_ = Upper(w[1]) == "ON";
@@ -129,12 +131,13 @@ bool Shell::Cql(const std::string& statement) {
   std::optional<std::string> paging_state;
   size_t shown = 0;
   std::vector<cql::ColumnSpec> columns;
+  std::string trace_id;
   for (;;) {
     cql::QueryParameters p;
     p.consistency = consistency_;
     if (page_size_ > 0) p.page_size = page_size_;
     p.paging_state = paging_state;
-    auto sent = conn_->Send(cql::QueryRequest{statement, p});
+    auto sent = conn_->Send(cql::QueryRequest{statement, p}, tracing_ ? cql::kFlagTracing : 0);
     if (!sent.ok()) {
       PrintError(nullptr, sent.status());
       return false;
@@ -152,7 +155,8 @@ bool Shell::Cql(const std::string& statement) {
       return false;
     }
     if (d.result_kind == 3) keyspace_ = d.keyspace;
-    if (d.result_kind != 2) return true;
+    if (d.result_kind != 2) return d.tracing_id.empty() || PrintTrace(d.tracing_id);
+    if (!d.tracing_id.empty()) trace_id = d.tracing_id;  // the last page's
     if (!d.rows.columns.empty()) columns = d.rows.columns;
     PrintRows(columns, d.rows, expand_, shown, out_);
     shown += d.rows.rows.size();
@@ -164,7 +168,7 @@ bool Shell::Cql(const std::string& statement) {
     }
   }
   out_ << "\n(" << shown << " rows)\n";
-  return true;
+  return trace_id.empty() || PrintTrace(trace_id);
 }
 
 std::optional<cql::DecodedRows> Shell::Rows(const std::string& cql, const std::vector<std::string>& values) {

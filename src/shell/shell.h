@@ -6,6 +6,8 @@
 //   CONSISTENCY [level] show or set the consistency level
 //   PAGING [ON|OFF|n]   page size of SELECTs (default 100 rows)
 //   EXPAND [ON|OFF]     one block per row
+//   TRACING [ON|OFF]    trace every statement and print its steps after its
+//                       result (system_traces), as cqlsh does
 //   HELP, EXIT, QUIT
 // Results print as aligned tables (result_printer.h) with a "(n rows)"
 // footer; with paging on and an interactive `more` callback, the shell asks
@@ -23,6 +25,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "client/cql_connection.h"
 #include "cql/protocol/requests.h"
@@ -52,6 +55,10 @@ class Shell {
   bool Source(const std::string& statement);
   bool Consistency(const std::string& statement);
   bool Paging(const std::string& statement);
+  // TRACING [ON | OFF] (shell_tracing.cc).
+  bool Tracing(const std::vector<std::string>& words);
+  // The steps of the traced request `session_id` (16 bytes); false after printing why not.
+  bool PrintTrace(const std::string& session_id);
   void PrintError(const client::CqlConnection::Response* response, const Status& status);
   // Rows of a query with positional text values, or nullopt after printing the error.
   std::optional<cql::DecodedRows> Rows(const std::string& cql, const std::vector<std::string>& values);
@@ -64,6 +71,7 @@ class Shell {
   cql::Consistency consistency_ = cql::Consistency::kOne;
   int page_size_ = 100;  // <= 0: no paging
   bool expand_ = false;
+  bool tracing_ = false;
   bool exit_ = false;
   int source_depth_ = 0;
 };

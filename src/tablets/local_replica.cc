@@ -1,21 +1,41 @@
+#include <string>
+
 #include "tablets/replica.h"
+#include "tracing/trace_session.h"
 
 namespace tessera {
 
-// One node: its own store is every replica, so the consistency is met by the write or read itself.
-Status LocalReplica::Apply(const WriteSet& writes, const RequestConsistency&) { return engine_->Write(writes); }
+// One node: its own store is every replica, so the consistency is met by
+// the write or read itself. A traced request records each step with the
+// time it took (tracing/trace_session.h).
 
-Status LocalReplica::Get(std::string_view key, std::string* value, const RequestConsistency&) {
-  return engine_->Get(key, value);
+Status LocalReplica::Apply(const WriteSet& writes, const RequestConsistency& consistency) {
+  Status s = engine_->Write(writes);
+  if (consistency.trace) {
+    consistency.trace->Event(s.ok() ? "Applied " + std::to_string(writes.ops().size()) + " writes to the local store"
+                                    : "Writing to the local store failed: " + s.message());
+  }
+  return s;
+}
+
+Status LocalReplica::Get(std::string_view key, std::string* value, const RequestConsistency& consistency) {
+  Status s = engine_->Get(key, value);
+  if (consistency.trace) consistency.trace->Event("Read 1 key from the local store");
+  return s;
 }
 
 void LocalReplica::MultiGet(const std::vector<std::string_view>& keys, std::vector<std::string>* values,
-                            std::vector<Status>* statuses, const RequestConsistency&) {
+                            std::vector<Status>* statuses, const RequestConsistency& consistency) {
   engine_->MultiGet(keys, values, statuses);
+  if (consistency.trace) {
+    consistency.trace->Event("Read " + std::to_string(keys.size()) + (keys.size() == 1 ? " key" : " keys") +
+                             " from the local store");
+  }
 }
 
 std::unique_ptr<KvIterator> LocalReplica::NewIterator(std::string lower, std::string upper,
-                                                      const RequestConsistency&) {
+                                                      const RequestConsistency& consistency) {
+  if (consistency.trace) consistency.trace->Event("Scanning a key range of the local store");
   return engine_->NewIterator(std::move(lower), std::move(upper));
 }
 

@@ -14,7 +14,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+
+namespace tessera::tracing {
+class TraceSession;  // tracing/trace_session.h
+}
 
 namespace tessera {
 
@@ -51,11 +56,14 @@ struct RequestConsistency {
   // A conditional write's prepared round (null: an ordinary request); it
   // lives as long as the request.
   PaxosRound* paxos = nullptr;
+  // The request's trace (null: not traced): the steps taken for it are
+  // recorded there, on whatever thread takes them.
+  std::shared_ptr<tracing::TraceSession> trace;
 };
 
 // ONE, SIMPLE: what internal reads and writes of a single node use.
-inline constexpr RequestConsistency kLocalConsistency{};
+inline const RequestConsistency kLocalConsistency{};
 // ALL: what TRUNCATE and repair use (every replica or fail, as Cassandra).
-inline constexpr RequestConsistency kAllConsistency{ConsistencyLevel::kAll, WriteType::kSimple};
+inline const RequestConsistency kAllConsistency{ConsistencyLevel::kAll, WriteType::kSimple};
 
 }  // namespace tessera

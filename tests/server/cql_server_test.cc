@@ -25,7 +25,7 @@ using cql::Opcode;
 // Answers QUERY with a one-row result holding the query text; "fail" gets an Invalid error.
 class EchoProcessor : public cql::RequestProcessor {
  public:
-  cql::Reply Process(cql::ConnectionState&, const cql::Request& request) override {
+  cql::Reply Process(cql::ConnectionState&, const cql::Request& request, cql::RequestFlags) override {
     ++calls;
     const auto* q = std::get_if<cql::QueryRequest>(&request);
     if (!q) return {Opcode::kResult, cql::EncodeVoidResult(), {}};

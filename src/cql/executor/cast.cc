@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/bytes.h"
+#include "common/time_uuid.h"
 #include "cql/executor/literals.h"
 #include "types/serialization.h"
 #include "types/value_compare.h"
@@ -134,7 +135,7 @@ std::optional<int64_t> MillisOf(TypeKind kind, const std::string& bytes) {
     return (static_cast<int64_t>(GetBigEndian32(bytes.data())) - (int64_t{1} << 31)) * 86'400'000;
   }
   if (kind == TypeKind::kTimeuuid && bytes.size() == 16) {
-    return (static_cast<int64_t>(UuidTimestamp(bytes)) - 0x01B21DD213814000LL) / 10'000;
+    return (static_cast<int64_t>(UuidTimestamp(bytes)) - kGregorianOffset100ns) / 10'000;
   }
   return std::nullopt;
 }

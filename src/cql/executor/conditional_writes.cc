@@ -363,7 +363,7 @@ Status ConditionalWrites::ApplyChecked(std::vector<Mutation> mutations, const Ch
   if (round) {
     for (auto& m : mutations) m.timestamp_micros = round->ballot_micros;
   }
-  return apply(mutations, RequestConsistency{check.consistency.level, WriteType::kCas, round});
+  return apply(mutations, RequestConsistency{check.consistency.level, WriteType::kCas, round, check.consistency.trace});
 }
 
 Result<ResultSet> ConditionalWrites::Run(const RawStatement& s, const WriteContext& ctx, const ApplyFn& apply) {

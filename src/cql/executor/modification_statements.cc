@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/bytes.h"
+#include "common/time_uuid.h"
 #include "cql/executor/insert_json.h"
 #include "cql/executor/where_clause.h"
 #include "types/serialization.h"
@@ -13,7 +14,6 @@ namespace tessera::cql {
 namespace {
 
 constexpr int64_t kMaxTtl = 630720000;  // 20 years, Cassandra's limit
-constexpr int64_t kGregorianOffset100ns = 0x01B21DD213814000LL;
 constexpr int64_t kPrependReference = kGregorianOffset100ns + 12623040000000000LL;  // 2010-01-01 in ticks
 
 // A list element id: big-endian 100-ns ticks, then 8 random bytes.

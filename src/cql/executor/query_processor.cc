@@ -23,6 +23,7 @@
 #include "db/schema_lint.h"
 #include "keys/murmur3.h"
 #include "tablets/request_consistency.h"
+#include "tracing/trace_session.h"
 
 #include <spdlog/spdlog.h>
 
@@ -51,6 +52,7 @@ QueryProcessor::QueryProcessor(Database* db, NodeInfo node, SchemaChangeListener
                                auth::AuthService* auth)
     : db_(db),
       auth_(auth),
+      traces_(node.traces),
       cluster_(node.cluster != nullptr),
       cluster_view_(node.cluster),
       local_dc_(node.data_center),
@@ -155,27 +157,43 @@ std::string DescribeRequest(const Request& request) {
 
 }  // namespace
 
-Reply QueryProcessor::Process(ConnectionState& conn, const Request& request) {
+Reply QueryProcessor::Process(ConnectionState& conn, const Request& request, RequestFlags flags) {
   // The safety net: an exception escaping a statement is a bug, but it ends
   // that request alone (ServerError 0x0000), never the process. The fuzzers
   // still fail on any ServerError.
+  const Trace trace = BeginTrace(conn, request, flags.tracing);
+  Reply reply;
   try {
-    return *ProcessRequest(conn, request, nullptr);
+    reply = *ProcessRequest(conn, request, nullptr, trace);
   } catch (const std::exception& e) {
     spdlog::error("request failed with an exception ({}): {}", e.what(), DescribeRequest(request));
-    return ServerError(std::string("internal error: ") + e.what());
+    reply = ServerError(std::string("internal error: ") + e.what());
   } catch (...) {
     spdlog::error("request failed with an unknown exception: {}", DescribeRequest(request));
-    return ServerError("internal error");
+    reply = ServerError("internal error");
   }
+  if (trace) {
+    trace->Finish();
+    reply.tracing_id = trace->session_id();
+  }
+  return reply;
 }
 
-void QueryProcessor::ProcessAsync(ConnectionState& conn, const Request& request, std::function<void(Reply)> done) {
+void QueryProcessor::ProcessAsync(ConnectionState& conn, const Request& request, RequestFlags flags,
+                                  std::function<void(Reply)> done) {
+  const Trace trace = BeginTrace(conn, request, flags.tracing);
+  if (trace) {
+    done = [trace, done = std::move(done)](Reply reply) {
+      trace->Finish();
+      reply.tracing_id = trace->session_id();
+      done(std::move(reply));
+    };
+  }
   // The safety net as in Process. A write that took `done` set it to null:
   // it answers, whatever is thrown after.
   std::optional<Reply> reply;
   try {
-    reply = ProcessRequest(conn, request, &done);
+    reply = ProcessRequest(conn, request, &done, trace);
   } catch (const std::exception& e) {
     spdlog::error("request failed with an exception ({}): {}", e.what(), DescribeRequest(request));
     reply = ServerError(std::string("internal error: ") + e.what());
@@ -186,13 +204,49 @@ void QueryProcessor::ProcessAsync(ConnectionState& conn, const Request& request,
   if (reply && done) done(std::move(*reply));
 }
 
-std::optional<Reply> QueryProcessor::ProcessRequest(ConnectionState& conn, const Request& request, ReplyDone* later) {
+QueryProcessor::Trace QueryProcessor::BeginTrace(const ConnectionState& conn, const Request& request, bool requested) {
+  if (traces_ == nullptr) return nullptr;
+  // Cassandra's request names and parameters (system_traces.sessions).
+  std::string kind;
+  std::map<std::string, std::string> parameters;
+  auto add_levels = [&](Consistency level, const std::optional<Consistency>& serial) {
+    parameters["consistency_level"] = ConsistencyLevelName(static_cast<ConsistencyLevel>(level));
+    if (serial) parameters["serial_consistency_level"] = ConsistencyLevelName(static_cast<ConsistencyLevel>(*serial));
+  };
+  if (const auto* q = std::get_if<QueryRequest>(&request)) {
+    kind = "Execute CQL3 query";
+    parameters["query"] = q->query;
+    add_levels(q->params.consistency, q->params.serial_consistency);
+    if (q->params.page_size) parameters["page_size"] = std::to_string(*q->params.page_size);
+  } else if (const auto* e = std::get_if<ExecuteRequest>(&request)) {
+    kind = "Execute CQL3 prepared query";
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = prepared_.find(e->id);
+      if (it != prepared_.end()) parameters["query"] = it->second->query;
+    }
+    add_levels(e->params.consistency, e->params.serial_consistency);
+    if (e->params.page_size) parameters["page_size"] = std::to_string(*e->params.page_size);
+  } else if (const auto* b = std::get_if<BatchRequest>(&request)) {
+    kind = "Execute batch of CQL3 queries";
+    add_levels(b->consistency, b->serial_consistency);
+  } else if (const auto* p = std::get_if<PrepareRequest>(&request)) {
+    kind = "Preparing CQL3 query";
+    parameters["query"] = p->query;
+  } else {
+    return nullptr;
+  }
+  return traces_->MaybeBegin(requested, conn.client_address(), std::move(kind), std::move(parameters));
+}
+
+std::optional<Reply> QueryProcessor::ProcessRequest(ConnectionState& conn, const Request& request, ReplyDone* later,
+                                                    const Trace& trace) {
   // The request's consistency level travels with its statement (Run, Batch)
   // to the replicas of every tablet it touches (tablets/request_consistency.h).
-  if (const auto* q = std::get_if<QueryRequest>(&request)) return Query(conn, q->query, q->params, later);
-  if (const auto* e = std::get_if<ExecuteRequest>(&request)) return Execute(conn, e->id, e->params, later);
-  if (const auto* b = std::get_if<BatchRequest>(&request)) return Batch(conn, *b, later);
-  if (const auto* p = std::get_if<PrepareRequest>(&request)) return Prepare(conn, p->query);
+  if (const auto* q = std::get_if<QueryRequest>(&request)) return Query(conn, q->query, q->params, later, trace);
+  if (const auto* e = std::get_if<ExecuteRequest>(&request)) return Execute(conn, e->id, e->params, later, trace);
+  if (const auto* b = std::get_if<BatchRequest>(&request)) return Batch(conn, *b, later, trace);
+  if (const auto* p = std::get_if<PrepareRequest>(&request)) return Prepare(conn, p->query, trace);
   if (const auto* a = std::get_if<AuthResponseRequest>(&request)) return AuthResponse(conn, *a);
   return Error(Status::InvalidArgument("unexpected request"));
 }
@@ -274,15 +328,19 @@ std::shared_ptr<const QueryProcessor::Prepared> QueryProcessor::FindPrepared(con
 }
 
 std::optional<Reply> QueryProcessor::Query(ConnectionState& conn, const std::string& text,
-                                           const QueryParameters& params, ReplyDone* later) {
+                                           const QueryParameters& params, ReplyDone* later, const Trace& trace) {
+  if (trace) trace->Event("Parsing " + text.substr(0, 1000));
   auto parsed = ParseStatement(text);
   if (!parsed.ok()) return Error(parsed.status());
-  return Run(conn, *parsed, text, params, later);
+  if (trace) trace->Event("Preparing statement");
+  return Run(conn, *parsed, text, params, later, trace);
 }
 
-Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text) {
+Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text, const Trace& trace) {
+  if (trace) trace->Event("Parsing " + text.substr(0, 1000));
   auto parsed = ParseStatement(text);
   if (!parsed.ok()) return Error(parsed.status());
+  if (trace) trace->Event("Preparing statement");
   std::vector<ColumnSpec> markers, result_columns;
   std::vector<uint16_t> pk_indexes;
   Status s = DescribeBindMarkers(*db_, &system_tables_, *parsed, conn.keyspace(), &markers, &pk_indexes);
@@ -311,7 +369,7 @@ Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text) {
 }
 
 std::optional<Reply> QueryProcessor::Execute(ConnectionState& conn, const std::string& id,
-                                             const QueryParameters& params, ReplyDone* later) {
+                                             const QueryParameters& params, ReplyDone* later, const Trace& trace) {
   std::shared_ptr<const Prepared> p = FindPrepared(id, conn.keyspace());
   if (!p) {
     ErrorResponse e{ErrorCode::kUnprepared, "Prepared query with ID " + ToHex(id) + " not found (either the query was not "
@@ -324,7 +382,7 @@ std::optional<Reply> QueryProcessor::Execute(ConnectionState& conn, const std::s
   ConnectionState scoped;
   scoped.set_user(conn.user());
   scoped.set_keyspace(p->keyspace.empty() ? conn.keyspace() : p->keyspace);
-  std::optional<Reply> r = Run(scoped, p->parsed, p->query, params, later);
+  std::optional<Reply> r = Run(scoped, p->parsed, p->query, params, later, trace);
   if (std::holds_alternative<UseStatement>(p->parsed.statement)) conn.set_keyspace(scoped.keyspace());
   return r;
 }
@@ -423,7 +481,8 @@ Status QueryProcessor::ApplySchemaStatement(const std::string& keyspace, const s
 }
 
 std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed,
-                                         const std::string& text, const QueryParameters& params, ReplyDone* later) {
+                                         const std::string& text, const QueryParameters& params, ReplyDone* later,
+                                         const Trace& trace) {
   if (static_cast<int>(params.values.size()) < parsed.bind_marker_count) {
     return Error(Status::InvalidArgument("There were " + std::to_string(parsed.bind_marker_count) +
                                          " markers(?) in CQL but " + std::to_string(params.values.size()) +
@@ -466,7 +525,8 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
     if (on_schema_change_) on_schema_change_(*r->change, /*originating=*/true);
     return Reply{Opcode::kResult, EncodeSchemaChangeResult(*r->change), DesignLintWarnings(s, ks)};
   };
-  const RequestConsistency consistency = ConsistencyOf(params.consistency);
+  RequestConsistency consistency = ConsistencyOf(params.consistency);
+  consistency.trace = trace;
   auto apply = [&](const ::tessera::Result<std::vector<Mutation>>& m) -> std::optional<Reply> {
     if (!m.ok()) return Error(m.status());
     return ApplyWrites(*m, consistency, later);
@@ -474,6 +534,10 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
   WriteContext write{bind, ks, params.default_timestamp, consistency};
   if (params.serial_consistency) write.serial = static_cast<ConsistencyLevel>(*params.serial_consistency);
   if (const auto* sel = std::get_if<SelectStatement>(&s)) {
+    if (trace) {
+      trace->Event("Executing query on " + (sel->table.keyspace.empty() ? ks : sel->table.keyspace) + "." +
+                   sel->table.name + " at " + ConsistencyLevelName(consistency.level));
+    }
     SelectContext ctx{bind, ks, params.page_size.value_or(0), params.paging_state, db_->guardrails(), consistency};
     ctx.functions = user_functions();
     // On a cluster, a row read need not hold this thread while replicas
@@ -541,7 +605,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
     }
     Status counters = CheckBatchCounters(b->type, all);
     if (!counters.ok()) return Error(counters);
-    return ApplyWrites(all, RequestConsistency{consistency.level, BatchWriteType(b->type)}, later);
+    return ApplyWrites(all, RequestConsistency{consistency.level, BatchWriteType(b->type), nullptr, consistency.trace}, later);
   }
   if (const auto* describe = std::get_if<DescribeStatement>(&s)) {
     auto rows = ExecuteDescribe(*db_, *describe, ks);
@@ -627,7 +691,8 @@ Reply QueryProcessor::Conditional(const std::function<::tessera::Result<ResultSe
   return Reply{Opcode::kResult, EncodeRows(*rs, false), std::move(warnings)};
 }
 
-std::optional<Reply> QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch, ReplyDone* later) {
+std::optional<Reply> QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch, ReplyDone* later,
+                                           const Trace& trace) {
   // Statements with conditions make the whole batch conditional (conditional_writes.h).
   std::vector<RawStatement> statements;
   std::vector<WriteContext> contexts;
@@ -635,7 +700,8 @@ std::optional<Reply> QueryProcessor::Batch(ConnectionState& conn, const BatchReq
   const BatchStatement::Type type = batch.type == BatchRequest::kCounter    ? BatchStatement::Type::kCounter
                                     : batch.type == BatchRequest::kUnlogged ? BatchStatement::Type::kUnlogged
                                                                             : BatchStatement::Type::kLogged;
-  const RequestConsistency consistency = ConsistencyOf(batch.consistency, BatchWriteType(type));
+  RequestConsistency consistency = ConsistencyOf(batch.consistency, BatchWriteType(type));
+  consistency.trace = trace;
   for (const auto& entry : batch.statements) {
     ParsedStatement parsed;
     std::string keyspace = conn.keyspace();
@@ -759,6 +825,11 @@ std::optional<Reply> QueryProcessor::ApplyWrites(const std::vector<Mutation>& mu
   std::vector<std::string> warnings;
   Status checked = CheckWriteGuardrails(mutations, db_->guardrails(), &warnings);
   if (!checked.ok()) return Error(checked);
+  if (consistency.trace) {
+    consistency.trace->Event("Applying " + std::to_string(mutations.size()) +
+                             (mutations.size() == 1 ? " mutation at " : " mutations at ") +
+                             ConsistencyLevelName(consistency.level));
+  }
   if (later) {
     // The reply is built from values alone: it may come after this
     // processor is gone (a node stopping drains its replicas' answers).

@@ -41,6 +41,7 @@
 #include "cql/protocol/request_processor.h"
 #include "cql/protocol/responses.h"
 #include "db/database.h"
+#include "tracing/trace_store.h"
 
 namespace tessera::cql {
 
@@ -53,12 +54,16 @@ class QueryProcessor : public RequestProcessor {
                  auth::AuthService* auth = nullptr);
   // Never throws: an exception escaping a statement answers ServerError
   // (0x0000) for that request alone and is logged with the statement.
-  Reply Process(ConnectionState& connection, const Request& request) override;
+  // With flags.tracing, or drawn by the node's trace probability
+  // (NodeInfo::traces), the request is traced: its steps go to a
+  // TraceSession and the reply carries its id.
+  Reply Process(ConnectionState& connection, const Request& request, RequestFlags flags = {}) override;
   // INSERT, UPDATE, DELETE and BATCH without conditions answer when their
   // replicas do (Database::ApplyBatchAsync); on a cluster node, so does a
   // SELECT's first read of one whole row (DeferredRowRead,
   // Database::ReadRowAsync) unless at SERIAL; everything else as Process.
-  void ProcessAsync(ConnectionState& connection, const Request& request, std::function<void(Reply)> done) override;
+  void ProcessAsync(ConnectionState& connection, const Request& request, RequestFlags flags,
+                    std::function<void(Reply)> done) override;
   std::string Authenticator() const override;
   // In a cluster: the coordinator every schema statement goes through.
   // REQUIRES: set before the first request; outlives the processor.
@@ -88,7 +93,13 @@ class QueryProcessor : public RequestProcessor {
   // functions that take one answer nullopt when they moved it into a write
   // that will call it, else the reply; a null pointer: always the reply.
   using ReplyDone = std::function<void(Reply)>;
-  std::optional<Reply> ProcessRequest(ConnectionState& connection, const Request& request, ReplyDone* later);
+  // The request's trace (tracing/trace_session.h); null when not traced.
+  using Trace = std::shared_ptr<tracing::TraceSession>;
+  std::optional<Reply> ProcessRequest(ConnectionState& connection, const Request& request, ReplyDone* later,
+                                      const Trace& trace);
+  // A trace for a QUERY, EXECUTE, BATCH or PREPARE when asked (`requested`)
+  // or drawn; null otherwise and without a store.
+  Trace BeginTrace(const ConnectionState& connection, const Request& request, bool requested);
   // nextval's source for statements run in `keyspace` (BindContext::next_value).
   std::function<::tessera::Result<int64_t>(const std::string&)> NextValue(const std::string& keyspace);
   struct Prepared {
@@ -108,14 +119,14 @@ class QueryProcessor : public RequestProcessor {
   // Finds a prepared statement that still fits the schema; else evicts it and returns null.
   std::shared_ptr<const Prepared> FindPrepared(const std::string& id, const std::string& connection_keyspace);
   std::optional<Reply> Query(ConnectionState& conn, const std::string& text, const QueryParameters& params,
-                             ReplyDone* later);
-  Reply Prepare(ConnectionState& conn, const std::string& text);
+                             ReplyDone* later, const Trace& trace);
+  Reply Prepare(ConnectionState& conn, const std::string& text, const Trace& trace);
   std::optional<Reply> Execute(ConnectionState& conn, const std::string& id, const QueryParameters& params,
-                               ReplyDone* later);
-  std::optional<Reply> Batch(ConnectionState& conn, const BatchRequest& batch, ReplyDone* later);
+                               ReplyDone* later, const Trace& trace);
+  std::optional<Reply> Batch(ConnectionState& conn, const BatchRequest& batch, ReplyDone* later, const Trace& trace);
   // `text` is the statement as the client sent it (the schema log records it).
   std::optional<Reply> Run(ConnectionState& conn, const ParsedStatement& parsed, const std::string& text,
-                           const QueryParameters& params, ReplyDone* later);
+                           const QueryParameters& params, ReplyDone* later, const Trace& trace);
   // Runs a schema statement on this node; nullopt for any other statement.
   // `originating`: false when replaying another node's statement (that node
   // builds a new index's entries).
@@ -151,6 +162,7 @@ class QueryProcessor : public RequestProcessor {
 
   Database* db_;
   auth::AuthService* auth_;
+  tracing::TraceStore* const traces_;  // NodeInfo::traces
   const bool cluster_;  // a cluster node (NodeInfo::cluster given)
   const ClusterView* cluster_view_;
   const std::string local_dc_;

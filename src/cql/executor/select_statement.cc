@@ -527,7 +527,9 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
     // System tables are small: filter all rows in memory (their restrictions
     // need no ALLOW FILTERING), then page by position.
     TESSERA_ASSIGN_OR_RETURN(ReadPlan plan, PlanRead(*table, s.where, /*allow_filtering=*/true, ctx.bind));
-    TESSERA_ASSIGN_OR_RETURN(auto all, vt->Rows(*table));
+    TESSERA_ASSIGN_OR_RETURN(auto all, plan.kind == ReadPlan::Kind::kPartitions
+                                           ? vt->PartitionRows(*table, plan.partition_keys)
+                                           : vt->Rows(*table));
     for (auto& r : all) {
       bool keep = MatchesAll(*table, plan, r);
       if (keep && plan.kind == ReadPlan::Kind::kPartitions) keep = WithinClustering(*table, plan, r);

@@ -43,6 +43,13 @@ class VirtualTables {
   virtual std::shared_ptr<const TableSchema> Find(const std::string& keyspace, const std::string& table) const = 0;
   // All rows, in primary-key order.
   virtual Result<std::vector<SourceRow>> Rows(const TableSchema& table) const = 0;
+  // At least the rows of these partitions (serialized partition key values,
+  // as ReadPlan::partition_keys), in primary-key order; the caller filters.
+  // By default every row.
+  virtual Result<std::vector<SourceRow>> PartitionRows(const TableSchema& table,
+                                                       const std::vector<std::vector<std::string>>& partition_keys) const {
+    return Rows(table);
+  }
 };
 
 // A SELECT's row read done without holding a thread (issue 28 item 1). A

@@ -61,18 +61,6 @@ std::shared_ptr<const TableSchema> Make(const char* ks, const char* name, std::i
   return t;
 }
 
-Value TextMap(const std::map<std::string, std::string>& m) {
-  std::vector<std::pair<Value, Value>> entries;
-  for (const auto& [k, v] : m) entries.emplace_back(Value::Bytes(k), Value::Bytes(v));
-  return Value::Map(std::move(entries));
-}
-
-// The inet of an address text; 127.0.0.1 for one that does not parse.
-std::string Inet(const std::string& address) {
-  std::string bytes = InetAddressBytes(address);
-  return bytes.empty() ? std::string("\x7f\x00\x00\x01", 4) : bytes;
-}
-
 const char* KindName(ColumnKind k) {
   switch (k) {
     case ColumnKind::kPartitionKey: return "partition_key";
@@ -180,6 +168,13 @@ SystemTables::SystemTables(Database* db, NodeInfo node) : db_(db), node_(std::mo
   add(Make("system", "key_advice",
            {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"kind", "text", CK}, {"subject", "text", CK},
             {"score", "double", R}, {"evidence", "text", R}, {"advice", "text", R}}));
+  add(Make("system_traces", "sessions",
+           {{"session_id", "uuid", PK}, {"client", "inet", R}, {"command", "text", R}, {"coordinator", "inet", R},
+            {"coordinator_port", "int", R}, {"duration", "int", R}, {"parameters", "map<text, text>", R},
+            {"request", "text", R}, {"started_at", "timestamp", R}}));
+  add(Make("system_traces", "events",
+           {{"session_id", "uuid", PK}, {"event_id", "timeuuid", CK}, {"activity", "text", R}, {"source", "inet", R},
+            {"source_elapsed", "int", R}, {"source_port", "int", R}, {"thread", "text", R}}));
   add(Make("system_virtual_schema", "keyspaces", {{"keyspace_name", "text", PK}}));
   add(Make("system_virtual_schema", "tables",
            {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"comment", "text", R}}));
@@ -258,7 +253,7 @@ std::vector<std::shared_ptr<const TableSchema>> SystemTables::SchemaTables(const
   std::vector<std::shared_ptr<const TableSchema>> tables = db_->catalog().Tables(keyspace);
   // The virtual ones Tessera answers itself; system_views and system_virtual_schema are virtual
   // keyspaces, which Cassandra lists in system_virtual_schema instead.
-  if (keyspace == "system" || keyspace == "system_schema") {
+  if (keyspace == "system" || keyspace == "system_schema" || keyspace == "system_traces") {
     for (const auto& [name, table] : tables_) {
       if (name.first == keyspace) tables.push_back(table);
     }
@@ -278,7 +273,7 @@ std::vector<SourceRow> SystemTables::PeerRows(const TableSchema& t) const {
   if (node_.cluster == nullptr) return rows;
   for (const PeerInfo& p : node_.cluster->Peers()) {
     RowBuilder b(t);
-    const Value address = Value::Bytes(Inet(p.address));
+    const Value address = InetValue(p.address);
     b.Set("peer", address).Text("data_center", p.data_center).Set("host_id", Value::Bytes(p.host_id))
         .Set("preferred_ip", address).Text("rack", p.rack).Text("release_version", p.release_version)
         .Set("tokens", TokenSet(p.tokens));
@@ -298,13 +293,13 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
   const auto& catalog = db_->catalog();
   if (t.keyspace == "system" && t.name == "local") {
     RowBuilder b(t);
-    b.Text("key", "local").Text("bootstrapped", "COMPLETED").Set("broadcast_address", Value::Bytes(Inet(node_.rpc_address)))
+    b.Text("key", "local").Text("bootstrapped", "COMPLETED").Set("broadcast_address", InetValue(node_.rpc_address))
         .Int("broadcast_port", 7000).Text("cluster_name", node_.cluster_name).Text("cql_version", "3.4.5")
         .Text("data_center", node_.data_center).Int("gossip_generation", 1).Set("host_id", Value::Bytes(node_.host_id))
-        .Set("listen_address", Value::Bytes(Inet(node_.rpc_address))).Int("listen_port", 7000)
+        .Set("listen_address", InetValue(node_.rpc_address)).Int("listen_port", 7000)
         .Text("native_protocol_version", "4").Text("partitioner", "org.apache.cassandra.dht.Murmur3Partitioner")
         .Text("rack", node_.rack).Text("release_version", "4.0.11")
-        .Set("rpc_address", Value::Bytes(Inet(node_.rpc_address))).Int("rpc_port", node_.rpc_port)
+        .Set("rpc_address", InetValue(node_.rpc_address)).Int("rpc_port", node_.rpc_port)
         .Set("schema_version", Value::Bytes(SchemaVersion()))
         .Set("tokens", TokenSet(LocalTokens()));
     rows.push_back(b.Take());
@@ -341,12 +336,13 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
                                  t.name == "large_partitions" || t.name == "key_advice")) {
     return TabletRows(t);
   }
+  if (t.keyspace == "system_traces") return TraceRows(t, nullptr);
   if (t.keyspace != "system_schema") return rows;  // the virtual schema: empty
   if (t.name == "keyspaces") {
     for (const auto& ks : SchemaKeyspaces()) {
       RowBuilder b(t);
       b.Text("keyspace_name", ks.name).Set("durable_writes", Value::Boolean(ks.durable_writes))
-          .Set("replication", TextMap(ks.replication));
+          .Set("replication", StringMapValue(ks.replication));
       rows.push_back(b.Take());
     }
   } else if (t.name == "types") {
@@ -406,7 +402,7 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
           RowBuilder b(t);
           b.Text("keyspace_name", ks.name).Text("table_name", table->name).Text("index_name", index.name)
               .Text("kind", "COMPOSITES")
-              .Set("options", TextMap({{"target", IndexTargetText(index, c->name, c->type.IsMultiCell())}}));
+              .Set("options", StringMapValue({{"target", IndexTargetText(index, c->name, c->type.IsMultiCell())}}));
           rows.push_back(b.Take());
         }
       }
@@ -422,9 +418,9 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
               .Int("default_time_to_live", table->options.default_time_to_live)
               .Int("gc_grace_seconds", table->options.gc_grace_seconds).Set("id", Value::Bytes(table->uuid))
               .Set("flags", Value::List({Value::Bytes("compound")})).Set("bloom_filter_fp_chance", Value::Double(0.01))
-              .Set("caching", TextMap({{"keys", "ALL"}, {"rows_per_partition", "NONE"}}))
-              .Set("compaction", TextMap(compaction))
-              .Set("compression", TextMap({{"chunk_length_in_kb", "16"}, {"class", "org.apache.cassandra.io.compress.LZ4Compressor"}}))
+              .Set("caching", StringMapValue({{"keys", "ALL"}, {"rows_per_partition", "NONE"}}))
+              .Set("compaction", StringMapValue(compaction))
+              .Set("compression", StringMapValue({{"chunk_length_in_kb", "16"}, {"class", "org.apache.cassandra.io.compress.LZ4Compressor"}}))
               .Set("crc_check_chance", Value::Double(1.0)).Set("cdc", Value::Boolean(false))
               // Tessera's own table options, where a driver keeps what it does not interpret.
               .Set("extensions", Extensions(*table))

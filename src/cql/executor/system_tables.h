@@ -21,6 +21,10 @@
 //    and by reads (Space-Saving top-K: count is an upper bound, count - error
 //    a lower bound), with their share of all operations.
 //
+// system_traces.sessions and system_traces.events (Cassandra 4.0's columns)
+// list the traced requests NodeInfo::traces holds (tracing/trace_store.h):
+// this node's, as their coordinator; empty without a store.
+//
 // system_views.settings (Cassandra 4.0's virtual table: name, value) lists
 // NodeInfo::settings as given (in name order).
 //
@@ -46,6 +50,10 @@
 #include "cql/executor/select_statement.h"
 #include "db/database.h"
 
+namespace tessera::tracing {
+class TraceStore;
+}
+
 namespace tessera::cql {
 
 struct NodeInfo {
@@ -60,6 +68,8 @@ struct NodeInfo {
   // system_views.settings: (name, value) of the settings in effect, e.g.
   // commitlog_sync, in name order (server/node_settings.h).
   std::vector<std::pair<std::string, std::string>> settings;
+  // The traced requests of this node (system_traces); null: no tracing.
+  tracing::TraceStore* traces = nullptr;
 };
 
 class SystemTables : public VirtualTables {
@@ -67,6 +77,9 @@ class SystemTables : public VirtualTables {
   SystemTables(Database* db, NodeInfo node);
   std::shared_ptr<const TableSchema> Find(const std::string& keyspace, const std::string& table) const override;
   Result<std::vector<SourceRow>> Rows(const TableSchema& table) const override;
+  // system_traces' tables: only the sessions asked for; the others as Rows.
+  Result<std::vector<SourceRow>> PartitionRows(const TableSchema& table,
+                                               const std::vector<std::vector<std::string>>& partition_keys) const override;
   // The schema version uuid (16 bytes) reported for the current catalog:
   // a name-based uuid of the keyspaces' and tables' definitions, the
   // node-local system_auth keyspace left out (nodes must agree on it).
@@ -74,6 +87,9 @@ class SystemTables : public VirtualTables {
 
  private:
   Result<std::vector<SourceRow>> TabletRows(const TableSchema& table) const;  // tablet_tables.cc
+  // system_traces.sessions / events (trace_tables.cc); `session_ids` (16
+  // bytes each) null: every session.
+  std::vector<SourceRow> TraceRows(const TableSchema& table, const std::vector<std::string>* session_ids) const;
   Result<std::vector<SourceRow>> LargePartitionRows(const TableSchema& table) const;
   Result<std::vector<SourceRow>> KeyAdviceRows(const TableSchema& table) const;
   std::vector<SourceRow> PeerRows(const TableSchema& table) const;

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "common/bytes.h"
+#include "common/time_uuid.h"
 #include "cql/executor/json_values.h"
 #include "cql/executor/literals.h"
 #include "types/serialization.h"
@@ -14,25 +15,12 @@
 namespace tessera::cql {
 namespace {
 
-constexpr int64_t kGregorianOffset100ns = 0x01B21DD213814000LL;  // 1582-10-15 to 1970-01-01
-
 Result<BoundValue> Serialized(const CqlType& type, const Value& v) {
   BoundValue b;
   if (v.is_null()) return b;
   b.kind = BoundValue::Kind::kValue;
   TESSERA_RETURN_IF_ERROR(Serialize(type, v, &b.bytes));
   return b;
-}
-
-// A version-1 UUID of `ticks` (100-ns since 1582-10-15) with the given clock sequence and node bytes.
-std::string TimeUuidOf(int64_t ticks, uint64_t clock_seq_and_node) {
-  auto t = static_cast<uint64_t>(ticks);
-  std::string u;
-  PutBigEndian32(&u, static_cast<uint32_t>(t));                            // time_low
-  PutBigEndian16(&u, static_cast<uint16_t>(t >> 32));                      // time_mid
-  PutBigEndian16(&u, static_cast<uint16_t>(((t >> 48) & 0x0FFF) | 0x1000)); // version 1
-  PutBigEndian64(&u, clock_seq_and_node);
-  return u;
 }
 
 // Milliseconds of a timestamp-valued function argument (now(), a timestamp or a timeuuid literal).
@@ -250,21 +238,7 @@ std::mt19937_64& ThreadRandom() {
 }
 
 std::string MakeTimeUuid(int64_t micros, std::mt19937_64& rng) {
-  static std::atomic<int64_t> last_ticks{0};
-  int64_t ticks = micros * 10 + kGregorianOffset100ns;
-  int64_t prev = last_ticks.load();
-  while (true) {  // strictly increasing within the process
-    int64_t next = std::max(ticks, prev + 1);
-    if (last_ticks.compare_exchange_weak(prev, next)) {
-      ticks = next;
-      break;
-    }
-  }
-  uint64_t r = rng();
-  // Variant and a random clock sequence, then a random node.
-  uint64_t clock_seq_and_node = static_cast<uint64_t>((r & 0x3FFF) | 0x8000) << 48;
-  for (int i = 0; i < 6; ++i) clock_seq_and_node |= ((r >> (16 + 8 * i)) & 0xFF) << (40 - 8 * i);
-  return TimeUuidOf(ticks, clock_seq_and_node);
+  return ::tessera::MakeTimeUuid(micros, rng());
 }
 
 // `l op r` or `-v` for a receiver of `type` (arithmetic.h): the operands

@@ -51,9 +51,7 @@ Result<BoundValue> BindTerm(const Term& term, const CqlType& type, const std::st
 // (*to_blob = true) or `blobas<type>` (*to_blob = false); nullopt for any other name.
 std::optional<CqlType> BlobConversionType(const std::string& function, bool* to_blob);
 
-// A version-1 UUID for `micros` (100-ns ticks since 1582-10-15), with a
-// random clock sequence and node; strictly increasing per process for equal
-// or decreasing input times.
+// common/time_uuid.h's MakeTimeUuid with a clock sequence and node from `rng`.
 std::string MakeTimeUuid(int64_t micros, std::mt19937_64& rng);
 
 // The calling thread's generator, for BindContext::rng (seeded once per

@@ -7,15 +7,31 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "common/bytes.h"
 #include "cql/executor/result_set.h"
 #include "types/schema.h"
 #include "types/serialization.h"
 #include "types/value.h"
 
 namespace tessera::cql {
+
+// The inet value of an address's text; 127.0.0.1 for one that does not parse.
+inline Value InetValue(const std::string& address) {
+  std::string bytes = InetAddressBytes(address);
+  return Value::Bytes(bytes.empty() ? std::string("\x7f\x00\x00\x01", 4) : bytes);
+}
+
+// A map<text, text> value.
+inline Value StringMapValue(const std::map<std::string, std::string>& m) {
+  std::vector<std::pair<Value, Value>> entries;
+  for (const auto& [k, v] : m) entries.emplace_back(Value::Bytes(k), Value::Bytes(v));
+  return Value::Map(std::move(entries));
+}
 
 // A row builder: values by column name.
 class RowBuilder {
@@ -35,6 +51,12 @@ class RowBuilder {
   }
   RowBuilder& Text(const char* column, const std::string& s) { return Set(column, Value::Bytes(s)); }
   RowBuilder& Int(const char* column, int64_t v) { return Set(column, Value::Int(v)); }
+  // An inet column from an address's text; 127.0.0.1 for one that does not parse.
+  RowBuilder& Inet(const char* column, const std::string& address) { return Set(column, InetValue(address)); }
+  // A map<text, text> column.
+  RowBuilder& TextMap(const char* column, const std::map<std::string, std::string>& m) {
+    return Set(column, StringMapValue(m));
+  }
   SourceRow Take() { return std::move(row_); }
 
  private:

@@ -91,10 +91,10 @@ EncodedRequest EncodeRequest(const Request& request) {
   return EncodedRequest{op, w.Take()};
 }
 
-std::string EncodeRequestFrame(int16_t stream, const EncodedRequest& request) {
+std::string EncodeRequestFrame(int16_t stream, const EncodedRequest& request, uint8_t flags) {
   std::string f;
   f.push_back(static_cast<char>(kProtocolV4));
-  f.push_back(0);
+  f.push_back(static_cast<char>(flags));
   PutBigEndian16(&f, static_cast<uint16_t>(stream));
   f.push_back(static_cast<char>(request.opcode));
   PutBigEndian32(&f, static_cast<uint32_t>(request.body.size()));

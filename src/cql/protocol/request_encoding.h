@@ -26,7 +26,8 @@ struct EncodedRequest {
 // meaning for a client (both are encoded anyway, as the spec says).
 EncodedRequest EncodeRequest(const Request& request);
 
-// The 9-byte v4 request header followed by `body` (§2).
-std::string EncodeRequestFrame(int16_t stream, const EncodedRequest& request);
+// The 9-byte v4 request header followed by `body` (§2); `flags`: the
+// header's flags (kFlagTracing asks for a trace; no compression here).
+std::string EncodeRequestFrame(int16_t stream, const EncodedRequest& request, uint8_t flags = 0);
 
 }  // namespace tessera::cql

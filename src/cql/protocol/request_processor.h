@@ -56,6 +56,12 @@ struct Reply {
   Opcode opcode = Opcode::kResult;
   std::string body;
   std::vector<std::string> warnings;  // sent with the Warning flag (§2.2)
+  std::string tracing_id;             // 16 bytes when traced: sent first, with the Tracing flag (§2.2)
+};
+
+// What a request's frame header says beyond its message (§2.2).
+struct RequestFlags {
+  bool tracing = false;  // the Tracing flag: trace this request and answer its tracing id
 };
 
 class RequestProcessor {
@@ -64,14 +70,15 @@ class RequestProcessor {
   // QUERY, PREPARE, EXECUTE, BATCH or AUTH_RESPONSE. Never throws; errors are
   // ERROR replies. AUTH_RESPONSE answers AUTH_SUCCESS (and sets the
   // connection's user) or ERROR BadCredentials.
-  virtual Reply Process(ConnectionState& connection, const Request& request) = 0;
+  virtual Reply Process(ConnectionState& connection, const Request& request, RequestFlags flags = {}) = 0;
   // As Process, but answers through `done`, exactly once: on this thread, or
   // later on the thread where the request's last awaited replica answer
   // arrives (a write on a cluster), so that no thread waits for another
   // node. `connection` and `request` are used only before this returns.
   // The default answers Process's reply here.
-  virtual void ProcessAsync(ConnectionState& connection, const Request& request, std::function<void(Reply)> done) {
-    done(Process(connection, request));
+  virtual void ProcessAsync(ConnectionState& connection, const Request& request, RequestFlags flags,
+                            std::function<void(Reply)> done) {
+    done(Process(connection, request, flags));
   }
   // The authenticator class STARTUP must be answered with (AUTHENTICATE),
   // or empty when no login is needed (READY).

@@ -153,6 +153,7 @@ Result<DecodedResponse> DecodeResponse(uint8_t opcode, uint8_t flags, std::strin
     for (int i = 0; i < 16; ++i) {
       uint8_t b;
       if (!r.Byte(&b)) return Malformed("tracing id", r);
+      out.tracing_id.push_back(static_cast<char>(b));
     }
   }
   if ((flags & kFlagWarning) && !r.StringList(&out.warnings)) return Malformed("warnings", r);

@@ -37,6 +37,7 @@ struct DecodedPrepared {
 struct DecodedResponse {
   Opcode opcode = Opcode::kError;
   std::vector<std::string> warnings;
+  std::string tracing_id;  // 16 bytes with the Tracing flag (§2.2), else empty
   // ERROR
   int32_t error_code = 0;
   std::string error_message;

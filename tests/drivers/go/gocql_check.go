@@ -2,15 +2,17 @@
 // real tessera server: connects, creates a keyspace and a table, writes and
 // pages through rows, reads the keyspace's metadata (system_schema, as gocql
 // queries it, user types among it), writes and reads user-defined type values,
-// and uses a lightweight transaction and JSON. Exits 1 with the
+// uses a lightweight transaction and JSON, and traces a query. Exits 1 with the
 // reason on the first failure. Usage: go run gocql_check.go HOST PORT
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -174,5 +176,19 @@ func main() {
 	if local, ok := sysMeta.Tables["local"]; !ok || local.Columns["tokens"] == nil {
 		fail("system.local or its tokens column missing from the metadata: %v", sysMeta.Tables)
 	}
-	fmt.Printf("gocql: %d rows paged 7 a page in order, metadata of %d columns and a user type, UDT values, LWT, JSON and keyspace system ok\n", len(seen), len(names))
+	// A traced query (issue 31 item 4): gocql's trace writer reads the session
+	// and its events from system_traces right after the answer.
+	var traced bytes.Buffer
+	var tracedPayload string
+	if err := session.Query("SELECT payload FROM gocql_ks.events WHERE device = 'd2'").
+		Trace(gocql.NewTraceWriter(session, &traced)).Scan(&tracedPayload); err != nil || tracedPayload != "x" {
+		fail("traced SELECT: %q %v", tracedPayload, err)
+	}
+	trace := traced.String()
+	if !strings.Contains(trace, "Tracing session ") || !strings.Contains(trace, "coordinator: 127.0.0.1") ||
+		!strings.Contains(trace, "Parsing SELECT payload FROM gocql_ks.events") ||
+		!strings.Contains(trace, "Executing query on gocql_ks.events at QUORUM") {
+		fail("trace of the SELECT: %s", trace)
+	}
+	fmt.Printf("gocql: %d rows paged 7 a page in order, metadata of %d columns and a user type, UDT values, LWT, JSON, keyspace system and a trace ok\n", len(seen), len(names))
 }

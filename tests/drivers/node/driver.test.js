@@ -71,6 +71,25 @@ test('DDL, prepared writes and reads, metadata', async () => {
   assert.deepStrictEqual(table.clusteringOrder, ['DESC']);
 });
 
+test('a traced query answers a trace id whose session and events the driver reads (issue 31)', async () => {
+  const rs = await client.execute('SELECT c, v FROM nd.t WHERE k = ?', [1], { prepare: true, traceQuery: true });
+  assert.strictEqual(rs.rowLength, 30);
+  const traceId = rs.info.traceId;
+  assert.ok(traceId, 'no trace id in the response');
+  const trace = await client.metadata.getTrace(traceId);
+  assert.strictEqual(trace.requestType, 'Execute CQL3 prepared query');
+  assert.strictEqual(trace.parameters.query, 'SELECT c, v FROM nd.t WHERE k = ?');
+  assert.strictEqual(trace.coordinator.toString(), '127.0.0.1');
+  assert.ok(trace.duration > 0);
+  const activities = trace.events.map((e) => e.activity);
+  assert.ok(activities.includes('Executing query on nd.t at LOCAL_ONE'), activities.join(' | '));
+  const elapsed = trace.events.map((e) => e.elapsed);
+  assert.deepStrictEqual(elapsed, [...elapsed].sort((a, b) => a - b));
+  // Untraced: no id.
+  const plain = await client.execute('SELECT c FROM nd.t WHERE k = 1 LIMIT 1');
+  assert.ok(!plain.info.traceId);
+});
+
 test('pages with fetchSize and pageState', async () => {
   const seen = [];
   let pageState;
