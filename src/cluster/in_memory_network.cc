@@ -95,6 +95,16 @@ class InMemoryTransport final : public InternodeTransport {
                  std::move(done));
   }
 
+  void StoreTrace(const std::string& target, const tracing::TraceSessionRecord& session, int64_t timeout_micros,
+                  std::function<void(Status)> done) override {
+    Call<Status>(target, timeout_micros,
+                 [session](ReplicaService* r) {
+                   r->StoreTrace(session);
+                   return Status::OK();
+                 },
+                 std::move(done));
+  }
+
   void Ping(const std::string& target, const std::string&, int64_t timeout_micros,
             std::function<void(Status)> done) override {
     Call<Status>(target, timeout_micros, [](ReplicaService*) { return Status::OK(); }, std::move(done));

@@ -476,6 +476,37 @@ void InternodeClient::ImportPaxosState(const std::string& target, const std::str
                                   });
 }
 
+void InternodeClient::StoreTrace(const std::string& target, const tracing::TraceSessionRecord& session,
+                                 int64_t timeout_micros, std::function<void(Status)> done) {
+  auto* call = new Call<pb::TraceSession, pb::StoreTraceReply>();
+  pb::TraceSession& r = call->request;
+  r.set_session_id(session.session_id);
+  r.set_client(session.client);
+  r.set_command(session.command);
+  r.set_coordinator(session.coordinator);
+  r.set_request(session.request);
+  r.mutable_parameters()->insert(session.parameters.begin(), session.parameters.end());
+  r.set_started_at_millis(session.started_at_millis);
+  r.set_duration_micros(session.duration_micros);
+  for (const auto& e : session.events) {
+    pb::TraceStep* step = r.add_events();
+    step->set_event_id(e.event_id);
+    step->set_activity(e.activity);
+    step->set_source(e.source);
+    step->set_source_elapsed_micros(e.source_elapsed_micros);
+    step->set_thread(e.thread);
+  }
+  SetDeadline(&call->context, timeout_micros);
+  auto stub = impl_->StubFor(target);
+  impl_->CallStarted();
+  stub->async()->StoreTrace(&call->context, &call->request, &call->reply,
+                            [self = impl_.get(), call, target, done = std::move(done)](grpc::Status s) {
+                              Impl::CallEnd end{self};
+                              std::unique_ptr<Call<pb::TraceSession, pb::StoreTraceReply>> owned(call);
+                              done(FromGrpc(s, target));
+                            });
+}
+
 void InternodeClient::Ping(const std::string& target, const std::string& from_host_id, int64_t timeout_micros,
                            std::function<void(Status)> done) {
   auto* call = new Call<pb::PingRequest, pb::PingReply>();

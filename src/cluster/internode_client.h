@@ -66,6 +66,8 @@ class InternodeClient final : public InternodeTransport {
                         std::function<void(Result<PaxosStateRows>)> done) override;
   void ImportPaxosState(const std::string& target, const std::string& table_uuid, const PaxosStateRows& rows,
                         int64_t timeout_micros, std::function<void(Status)> done) override;
+  void StoreTrace(const std::string& target, const tracing::TraceSessionRecord& session, int64_t timeout_micros,
+                  std::function<void(Status)> done) override;
   void Ping(const std::string& target, const std::string& from_host_id, int64_t timeout_micros,
             std::function<void(Status)> done) override;
 

@@ -78,6 +78,23 @@ class Service final : public pb::Internode::CallbackService {
     for (const auto& kv : request->rows()) rows.emplace_back(kv.key(), kv.value());
     return Finish(context, ToGrpc(replica_->ImportPaxosState(request->table_uuid(), rows)));
   }
+  grpc::ServerUnaryReactor* StoreTrace(grpc::CallbackServerContext* context, const pb::TraceSession* request,
+                                       pb::StoreTraceReply*) override {
+    tracing::TraceSessionRecord r;
+    r.session_id = request->session_id();
+    r.client = request->client();
+    r.command = request->command();
+    r.coordinator = request->coordinator();
+    r.request = request->request();
+    r.parameters.insert(request->parameters().begin(), request->parameters().end());
+    r.started_at_millis = request->started_at_millis();
+    r.duration_micros = request->duration_micros();
+    for (const auto& e : request->events()) {
+      r.events.push_back({e.event_id(), e.activity(), e.source(), e.source_elapsed_micros(), e.thread()});
+    }
+    replica_->StoreTrace(std::move(r));
+    return Finish(context, grpc::Status::OK);
+  }
   // Each request of the batch answers as its own call would.
   grpc::ServerUnaryReactor* Batch(grpc::CallbackServerContext* context, const pb::BatchRequest* request,
                                   pb::BatchReply* reply) override {

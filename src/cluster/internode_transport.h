@@ -29,6 +29,7 @@
 #include "cluster/replica_reads.h"
 #include "common/status.h"
 #include "storage/storage_engine.h"
+#include "tracing/trace_session.h"
 
 namespace tessera::cluster {
 
@@ -62,6 +63,10 @@ class InternodeTransport {
                                 std::function<void(Result<PaxosStateRows>)> done) = 0;
   virtual void ImportPaxosState(const std::string& target, const std::string& table_uuid, const PaxosStateRows& rows,
                                 int64_t timeout_micros, std::function<void(Status)> done) = 0;
+  // A finished trace session for the target to hold (TraceStore::Add), so
+  // that its system_traces lists it too. Not counted as a request.
+  virtual void StoreTrace(const std::string& target, const tracing::TraceSessionRecord& session,
+                          int64_t timeout_micros, std::function<void(Status)> done) = 0;
   // A heartbeat (the failure detector's): OK when the node answered. Not
   // counted as a request.
   virtual void Ping(const std::string& target, const std::string& from_host_id, int64_t timeout_micros,

@@ -7,6 +7,7 @@
 
 #include "db/database.h"
 #include "storage/counter_shards.h"
+#include "tracing/trace_store.h"
 
 namespace tessera::cluster {
 
@@ -87,6 +88,10 @@ Result<PaxosStateRows> ReplicaService::ExportPaxosState(const std::string& table
   for (const auto& [k, v] : rows) bytes += k.size() + v.size();
   Count(bytes);
   return rows;
+}
+
+void ReplicaService::StoreTrace(tracing::TraceSessionRecord session) {
+  if (traces_ != nullptr) traces_->Add(std::move(session));
 }
 
 Status ReplicaService::ImportPaxosState(const std::string& table_uuid, const PaxosStateRows& rows) {

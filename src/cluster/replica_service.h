@@ -28,6 +28,11 @@
 #include "cluster/replica_reads.h"
 #include "common/status.h"
 #include "storage/storage_engine.h"
+#include "tracing/trace_session.h"
+
+namespace tessera::tracing {
+class TraceStore;
+}
 
 namespace tessera {
 class Database;
@@ -69,6 +74,11 @@ class ReplicaService {
   Result<size_t> PrunePaxosState(int64_t now_micros);
   // This node's Paxos state, every row (system.paxos).
   Result<std::vector<PaxosStore::Row>> PaxosRows() { return paxos_.Rows(); }
+  // Holds a trace session another node coordinated (TraceStore::Add), so
+  // that this node's system_traces lists it; dropped without a trace store.
+  void StoreTrace(tracing::TraceSessionRecord session);
+  // Where StoreTrace puts sessions. REQUIRES: set before serving; outlives this object.
+  void set_trace_store(tracing::TraceStore* traces) { traces_ = traces; }
 
   uint64_t requests_served() const { return requests_.load(); }
   uint64_t bytes_served() const { return bytes_.load(); }
@@ -80,6 +90,7 @@ class ReplicaService {
 
   Database* db_;
   const std::string self_host_id_;
+  tracing::TraceStore* traces_ = nullptr;
   PaxosStore paxos_;
   static constexpr size_t kCounterStripes = 64;
   std::array<std::mutex, kCounterStripes> counter_stripes_;  // LeadCounterWrite's, by key hash

@@ -161,6 +161,7 @@ Status Node::JoinCluster(const NodeOptions& options, const std::string& host_id,
 Status Node::StartInternode(const NodeOptions& options, Listeners& l) {
   const NodeClusterOptions& c = options.cluster;
   l.replica_service = std::make_unique<cluster::ReplicaService>(db_.get(), host_id_);
+  l.replica_service->set_trace_store(traces_.get());  // the traces other nodes coordinated
   const std::string address = c.node_address.empty() ? options.cql_address : c.node_address;
   if (c.in_memory_network != nullptr) {
     if (c.internode_port == 0 || c.internode_tls.enabled) {
@@ -203,6 +204,17 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
         std::make_unique<cluster::FailureDetector>(l.membership.get(), l.internode_client.get(), fd);
     l.failure_detector->Start();
   }
+  // Every trace this node finishes goes to the other live members as well,
+  // so that a driver reading system_traces through any node finds it
+  // (tracing/trace_store.h). Cleared first in Stop.
+  traces_->set_on_finish([client = l.internode_client.get(), membership = l.membership.get(),
+                          self = host_id_](const tracing::TraceSessionRecord& session) {
+    for (const auto& m : membership->Members()) {
+      if (m.record.host_id == self || !m.alive || m.record.internode_port <= 0) continue;
+      client->StoreTrace(m.record.address + ":" + std::to_string(m.record.internode_port), session, 2'000'000,
+                         [](Status) {});  // best effort, as Cassandra's trace writes
+    }
+  });
   l.placements = std::make_unique<cluster::TabletPlacements>(&l.membership->etcd());
   l.peers.AttachRouting(db_.get(), l.placements.get());  // system.local/peers tokens follow the placement
   l.replication = std::make_unique<cluster::ReplicationServices>();
@@ -396,6 +408,8 @@ Node::~Node() { Stop(); }
 
 void Node::Stop() {
   if (listeners_) {
+    // No finished trace goes to the other nodes once the transport may go.
+    if (traces_) traces_->set_on_finish({});
     // Tablets go back to the local replica before the services they use go.
     if (listeners_->admin) listeners_->admin->SetClusterHooks({});
     // A migration held at a failpoint would hold the shutdown.

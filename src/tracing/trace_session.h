@@ -46,7 +46,8 @@ struct TraceSessionRecord {
 
 class TraceSession {
  public:
-  // `record` gives everything but the events and the duration.
+  // `record` gives everything but, for a new session, the events and the
+  // duration (a session another node sent comes with both).
   // REQUIRES: record.session_id is 16 bytes.
   explicit TraceSession(TraceSessionRecord record);
 

@@ -46,10 +46,39 @@ std::shared_ptr<TraceSession> TraceStore::MaybeBegin(bool requested, std::string
   r.started_at_millis = now / 1000;
   auto session = std::make_shared<TraceSession>(std::move(r));
   std::lock_guard<std::mutex> lock(mu_);
-  DropExpiredLocked(now);
-  if (sessions_.size() >= kMaxSessions) sessions_.pop_front();
-  sessions_.push_back({now, session});
+  HoldLocked(now, session);
   return session;
+}
+
+void TraceStore::HoldLocked(int64_t began_micros, std::shared_ptr<TraceSession> session) {
+  DropExpiredLocked(UnixMicros());
+  if (sessions_.size() >= kMaxSessions) sessions_.pop_front();
+  sessions_.push_back({began_micros, std::move(session)});
+}
+
+void TraceStore::Finish(const std::shared_ptr<TraceSession>& session) {
+  session->Finish();
+  std::lock_guard<std::mutex> lock(hook_mu_);
+  if (on_finish_) on_finish_(session->Snapshot());
+}
+
+void TraceStore::set_on_finish(std::function<void(const TraceSessionRecord&)> hook) {
+  std::lock_guard<std::mutex> lock(hook_mu_);
+  on_finish_ = std::move(hook);
+}
+
+void TraceStore::Add(TraceSessionRecord record) {
+  if (record.session_id.size() != 16) return;
+  const int64_t began = record.started_at_millis * 1000;
+  auto session = std::make_shared<TraceSession>(std::move(record));
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+    if (it->session->session_id() == session->session_id()) {
+      sessions_.erase(it);
+      break;
+    }
+  }
+  HoldLocked(began, std::move(session));
 }
 
 void TraceStore::DropExpiredLocked(int64_t now_micros) {

@@ -8,12 +8,20 @@
 // `probability` share of the others (nodetool settraceprobability: 0 by
 // default, 0..1).
 //
+// On a cluster, a session is also held by the other nodes: the coordinator
+// sends it to them once answered (the on_finish hook, which the node wires
+// to the internode transport), and they Add it, so that a driver reading
+// system_traces through any node finds it (Cassandra keeps traces in a
+// replicated keyspace for the same reason). Steps recorded after the
+// answer stay on the coordinator.
+//
 // Thread safety: thread-safe.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -39,6 +47,18 @@ class TraceStore {
   std::shared_ptr<TraceSession> MaybeBegin(bool requested, std::string client, std::string request,
                                            std::map<std::string, std::string> parameters);
 
+  // The request was answered: sets the session's duration (TraceSession::
+  // Finish) and hands its record to the on_finish hook, if any.
+  void Finish(const std::shared_ptr<TraceSession>& session);
+  // Called by Finish with each finished session's record, on the thread
+  // that finished it; empty: none. After a call returns, the hook it
+  // replaced is not running and will not run (a node clears it before its
+  // transport goes). REQUIRES: the hook does not block.
+  void set_on_finish(std::function<void(const TraceSessionRecord&)> hook);
+  // A finished session another node coordinated (its record as sent), held
+  // like this node's own; one already held under the id is replaced.
+  void Add(TraceSessionRecord record);
+
   // InvalidArgument unless 0 <= p <= 1.
   [[nodiscard]] Status set_probability(double p);
   double probability() const { return probability_.load(std::memory_order_relaxed); }
@@ -50,6 +70,7 @@ class TraceStore {
 
  private:
   void DropExpiredLocked(int64_t now_micros);
+  void HoldLocked(int64_t began_micros, std::shared_ptr<TraceSession> session);
 
   const std::string coordinator_;
   std::atomic<double> probability_{0.0};
@@ -59,6 +80,8 @@ class TraceStore {
     std::shared_ptr<TraceSession> session;
   };
   std::deque<Held> sessions_;  // oldest first; guarded by mu_
+  std::mutex hook_mu_;         // held while the hook runs, and to replace it
+  std::function<void(const TraceSessionRecord&)> on_finish_;  // guarded by hook_mu_
 };
 
 }  // namespace tessera::tracing

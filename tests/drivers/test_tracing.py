@@ -8,7 +8,7 @@ requests are not, unless the node's trace probability (POST
 /tracing/probability, `tessera admin settraceprobability`) draws them.
 `TRACING ON` in `tessera shell` prints the steps as cqlsh does. On a 2-node
 cluster, the coordinator's trace shows the messages to the other replica
-and their answers."""
+and their answers, and the other node lists the session too."""
 import os
 import subprocess
 import uuid
@@ -173,5 +173,17 @@ def test_a_cluster_coordinator_traces_its_messages_to_the_other_replica():
             assert any(a.startswith("READ answered by /127.0.0.2 after ") for a in steps), steps
             assert "Reading on this node's replica" in steps, steps
             assert str(trace.coordinator) == "127.0.0.1"
+
+            # Node 2 lists the session too (its coordinator sent it there), so a
+            # driver that reads the trace through another node finds it.
+            d2, s2 = node_session(cluster, 2)
+            try:
+                from cassandra.query import QueryTrace
+                seen = QueryTrace(trace.trace_id, s2)
+                seen.populate(max_wait=10)
+                assert str(seen.coordinator) == "127.0.0.1" and seen.duration == trace.duration
+                assert activities(seen) == steps
+            finally:
+                d2.shutdown()
         finally:
             d.shutdown()

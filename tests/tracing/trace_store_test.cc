@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <thread>
+#include <vector>
 
 namespace tessera::tracing {
 namespace {
@@ -55,6 +56,29 @@ TEST(TraceStoreTest, ASessionRecordsItsStepsAndItsDuration) {
   EXPECT_NE(done->events[0].event_id, done->events[1].event_id);
   s->Finish();  // once only
   EXPECT_EQ(store.Find(s->session_id())->duration_micros, done->duration_micros);
+}
+
+TEST(TraceStoreTest, FinishedSessionsGoToTheHookAndOtherNodesSessionsAreHeld) {
+  TraceStore coordinator("127.0.0.1"), other("127.0.0.2");
+  std::vector<TraceSessionRecord> sent;
+  coordinator.set_on_finish([&](const TraceSessionRecord& r) { sent.push_back(r); });
+  auto s = coordinator.MaybeBegin(true, "127.0.0.9", "Execute CQL3 query", {{"query", "SELECT 1"}});
+  s->Event("Parsing SELECT 1");
+  coordinator.Finish(s);
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_GE(sent[0].duration_micros, 0);
+  ASSERT_EQ(sent[0].events.size(), 1u);
+  other.Add(sent[0]);
+  other.Add(sent[0]);  // sent twice: held once
+  auto held = other.Find(s->session_id());
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(other.Sessions().size(), 1u);
+  EXPECT_EQ(held->coordinator, "127.0.0.1");  // the coordinator's, not this node's
+  EXPECT_EQ(held->events[0].source, "127.0.0.1");
+  EXPECT_EQ(held->duration_micros, sent[0].duration_micros);
+  coordinator.set_on_finish({});
+  coordinator.Finish(coordinator.MaybeBegin(true, "c", "r", {}));
+  EXPECT_EQ(sent.size(), 1u);  // no hook: nothing sent
 }
 
 TEST(TraceStoreTest, HoldsTheNewestSessionsAndBoundsEvents) {

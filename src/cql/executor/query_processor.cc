@@ -173,7 +173,7 @@ Reply QueryProcessor::Process(ConnectionState& conn, const Request& request, Req
     reply = ServerError("internal error");
   }
   if (trace) {
-    trace->Finish();
+    traces_->Finish(trace);
     reply.tracing_id = trace->session_id();
   }
   return reply;
@@ -183,8 +183,8 @@ void QueryProcessor::ProcessAsync(ConnectionState& conn, const Request& request,
                                   std::function<void(Reply)> done) {
   const Trace trace = BeginTrace(conn, request, flags.tracing);
   if (trace) {
-    done = [trace, done = std::move(done)](Reply reply) {
-      trace->Finish();
+    done = [traces = traces_, trace, done = std::move(done)](Reply reply) {
+      traces->Finish(trace);
       reply.tracing_id = trace->session_id();
       done(std::move(reply));
     };
