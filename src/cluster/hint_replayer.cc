@@ -95,7 +95,7 @@ bool HintReplayer::Deliver(const std::string& host, const std::string& endpoint,
       }
       std::promise<Status> sent;
       auto result = sent.get_future();
-      client_->Apply(endpoint, hint.table_uuid, hint.writes, options_.send_timeout_micros,
+      client_->Apply(endpoint, hint.table_uuid, hint.writes, options_.send_timeout_micros, /*trace=*/nullptr,
                      [&sent](Status s) { sent.set_value(std::move(s)); });
       Status s = result.get();
       if (s.IsNotFound()) {

@@ -23,10 +23,17 @@ class InMemoryTransport final : public InternodeTransport {
   }
 
   void Apply(const std::string& target, const std::string& table_uuid, const WriteSet& relative_writes,
-             int64_t timeout_micros, std::function<void(Status)> done) override {
+             int64_t timeout_micros, const std::shared_ptr<tracing::TraceSession>& trace,
+             std::function<void(Status)> done) override {
     Count(relative_writes.bytes());
     Call<Status>(target, timeout_micros,
-                 [table_uuid, writes = relative_writes](ReplicaService* r) { return r->Apply(table_uuid, writes); },
+                 [table_uuid, writes = relative_writes, trace, source = EndpointAddress(target)](ReplicaService* r) {
+                   if (!trace) return r->Apply(table_uuid, writes);
+                   tracing::ReplicaSteps steps;
+                   Status s = r->Apply(table_uuid, writes, &steps);
+                   trace->AddSteps(std::move(steps.events()), source);
+                   return s;
+                 },
                  std::move(done));
   }
 
@@ -39,13 +46,20 @@ class InMemoryTransport final : public InternodeTransport {
 
   void ReadKeys(const std::string& target, const std::string& table_uuid,
                 const std::vector<std::string>& relative_keys, bool digest, int64_t timeout_micros,
+                const std::shared_ptr<tracing::TraceSession>& trace,
                 std::function<void(Result<std::vector<std::optional<std::string>>>)> done) override {
     size_t bytes = 0;
     for (const auto& k : relative_keys) bytes += k.size();
     Count(bytes);
     Call<Result<std::vector<std::optional<std::string>>>>(
         target, timeout_micros,
-        [table_uuid, keys = relative_keys, digest](ReplicaService* r) { return r->ReadKeys(table_uuid, keys, digest); },
+        [table_uuid, keys = relative_keys, digest, trace, source = EndpointAddress(target)](ReplicaService* r) {
+          if (!trace) return r->ReadKeys(table_uuid, keys, digest);
+          tracing::ReplicaSteps steps;
+          auto values = r->ReadKeys(table_uuid, keys, digest, &steps);
+          trace->AddSteps(std::move(steps.events()), source);
+          return values;
+        },
         std::move(done));
   }
 

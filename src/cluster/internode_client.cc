@@ -8,6 +8,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "cluster/internode_trace.h"
 #include "cluster/internode_write_ops.h"
 #include "internode.grpc.pb.h"
 
@@ -46,6 +47,7 @@ struct Queued {
   std::optional<pb::ApplyRequest> apply;  // else `read`
   pb::ReadKeysRequest read;  // moved into the message that carries it
   size_t keys_asked = 0;
+  std::shared_ptr<tracing::TraceSession> trace;  // a traced request's: the replica's steps go there
   std::chrono::system_clock::time_point deadline;
   std::function<void(Status)> apply_done;
   std::function<void(Result<std::vector<std::optional<std::string>>>)> read_done;
@@ -64,7 +66,10 @@ Result<std::vector<std::optional<std::string>>> DecodeReadKeys(const pb::ReadKey
   return values;
 }
 
-void Complete(Queued& q, const Status& status, const pb::ReadKeysReply* reply, const std::string& target) {
+// `steps`: the replica's steps for a traced request (null: none came).
+void Complete(Queued& q, const Status& status, const pb::ReadKeysReply* reply, const std::string& target,
+              const TraceStepsProto* steps = nullptr) {
+  if (q.trace && steps && !steps->empty()) q.trace->AddSteps(FromTraceSteps(*steps), EndpointAddress(target));
   if (q.apply) return q.apply_done(status);
   if (!status.ok()) return q.read_done(status);
   q.read_done(DecodeReadKeys(*reply, q.keys_asked, target));
@@ -232,7 +237,8 @@ struct InternodeClient::Impl {
         }
         const pb::CallStatus& cs = apply ? call->reply.applies(i) : call->reply.reads(i).status();
         Complete(*q, FromGrpc(grpc::Status(static_cast<grpc::StatusCode>(cs.code()), cs.message()), target),
-                 apply ? nullptr : &call->reply.reads(i).reply(), target);
+                 apply ? nullptr : &call->reply.reads(i).reply(), target,
+                 apply ? &cs.steps() : &call->reply.reads(i).reply().steps());
       }
       self->Finished(target, lane);
     });
@@ -249,7 +255,7 @@ struct InternodeClient::Impl {
                            [self = this, call, target, lane, q = std::shared_ptr<Queued>(std::move(q))](grpc::Status s) {
                              CallEnd end{self};
                              std::unique_ptr<Call<pb::ApplyRequest, pb::ApplyReply>> owned(call);
-                             Complete(*q, FromGrpc(s, target), nullptr, target);
+                             Complete(*q, FromGrpc(s, target), nullptr, target, &call->reply.steps());
                              self->Finished(target, lane);
                            });
       return;
@@ -264,6 +270,9 @@ struct InternodeClient::Impl {
                               CallEnd end{self};
                               std::unique_ptr<Call<pb::ReadKeysRequest, pb::ReadKeysReply>> owned(call);
                               Status status = FromGrpc(s, target);
+                              if (q->trace && !call->reply.steps().empty()) {
+                                q->trace->AddSteps(FromTraceSteps(call->reply.steps()), EndpointAddress(target));
+                              }
                               if (!status.ok()) {
                                 q->read_done(status);
                               } else {
@@ -293,10 +302,13 @@ uint64_t InternodeClient::bytes_sent() const { return impl_->bytes.load(); }
 uint64_t InternodeClient::messages_sent() const { return impl_->messages.load(); }
 
 void InternodeClient::Apply(const std::string& target, const std::string& table_uuid, const WriteSet& writes,
-                            int64_t timeout_micros, std::function<void(Status)> done) {
+                            int64_t timeout_micros, const std::shared_ptr<tracing::TraceSession>& trace,
+                            std::function<void(Status)> done) {
   auto q = std::make_unique<Queued>();
   q->apply.emplace();
   q->apply->set_table_uuid(table_uuid);
+  q->apply->set_trace(trace != nullptr);
+  q->trace = trace;
   ToWriteOps(writes, q->apply->mutable_ops());
   q->deadline = DeadlineIn(timeout_micros);
   q->apply_done = std::move(done);
@@ -337,10 +349,13 @@ void InternodeClient::ReadRange(const std::string& target, const RangeQuery& q, 
 
 void InternodeClient::ReadKeys(const std::string& target, const std::string& table_uuid,
                                const std::vector<std::string>& keys, bool digest, int64_t timeout_micros,
+                               const std::shared_ptr<tracing::TraceSession>& trace,
                                std::function<void(Result<std::vector<std::optional<std::string>>>)> done) {
   auto q = std::make_unique<Queued>();
   q->read.set_table_uuid(table_uuid);
   q->read.set_digest(digest);
+  q->read.set_trace(trace != nullptr);
+  q->trace = trace;
   size_t bytes = 0;
   for (const auto& k : keys) {
     q->read.add_keys(k);
@@ -479,23 +494,7 @@ void InternodeClient::ImportPaxosState(const std::string& target, const std::str
 void InternodeClient::StoreTrace(const std::string& target, const tracing::TraceSessionRecord& session,
                                  int64_t timeout_micros, std::function<void(Status)> done) {
   auto* call = new Call<pb::TraceSession, pb::StoreTraceReply>();
-  pb::TraceSession& r = call->request;
-  r.set_session_id(session.session_id);
-  r.set_client(session.client);
-  r.set_command(session.command);
-  r.set_coordinator(session.coordinator);
-  r.set_request(session.request);
-  r.mutable_parameters()->insert(session.parameters.begin(), session.parameters.end());
-  r.set_started_at_millis(session.started_at_millis);
-  r.set_duration_micros(session.duration_micros);
-  for (const auto& e : session.events) {
-    pb::TraceStep* step = r.add_events();
-    step->set_event_id(e.event_id);
-    step->set_activity(e.activity);
-    step->set_source(e.source);
-    step->set_source_elapsed_micros(e.source_elapsed_micros);
-    step->set_thread(e.thread);
-  }
+  ToTraceSession(session, &call->request);
   SetDeadline(&call->context, timeout_micros);
   auto stub = impl_->StubFor(target);
   impl_->CallStarted();

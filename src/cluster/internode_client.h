@@ -48,11 +48,12 @@ class InternodeClient final : public InternodeTransport {
 
   // target: "address:port" of a node's internode listener.
   void Apply(const std::string& target, const std::string& table_uuid, const WriteSet& relative_writes,
-             int64_t timeout_micros, std::function<void(Status)> done) override;
+             int64_t timeout_micros, const std::shared_ptr<tracing::TraceSession>& trace,
+             std::function<void(Status)> done) override;
   void ReadRange(const std::string& target, const RangeQuery& query, int64_t timeout_micros,
                  std::function<void(Result<RangeBatch>)> done) override;
   void ReadKeys(const std::string& target, const std::string& table_uuid, const std::vector<std::string>& relative_keys,
-                bool digest, int64_t timeout_micros,
+                bool digest, int64_t timeout_micros, const std::shared_ptr<tracing::TraceSession>& trace,
                 std::function<void(Result<std::vector<std::optional<std::string>>>)> done) override;
   void Digest(const std::string& target, const std::string& table_uuid, const std::string& lower,
               const std::string& upper, int64_t timeout_micros, std::function<void(Result<RangeDigest>)> done) override;

@@ -1,10 +1,12 @@
 #include "cluster/internode_service.h"
 
 #include <chrono>
+#include <optional>
 
 #include <grpcpp/grpcpp.h>
 
 #include "cluster/replica_service.h"
+#include "cluster/internode_trace.h"
 #include "cluster/internode_write_ops.h"
 #include "internode.grpc.pb.h"
 
@@ -29,8 +31,8 @@ class Service final : public pb::Internode::CallbackService {
   explicit Service(ReplicaService* replica) : replica_(replica) {}
 
   grpc::ServerUnaryReactor* Apply(grpc::CallbackServerContext* context, const pb::ApplyRequest* request,
-                                  pb::ApplyReply*) override {
-    return Finish(context, DoApply(request));
+                                  pb::ApplyReply* reply) override {
+    return Finish(context, DoApply(request, reply->mutable_steps()));
   }
   grpc::ServerUnaryReactor* ReadRange(grpc::CallbackServerContext* context, const pb::ReadRangeRequest* request,
                                       pb::ReadRangeReply* reply) override {
@@ -80,19 +82,7 @@ class Service final : public pb::Internode::CallbackService {
   }
   grpc::ServerUnaryReactor* StoreTrace(grpc::CallbackServerContext* context, const pb::TraceSession* request,
                                        pb::StoreTraceReply*) override {
-    tracing::TraceSessionRecord r;
-    r.session_id = request->session_id();
-    r.client = request->client();
-    r.command = request->command();
-    r.coordinator = request->coordinator();
-    r.request = request->request();
-    r.parameters.insert(request->parameters().begin(), request->parameters().end());
-    r.started_at_millis = request->started_at_millis();
-    r.duration_micros = request->duration_micros();
-    for (const auto& e : request->events()) {
-      r.events.push_back({e.event_id(), e.activity(), e.source(), e.source_elapsed_micros(), e.thread()});
-    }
-    replica_->StoreTrace(std::move(r));
+    replica_->StoreTrace(FromTraceSession(*request));
     return Finish(context, grpc::Status::OK);
   }
   // Each request of the batch answers as its own call would.
@@ -102,7 +92,10 @@ class Service final : public pb::Internode::CallbackService {
       out->set_code(static_cast<int32_t>(s.error_code()));
       if (!s.ok()) out->set_message(s.error_message());
     };
-    for (const auto& apply : request->applies()) set(reply->add_applies(), DoApply(&apply));
+    for (const auto& apply : request->applies()) {
+      pb::CallStatus* status = reply->add_applies();
+      set(status, DoApply(&apply, status->mutable_steps()));
+    }
     for (const auto& read : request->reads()) {
       pb::ReadKeysResult* result = reply->add_reads();
       set(result->mutable_status(), DoReadKeys(&read, result->mutable_reply()));
@@ -117,8 +110,14 @@ class Service final : public pb::Internode::CallbackService {
     return reactor;
   }
 
-  grpc::Status DoApply(const pb::ApplyRequest* request) {
-    return ToGrpc(replica_->Apply(request->table_uuid(), FromWriteOps(request->ops())));
+  // `steps`: where a traced request's steps go (null: nowhere).
+  grpc::Status DoApply(const pb::ApplyRequest* request, TraceStepsProto* steps) {
+    std::optional<tracing::ReplicaSteps> traced;
+    if (request->trace() && steps) traced.emplace();
+    grpc::Status s = ToGrpc(replica_->Apply(request->table_uuid(), FromWriteOps(request->ops()),
+                                            traced ? &*traced : nullptr));
+    if (traced) ToTraceSteps(traced->events(), steps);
+    return s;
   }
 
   grpc::Status DoPaxos(const pb::PaxosRequest* r, pb::PaxosReply* reply) {
@@ -165,7 +164,10 @@ class Service final : public pb::Internode::CallbackService {
 
   grpc::Status DoReadKeys(const pb::ReadKeysRequest* r, pb::ReadKeysReply* reply) {
     std::vector<std::string> keys(r->keys().begin(), r->keys().end());
-    auto values = replica_->ReadKeys(r->table_uuid(), keys, r->digest());
+    std::optional<tracing::ReplicaSteps> traced;
+    if (r->trace()) traced.emplace();
+    auto values = replica_->ReadKeys(r->table_uuid(), keys, r->digest(), traced ? &*traced : nullptr);
+    if (traced) ToTraceSteps(traced->events(), reply->mutable_steps());
     if (!values.ok()) return ToGrpc(values.status());
     for (auto& v : *values) {
       reply->add_found(v.has_value());

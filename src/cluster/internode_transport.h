@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,17 +34,25 @@
 
 namespace tessera::cluster {
 
+// The address of a target: "address:port" without its port.
+inline std::string EndpointAddress(const std::string& target) { return target.substr(0, target.rfind(':')); }
+
 class InternodeTransport {
  public:
   virtual ~InternodeTransport() = default;
 
+  // `trace` (a traced request's session, else null): the replica's steps
+  // are added to it when its answer arrives (TraceSession::AddSteps, with
+  // the target's address as their source); the same for ReadKeys.
   virtual void Apply(const std::string& target, const std::string& table_uuid, const WriteSet& relative_writes,
-                     int64_t timeout_micros, std::function<void(Status)> done) = 0;
+                     int64_t timeout_micros, const std::shared_ptr<tracing::TraceSession>& trace,
+                     std::function<void(Status)> done) = 0;
   virtual void ReadRange(const std::string& target, const RangeQuery& query, int64_t timeout_micros,
                          std::function<void(Result<RangeBatch>)> done) = 0;
   // `digest`: each found value comes back as its ValueDigest (replica_reads.h).
   virtual void ReadKeys(const std::string& target, const std::string& table_uuid,
                         const std::vector<std::string>& relative_keys, bool digest, int64_t timeout_micros,
+                        const std::shared_ptr<tracing::TraceSession>& trace,
                         std::function<void(Result<std::vector<std::optional<std::string>>>)> done) = 0;
   virtual void Digest(const std::string& target, const std::string& table_uuid, const std::string& lower,
                       const std::string& upper, int64_t timeout_micros,

@@ -71,13 +71,20 @@ Result<PaxosResponse> ReplicaService::Paxos(const PaxosRequest& request) {
   return paxos_.Handle(id, request);
 }
 
-Status ReplicaService::Apply(const std::string& table_uuid, const WriteSet& relative_writes) {
+Status ReplicaService::Apply(const std::string& table_uuid, const WriteSet& relative_writes,
+                             tracing::ReplicaSteps* steps) {
+  if (steps) steps->Event("MUTATION message received");
   TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(table_uuid));
   Count(relative_writes.bytes());
   if (!relative_writes.empty()) {
     db_->CountReplicaRequest(id, AbsoluteKey(id, relative_writes.ops().front().key), true);
   }
-  return ApplyLocal(db_->engine(), id, relative_writes);
+  Status s = ApplyLocal(db_->engine(), id, relative_writes);
+  if (steps) {
+    steps->Event(s.ok() ? "Applied " + std::to_string(relative_writes.ops().size()) + " writes to the replica's store"
+                        : "Writing to the replica's store failed: " + s.message());
+  }
+  return s;
 }
 
 Result<PaxosStateRows> ReplicaService::ExportPaxosState(const std::string& table_uuid, const std::string& lower,
@@ -127,7 +134,9 @@ Result<RangeBatch> ReplicaService::ReadRange(const RangeQuery& query) {
 }
 
 Result<std::vector<std::optional<std::string>>> ReplicaService::ReadKeys(
-    const std::string& table_uuid, const std::vector<std::string>& relative_keys, bool digest) {
+    const std::string& table_uuid, const std::vector<std::string>& relative_keys, bool digest,
+    tracing::ReplicaSteps* steps) {
+  if (steps) steps->Event(digest ? "DIGEST message received" : "READ message received");
   TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(table_uuid));
   if (!relative_keys.empty()) db_->CountReplicaRequest(id, AbsoluteKey(id, relative_keys.front()), false);
   TESSERA_ASSIGN_OR_RETURN(auto values, ReadKeysLocal(db_->engine(), id, relative_keys));
@@ -137,6 +146,10 @@ Result<std::vector<std::optional<std::string>>> ReplicaService::ReadKeys(
     bytes += v ? v->size() : 0;
   }
   Count(bytes);
+  if (steps) {
+    steps->Event(std::string(digest ? "Digests of " : "Read ") + std::to_string(relative_keys.size()) +
+                 (relative_keys.size() == 1 ? " key" : " keys") + " from the replica's store");
+  }
   return values;
 }
 

@@ -46,12 +46,16 @@ class ReplicaService {
   // node's, the id of the counter shards it leads (empty: it leads none).
   explicit ReplicaService(Database* db, std::string self_host_id = {});
 
-  [[nodiscard]] Status Apply(const std::string& table_uuid, const WriteSet& relative_writes);
+  // `steps` (set for a traced request): what the replica does, for the
+  // coordinator's trace (tracing/trace_session.h ReplicaSteps).
+  [[nodiscard]] Status Apply(const std::string& table_uuid, const WriteSet& relative_writes,
+                             tracing::ReplicaSteps* steps = nullptr);
   Result<RangeBatch> ReadRange(const RangeQuery& query);
   // `digest`: each found value replaced by its ValueDigest (replica_reads.h).
   Result<std::vector<std::optional<std::string>>> ReadKeys(const std::string& table_uuid,
                                                            const std::vector<std::string>& relative_keys,
-                                                           bool digest = false);
+                                                           bool digest = false,
+                                                           tracing::ReplicaSteps* steps = nullptr);
   Result<RangeDigest> Digest(const std::string& table_uuid, const std::string& lower, const std::string& upper);
   // One phase of a Paxos round on a partition this node holds (cluster/paxos_state.h).
   Result<PaxosResponse> Paxos(const PaxosRequest& request);

@@ -286,7 +286,7 @@ Status ReplicatedTablet::Repair(const std::vector<const Target*>& asked, const s
       continue;
     }
     services_->client->Apply(asked[i]->endpoint, table_->uuid, repairs[i], services_->write_timeout_micros,
-                             [gathered, i](Status s) {
+                             consistency.trace, [gathered, i](Status s) {
                                const bool ok = s.ok();
                                gathered->Record(i, std::move(s), ok);
                              });

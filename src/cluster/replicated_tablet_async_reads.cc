@@ -244,7 +244,7 @@ void RepairAsync(ReplicationServices* services, const std::shared_ptr<const Tabl
       continue;
     }
     services->client->Apply(asked[i].endpoint, table->uuid, repairs[i], services->write_timeout_micros,
-                            [record](Status s) { record(s.ok()); });
+                            consistency.trace, [record](Status s) { record(s.ok()); });
   }
 }
 
@@ -284,8 +284,9 @@ void ReplicatedTablet::ReadKeysAsync(std::vector<std::string> keys, const Reques
   auto self = shared_from_this();
   auto shared_keys = std::make_shared<const std::vector<std::string>>(std::move(keys));
   const size_t block_for = static_cast<size_t>(plan.block_for);
-  AskPeer<KeysAnswer> ask = [self, shared_keys, block_for](const Peer& peer, size_t index, int64_t timeout,
-                                                           std::function<void(Result<KeysAnswer>)> answered) {
+  AskPeer<KeysAnswer> ask = [self, shared_keys, block_for, trace = consistency.trace](
+                                const Peer& peer, size_t index, int64_t timeout,
+                                std::function<void(Result<KeysAnswer>)> answered) {
     if (peer.info.local) {  // always the first candidate: data
       self->services_->db->CountReplicaRequest(self->table_->id, self->start_, /*write=*/false);
       auto values = ReadKeysLocal(self->services_->db->engine(), self->table_->id, *shared_keys);
@@ -295,7 +296,7 @@ void ReplicatedTablet::ReadKeysAsync(std::vector<std::string> keys, const Reques
     // The first candidate answers data; the others of the first block_for
     // digests; any asked later (speculation, an error answer) data again.
     const bool digest = index > 0 && index < block_for;
-    self->services_->client->ReadKeys(peer.endpoint, self->table_->uuid, *shared_keys, digest, timeout,
+    self->services_->client->ReadKeys(peer.endpoint, self->table_->uuid, *shared_keys, digest, timeout, trace,
                                       [digest, answered = std::move(answered)](Result<Values> r) {
                                         if (!r.ok()) return answered(r.status());
                                         answered(KeysAnswer{digest, std::move(r).value()});
@@ -326,14 +327,14 @@ void ReplicatedTablet::ReadKeysInFullAsync(std::vector<std::string> keys, const 
   if (!asked.ok()) return done(asked.status());
   auto self = shared_from_this();
   auto shared_keys = std::make_shared<const std::vector<std::string>>(std::move(keys));
-  AskPeer<Values> ask = [self, shared_keys](const Peer& peer, size_t, int64_t timeout,
-                                            std::function<void(Result<Values>)> answered) {
+  AskPeer<Values> ask = [self, shared_keys, trace = consistency.trace](const Peer& peer, size_t, int64_t timeout,
+                                                                      std::function<void(Result<Values>)> answered) {
     if (peer.info.local) {
       self->services_->db->CountReplicaRequest(self->table_->id, self->start_, /*write=*/false);
       return answered(ReadKeysLocal(self->services_->db->engine(), self->table_->id, *shared_keys));
     }
     self->services_->client->ReadKeys(peer.endpoint, self->table_->uuid, *shared_keys, /*digest=*/false, timeout,
-                                      std::move(answered));
+                                      trace, std::move(answered));
   };
   AskedDone<Values> finished = [self, fence, shared_keys, consistency, done = std::move(done)](
                                    Result<std::vector<Values>> answers, std::vector<Peer> asked) {

@@ -35,7 +35,7 @@ inline int64_t NowMicros() {
 // without the port; "this node" for the local one.
 inline std::string TracedPeer(const ReplicatedTablet::Target& target) {
   if (target.info.local || target.endpoint.empty()) return "this node";
-  return "/" + target.endpoint.substr(0, target.endpoint.rfind(':'));
+  return "/" + EndpointAddress(target.endpoint);
 }
 
 // Records a step of a traced request (tracing/trace_session.h).

@@ -175,7 +175,7 @@ void ReplicatedTablet::ReplicateAsync(const WritePlan& w, const WriteSet& writes
     latency->Sent(targets[i].info.host_id);
     if (consistency.trace) TraceStep(consistency, "Sending MUTATION message to " + TracedPeer(targets[i]));
     services_->client->Apply(targets[i].endpoint, table_->uuid, *relative, services_->write_timeout_micros,
-                             [acks, counts, hints, relative, host = targets[i].info.host_id, uuid = table_->uuid,
+                             consistency.trace, [acks, counts, hints, relative, host = targets[i].info.host_id, uuid = table_->uuid,
                               latency, at = NowMicros(), consistency, peer = TracedPeer(targets[i])](Status s) {
                                const int64_t now = NowMicros();
                                latency->Answered(host, now - at, s.ok(), now);

@@ -167,7 +167,7 @@ Status ApplyOn(ReplicationServices* s, const TableSchema& table, const std::stri
   if (host == s->self_host_id) return ApplyLocal(s->db->engine(), table.id, relative);
   auto promise = std::make_shared<std::promise<Status>>();
   auto future = promise->get_future();
-  s->client->Apply(endpoint, table.uuid, relative, s->write_timeout_micros,
+  s->client->Apply(endpoint, table.uuid, relative, s->write_timeout_micros, /*trace=*/nullptr,
                    [promise](Status st) { promise->set_value(std::move(st)); });
   return future.get();
 }

@@ -48,6 +48,27 @@ void TraceSession::Event(std::string activity) {
   record_.events.push_back(std::move(e));
 }
 
+void TraceSession::AddSteps(std::vector<TraceEvent> steps, const std::string& source) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& e : steps) {
+    if (record_.events.size() >= kMaxEvents) return;
+    e.source = source;
+    record_.events.push_back(std::move(e));
+  }
+}
+
+ReplicaSteps::ReplicaSteps() : started_steady_micros_(SteadyMicros()) {}
+
+void ReplicaSteps::Event(std::string activity) {
+  if (events_.size() >= TraceSession::kMaxEvents) return;
+  TraceEvent e;
+  e.event_id = MakeTimeUuid(UnixMicros(), RandomBits());
+  e.activity = std::move(activity);
+  e.thread = ThreadName();
+  e.source_elapsed_micros = static_cast<int32_t>(std::min<int64_t>(SteadyMicros() - started_steady_micros_, INT32_MAX));
+  events_.push_back(std::move(e));
+}
+
 void TraceSession::Finish() {
   const int64_t elapsed = SteadyMicros() - started_steady_micros_;
   std::lock_guard<std::mutex> lock(mu_);

@@ -55,6 +55,10 @@ class TraceSession {
   // Records a step now. Events past kMaxEvents are dropped (a runaway scan
   // cannot grow a session without bound).
   void Event(std::string activity);
+  // Steps another node (a replica) took for this request and sent back
+  // (ReplicaSteps), recorded as they are with `source` (its address) as
+  // their source; their elapsed times are that node's, as in Cassandra.
+  void AddSteps(std::vector<TraceEvent> steps, const std::string& source);
   // The request was answered: sets the duration (once).
   void Finish();
   TraceSessionRecord Snapshot() const;
@@ -66,6 +70,24 @@ class TraceSession {
   const int64_t started_steady_micros_;
   mutable std::mutex mu_;
   TraceSessionRecord record_;  // guarded by mu_
+};
+
+// The steps a replica takes for a traced request from another node's
+// coordinator: recorded here with the time since the replica received it,
+// sent back in its answer, and added to the coordinator's session
+// (TraceSession::AddSteps). Cassandra's replicas write their own events
+// under the coordinator's session id; here they travel with the answer.
+//
+// Thread safety: one thread at a time.
+class ReplicaSteps {
+ public:
+  ReplicaSteps();  // the replica received the request now
+  void Event(std::string activity);
+  std::vector<TraceEvent>& events() { return events_; }
+
+ private:
+  const int64_t started_steady_micros_;
+  std::vector<TraceEvent> events_;
 };
 
 }  // namespace tessera::tracing

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "cluster/internode_client.h"
 #include "cluster/internode_service.h"
@@ -62,18 +64,37 @@ TEST(InternodeTest, RequestsQueuedBehindCallsInFlightShareMessagesAndEachGetsIts
   const std::string target = "127.0.0.1:" + std::to_string(server.port());
 
   // All at once: at most 2 calls are in flight, the rest wait and go in batches.
+  // Every tenth is traced: the replica's steps come back with its answer,
+  // alone or batched (tracing/trace_session.h ReplicaSteps).
+  auto traced = [](int i) {
+    tracing::TraceSessionRecord r;
+    r.session_id = std::string(15, '\x11') + static_cast<char>(i % 256);
+    r.coordinator = "127.0.0.9";
+    return std::make_shared<tracing::TraceSession>(r);
+  };
+  std::vector<std::shared_ptr<tracing::TraceSession>> traces(kRequests + 1);
+  for (int i = 0; i <= kRequests; i += 10) traces[static_cast<size_t>(i)] = traced(i);
   std::vector<Status> applied(kRequests, Status::Corruption("no answer"));
   Countdown writes(kRequests);
   for (int i = 0; i < kRequests; ++i) {
     WriteSet ws;
     ws.Merge(RelativeKey(i), Row(i));
-    client.Apply(target, table->uuid, ws, kTimeoutMicros, [&, i](Status s) {
+    client.Apply(target, table->uuid, ws, kTimeoutMicros, traces[static_cast<size_t>(i)], [&, i](Status s) {
       applied[static_cast<size_t>(i)] = std::move(s);
       writes.Done();
     });
   }
   ASSERT_TRUE(writes.Wait());
   for (int i = 0; i < kRequests; ++i) EXPECT_TRUE(applied[static_cast<size_t>(i)].ok()) << i;
+  for (int i = 0; i < kRequests; i += 10) {
+    auto steps = traces[static_cast<size_t>(i)]->Snapshot().events;
+    ASSERT_EQ(steps.size(), 2u) << i;
+    EXPECT_EQ(steps[0].activity, "MUTATION message received");
+    EXPECT_EQ(steps[1].activity, "Applied 1 writes to the replica's store");
+    EXPECT_EQ(steps[1].source, "127.0.0.1");  // the replica's address, not the coordinator's
+    EXPECT_LE(steps[0].source_elapsed_micros, steps[1].source_elapsed_micros);
+    traces[static_cast<size_t>(i)] = traced(i);  // fresh for the reads
+  }
 
   // Reads of each key and of a missing one, and one of an unknown table
   // among them: that one fails alone.
@@ -83,7 +104,7 @@ TEST(InternodeTest, RequestsQueuedBehindCallsInFlightShareMessagesAndEachGetsIts
     const std::string uuid = i == kRequests ? std::string(16, '\x7f') : table->uuid;
     // Odd ones are digest reads (the value's ValueDigest instead of the value).
     client.ReadKeys(target, uuid, {RelativeKey(i), "missing"}, /*digest=*/i % 2 == 1, kTimeoutMicros,
-                    [&, i](Result<std::vector<std::optional<std::string>>> r) {
+                    traces[static_cast<size_t>(i)], [&, i](Result<std::vector<std::optional<std::string>>> r) {
                       read[static_cast<size_t>(i)] = std::move(r);
                       reads.Done();
                     });
@@ -109,6 +130,16 @@ TEST(InternodeTest, RequestsQueuedBehindCallsInFlightShareMessagesAndEachGetsIts
     EXPECT_EQ(row.cells[0].value, "value-" + std::to_string(i));
   }
   EXPECT_TRUE(read[kRequests].status().IsNotFound()) << read[kRequests].status().ToString();
+  for (int i = 0; i <= kRequests; i += 10) {
+    std::vector<std::string> activities;
+    for (const auto& e : traces[static_cast<size_t>(i)]->Snapshot().events) activities.push_back(e.activity);
+    if (i == kRequests) {  // the unknown table: received, then refused
+      EXPECT_EQ(activities, std::vector<std::string>{"READ message received"});
+    } else {
+      EXPECT_EQ(activities, (std::vector<std::string>{"READ message received", "Read 2 keys from the replica's store"}))
+          << i;
+    }
+  }
 
   EXPECT_EQ(client.requests_sent(), 2u * kRequests + 1);
   // Coalesced: far fewer gRPC calls than requests.
@@ -125,7 +156,7 @@ TEST(InternodeTest, EveryRequestToANodeThatIsNotThereEndsWithAnError) {
   for (int i = 0; i < 10; ++i) {
     WriteSet ws;
     ws.Merge(RelativeKey(i), Row(i));
-    client.Apply("127.0.0.1:1", std::string(16, '\x01'), ws, 200'000, [&, i](Status s) {
+    client.Apply("127.0.0.1:1", std::string(16, '\x01'), ws, 200'000, nullptr, [&, i](Status s) {
       statuses[static_cast<size_t>(i)] = std::move(s);
       done.Done();
     });
@@ -145,7 +176,7 @@ TEST(InternodeTest, TheClientEndsOnlyOnceItsCallsInFlightHaveEnded) {
     for (int i = 0; i < 10; ++i) {
       WriteSet ws;
       ws.Merge(RelativeKey(i), Row(i));
-      client.Apply("127.0.0.1:1", std::string(16, '\x01'), ws, 300'000, [statuses, done, i](Status s) {
+      client.Apply("127.0.0.1:1", std::string(16, '\x01'), ws, 300'000, nullptr, [statuses, done, i](Status s) {
         (*statuses)[static_cast<size_t>(i)] = std::move(s);
         done->Done();
       });

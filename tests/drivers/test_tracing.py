@@ -8,7 +8,8 @@ requests are not, unless the node's trace probability (POST
 /tracing/probability, `tessera admin settraceprobability`) draws them.
 `TRACING ON` in `tessera shell` prints the steps as cqlsh does. On a 2-node
 cluster, the coordinator's trace shows the messages to the other replica
-and their answers, and the other node lists the session too."""
+and their answers, the replica's own steps come back with its answers, and
+the other node lists the session too."""
 import os
 import subprocess
 import uuid
@@ -159,8 +160,13 @@ def test_a_cluster_coordinator_traces_its_messages_to_the_other_replica():
             s.execute("CREATE TABLE ctr.t (k int PRIMARY KEY, v int)")
             rs = s.execute(SimpleStatement("INSERT INTO ctr.t (k, v) VALUES (1, 1)",
                                            consistency_level=ConsistencyLevel.ALL), trace=True)
-            steps = activities(rs.get_query_trace(max_wait_sec=5))
+            write_trace = rs.get_query_trace(max_wait_sec=5)
+            steps = activities(write_trace)
             assert "Sending MUTATION message to /127.0.0.2" in steps, steps
+            # The replica's own steps, with its address as their source and its own elapsed times.
+            remote = [(e.description, str(e.source)) for e in write_trace.events if str(e.source) == "127.0.0.2"]
+            assert remote == [("MUTATION message received", "127.0.0.2"),
+                              ("Applied 1 writes to the replica's store", "127.0.0.2")], remote
             assert any(a.startswith("MUTATION acknowledged by /127.0.0.2 after ") for a in steps), steps
             assert "Mutation applied on this node's replica" in steps, steps
 
@@ -172,6 +178,10 @@ def test_a_cluster_coordinator_traces_its_messages_to_the_other_replica():
             assert "Sending READ message to /127.0.0.2" in steps, steps
             assert any(a.startswith("READ answered by /127.0.0.2 after ") for a in steps), steps
             assert "Reading on this node's replica" in steps, steps
+            remote = [e.description for e in trace.events if str(e.source) == "127.0.0.2"]
+            # Node 2 answers digests of the partition's header and the row (the data comes
+            # from node 1's own replica).
+            assert remote == ["DIGEST message received", "Digests of 2 keys from the replica's store"], remote
             assert str(trace.coordinator) == "127.0.0.1"
 
             # Node 2 lists the session too (its coordinator sent it there), so a
