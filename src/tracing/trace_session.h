@@ -63,7 +63,7 @@ class TraceSession {
   void Finish();
   TraceSessionRecord Snapshot() const;
 
-  static constexpr size_t kMaxEvents = 1000;
+  static constexpr size_t kMaxEvents = 100;
 
  private:
   const std::string session_id_;

@@ -36,7 +36,9 @@ namespace tessera::tracing {
 
 class TraceStore {
  public:
-  static constexpr size_t kMaxSessions = 10'000;
+  // With TraceSession::kMaxEvents, at most about 400,000 events (tens of
+  // MiB) whatever the trace probability; a trace usually has under 20.
+  static constexpr size_t kMaxSessions = 4096;
   static constexpr int64_t kRetentionMicros = 24LL * 3600 * 1'000'000;
 
   // `coordinator`: this node's address (text), the sessions' coordinator and their events' source.
