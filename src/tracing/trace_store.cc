@@ -28,13 +28,15 @@ Status TraceStore::set_probability(double p) {
   return Status::OK();
 }
 
-std::shared_ptr<TraceSession> TraceStore::MaybeBegin(bool requested, std::string client, std::string request,
-                                                     std::map<std::string, std::string> parameters) {
-  if (!requested) {
-    const double p = probability();
-    // 53 random bits as a double in [0, 1).
-    if (p <= 0.0 || static_cast<double>(RandomBits() >> 11) * 0x1.0p-53 >= p) return nullptr;
-  }
+bool TraceStore::ShouldTrace(bool requested) const {
+  if (requested) return true;
+  const double p = probability();
+  // 53 random bits as a double in [0, 1).
+  return p > 0.0 && static_cast<double>(RandomBits() >> 11) * 0x1.0p-53 < p;
+}
+
+std::shared_ptr<TraceSession> TraceStore::Begin(std::string client, std::string request,
+                                                std::map<std::string, std::string> parameters) {
   const int64_t now = UnixMicros();
   TraceSessionRecord r;
   r.session_id = MakeTimeUuid(now, RandomBits());

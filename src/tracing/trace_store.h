@@ -44,10 +44,13 @@ class TraceStore {
   // `coordinator`: this node's address (text), the sessions' coordinator and their events' source.
   explicit TraceStore(std::string coordinator);
 
-  // A new session for a request from `client`, when `requested` (the
-  // tracing flag) or drawn by the probability; else null.
-  std::shared_ptr<TraceSession> MaybeBegin(bool requested, std::string client, std::string request,
-                                           std::map<std::string, std::string> parameters);
+  // Whether to trace a request: when `requested` (the tracing flag), else
+  // when drawn by the probability. Cheap: asked of every request, before
+  // anything of a session is built.
+  bool ShouldTrace(bool requested) const;
+  // A new session, held, for a request from `client`.
+  std::shared_ptr<TraceSession> Begin(std::string client, std::string request,
+                                      std::map<std::string, std::string> parameters);
 
   // The request was answered: sets the session's duration (TraceSession::
   // Finish) and hands its record to the on_finish hook, if any.

@@ -12,27 +12,28 @@ namespace {
 
 TEST(TraceStoreTest, TracesRequestedRequestsAndDrawsOthersByProbability) {
   TraceStore store("127.0.0.5");
-  EXPECT_EQ(store.MaybeBegin(false, "127.0.0.9", "Execute CQL3 query", {}), nullptr);  // probability 0
-  auto s = store.MaybeBegin(true, "127.0.0.9", "Execute CQL3 query", {{"query", "SELECT 1"}});
+  EXPECT_FALSE(store.ShouldTrace(false));  // probability 0
+  EXPECT_TRUE(store.ShouldTrace(true));    // the tracing flag
+  auto s = store.Begin("127.0.0.9", "Execute CQL3 query", {{"query", "SELECT 1"}});
   ASSERT_NE(s, nullptr);
   ASSERT_EQ(s->session_id().size(), 16u);
   EXPECT_EQ(static_cast<uint8_t>(s->session_id()[6]) >> 4, 1);  // version 1: a timeuuid
 
   ASSERT_TRUE(store.set_probability(1).ok());
-  EXPECT_NE(store.MaybeBegin(false, "c", "r", {}), nullptr);
+  EXPECT_TRUE(store.ShouldTrace(false));
   EXPECT_TRUE(store.set_probability(-0.1).IsInvalidArgument());
   EXPECT_TRUE(store.set_probability(1.5).IsInvalidArgument());
   EXPECT_EQ(store.probability(), 1.0);  // a refused value changes nothing
   ASSERT_TRUE(store.set_probability(0.5).ok());
   int drawn = 0;
-  for (int i = 0; i < 2000; ++i) drawn += store.MaybeBegin(false, "c", "r", {}) != nullptr;
+  for (int i = 0; i < 2000; ++i) drawn += store.ShouldTrace(false);
   EXPECT_GT(drawn, 800);  // about half: 1000 +- 5 sigma is [888, 1112]
   EXPECT_LT(drawn, 1200);
 }
 
 TEST(TraceStoreTest, ASessionRecordsItsStepsAndItsDuration) {
   TraceStore store("127.0.0.5");
-  auto s = store.MaybeBegin(true, "127.0.0.9", "Execute CQL3 query", {{"consistency_level", "ONE"}});
+  auto s = store.Begin("127.0.0.9", "Execute CQL3 query", {{"consistency_level", "ONE"}});
   ASSERT_NE(s, nullptr);
   auto running = store.Find(s->session_id());
   ASSERT_TRUE(running.has_value());
@@ -62,7 +63,7 @@ TEST(TraceStoreTest, FinishedSessionsGoToTheHookAndOtherNodesSessionsAreHeld) {
   TraceStore coordinator("127.0.0.1"), other("127.0.0.2");
   std::vector<TraceSessionRecord> sent;
   coordinator.set_on_finish([&](const TraceSessionRecord& r) { sent.push_back(r); });
-  auto s = coordinator.MaybeBegin(true, "127.0.0.9", "Execute CQL3 query", {{"query", "SELECT 1"}});
+  auto s = coordinator.Begin("127.0.0.9", "Execute CQL3 query", {{"query", "SELECT 1"}});
   s->Event("Parsing SELECT 1");
   coordinator.Finish(s);
   ASSERT_EQ(sent.size(), 1u);
@@ -77,14 +78,14 @@ TEST(TraceStoreTest, FinishedSessionsGoToTheHookAndOtherNodesSessionsAreHeld) {
   EXPECT_EQ(held->events[0].source, "127.0.0.1");
   EXPECT_EQ(held->duration_micros, sent[0].duration_micros);
   coordinator.set_on_finish({});
-  coordinator.Finish(coordinator.MaybeBegin(true, "c", "r", {}));
+  coordinator.Finish(coordinator.Begin("c", "r", {}));
   EXPECT_EQ(sent.size(), 1u);  // no hook: nothing sent
 }
 
 TEST(TraceStoreTest, HoldsTheNewestSessionsAndBoundsEvents) {
   TraceStore store("127.0.0.5");
-  auto first = store.MaybeBegin(true, "c", "r", {});
-  for (size_t i = 0; i < TraceStore::kMaxSessions; ++i) ASSERT_NE(store.MaybeBegin(true, "c", "r", {}), nullptr);
+  auto first = store.Begin("c", "r", {});
+  for (size_t i = 0; i < TraceStore::kMaxSessions; ++i) ASSERT_NE(store.Begin("c", "r", {}), nullptr);
   EXPECT_EQ(store.Sessions().size(), TraceStore::kMaxSessions);
   EXPECT_FALSE(store.Find(first->session_id()).has_value());  // the oldest went
   for (size_t i = 0; i < TraceSession::kMaxEvents + 10; ++i) first->Event("step");

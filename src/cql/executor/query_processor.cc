@@ -205,7 +205,7 @@ void QueryProcessor::ProcessAsync(ConnectionState& conn, const Request& request,
 }
 
 QueryProcessor::Trace QueryProcessor::BeginTrace(const ConnectionState& conn, const Request& request, bool requested) {
-  if (traces_ == nullptr) return nullptr;
+  if (traces_ == nullptr || !traces_->ShouldTrace(requested)) return nullptr;
   // Cassandra's request names and parameters (system_traces.sessions).
   std::string kind;
   std::map<std::string, std::string> parameters;
@@ -236,7 +236,7 @@ QueryProcessor::Trace QueryProcessor::BeginTrace(const ConnectionState& conn, co
   } else {
     return nullptr;
   }
-  return traces_->MaybeBegin(requested, conn.client_address(), std::move(kind), std::move(parameters));
+  return traces_->Begin(conn.client_address(), std::move(kind), std::move(parameters));
 }
 
 std::optional<Reply> QueryProcessor::ProcessRequest(ConnectionState& conn, const Request& request, ReplyDone* later,
