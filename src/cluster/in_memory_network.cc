@@ -38,10 +38,19 @@ class InMemoryTransport final : public InternodeTransport {
   }
 
   void ReadRange(const std::string& target, const RangeQuery& query, int64_t timeout_micros,
+                 const std::shared_ptr<tracing::TraceSession>& trace,
                  std::function<void(Result<RangeBatch>)> done) override {
     Count(query.lower.size() + query.upper.size() + query.from.size());
-    Call<Result<RangeBatch>>(target, timeout_micros, [query](ReplicaService* r) { return r->ReadRange(query); },
-                             std::move(done));
+    Call<Result<RangeBatch>>(
+        target, timeout_micros,
+        [query, trace, source = EndpointAddress(target)](ReplicaService* r) {
+          if (!trace) return r->ReadRange(query);
+          tracing::ReplicaSteps steps;
+          auto batch = r->ReadRange(query, &steps);
+          trace->AddSteps(std::move(steps.events()), source);
+          return batch;
+        },
+        std::move(done));
   }
 
   void ReadKeys(const std::string& target, const std::string& table_uuid,

@@ -317,6 +317,7 @@ void InternodeClient::Apply(const std::string& target, const std::string& table_
 }
 
 void InternodeClient::ReadRange(const std::string& target, const RangeQuery& q, int64_t timeout_micros,
+                                const std::shared_ptr<tracing::TraceSession>& trace,
                                 std::function<void(Result<RangeBatch>)> done) {
   auto* call = new Call<pb::ReadRangeRequest, pb::ReadRangeReply>();
   call->request.set_table_uuid(q.table_uuid);
@@ -327,15 +328,19 @@ void InternodeClient::ReadRange(const std::string& target, const RangeQuery& q, 
   call->request.set_reverse(q.reverse);
   call->request.set_limit(q.limit);
   call->request.set_from_end(q.from_end);
+  call->request.set_trace(trace != nullptr);
   SetDeadline(&call->context, timeout_micros);
   impl_->Count(q.from.size() + q.lower.size() + q.upper.size());
   ++impl_->messages;
   auto stub = impl_->StubFor(target);
   impl_->CallStarted();
   stub->async()->ReadRange(&call->context, &call->request, &call->reply,
-                           [self = impl_.get(), call, target, done = std::move(done)](grpc::Status s) {
+                           [self = impl_.get(), call, target, trace, done = std::move(done)](grpc::Status s) {
                              Impl::CallEnd end{self};
                              std::unique_ptr<Call<pb::ReadRangeRequest, pb::ReadRangeReply>> owned(call);
+                             if (trace && !call->reply.steps().empty()) {
+                               trace->AddSteps(FromTraceSteps(call->reply.steps()), EndpointAddress(target));
+                             }
                              Status status = FromGrpc(s, target);
                              if (!status.ok()) return done(status);
                              RangeBatch batch;

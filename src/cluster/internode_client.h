@@ -51,6 +51,7 @@ class InternodeClient final : public InternodeTransport {
              int64_t timeout_micros, const std::shared_ptr<tracing::TraceSession>& trace,
              std::function<void(Status)> done) override;
   void ReadRange(const std::string& target, const RangeQuery& query, int64_t timeout_micros,
+                 const std::shared_ptr<tracing::TraceSession>& trace,
                  std::function<void(Result<RangeBatch>)> done) override;
   void ReadKeys(const std::string& target, const std::string& table_uuid, const std::vector<std::string>& relative_keys,
                 bool digest, int64_t timeout_micros, const std::shared_ptr<tracing::TraceSession>& trace,

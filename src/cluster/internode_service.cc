@@ -151,7 +151,10 @@ class Service final : public pb::Internode::CallbackService {
     q.reverse = r->reverse();
     q.from_end = r->from_end();
     q.limit = r->limit();
-    auto batch = replica_->ReadRange(q);
+    std::optional<tracing::ReplicaSteps> traced;
+    if (r->trace()) traced.emplace();
+    auto batch = replica_->ReadRange(q, traced ? &*traced : nullptr);
+    if (traced) ToTraceSteps(traced->events(), reply->mutable_steps());
     if (!batch.ok()) return ToGrpc(batch.status());
     for (auto& [k, v] : batch->entries) {
       pb::KeyValue* kv = reply->add_entries();

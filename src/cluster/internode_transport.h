@@ -48,6 +48,7 @@ class InternodeTransport {
                      int64_t timeout_micros, const std::shared_ptr<tracing::TraceSession>& trace,
                      std::function<void(Status)> done) = 0;
   virtual void ReadRange(const std::string& target, const RangeQuery& query, int64_t timeout_micros,
+                         const std::shared_ptr<tracing::TraceSession>& trace,
                          std::function<void(Result<RangeBatch>)> done) = 0;
   // `digest`: each found value comes back as its ValueDigest (replica_reads.h).
   virtual void ReadKeys(const std::string& target, const std::string& table_uuid,

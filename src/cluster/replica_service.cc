@@ -121,7 +121,8 @@ Result<size_t> ReplicaService::PrunePaxosState(int64_t now_micros) {
       now_micros);
 }
 
-Result<RangeBatch> ReplicaService::ReadRange(const RangeQuery& query) {
+Result<RangeBatch> ReplicaService::ReadRange(const RangeQuery& query, tracing::ReplicaSteps* steps) {
+  if (steps) steps->Event("RANGE message received");
   TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(query.table_uuid));
   RangeQuery q = query;
   q.limit = std::max<uint32_t>(1, q.limit);
@@ -130,6 +131,10 @@ Result<RangeBatch> ReplicaService::ReadRange(const RangeQuery& query) {
   size_t bytes = 0;
   for (const auto& [k, v] : batch.entries) bytes += k.size() + v.size();
   Count(bytes);
+  if (steps) {
+    steps->Event("Read " + std::to_string(batch.entries.size()) + (batch.entries.size() == 1 ? " key" : " keys") +
+                 " of a range from the replica's store");
+  }
   return batch;
 }
 

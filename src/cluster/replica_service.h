@@ -50,7 +50,7 @@ class ReplicaService {
   // coordinator's trace (tracing/trace_session.h ReplicaSteps).
   [[nodiscard]] Status Apply(const std::string& table_uuid, const WriteSet& relative_writes,
                              tracing::ReplicaSteps* steps = nullptr);
-  Result<RangeBatch> ReadRange(const RangeQuery& query);
+  Result<RangeBatch> ReadRange(const RangeQuery& query, tracing::ReplicaSteps* steps = nullptr);
   // `digest`: each found value replaced by its ValueDigest (replica_reads.h).
   Result<std::vector<std::optional<std::string>>> ReadKeys(const std::string& table_uuid,
                                                            const std::vector<std::string>& relative_keys,

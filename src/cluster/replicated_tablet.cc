@@ -321,15 +321,23 @@ Result<std::vector<T>> ReplicatedTablet::AskAll(std::vector<const Target*>* aske
     }
     const std::string host = candidates[i]->info.host_id;
     latency->Sent(host);
-    remote(candidates[i]->endpoint, [gathered, i, latency, host, at = NowMicros()](Result<T> r) {
+    if (consistency.trace) TraceStep(consistency, "Sending RANGE message to " + TracedPeer(*candidates[i]));
+    remote(candidates[i]->endpoint, [gathered, i, latency, host, at = NowMicros(), consistency,
+                                     peer = TracedPeer(*candidates[i])](Result<T> r) {
       const bool ok = r.ok();
       const int64_t now = NowMicros();
       latency->Answered(host, now - at, ok, now);
+      if (consistency.trace) {
+        TraceStep(consistency,
+                  (ok ? "RANGE answered by " + peer : "RANGE failed on " + peer + ": " + r.status().message()) +
+                      " after " + std::to_string(now - at) + " us");
+      }
       gathered->Record(static_cast<size_t>(i), std::move(r), ok);
     });
   };
   auto answer_self = [&] {
     if (!self) return;
+    if (consistency.trace) TraceStep(consistency, "Reading a key range on this node's replica");
     Result<T> r = local();
     const bool ok = r.ok();
     gathered->Record(static_cast<size_t>(*self), std::move(r), ok);
@@ -369,6 +377,10 @@ Result<std::vector<T>> ReplicatedTablet::AskAll(std::vector<const Target*>* aske
       }
     }
     if (more > 0) ++services_->speculative_retries;
+    if (more > 0 && consistency.trace) {
+      TraceStep(consistency, "Speculative retry: asking " + std::to_string(more) + " more " +
+                                 (more == 1 ? "replica" : "replicas"));
+    }
     for (int k = 0; k < more; ++k) send(sent);
     answer_self();
   }
@@ -401,7 +413,8 @@ Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query, const Re
       AskAll<RangeBatch>(
           &asked, plan, consistency,
           [&](const std::string& endpoint, std::function<void(Result<RangeBatch>)> done) {
-            services_->client->ReadRange(endpoint, query, services_->read_timeout_micros, std::move(done));
+            services_->client->ReadRange(endpoint, query, services_->read_timeout_micros, consistency.trace,
+                                         std::move(done));
           },
           [&] {
             services_->db->CountReplicaRequest(table_->id, start_, /*write=*/false);

@@ -263,7 +263,7 @@ Status Migration::StreamTo(const std::string& target, const std::vector<std::str
       if (host == s_->self_host_id) return ReadRangeLocal(s_->db->engine(), table_->id, q);
       TESSERA_ASSIGN_OR_RETURN(std::string endpoint, Endpoint(host));
       return Await<RangeBatch>([&](std::function<void(Result<RangeBatch>)> done) {
-        s_->client->ReadRange(endpoint, q, s_->read_timeout_micros, std::move(done));
+        s_->client->ReadRange(endpoint, q, s_->read_timeout_micros, /*trace=*/nullptr, std::move(done));
       });
     }();
     if (!batch.ok()) {

@@ -184,6 +184,20 @@ def test_a_cluster_coordinator_traces_its_messages_to_the_other_replica():
             assert remote == ["DIGEST message received", "Digests of 2 keys from the replica's store"], remote
             assert str(trace.coordinator) == "127.0.0.1"
 
+            # A slice of a wide partition reads key ranges of the replicas.
+            s.execute("CREATE TABLE ctr.wide (k int, c int, v int, PRIMARY KEY (k, c))")
+            for c in range(5):
+                s.execute("INSERT INTO ctr.wide (k, c, v) VALUES (1, %s, %s)", (c, c))
+            rs = s.execute(SimpleStatement("SELECT c FROM ctr.wide WHERE k = 1 AND c >= 2",
+                                           consistency_level=ConsistencyLevel.ALL), trace=True)
+            assert [r.c for r in rs] == [2, 3, 4]
+            slice_steps = activities(rs.get_query_trace(max_wait_sec=5))
+            assert "Sending RANGE message to /127.0.0.2" in slice_steps, slice_steps
+            assert any(a.startswith("RANGE answered by /127.0.0.2 after ") for a in slice_steps), slice_steps
+            assert "Reading a key range on this node's replica" in slice_steps, slice_steps
+            assert "RANGE message received" in slice_steps and any(
+                a.startswith("Read ") and a.endswith(" of a range from the replica's store") for a in slice_steps), slice_steps
+
             # Node 2 lists the session too (its coordinator sent it there), so a
             # driver that reads the trace through another node finds it.
             d2, s2 = node_session(cluster, 2)
