@@ -123,7 +123,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t newline = input.find('\n');
   std::string_view body = input.substr(0, newline);
   ConnectionState conn("127.0.0." + std::to_string(size % 7));
-  auto request = DecodeRequest(static_cast<uint8_t>(Opcode::kAuthResponse), body);
+  auto request = DecodeRequest(static_cast<uint8_t>(Opcode::kAuthResponse), body, kProtocolV4);
   if (request.ok()) {
     const auto& auth_response = std::get<AuthResponseRequest>(*request);
     CheckLogin(auth_response.token, fuzz::DecodeReplyOrAbort(harness->processor->Process(conn, *request)));

@@ -24,8 +24,8 @@ case "$target" in
   frame_decoder)
     sources=(src/common/status.cc src/common/bytes.cc src/types/cql_type.cc src/types/schema.cc
              src/cql/protocol/frame.cc src/cql/protocol/wire.cc src/cql/protocol/compression.cc
-             src/cql/protocol/requests.cc)
-    libs=(-llz4 -lsnappy) ;;
+             src/cql/protocol/requests.cc src/cql/protocol/segment.cc)
+    libs=(-llz4 -lsnappy -lz) ;;
   response_decoder)
     sources=(src/common/status.cc src/common/bytes.cc src/types/cql_type.cc src/types/schema.cc
              src/cql/protocol/wire.cc src/cql/protocol/responses.cc src/cql/protocol/response_decoding.cc)
@@ -60,6 +60,10 @@ fi
 # seeding scripts above copy theirs).
 if [ -d "$root/fuzz/regressions/$target" ] && [ "$target" != auth ] && [ "$target" != executor ]; then
   cp "$root/fuzz/regressions/$target"/* "$out/${target}_corpus/"
+fi
+# Seeds that show the fuzzer a door's shapes (v5 frames for frame_decoder).
+if [ -d "$root/fuzz/seeds/$target" ]; then
+  cp "$root/fuzz/seeds/$target"/* "$out/${target}_corpus/"
 fi
 log="$out/${target}.log"
 status=0

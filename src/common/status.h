@@ -52,6 +52,7 @@ class Status {
     int32_t second = 0;  // alive (Unavailable) or blockfor (time-outs)
     std::string write_type = "SIMPLE";
     bool data_present = false;
+    uint16_t contentions = 0;  // CAS: Paxos rounds lost to other proposers (v5's Write_timeout)
   };
 
   // What a FunctionFailure reports (native protocol v4 §9): the function's

@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "common/steady_micros.h"
 #include "cql/protocol/compression.h"
+#include "cql/protocol/responses.h"
+#include "cql/protocol/segment.h"
 #include "cql/protocol/wire.h"
 #include "server/tls_context.h"
 
@@ -126,7 +129,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void Consume(const char* data, size_t n) {
-    in_.append(data, n);
+    if (segments_) {
+      raw_.append(data, n);
+      DecodeSegments();
+    } else {
+      in_.append(data, n);
+    }
     read_at_ = SteadyMicros();  // when the requests this read completes arrived
     // Replies to every request of this read go out together, in one write.
     batching_ = true;
@@ -134,12 +142,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
     batching_ = false;
     // A large request is done with: give its memory back rather than keep it per connection.
     if (in_.empty() && in_.capacity() > kReadBufferBytes) std::string().swap(in_);
+    if (raw_.empty() && raw_.capacity() > kReadBufferBytes) std::string().swap(raw_);
     if (!writing_ && !write_queue_.empty()) {
       DoWrite();
     } else if (closing_ && !writing_) {
       CloseNow();
     }
     if (!closing_) DoRead();
+  }
+
+  // v5, after STARTUP: the envelopes of every complete frame (segment.h)
+  // move from raw_ to in_; a checksum mismatch ends the connection.
+  void DecodeSegments() {
+    Status s = segments_->Decode(&raw_, &in_);
+    if (!s.ok()) Fail(0, s.message());
   }
 
   void ProcessBuffer() {
@@ -150,7 +166,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
           return;
         case cql::HeaderCheck::kBadVersion:
           return Fail(h.stream, "Invalid or unsupported protocol version (" + std::to_string(h.version) +
-                                    "); supported versions are (4/v4)");
+                                    "); supported versions are (4/v4, 5/v5)");
         case cql::HeaderCheck::kTooLarge:
           return Fail(h.stream, "Request is too big: length " + std::to_string(h.length) + " exceeds maximum allowed length " +
                                     std::to_string(cql::kMaxFrameBodySize));
@@ -195,8 +211,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
         }
         // A request run off the strand stays in flight until Complete answers it.
         if (!std::exchange(dispatched_, false)) shared_->requests_in_flight.fetch_sub(1);
+        if (framing_started_) {  // what follows STARTUP is framed: parse it anew
+          ++i;
+          break;
+        }
       }
-      shared_->requests_in_flight.fetch_sub(frames - i);  // not run: the connection is closing
+      shared_->requests_in_flight.fetch_sub(frames - i);  // not run: the connection is closing, or now framed
+      if (std::exchange(framing_started_, false)) {
+        raw_ = std::move(in_);
+        in_.clear();
+        DecodeSegments();
+      }
     }
   }
 
@@ -209,21 +234,29 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void HandleFrame(const cql::FrameHeader& h, std::string body) {
-    if (h.flags & cql::kFlagCompression) {
+    // STARTUP fixes the connection's version (v5 §2.4.1.1); before it,
+    // OPTIONS is answered in the version it came in.
+    if (!started_) version_ = h.version;
+    if (h.version != version_) {
+      return Fail(h.stream, "Invalid message version. Got " + std::to_string(h.version) +
+                                " but previous messages on this connection had version " + std::to_string(version_));
+    }
+    // v5 compresses frames, not envelopes: the envelope flag is ignored (v5 §2.4.1.2).
+    if ((h.flags & cql::kFlagCompression) && version_ < cql::kProtocolV5) {
       if (compression_ == cql::Compression::kNone) return Fail(h.stream, "compressed frame but no compression negotiated");
       std::string plain;
       Status s = cql::Decompress(compression_, body, cql::kMaxFrameBodySize, &plain);
       if (!s.ok()) return Fail(h.stream, s.message());
       body = std::move(plain);
     }
-    auto request = cql::DecodeRequest(h.opcode, body);
+    auto request = cql::DecodeRequest(h.opcode, body, h.version);
     if (!request.ok()) return Fail(h.stream, request.status().message());
     if (auto* startup = std::get_if<cql::StartupRequest>(&*request)) return HandleStartup(h.stream, *startup);
     if (std::holds_alternative<cql::OptionsRequest>(*request)) {
       return Send(0, h.stream, Opcode::kSupported,
                   cql::EncodeSupported({{"CQL_VERSION", {shared_->options->cql_version}},
                                         {"COMPRESSION", {"lz4", "snappy"}},
-                                        {"PROTOCOL_VERSIONS", {"4/v4"}}}),
+                                        {"PROTOCOL_VERSIONS", {"4/v4", "5/v5"}}}),
                   {});
     }
     if (!started_) return Fail(h.stream, "STARTUP must be the first message on a connection");
@@ -279,8 +312,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
     SendReply(stream, reply, started);
   }
 
-  // A processor's reply: its warnings and tracing id with it (§2.2).
+  // A processor's reply: its warnings and tracing id with it (§2.2); an
+  // error whose body differs in v5 encoded for the connection's version.
   void SendReply(int16_t stream, const cql::Reply& reply, int64_t started) {
+    if (reply.error && version_ >= cql::kProtocolV5) {
+      return Send(0, stream, reply.opcode, cql::EncodeError(*reply.error, version_), reply.warnings, started,
+                  reply.tracing_id);
+    }
     Send(0, stream, reply.opcode, reply.body, reply.warnings, started, reply.tracing_id);
   }
 
@@ -291,6 +329,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (it != s.options.end() && !it->second.empty()) {
       auto c = cql::ParseCompression(it->second);
       if (!c.ok()) return Fail(stream, c.status().message());
+      if (*c == cql::Compression::kSnappy && version_ >= cql::kProtocolV5) {
+        return Fail(stream, "Unsupported compression snappy in protocol v5: v5 frames are compressed with lz4 only");
+      }
       compression = *c;
     }
     // READY or AUTHENTICATE itself goes out uncompressed; compression starts after it.
@@ -303,6 +344,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     if (compression) compression_ = *compression;
     started_ = true;
+    state_.set_protocol_version(version_);
+    // v5: everything after READY or AUTHENTICATE travels in frames (v5 §2.3.1).
+    if (version_ >= cql::kProtocolV5) {
+      segments_.emplace(compression_ == cql::Compression::kLz4);
+      framing_started_ = true;
+    }
   }
 
   // A protocol error: reply on the stream, then close this connection.
@@ -334,8 +381,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       flags |= cql::kFlagWarning;
     }
     payload += body;
-    if (compression_ != cql::Compression::kNone && opcode != Opcode::kReady && opcode != Opcode::kAuthenticate &&
-        !payload.empty()) {
+    if (compression_ != cql::Compression::kNone && !segments_ && opcode != Opcode::kReady &&
+        opcode != Opcode::kAuthenticate && !payload.empty()) {
       std::string packed;
       if (cql::Compress(compression_, payload, &packed).ok()) {
         payload = std::move(packed);
@@ -343,8 +390,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
       }
     }
     std::string frame;
-    cql::EncodeResponseHeader(flags, stream, opcode, static_cast<uint32_t>(payload.size()), &frame);
+    cql::EncodeResponseHeader(version_, flags, stream, opcode, static_cast<uint32_t>(payload.size()), &frame);
     frame += payload;
+    if (segments_) {  // v5 after STARTUP: the envelope goes in a frame of its own
+      std::string framed;
+      cql::EncodeSegments(frame, compression_ == cql::Compression::kLz4, &framed);
+      frame = std::move(framed);
+    }
     write_queue_.push_back(std::move(frame));
     write_started_.push_back(started);
     if (!writing_ && !batching_) DoWrite();
@@ -397,6 +449,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     shared_->limiter->Release(address_);
     // Give the buffers back now rather than when the last handler lets go of the connection.
     std::string().swap(in_);
+    std::string().swap(raw_);
     write_queue_.clear();
     write_started_.clear();
     tls_buffer_.reset();
@@ -408,7 +461,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const std::string address_;  // the client's IP address
   std::unique_ptr<TlsStream> tls_;  // set once the TLS handshake starts
   std::unique_ptr<std::array<char, 16 * 1024>> tls_buffer_;
-  std::string in_;
+  std::string in_;   // envelopes (frames of v4) not processed yet
+  std::string raw_;  // v5 after STARTUP: the bytes read, before their frames are checked and opened
+  std::optional<cql::SegmentDecoder> segments_;  // set once a v5 STARTUP is answered
+  bool framing_started_ = false;                 // set by that STARTUP until ProcessBuffer switches
+  uint8_t version_ = cql::kProtocolV4;           // of the last request before STARTUP, then fixed by it
   std::deque<std::string> write_queue_;
   std::vector<std::string> sending_;  // the frames of the write in progress
   std::deque<int64_t> write_started_;     // per frame of write_queue_: its request's read time, or 0

@@ -41,7 +41,7 @@ TEST(RequestEncodingTest, RoundTripsThroughTheServersDecoder) {
   p.paging_state = "state";
   p.default_timestamp = 42;
   auto encoded = cql::EncodeRequest(cql::ExecuteRequest{"id1", p});
-  auto decoded = cql::DecodeRequest(static_cast<uint8_t>(encoded.opcode), encoded.body);
+  auto decoded = cql::DecodeRequest(static_cast<uint8_t>(encoded.opcode), encoded.body, cql::kProtocolV4);
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   const auto& e = std::get<cql::ExecuteRequest>(*decoded);
   EXPECT_EQ(e.id, "id1");

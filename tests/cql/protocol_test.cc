@@ -31,7 +31,7 @@ std::map<std::string, std::string> DriverFrames() {
 Request Decode(const std::string& frame, FrameHeader* h) {
   EXPECT_EQ(ParseFrameHeader(frame, h), HeaderCheck::kOk);
   EXPECT_EQ(frame.size(), kFrameHeaderSize + h->length);
-  auto r = DecodeRequest(h->opcode, std::string_view(frame).substr(kFrameHeaderSize));
+  auto r = DecodeRequest(h->opcode, std::string_view(frame).substr(kFrameHeaderSize), kProtocolV4);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return r.ok() ? *r : Request(OptionsRequest{});
 }
@@ -83,7 +83,7 @@ TEST(ProtocolTest, EveryTruncationOrCorruptionIsAnErrorNeverACrash) {
     ASSERT_EQ(ParseFrameHeader(frame, &h), HeaderCheck::kOk);
     std::string body = frame.substr(kFrameHeaderSize);
     for (size_t cut = 0; cut < body.size(); ++cut) {
-      auto r = DecodeRequest(h.opcode, body.substr(0, cut));
+      auto r = DecodeRequest(h.opcode, body.substr(0, cut), kProtocolV4);
       if (name != "options") {
         EXPECT_FALSE(r.ok()) << name << " cut at " << cut;
         if (!r.ok()) {
@@ -92,17 +92,17 @@ TEST(ProtocolTest, EveryTruncationOrCorruptionIsAnErrorNeverACrash) {
       }
     }
     if (name != "options") {
-      EXPECT_FALSE(DecodeRequest(h.opcode, body + "x").ok()) << name;
+      EXPECT_FALSE(DecodeRequest(h.opcode, body + "x", kProtocolV4).ok()) << name;
     }
     for (int i = 0; i < 200; ++i) {
       std::string damaged = body;
       if (damaged.empty()) break;
       damaged[rng() % damaged.size()] = static_cast<char>(rng());
-      (void)DecodeRequest(h.opcode, damaged);
+      (void)DecodeRequest(h.opcode, damaged, kProtocolV4);
     }
   }
-  EXPECT_FALSE(DecodeRequest(0x08, "").ok());  // RESULT is not a request
-  EXPECT_FALSE(DecodeRequest(0x7f, "").ok());
+  EXPECT_FALSE(DecodeRequest(0x08, "", kProtocolV4).ok());  // RESULT is not a request
+  EXPECT_FALSE(DecodeRequest(0x7f, "", kProtocolV4).ok());
 }
 
 TEST(ProtocolTest, HeaderChecksVersionAndSize) {
@@ -111,11 +111,13 @@ TEST(ProtocolTest, HeaderChecksVersionAndSize) {
   // The drivers' first attempt: version 0x42 (DSE v2) on stream 0x0102.
   EXPECT_EQ(ParseFrameHeader(std::string("\x42\x00\x01\x02\x05\x00\x00\x00\x00", 9), &h), HeaderCheck::kBadVersion);
   EXPECT_EQ(h.stream, 0x0102);
-  EXPECT_EQ(ParseFrameHeader(std::string("\x05\x00\x00\x00\x05\x00\x00\x00\x00", 9), &h), HeaderCheck::kBadVersion);
+  EXPECT_EQ(ParseFrameHeader(std::string("\x05\x00\x00\x00\x05\x00\x00\x00\x00", 9), &h), HeaderCheck::kOk);
+  EXPECT_EQ(h.version, kProtocolV5);
+  EXPECT_EQ(ParseFrameHeader(std::string("\x06\x00\x00\x00\x05\x00\x00\x00\x00", 9), &h), HeaderCheck::kBadVersion);
   EXPECT_EQ(ParseFrameHeader(std::string("\x84\x00\x00\x00\x05\x00\x00\x00\x00", 9), &h), HeaderCheck::kBadVersion);
   EXPECT_EQ(ParseFrameHeader(std::string("\x04\x00\x00\x00\x05\x7f\xff\xff\xff", 9), &h), HeaderCheck::kTooLarge);
   std::string out;
-  EncodeResponseHeader(kFlagWarning, -1, Opcode::kEvent, 3, &out);
+  EncodeResponseHeader(kProtocolV4, kFlagWarning, -1, Opcode::kEvent, 3, &out);
   EXPECT_EQ(ToHex(out), "8408ffff0c00000003");
 }
 

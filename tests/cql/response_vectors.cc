@@ -55,7 +55,7 @@ int main() {
 
   std::vector<ColumnSpec> bind = {{"ks", "t", "k", CqlType::Scalar(TypeKind::kInt)},
                                   {"ks", "t", "v", CqlType::Scalar(TypeKind::kText)}};
-  Print("prepared", Opcode::kResult, EncodePreparedResult("\x11\x22\x33", bind, {0}, cols));
+  Print("prepared", Opcode::kResult, EncodePreparedResult("\x11\x22\x33", std::nullopt, bind, {0}, cols));
   Print("schema_change_table", Opcode::kResult, EncodeSchemaChangeResult({"CREATED", "TABLE", "ks", "t"}));
   Print("schema_change_keyspace", Opcode::kResult, EncodeSchemaChangeResult({"DROPPED", "KEYSPACE", "ks", ""}));
   Print("schema_event", Opcode::kEvent, EncodeSchemaChangeEvent({"UPDATED", "TABLE", "ks", "t"}));

@@ -29,8 +29,9 @@ def session(cluster):
     return s
 
 
-def test_connects_with_default_settings_and_negotiates_v4(cluster, session):
-    assert cluster.protocol_version == 4
+def test_connects_with_default_settings_and_negotiates_v5(cluster, session):
+    # The driver asks for DSE v2, DSE v1, then v5, which it gets (test_protocol_v5.py).
+    assert cluster.protocol_version == 5
     row = session.execute("SELECT release_version, partitioner FROM system.local WHERE key='local'").one()
     assert row.partitioner == "org.apache.cassandra.dht.Murmur3Partitioner"
 

@@ -10,11 +10,13 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <map>
 #include <set>
 #include <thread>
 
 #include "common/bytes.h"
 #include "cql/protocol/compression.h"
+#include "cql/protocol/segment.h"
 #include "cql/protocol/wire.h"
 
 namespace tessera::server {
@@ -98,6 +100,17 @@ class Client {
     return true;
   }
 
+  // Reads what has arrived (waiting 5 s at most for something); false on EOF or timeout.
+  bool ReadSome(std::string* out) {
+    pollfd p{fd_, POLLIN, 0};
+    if (poll(&p, 1, 5000) <= 0) return false;
+    char buf[65536];
+    ssize_t got = recv(fd_, buf, sizeof buf, 0);
+    if (got <= 0) return false;
+    out->assign(buf, static_cast<size_t>(got));
+    return true;
+  }
+
   // True when the server closes the connection within 5 s (pending bytes, such
   // as a final ERROR frame, are drained first).
   bool ClosedByServer() {
@@ -163,7 +176,7 @@ class CqlServerTest : public ::testing::Test {
 };
 
 TEST_F(CqlServerTest, RefusesOtherProtocolVersionsWithTheWordingDriversExpect) {
-  for (uint8_t version : {0x42, 0x41, 0x05, 0x03}) {
+  for (uint8_t version : {0x42, 0x41, 0x06, 0x03}) {
     Client c(server_->port());
     c.SendRaw(Client::Frame(version, 0, 0x0102, Opcode::kOptions, ""));
     Frame f;
@@ -171,10 +184,93 @@ TEST_F(CqlServerTest, RefusesOtherProtocolVersionsWithTheWordingDriversExpect) {
     EXPECT_EQ(f.opcode, static_cast<uint8_t>(Opcode::kError));
     EXPECT_EQ(f.stream, 0x0102);
     EXPECT_EQ(ErrorCodeOf(f), 0x000A);
-    EXPECT_NE(f.body.find("Invalid or unsupported protocol version (" + std::to_string(version) + ")"),
+    EXPECT_NE(f.body.find("Invalid or unsupported protocol version (" + std::to_string(version) +
+                          "); supported versions are (4/v4, 5/v5)"),
               std::string::npos);
     EXPECT_TRUE(c.ClosedByServer());
   }
+}
+
+// v5 frames one or more envelopes per checksummed frame (segment.h); the
+// client side here uses the same codec, whose bytes segment_test.cc checks
+// against the Python driver's.
+std::string V5Query(const std::string& query) {
+  cql::WireWriter w;
+  w.LongString(query);
+  w.Short(1);  // ONE
+  w.Int(0);    // [int] flags in v5
+  return w.Take();
+}
+
+TEST_F(CqlServerTest, ProtocolV5FramesEverythingAfterStartupWithLz4) {
+  Client c(server_->port());
+  c.SendRaw(Client::Frame(0x05, 0, 1, Opcode::kOptions, ""));
+  Frame f;
+  ASSERT_TRUE(c.Read(&f));  // unframed before STARTUP, in the version asked
+  EXPECT_EQ(f.version, 0x85);
+  EXPECT_EQ(f.opcode, static_cast<uint8_t>(Opcode::kSupported));
+  EXPECT_NE(f.body.find("5/v5"), std::string::npos);
+  c.SendRaw(Client::Frame(0x05, 0, 2, Opcode::kStartup, StartupBody("lz4")));
+  ASSERT_TRUE(c.Read(&f));
+  EXPECT_EQ(f.version, 0x85);
+  EXPECT_EQ(f.opcode, static_cast<uint8_t>(Opcode::kReady));
+  // Two queries in one frame, a third whose envelope spans three frames, and
+  // an error; the deprecated envelope compression flag is ignored.
+  const std::string long_query(300000, 'q');
+  std::string envelopes = Client::Frame(0x05, cql::kFlagCompression, 3, Opcode::kQuery, V5Query("one")) +
+                          Client::Frame(0x05, 0, 4, Opcode::kQuery, V5Query("two"));
+  std::string framed;
+  cql::EncodeSegments(envelopes, /*lz4=*/true, &framed);
+  cql::EncodeSegments(Client::Frame(0x05, 0, 5, Opcode::kQuery, V5Query(long_query)), true, &framed);
+  cql::EncodeSegments(Client::Frame(0x05, 0, 6, Opcode::kQuery, V5Query("fail")), true, &framed);
+  c.SendRaw(framed);
+  std::map<int16_t, std::string> replies;  // stream -> envelope body
+  cql::SegmentDecoder decoder(/*lz4=*/true);
+  std::string raw, in;
+  while (replies.size() < 4) {
+    std::string chunk;
+    ASSERT_TRUE(c.ReadSome(&chunk));
+    raw += chunk;
+    ASSERT_TRUE(decoder.Decode(&raw, &in).ok());
+    while (in.size() >= 9 && in.size() >= 9 + GetBigEndian32(in.data() + 5)) {
+      EXPECT_EQ(static_cast<uint8_t>(in[0]), 0x85);
+      EXPECT_EQ(in[1] & cql::kFlagCompression, 0);  // frames compress in v5, not envelopes
+      const auto stream = static_cast<int16_t>(GetBigEndian16(in.data() + 2));
+      const size_t length = GetBigEndian32(in.data() + 5);
+      replies[stream] = in.substr(9, length);
+      in.erase(0, 9 + length);
+    }
+  }
+  EXPECT_NE(replies[3].find("one"), std::string::npos);
+  EXPECT_NE(replies[4].find("two"), std::string::npos);
+  EXPECT_NE(replies[5].find(long_query), std::string::npos);
+  EXPECT_EQ(GetBigEndian32(replies[6].data()), 0x2200u);  // Invalid
+  // A frame whose payload checksum is wrong ends the connection with a protocol error.
+  std::string bad;
+  cql::EncodeSegments(Client::Frame(0x05, 0, 7, Opcode::kQuery, V5Query("three")), true, &bad);
+  bad[bad.size() - 1] = static_cast<char>(bad[bad.size() - 1] ^ 1);
+  c.SendRaw(bad);
+  in.clear();
+  while (in.size() < 13) {
+    std::string chunk;
+    ASSERT_TRUE(c.ReadSome(&chunk));
+    raw += chunk;
+    ASSERT_TRUE(decoder.Decode(&raw, &in).ok());
+  }
+  EXPECT_EQ(static_cast<uint8_t>(in[4]), static_cast<uint8_t>(Opcode::kError));
+  EXPECT_EQ(GetBigEndian32(in.data() + 9), 0x000Au);
+  EXPECT_NE(in.find("CRC mismatch"), std::string::npos);
+  EXPECT_TRUE(c.ClosedByServer());
+}
+
+TEST_F(CqlServerTest, ProtocolV5RefusesSnappy) {
+  Client c(server_->port());
+  c.SendRaw(Client::Frame(0x05, 0, 1, Opcode::kStartup, StartupBody("snappy")));
+  Frame f;
+  ASSERT_TRUE(c.Read(&f));
+  EXPECT_EQ(ErrorCodeOf(f), 0x000A);
+  EXPECT_NE(f.body.find("lz4 only"), std::string::npos);
+  EXPECT_TRUE(c.ClosedByServer());
 }
 
 TEST_F(CqlServerTest, HandshakeOptionsAndCompressedQueries) {

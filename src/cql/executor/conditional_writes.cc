@@ -350,6 +350,7 @@ Result<ResultSet> ConditionalWrites::Serialized(const Check& check, const std::v
       Status::ReplicaShortfall f;
       f.consistency = static_cast<uint16_t>(serial);
       f.write_type = "CAS";
+      f.contentions = static_cast<uint16_t>(kMaxPreemptions);
       return Status::ConsistencyFailure(Status::Code::kWriteTimeout,
                                         "Operation timed out - the conditional update lost " +
                                             std::to_string(kMaxPreemptions) + " Paxos rounds to contention",

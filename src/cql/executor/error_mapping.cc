@@ -25,6 +25,7 @@ ErrorResponse ToErrorResponse(const Status& status) {
         e.alive_or_blockfor = f->second;
         e.write_type = f->write_type;
         e.data_present = f->data_present;
+        e.contentions = f->contentions;
       }
       break;
     }

@@ -32,12 +32,30 @@ namespace {
 
 Reply Result(std::string body) { return Reply{Opcode::kResult, std::move(body), {}}; }
 
-std::string PreparedId(const std::string& keyspace, const std::string& query) {
-  auto h = CassandraMurmur3(keyspace + '\0' + query);
+// 16 bytes: the 128-bit Murmur3 of `text`, little-endian halves.
+std::string Hash16(const std::string& text) {
+  auto h = CassandraMurmur3(text);
   std::string id;
   for (int i = 0; i < 8; ++i) id.push_back(static_cast<char>(static_cast<uint64_t>(h.h1) >> (8 * i)));
   for (int i = 0; i < 8; ++i) id.push_back(static_cast<char>(static_cast<uint64_t>(h.h2) >> (8 * i)));
   return id;
+}
+
+std::string PreparedId(const std::string& keyspace, const std::string& query) { return Hash16(keyspace + '\0' + query); }
+
+// v5's result metadata id (§4.2.5.4): a hash of what a client decodes rows
+// with, the columns' tables, names and types, in order.
+std::string ResultMetadataId(const std::vector<ColumnSpec>& columns) {
+  std::string text;
+  for (const auto& c : columns) text += c.keyspace + '.' + c.table + '.' + c.name + ':' + c.type.ToCql() + '\0';
+  return Hash16(text);
+}
+
+// An ERROR reply whose body depends on the protocol version (Reply::error).
+Reply VersionedError(ErrorResponse e) {
+  Reply reply{Opcode::kError, EncodeError(e), {}};
+  reply.error = std::make_shared<const ErrorResponse>(std::move(e));
+  return reply;
 }
 
 std::string EncodeRows(const ResultSet& rs, bool skip_metadata) {
@@ -56,6 +74,7 @@ QueryProcessor::QueryProcessor(Database* db, NodeInfo node, SchemaChangeListener
       cluster_(node.cluster != nullptr),
       cluster_view_(node.cluster),
       local_dc_(node.data_center),
+      local_address_bytes_(InetAddressBytes(node.rpc_address)),
       system_tables_(db, std::move(node)),
       on_schema_change_(std::move(on_schema_change)),
       functions_(std::make_unique<UserFunctions>(&db->catalog(), /*enabled=*/false)) {}
@@ -224,10 +243,29 @@ std::optional<Reply> QueryProcessor::ProcessRequest(ConnectionState& conn, const
                                                     const Trace& trace) {
   // The request's consistency level travels with its statement (Run, Batch)
   // to the replicas of every tablet it touches (tablets/request_consistency.h).
-  if (const auto* q = std::get_if<QueryRequest>(&request)) return Query(conn, q->query, q->params, later, trace);
-  if (const auto* e = std::get_if<ExecuteRequest>(&request)) return Execute(conn, e->id, e->params, later, trace);
-  if (const auto* b = std::get_if<BatchRequest>(&request)) return Batch(conn, *b, later, trace);
-  if (const auto* p = std::get_if<PrepareRequest>(&request)) return Prepare(conn, p->query, trace);
+  // v5: a QUERY, PREPARE or BATCH naming a keyspace runs in it, not in the
+  // connection's (§4.1.4); a USE among them still changes the connection's.
+  std::optional<ConnectionState> scoped;
+  auto in_keyspace = [&](const std::optional<std::string>& keyspace) -> ConnectionState& {
+    if (!keyspace) return conn;
+    scoped.emplace(conn.client_address());
+    scoped->set_user(conn.user());
+    scoped->set_keyspace(*keyspace);
+    scoped->set_protocol_version(conn.protocol_version());
+    return *scoped;
+  };
+  auto keep_use = [&](std::optional<Reply> reply, const std::optional<std::string>& keyspace) {
+    if (scoped && scoped->keyspace() != *keyspace) conn.set_keyspace(scoped->keyspace());
+    return reply;
+  };
+  if (const auto* q = std::get_if<QueryRequest>(&request)) {
+    return keep_use(Query(in_keyspace(q->params.keyspace), q->query, q->params, later, trace), q->params.keyspace);
+  }
+  if (const auto* e = std::get_if<ExecuteRequest>(&request)) {
+    return Execute(conn, e->id, e->result_metadata_id, e->params, later, trace);
+  }
+  if (const auto* b = std::get_if<BatchRequest>(&request)) return Batch(in_keyspace(b->keyspace), *b, later, trace);
+  if (const auto* p = std::get_if<PrepareRequest>(&request)) return Prepare(in_keyspace(p->keyspace), p->query, trace);
   if (const auto* a = std::get_if<AuthResponseRequest>(&request)) return AuthResponse(conn, *a);
   return Error(Status::InvalidArgument("unexpected request"));
 }
@@ -245,6 +283,7 @@ Reply QueryProcessor::Error(const Status& status, const RawStatement* statement)
       e.table = t->name.name;
     }
   }
+  if (e.code == ErrorCode::kWriteTimeout && e.write_type == "CAS") return VersionedError(std::move(e));
   return Reply{Opcode::kError, EncodeError(e), {}};
 }
 
@@ -343,13 +382,17 @@ Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text, co
   std::string version = table ? TableVersion(*table) : "";
   {
     std::lock_guard<std::mutex> lock(mu_);
-    prepared_[id] = std::make_shared<const Prepared>(
-        Prepared{text, conn.keyspace(), std::move(parsed).value(), std::move(table), std::move(version)});
+    prepared_[id] = std::make_shared<const Prepared>(Prepared{text, conn.keyspace(), std::move(parsed).value(),
+                                                              std::move(table), std::move(version),
+                                                              ResultMetadataId(result_columns)});
   }
-  return Result(EncodePreparedResult(id, markers, pk_indexes, result_columns));
+  std::optional<std::string> metadata_id;
+  if (conn.protocol_version() >= kProtocolV5) metadata_id = ResultMetadataId(result_columns);
+  return Result(EncodePreparedResult(id, metadata_id, markers, pk_indexes, result_columns));
 }
 
 std::optional<Reply> QueryProcessor::Execute(ConnectionState& conn, const std::string& id,
+                                             const std::optional<std::string>& result_metadata_id,
                                              const QueryParameters& params, ReplyDone* later, const Trace& trace) {
   std::shared_ptr<const Prepared> p = FindPrepared(id, conn.keyspace());
   if (!p) {
@@ -360,11 +403,33 @@ std::optional<Reply> QueryProcessor::Execute(ConnectionState& conn, const std::s
     return Reply{Opcode::kError, EncodeError(e), {}};
   }
   // A prepared statement runs in the keyspace it was prepared in when it names none.
-  ConnectionState scoped;
+  ConnectionState scoped(conn.client_address());
   scoped.set_user(conn.user());
   scoped.set_keyspace(p->keyspace.empty() ? conn.keyspace() : p->keyspace);
-  std::optional<Reply> r = Run(scoped, p->parsed, p->query, params, later, trace);
-  if (std::holds_alternative<UseStatement>(p->parsed.statement)) conn.set_keyspace(scoped.keyspace());
+  scoped.set_protocol_version(conn.protocol_version());
+  // v5: the client decodes rows with other metadata than the statement's
+  // now: send the metadata, flagged as changed, with the new id (§4.2.5.2).
+  const bool metadata_changed = conn.protocol_version() >= kProtocolV5 && result_metadata_id &&
+                                *result_metadata_id != p->result_metadata_id;
+  if (!metadata_changed) {
+    std::optional<Reply> r = Run(scoped, p->parsed, p->query, params, later, trace);
+    if (std::holds_alternative<UseStatement>(p->parsed.statement)) conn.set_keyspace(scoped.keyspace());
+    return r;
+  }
+  QueryParameters with_metadata = params;
+  with_metadata.skip_metadata = false;
+  auto mark_changed = [id = p->result_metadata_id](Reply reply) {
+    if (reply.opcode == Opcode::kResult) reply.body = WithChangedMetadata(reply.body, id);
+    return reply;
+  };
+  // A deferred reply, and in ProcessAsync the immediate one too, go through
+  // `*later`; in Process (no `later`) only the immediate one is returned.
+  if (later && *later) {
+    *later = [done = std::move(*later), mark_changed](Reply reply) { done(mark_changed(std::move(reply))); };
+    return Run(scoped, p->parsed, p->query, with_metadata, later, trace);
+  }
+  std::optional<Reply> r = Run(scoped, p->parsed, p->query, with_metadata, later, trace);
+  if (r) r = mark_changed(std::move(*r));
   return r;
 }
 
@@ -651,7 +716,8 @@ Reply QueryProcessor::SelectReply(const ::tessera::Result<ResultSet>& rs, Consis
       e.consistency = consistency;
       e.alive_or_blockfor = 1;
       e.failures = 1;
-      return Reply{Opcode::kError, EncodeError(e), {}};
+      e.reasons.push_back({local_address_bytes_, kReasonReadTooManyTombstones});
+      return VersionedError(std::move(e));
     }
     return Error(rs.status());
   }

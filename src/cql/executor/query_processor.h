@@ -115,13 +115,18 @@ class QueryProcessor : public RequestProcessor {
     // table's prepared statements, CASSANDRA-7910).
     std::shared_ptr<const TableSchema> table;
     std::string table_version;
+    // The v5 result metadata id of its result columns at PREPARE (16 bytes).
+    std::string result_metadata_id;
   };
   // Finds a prepared statement that still fits the schema; else evicts it and returns null.
   std::shared_ptr<const Prepared> FindPrepared(const std::string& id, const std::string& connection_keyspace);
   std::optional<Reply> Query(ConnectionState& conn, const std::string& text, const QueryParameters& params,
                              ReplyDone* later, const Trace& trace);
   Reply Prepare(ConnectionState& conn, const std::string& text, const Trace& trace);
-  std::optional<Reply> Execute(ConnectionState& conn, const std::string& id, const QueryParameters& params,
+  // `result_metadata_id`: v5's, what the client decodes rows with; when it
+  // is not the statement's, rows come with the Metadata_changed flag.
+  std::optional<Reply> Execute(ConnectionState& conn, const std::string& id,
+                               const std::optional<std::string>& result_metadata_id, const QueryParameters& params,
                                ReplyDone* later, const Trace& trace);
   std::optional<Reply> Batch(ConnectionState& conn, const BatchRequest& batch, ReplyDone* later, const Trace& trace);
   // `text` is the statement as the client sent it (the schema log records it).
@@ -166,6 +171,7 @@ class QueryProcessor : public RequestProcessor {
   const bool cluster_;  // a cluster node (NodeInfo::cluster given)
   const ClusterView* cluster_view_;
   const std::string local_dc_;
+  const std::string local_address_bytes_;  // this node's CQL address, 4 or 16 bytes (v5 failure reasons)
   SystemTables system_tables_;
   SchemaCoordinator* schema_coordinator_ = nullptr;
   ReplicationChanger* replication_changer_ = nullptr;

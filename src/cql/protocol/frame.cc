@@ -13,13 +13,14 @@ HeaderCheck ParseFrameHeader(std::string_view buffer, FrameHeader* h) {
   h->stream = static_cast<int16_t>(GetBigEndian16(buffer.data() + 2));
   h->opcode = static_cast<uint8_t>(buffer[4]);
   h->length = GetBigEndian32(buffer.data() + 5);
-  if (h->version != kProtocolV4 || h->is_response) return HeaderCheck::kBadVersion;
+  if ((h->version != kProtocolV4 && h->version != kProtocolV5) || h->is_response) return HeaderCheck::kBadVersion;
   if (h->length > kMaxFrameBodySize) return HeaderCheck::kTooLarge;
   return HeaderCheck::kOk;
 }
 
-void EncodeResponseHeader(uint8_t flags, int16_t stream, Opcode opcode, uint32_t length, std::string* out) {
-  out->push_back(static_cast<char>(kProtocolV4 | kResponseBit));
+void EncodeResponseHeader(uint8_t version, uint8_t flags, int16_t stream, Opcode opcode, uint32_t length,
+                          std::string* out) {
+  out->push_back(static_cast<char>(version | kResponseBit));
   out->push_back(static_cast<char>(flags));
   PutBigEndian16(out, static_cast<uint16_t>(stream));
   out->push_back(static_cast<char>(opcode));

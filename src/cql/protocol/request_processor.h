@@ -9,7 +9,9 @@
 // flight), so implementations must be thread-safe.
 #pragma once
 
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -18,6 +20,8 @@
 #include "cql/protocol/requests.h"
 
 namespace tessera::cql {
+
+struct ErrorResponse;  // responses.h
 
 // Per-connection state shared with the processor.
 class ConnectionState {
@@ -44,12 +48,17 @@ class ConnectionState {
   }
   // The peer's IP address, as text (failed-login rate limits key on it). Set once.
   const std::string& client_address() const { return client_address_; }
+  // The protocol version STARTUP chose (kProtocolV4 or kProtocolV5): what
+  // replies are encoded for.
+  uint8_t protocol_version() const { return protocol_version_.load(std::memory_order_relaxed); }
+  void set_protocol_version(uint8_t version) { protocol_version_.store(version, std::memory_order_relaxed); }
 
  private:
   mutable std::mutex mu_;
   std::string keyspace_;  // USE ks
   std::string user_;
   const std::string client_address_;
+  std::atomic<uint8_t> protocol_version_{kProtocolV4};
 };
 
 struct Reply {
@@ -57,6 +66,10 @@ struct Reply {
   std::string body;
   std::vector<std::string> warnings;  // sent with the Warning flag (§2.2)
   std::string tracing_id;             // 16 bytes when traced: sent first, with the Tracing flag (§2.2)
+  // An ERROR reply's fields, when its body depends on the protocol version
+  // (v5's reason map, CAS contentions): `body` is the v4 encoding and the
+  // server encodes this for a v5 connection (EncodeError). Null otherwise.
+  std::shared_ptr<const ErrorResponse> error;
 };
 
 // What a request's frame header says beyond its message (§2.2).

@@ -35,10 +35,40 @@ Status ReadValues(WireReader* r, bool named, std::vector<WireValue>* values, std
   return Status::OK();
 }
 
-Status ReadQueryParameters(WireReader* r, QueryParameters* p) {
+// The flags: a [byte] in v4, an [int] in v5; `known` the bits understood.
+bool ReadFlags(WireReader* r, uint8_t version, uint32_t known, uint32_t* flags) {
+  if (version >= kProtocolV5) {
+    int32_t v;
+    if (!r->Int(&v)) return false;
+    *flags = static_cast<uint32_t>(v);
+  } else {
+    uint8_t v;
+    if (!r->Byte(&v)) return false;
+    *flags = v;
+  }
+  return (*flags & ~known) == 0;
+}
+
+// The v5 tail of QUERY, EXECUTE and BATCH: [<keyspace>][<now_in_seconds>].
+Status ReadKeyspaceAndNow(WireReader* r, uint32_t flags, std::optional<std::string>* keyspace,
+                          std::optional<int32_t>* now_in_seconds) {
+  if (flags & QueryParameters::kKeyspace) {
+    std::string ks;
+    if (!r->String(&ks)) return Malformed("keyspace", *r);
+    *keyspace = std::move(ks);
+  }
+  if (flags & QueryParameters::kNowInSeconds) {
+    int32_t now;
+    if (!r->Int(&now)) return Malformed("now in seconds", *r);
+    *now_in_seconds = now;
+  }
+  return Status::OK();
+}
+
+Status ReadQueryParameters(WireReader* r, uint8_t version, QueryParameters* p) {
   if (!ReadConsistency(r, &p->consistency)) return Malformed("consistency", *r);
-  if (!r->Byte(&p->flags)) return Malformed("query flags", *r);
-  if (p->flags & 0x80) return Malformed("query flags (unknown bit)", *r);
+  const uint32_t known = version >= kProtocolV5 ? 0x1FF : 0x7F;
+  if (!ReadFlags(r, version, known, &p->flags)) return Malformed("query flags", *r);
   if (p->flags & QueryParameters::kValues) {
     TESSERA_RETURN_IF_ERROR(ReadValues(r, p->flags & QueryParameters::kNamesForValues, &p->values, &p->value_names));
   }
@@ -63,12 +93,12 @@ Status ReadQueryParameters(WireReader* r, QueryParameters* p) {
     if (!r->Long(&ts)) return Malformed("default timestamp", *r);
     p->default_timestamp = ts;
   }
-  return Status::OK();
+  return ReadKeyspaceAndNow(r, p->flags, &p->keyspace, &p->now_in_seconds);
 }
 
 Status ExpectEnd(const WireReader& r) { return r.AtEnd() ? Status::OK() : Malformed("message (trailing bytes)", r); }
 
-Result<Request> DecodeBatch(WireReader* r) {
+Result<Request> DecodeBatch(WireReader* r, uint8_t version) {
   BatchRequest b;
   uint8_t type;
   if (!r->Byte(&type) || type > BatchRequest::kCounter) return Malformed("batch type", *r);
@@ -89,7 +119,9 @@ Result<Request> DecodeBatch(WireReader* r) {
     b.statements.push_back(std::move(s));
   }
   if (!ReadConsistency(r, &b.consistency)) return Malformed("batch consistency", *r);
-  if (!r->Byte(&b.flags) || (b.flags & 0x8F)) return Malformed("batch flags", *r);
+  // The four lowest bits are meaningless for a batch and must be 0; names (0x40) are refused below.
+  const uint32_t known = version >= kProtocolV5 ? 0x1F0 : 0x70;
+  if (!ReadFlags(r, version, known, &b.flags)) return Malformed("batch flags", *r);
   if (b.flags & QueryParameters::kSerialConsistency) {
     Consistency c;
     if (!ReadConsistency(r, &c)) return Malformed("batch serial consistency", *r);
@@ -100,6 +132,7 @@ Result<Request> DecodeBatch(WireReader* r) {
     if (!r->Long(&ts)) return Malformed("batch timestamp", *r);
     b.default_timestamp = ts;
   }
+  TESSERA_RETURN_IF_ERROR(ReadKeyspaceAndNow(r, b.flags, &b.keyspace, &b.now_in_seconds));
   TESSERA_RETURN_IF_ERROR(ExpectEnd(*r));
   return Request(std::move(b));
 }
@@ -125,7 +158,7 @@ std::optional<Consistency> ConsistencyFromName(std::string_view name) {
   return std::nullopt;
 }
 
-Result<Request> DecodeRequest(uint8_t opcode, std::string_view body) {
+Result<Request> DecodeRequest(uint8_t opcode, std::string_view body, uint8_t version) {
   WireReader r(body);
   switch (static_cast<Opcode>(opcode)) {
     case Opcode::kStartup: {
@@ -139,25 +172,39 @@ Result<Request> DecodeRequest(uint8_t opcode, std::string_view body) {
     case Opcode::kQuery: {
       QueryRequest q;
       if (!r.LongString(&q.query)) return Malformed("query string", r);
-      TESSERA_RETURN_IF_ERROR(ReadQueryParameters(&r, &q.params));
+      TESSERA_RETURN_IF_ERROR(ReadQueryParameters(&r, version, &q.params));
       TESSERA_RETURN_IF_ERROR(ExpectEnd(r));
       return Request(std::move(q));
     }
     case Opcode::kPrepare: {
       PrepareRequest p;
       if (!r.LongString(&p.query)) return Malformed("query string", r);
+      if (version >= kProtocolV5) {
+        uint32_t flags;
+        if (!ReadFlags(&r, version, 0x01, &flags)) return Malformed("prepare flags", r);
+        if (flags & 0x01) {
+          std::string ks;
+          if (!r.String(&ks)) return Malformed("keyspace", r);
+          p.keyspace = std::move(ks);
+        }
+      }
       TESSERA_RETURN_IF_ERROR(ExpectEnd(r));
       return Request(std::move(p));
     }
     case Opcode::kExecute: {
       ExecuteRequest e;
       if (!r.ShortBytes(&e.id)) return Malformed("prepared id", r);
-      TESSERA_RETURN_IF_ERROR(ReadQueryParameters(&r, &e.params));
+      if (version >= kProtocolV5) {
+        std::string metadata_id;
+        if (!r.ShortBytes(&metadata_id)) return Malformed("result metadata id", r);
+        e.result_metadata_id = std::move(metadata_id);
+      }
+      TESSERA_RETURN_IF_ERROR(ReadQueryParameters(&r, version, &e.params));
       TESSERA_RETURN_IF_ERROR(ExpectEnd(r));
       return Request(std::move(e));
     }
     case Opcode::kBatch:
-      return DecodeBatch(&r);
+      return DecodeBatch(&r, version);
     case Opcode::kRegister: {
       RegisterRequest g;
       if (!r.StringList(&g.event_types)) return Malformed("event types", r);

@@ -1,11 +1,14 @@
 #include "cql/protocol/responses.h"
 
+#include <algorithm>
+
 namespace tessera::cql {
 namespace {
 
 constexpr int32_t kResultVoid = 0x0001, kResultRows = 0x0002, kResultSetKeyspace = 0x0003,
                   kResultPrepared = 0x0004, kResultSchemaChange = 0x0005;
-constexpr int32_t kMetaGlobalTableSpec = 0x0001, kMetaHasMorePages = 0x0002, kMetaNoMetadata = 0x0004;
+constexpr int32_t kMetaGlobalTableSpec = 0x0001, kMetaHasMorePages = 0x0002, kMetaNoMetadata = 0x0004,
+                  kMetaMetadataChanged = 0x0008;
 
 bool SameTable(const std::vector<ColumnSpec>& cols) {
   for (const auto& c : cols) {
@@ -39,9 +42,21 @@ void EncodeSchemaChangeBody(const SchemaChange& c, WireWriter* w) {
   if (c.target == "FUNCTION" || c.target == "AGGREGATE") w->StringList(c.argument_types);
 }
 
+// v5's <reason_map>: [int] n, then n times <endpoint><failurecode>, the
+// endpoint an [inetaddr] (size byte, address).
+void EncodeReasonMap(const ErrorResponse& e, WireWriter* w) {
+  w->Int(static_cast<int32_t>(e.reasons.size()));
+  for (const auto& reason : e.reasons) {
+    w->Byte(static_cast<uint8_t>(reason.address.size()));
+    w->Raw(reason.address);
+    w->Short(reason.code);
+  }
+}
+
 }  // namespace
 
-std::string EncodeError(const ErrorResponse& e) {
+std::string EncodeError(const ErrorResponse& e, uint8_t version) {
+  const bool v5 = version >= kProtocolV5;
   WireWriter w;
   w.Int(static_cast<int32_t>(e.code));
   w.String(e.message);
@@ -56,6 +71,7 @@ std::string EncodeError(const ErrorResponse& e) {
       w.Int(e.required_or_received);
       w.Int(e.alive_or_blockfor);
       w.String(e.write_type);
+      if (v5 && e.write_type == "CAS") w.Short(e.contentions);
       break;
     case ErrorCode::kReadTimeout:
       w.Short(static_cast<uint16_t>(e.consistency));
@@ -67,14 +83,16 @@ std::string EncodeError(const ErrorResponse& e) {
       w.Short(static_cast<uint16_t>(e.consistency));
       w.Int(e.required_or_received);
       w.Int(e.alive_or_blockfor);
-      w.Int(e.failures);
+      if (v5) EncodeReasonMap(e, &w);
+      else w.Int(std::max(e.failures, static_cast<int32_t>(e.reasons.size())));
       w.Byte(e.data_present ? 1 : 0);
       break;
     case ErrorCode::kWriteFailure:
       w.Short(static_cast<uint16_t>(e.consistency));
       w.Int(e.required_or_received);
       w.Int(e.alive_or_blockfor);
-      w.Int(e.failures);
+      if (v5) EncodeReasonMap(e, &w);
+      else w.Int(std::max(e.failures, static_cast<int32_t>(e.reasons.size())));
       w.String(e.write_type);
       break;
     case ErrorCode::kAlreadyExists:
@@ -175,11 +193,13 @@ std::string EncodeSetKeyspaceResult(std::string_view keyspace) {
   return w.Take();
 }
 
-std::string EncodePreparedResult(std::string_view id, const std::vector<ColumnSpec>& bind,
-                                 const std::vector<uint16_t>& pk_indexes, const std::vector<ColumnSpec>& result) {
+std::string EncodePreparedResult(std::string_view id, const std::optional<std::string>& result_metadata_id,
+                                 const std::vector<ColumnSpec>& bind, const std::vector<uint16_t>& pk_indexes,
+                                 const std::vector<ColumnSpec>& result) {
   WireWriter w;
   w.Int(kResultPrepared);
   w.ShortBytes(id);
+  if (result_metadata_id) w.ShortBytes(*result_metadata_id);
   bool global = SameTable(bind);
   w.Int(global ? kMetaGlobalTableSpec : 0);
   w.Int(static_cast<int32_t>(bind.size()));
@@ -188,6 +208,30 @@ std::string EncodePreparedResult(std::string_view id, const std::vector<ColumnSp
   if (!bind.empty()) EncodeColumnSpecs(bind, global, &w);
   EncodeRowsMetadata(result, std::nullopt, false, &w);
   return w.Take();
+}
+
+std::string WithChangedMetadata(const std::string& rows_body, std::string_view new_metadata_id) {
+  WireReader r(rows_body);
+  int32_t kind = 0, flags = 0, columns = 0;
+  if (!r.Int(&kind) || kind != kResultRows || !r.Int(&flags) || !r.Int(&columns) || (flags & kMetaNoMetadata)) {
+    return rows_body;
+  }
+  if (flags & kMetaHasMorePages) {
+    std::optional<std::string> paging_state;
+    if (!r.Bytes(&paging_state)) return rows_body;
+  }
+  const size_t at = r.position();  // the new metadata id goes here, before the column specs
+  WireWriter w;
+  w.Int(kResultRows);
+  w.Int(flags | kMetaMetadataChanged);
+  w.Int(columns);
+  std::string out = w.Take();
+  out.append(rows_body, 12, at - 12);  // the paging state, if any
+  WireWriter id;
+  id.ShortBytes(new_metadata_id);
+  out += id.Take();
+  out.append(rows_body, at, std::string::npos);
+  return out;
 }
 
 std::string EncodeSchemaChangeResult(const SchemaChange& c) {

@@ -1,5 +1,7 @@
-// Response messages of native protocol v4 (§4.2) and their encoding into
-// frame bodies. Error codes, result kinds and metadata flags are FROZEN ON
+// Response messages of native protocol v4 (§4.2) and v5 (v5 §4.2) and their
+// encoding into frame bodies. Where v5 differs (the Prepared result's
+// metadata id, Read_failure and Write_failure's reason map, Write_timeout's
+// CAS contentions) the encoder takes the version. Error codes, result kinds and metadata flags are FROZEN ON
 // THE WIRE.
 //
 // Thread safety: pure functions; a RowsWriter is used by one thread.
@@ -12,13 +14,14 @@
 #include <string_view>
 #include <vector>
 
+#include "cql/protocol/frame.h"
 #include "cql/protocol/requests.h"
 #include "cql/protocol/wire.h"
 #include "types/cql_type.h"
 
 namespace tessera::cql {
 
-// Error codes (§9).
+// Error codes (§9; v5 §8).
 enum class ErrorCode : int32_t {
   kServerError = 0x0000, kProtocolError = 0x000A, kBadCredentials = 0x0100, kUnavailable = 0x1000,
   kOverloaded = 0x1001, kIsBootstrapping = 0x1002, kTruncateError = 0x1003, kWriteTimeout = 0x1100,
@@ -42,8 +45,20 @@ struct ErrorResponse {
   int32_t required_or_received = 0, alive_or_blockfor = 0, failures = 0;
   std::string write_type = "SIMPLE";
   bool data_present = false;
+  // kReadFailure, kWriteFailure: why each failed replica failed, for v5's
+  // <reason_map> (v5 §8): its address (4 or 16 bytes) and a reason code
+  // (0x0001 READ_TOO_MANY_TOMBSTONES, ...). v4 sends only `failures`.
+  struct FailureReason {
+    std::string address;
+    uint16_t code = 0;
+  };
+  std::vector<FailureReason> reasons;
+  // kWriteTimeout of write type CAS, in v5: the contentions the Paxos round met.
+  uint16_t contentions = 0;
 };
-std::string EncodeError(const ErrorResponse& e);
+constexpr uint16_t kReasonReadTooManyTombstones = 0x0001;  // FROZEN ON THE WIRE
+// The ERROR body for protocol `version` (kProtocolV4 or kProtocolV5).
+std::string EncodeError(const ErrorResponse& e, uint8_t version = kProtocolV4);
 
 // SUPPORTED: [string multimap] (§4.2.4).
 std::string EncodeSupported(const std::map<std::string, std::vector<std::string>>& options);
@@ -82,11 +97,17 @@ void EncodeRowsMetadata(const std::vector<ColumnSpec>& columns, const std::optio
 
 std::string EncodeVoidResult();
 std::string EncodeSetKeyspaceResult(std::string_view keyspace);
-// PREPARED (v4): id, bind-variable metadata with partition-key bind indexes,
-// result metadata.
-std::string EncodePreparedResult(std::string_view id, const std::vector<ColumnSpec>& bind_columns,
+// PREPARED: id, in v5 the result metadata id (`result_metadata_id` set),
+// bind-variable metadata with partition-key bind indexes, result metadata.
+std::string EncodePreparedResult(std::string_view id, const std::optional<std::string>& result_metadata_id,
+                                 const std::vector<ColumnSpec>& bind_columns,
                                  const std::vector<uint16_t>& partition_key_indexes,
                                  const std::vector<ColumnSpec>& result_columns);
+// A RESULT/Rows body whose metadata the client must replace (v5 §4.2.5.2):
+// `rows_body` with the Metadata_changed flag and `new_metadata_id` added.
+// REQUIRES: `rows_body` was written with its metadata (no_metadata false).
+// Returns `rows_body` unchanged when it is not a Rows result.
+std::string WithChangedMetadata(const std::string& rows_body, std::string_view new_metadata_id);
 
 // A schema change (§4.2.5.5 / §4.2.6): change_type CREATED|UPDATED|DROPPED,
 // target KEYSPACE|TABLE|TYPE|FUNCTION|AGGREGATE.
