@@ -218,3 +218,51 @@ def test_a_v4_envelope_on_a_v5_connection_is_refused(server):
     assert opcode == 0x00 and stream == 2
     assert b"Invalid message version. Got 4" in payload
     s.close()
+
+
+def test_a_cluster_over_v5_routes_by_token_and_signals_a_node_going_down():
+    """Two nodes at RF 2 through a token-aware v5 driver that knows both:
+    system.peers, QUORUM writes and reads through either coordinator, and a
+    STATUS_CHANGE DOWN event (framed) when the other node is paused: its
+    connections stay open, so only node 1's event can tell the driver."""
+    import os
+    from cassandra import ConsistencyLevel
+    from cassandra.cluster import EXEC_PROFILE_DEFAULT, ExecutionProfile
+    from cassandra.policies import TokenAwarePolicy, WhiteListRoundRobinPolicy
+    from local_cluster import running_cluster_resumed_at_end, stop_process
+
+    for cluster in running_cluster_resumed_at_end(os.environ["TESSERA_BINARY"], 2, []):
+        # The control connection on node 1; requests to either node.
+        policy = TokenAwarePolicy(WhiteListRoundRobinPolicy([cluster.address(1), cluster.address(2)]))
+        profile = ExecutionProfile(load_balancing_policy=policy, request_timeout=30,
+                                   consistency_level=ConsistencyLevel.QUORUM)
+        # No heartbeats: the driver's own probe cannot find the paused node.
+        driver = Cluster([cluster.address(1)], port=cluster.port, connect_timeout=10, idle_heartbeat_interval=0,
+                         execution_profiles={EXEC_PROFILE_DEFAULT: profile})
+        # The driver ignores a DOWN event for a host it still holds open
+        # connections to (a guard for an isolated control connection); here
+        # those connections stay open by design, so the guard is turned off.
+        driver._discount_down_events = False
+        s = driver.connect()
+        try:
+            assert driver.protocol_version == 5
+            assert {h.address for h in driver.metadata.all_hosts()} == {cluster.address(1), cluster.address(2)}
+            s.execute("CREATE KEYSPACE c5 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}")
+            s.execute("CREATE TABLE c5.t (k int PRIMARY KEY, v text)")
+            insert = s.prepare("INSERT INTO c5.t (k, v) VALUES (?, ?)")
+            for k in range(200):
+                s.execute(insert, (k, "v%d" % k))
+            select = s.prepare("SELECT v FROM c5.t WHERE k = ?")
+            assert all(s.execute(select, (k,)).one().v == "v%d" % k for k in range(200))
+            # Node 2 pauses: node 1's failure detector sees it, and node 1
+            # tells the control connection, over v5 frames.
+            stop_process(cluster.pid(2))
+            host2 = next(h for h in driver.metadata.all_hosts() if h.address == cluster.address(2))
+            deadline = time.time() + 30
+            while host2.is_up and time.time() < deadline:
+                time.sleep(0.05)
+            assert not host2.is_up
+            one = SimpleStatement("SELECT v FROM c5.t WHERE k = 7", consistency_level=ConsistencyLevel.ONE)
+            assert s.execute(one).one().v == "v7"
+        finally:
+            driver.shutdown()
