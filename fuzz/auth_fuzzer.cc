@@ -126,7 +126,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto request = DecodeRequest(static_cast<uint8_t>(Opcode::kAuthResponse), body, kProtocolV4);
   if (request.ok()) {
     const auto& auth_response = std::get<AuthResponseRequest>(*request);
-    CheckLogin(auth_response.token, fuzz::DecodeReplyOrAbort(harness->processor->Process(conn, *request)));
+    CheckLogin(auth_response.token, fuzz::DecodeReplyOrAbort(harness->processor->Process(conn, *request, {})));
   }
   if (conn.user().empty()) conn.set_user(!input.empty() && (input[0] & 1) ? "cassandra" : "alice");
   size_t start = newline == std::string_view::npos ? input.size() : newline + 1;
@@ -135,7 +135,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (end == std::string_view::npos) end = input.size();
     std::string statement(input.substr(start, end - start));
     start = end + 1;
-    fuzz::DecodeReplyOrAbort(harness->processor->Process(conn, QueryRequest{statement, {}}));
+    fuzz::DecodeReplyOrAbort(harness->processor->Process(conn, QueryRequest{statement, {}}, {}));
   }
   return 0;
 }

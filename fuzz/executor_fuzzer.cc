@@ -199,7 +199,7 @@ void QueryWithPaging(ConnectionState& conn, const std::string& text, std::mt1993
 void Setup() {
   ConnectionState conn;
   for (const char* cql : kSchema) {
-    Reply r = harness->processor->Process(conn, QueryRequest{cql, {}});
+    Reply r = harness->processor->Process(conn, QueryRequest{cql, {}}, {});
     if (r.opcode != Opcode::kResult) {
       fprintf(stderr, "schema statement failed: %s\n", cql);
       abort();
@@ -236,7 +236,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (++harness->inputs % 2000 == 0) {
     ConnectionState conn;
     for (const char* t : {"every_type", "keys", "ranged", "bucketed", "coll", "wide", "spread", "counts", "fkeys"}) {
-      harness->processor->Process(conn, QueryRequest{std::string("TRUNCATE fz.") + t, {}});
+      harness->processor->Process(conn, QueryRequest{std::string("TRUNCATE fz.") + t, {}}, {});
     }
   }
   ConnectionState conn;

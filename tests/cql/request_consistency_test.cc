@@ -115,7 +115,7 @@ class RequestConsistencyTest : public ::testing::Test {
     QueryRequest q;
     q.query = cql;
     q.params.consistency = level;
-    Reply r = processor_->Process(conn_, Request{q});
+    Reply r = processor_->Process(conn_, Request{q}, {});
     EXPECT_EQ(r.opcode, Opcode::kResult) << cql;
     return r.opcode;
   }
@@ -125,7 +125,7 @@ class RequestConsistencyTest : public ::testing::Test {
     b.type = type;
     b.consistency = level;
     for (const auto& s : statements) b.statements.push_back(BatchEntry{false, s, {}, {}});
-    Reply r = processor_->Process(conn_, Request{b});
+    Reply r = processor_->Process(conn_, Request{b}, {});
     EXPECT_EQ(r.opcode, Opcode::kResult);
     return r.opcode;
   }
@@ -188,7 +188,7 @@ TEST_F(RequestConsistencyTest, ReadsCarryTheRequestLevel) {
   q.query = "SELECT * FROM ks.t WHERE k = 1";
   q.params.consistency = Consistency::kLocalOne;
   q.params.page_size = 7;
-  Reply first = processor_->Process(conn_, Request{q});
+  Reply first = processor_->Process(conn_, Request{q}, {});
   ASSERT_EQ(first.opcode, Opcode::kResult);
   EXPECT_EQ(recorder_.TakeReadLevels(), std::set<ConsistencyLevel>{ConsistencyLevel::kLocalOne});
 }

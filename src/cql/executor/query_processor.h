@@ -57,7 +57,7 @@ class QueryProcessor : public RequestProcessor {
   // With flags.tracing, or drawn by the node's trace probability
   // (NodeInfo::traces), the request is traced: its steps go to a
   // TraceSession and the reply carries its id.
-  Reply Process(ConnectionState& connection, const Request& request, RequestFlags flags = {}) override;
+  Reply Process(ConnectionState& connection, const Request& request, RequestFlags flags) override;
   // INSERT, UPDATE, DELETE and BATCH without conditions answer when their
   // replicas do (Database::ApplyBatchAsync); on a cluster node, so does a
   // SELECT's first read of one whole row (DeferredRowRead,

@@ -83,7 +83,7 @@ class RequestProcessor {
   // QUERY, PREPARE, EXECUTE, BATCH or AUTH_RESPONSE. Never throws; errors are
   // ERROR replies. AUTH_RESPONSE answers AUTH_SUCCESS (and sets the
   // connection's user) or ERROR BadCredentials.
-  virtual Reply Process(ConnectionState& connection, const Request& request, RequestFlags flags = {}) = 0;
+  virtual Reply Process(ConnectionState& connection, const Request& request, RequestFlags flags) = 0;
   // As Process, but answers through `done`, exactly once: on this thread, or
   // later on the thread where the request's last awaited replica answer
   // arrives (a write on a cluster), so that no thread waits for another
