@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <random>
 
 #include "common/bytes.h"
 
@@ -32,6 +34,16 @@ std::string MakeTimeUuid(int64_t unix_micros, uint64_t random) {
   uint64_t clock_seq_and_node = static_cast<uint64_t>((random & 0x3FFF) | 0x8000) << 48;
   for (int i = 0; i < 6; ++i) clock_seq_and_node |= ((random >> (16 + 8 * i)) & 0xFF) << (40 - 8 * i);
   return TimeUuidOf(ticks, clock_seq_and_node);
+}
+
+int64_t UnixMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string NewTimeUuid(int64_t unix_micros) {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return MakeTimeUuid(unix_micros, rng());
 }
 
 }  // namespace tessera

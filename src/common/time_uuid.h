@@ -23,4 +23,12 @@ std::string TimeUuidOf(int64_t ticks, uint64_t clock_seq_and_node);
 // input times (as Cassandra's UUIDGen).
 std::string MakeTimeUuid(int64_t unix_micros, uint64_t random);
 
+// Microseconds of the system clock since 1970-01-01: for timestamps (see
+// common/steady_micros.h for durations).
+int64_t UnixMicros();
+
+// MakeTimeUuid of `unix_micros` with random bits of the calling thread's own
+// generator: trace session and event ids.
+std::string NewTimeUuid(int64_t unix_micros = UnixMicros());
+
 }  // namespace tessera

@@ -3,9 +3,7 @@
 #include <pthread.h>
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
-#include <random>
 
 #include "common/steady_micros.h"
 #include "common/time_uuid.h"
@@ -13,21 +11,11 @@
 namespace tessera::tracing {
 namespace {
 
-int64_t UnixMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // The thread's name as the OS has it (asio and gRPC name theirs), as Cassandra's events name theirs.
 std::string ThreadName() {
   char name[32] = {};
   if (pthread_getname_np(pthread_self(), name, sizeof(name)) != 0) return {};
   return name;
-}
-
-uint64_t RandomBits() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  return rng();
 }
 
 }  // namespace
@@ -37,7 +25,7 @@ TraceSession::TraceSession(TraceSessionRecord record)
 
 void TraceSession::Event(std::string activity) {
   TraceEvent e;
-  e.event_id = MakeTimeUuid(UnixMicros(), RandomBits());
+  e.event_id = NewTimeUuid();
   e.activity = std::move(activity);
   e.thread = ThreadName();
   const int64_t elapsed = SteadyMicros() - started_steady_micros_;
@@ -62,7 +50,7 @@ ReplicaSteps::ReplicaSteps() : started_steady_micros_(SteadyMicros()) {}
 void ReplicaSteps::Event(std::string activity) {
   if (events_.size() >= TraceSession::kMaxEvents) return;
   TraceEvent e;
-  e.event_id = MakeTimeUuid(UnixMicros(), RandomBits());
+  e.event_id = NewTimeUuid();
   e.activity = std::move(activity);
   e.thread = ThreadName();
   e.source_elapsed_micros = static_cast<int32_t>(std::min<int64_t>(SteadyMicros() - started_steady_micros_, INT32_MAX));

@@ -1,17 +1,11 @@
 #include "tracing/trace_store.h"
 
-#include <chrono>
 #include <random>
 
 #include "common/time_uuid.h"
 
 namespace tessera::tracing {
 namespace {
-
-int64_t UnixMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 uint64_t RandomBits() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -39,7 +33,7 @@ std::shared_ptr<TraceSession> TraceStore::Begin(std::string client, std::string 
                                                 std::map<std::string, std::string> parameters) {
   const int64_t now = UnixMicros();
   TraceSessionRecord r;
-  r.session_id = MakeTimeUuid(now, RandomBits());
+  r.session_id = NewTimeUuid(now);
   r.client = std::move(client);
   r.command = "QUERY";
   r.coordinator = coordinator_;

@@ -21,7 +21,6 @@
 #include "cql/executor/write_guardrails.h"
 #include "cql/parser/parser.h"
 #include "db/schema_lint.h"
-#include "keys/murmur3.h"
 #include "tablets/request_consistency.h"
 #include "tracing/trace_session.h"
 
@@ -31,25 +30,6 @@ namespace tessera::cql {
 namespace {
 
 Reply Result(std::string body) { return Reply{Opcode::kResult, std::move(body), {}}; }
-
-// 16 bytes: the 128-bit Murmur3 of `text`, little-endian halves.
-std::string Hash16(const std::string& text) {
-  auto h = CassandraMurmur3(text);
-  std::string id;
-  for (int i = 0; i < 8; ++i) id.push_back(static_cast<char>(static_cast<uint64_t>(h.h1) >> (8 * i)));
-  for (int i = 0; i < 8; ++i) id.push_back(static_cast<char>(static_cast<uint64_t>(h.h2) >> (8 * i)));
-  return id;
-}
-
-std::string PreparedId(const std::string& keyspace, const std::string& query) { return Hash16(keyspace + '\0' + query); }
-
-// v5's result metadata id (§4.2.5.4): a hash of what a client decodes rows
-// with, the columns' tables, names and types, in order.
-std::string ResultMetadataId(const std::vector<ColumnSpec>& columns) {
-  std::string text;
-  for (const auto& c : columns) text += c.keyspace + '.' + c.table + '.' + c.name + ':' + c.type.ToCql() + '\0';
-  return Hash16(text);
-}
 
 // An ERROR reply whose body depends on the protocol version (Reply::error).
 Reply VersionedError(ErrorResponse e) {
@@ -248,18 +228,12 @@ std::optional<Reply> QueryProcessor::ProcessRequest(ConnectionState& conn, const
   std::optional<ConnectionState> scoped;
   auto in_keyspace = [&](const std::optional<std::string>& keyspace) -> ConnectionState& {
     if (!keyspace) return conn;
-    scoped.emplace(conn.client_address());
-    scoped->set_user(conn.user());
-    scoped->set_keyspace(*keyspace);
-    scoped->set_protocol_version(conn.protocol_version());
-    return *scoped;
-  };
-  auto keep_use = [&](std::optional<Reply> reply, const std::optional<std::string>& keyspace) {
-    if (scoped && scoped->keyspace() != *keyspace) conn.set_keyspace(scoped->keyspace());
-    return reply;
+    return scoped.emplace(conn, *keyspace);
   };
   if (const auto* q = std::get_if<QueryRequest>(&request)) {
-    return keep_use(Query(in_keyspace(q->params.keyspace), q->query, q->params, later, trace), q->params.keyspace);
+    std::optional<Reply> reply = Query(in_keyspace(q->params.keyspace), q->query, q->params, later, trace);
+    if (scoped && scoped->keyspace() != *q->params.keyspace) conn.set_keyspace(scoped->keyspace());  // a USE
+    return reply;
   }
   if (const auto* e = std::get_if<ExecuteRequest>(&request)) {
     return Execute(conn, e->id, e->result_metadata_id, e->params, later, trace);
@@ -287,66 +261,6 @@ Reply QueryProcessor::Error(const Status& status, const RawStatement* statement)
   return Reply{Opcode::kError, EncodeError(e), {}};
 }
 
-namespace {
-
-// The stored table a DML statement names; null for other statements and for
-// tables that do not resolve (system tables among them).
-std::shared_ptr<const TableSchema> StatementTable(const Database& db, const ParsedStatement& parsed,
-                                                  const std::string& keyspace) {
-  const QualifiedName* name = std::visit(
-      [](const auto& s) -> const QualifiedName* {
-        using S = std::decay_t<decltype(s)>;
-        if constexpr (std::is_same_v<S, SelectStatement> || std::is_same_v<S, InsertStatement> ||
-                      std::is_same_v<S, UpdateStatement> || std::is_same_v<S, DeleteStatement>) {
-          return &s.table;
-        }
-        return nullptr;
-      },
-      parsed.statement);
-  if (!name) return nullptr;
-  auto table = ResolveTable(db, *name, keyspace);
-  return table.ok() ? *table : nullptr;
-}
-
-// The uuid and the columns: a column added, dropped or renamed changes what
-// SELECT * returns and what markers mean (CASSANDRA-7910).
-std::string TableVersion(const TableSchema& table) {
-  std::string version = table.uuid;
-  for (const auto& c : table.columns) version += "|" + c.name + ":" + c.type.ToCql();
-  return version;
-}
-
-}  // namespace
-
-std::shared_ptr<const QueryProcessor::Prepared> QueryProcessor::FindPrepared(const std::string& id,
-                                                                             const std::string& connection_keyspace) {
-  std::shared_ptr<const Prepared> p;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = prepared_.find(id);
-    if (it == prepared_.end()) return nullptr;
-    p = it->second;
-  }
-  if (!p->table) return p;
-  const std::string& ks = p->keyspace.empty() ? connection_keyspace : p->keyspace;
-  std::shared_ptr<const TableSchema> now = StatementTable(*db_, p->parsed, ks);
-  // The same schema object: nothing changed (the common case, no string work).
-  if (now == p->table) return p;
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = prepared_.find(id);
-  const bool current = it != prepared_.end() && it->second == p;
-  if (now && TableVersion(*now) == p->table_version) {
-    // A change that keeps the columns (options, an index): keep the statement
-    // and remember the new schema object, so the next EXECUTE compares pointers again.
-    auto refreshed = std::make_shared<Prepared>(*p);
-    refreshed->table = std::move(now);
-    if (current) it->second = refreshed;
-    return refreshed;
-  }
-  if (current) prepared_.erase(it);
-  return nullptr;
-}
-
 std::optional<Reply> QueryProcessor::Query(ConnectionState& conn, const std::string& text,
                                            const QueryParameters& params, ReplyDone* later, const Trace& trace) {
   if (trace) trace->Event("Parsing " + text.substr(0, 1000));
@@ -354,83 +268,6 @@ std::optional<Reply> QueryProcessor::Query(ConnectionState& conn, const std::str
   if (!parsed.ok()) return Error(parsed.status());
   if (trace) trace->Event("Preparing statement");
   return Run(conn, *parsed, text, params, later, trace);
-}
-
-Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text, const Trace& trace) {
-  if (trace) trace->Event("Parsing " + text.substr(0, 1000));
-  auto parsed = ParseStatement(text);
-  if (!parsed.ok()) return Error(parsed.status());
-  if (trace) trace->Event("Preparing statement");
-  std::vector<ColumnSpec> markers, result_columns;
-  std::vector<uint16_t> pk_indexes;
-  Status s = DescribeBindMarkers(*db_, &system_tables_, *parsed, conn.keyspace(), &markers, &pk_indexes);
-  if (!s.ok()) return Error(s);
-  if (const auto* sel = std::get_if<SelectStatement>(&parsed->statement)) {
-    const std::string ks = sel->table.keyspace.empty() ? conn.keyspace() : sel->table.keyspace;
-    auto table = system_tables_.Find(ks, sel->table.name);
-    if (!table) {
-      auto resolved = ResolveTable(*db_, sel->table, conn.keyspace());
-      if (!resolved.ok()) return Error(resolved.status());
-      table = *resolved;
-    }
-    auto cols = SelectColumns(*table, *sel, user_functions());
-    if (!cols.ok()) return Error(cols.status());
-    result_columns = *cols;
-  }
-  std::string id = PreparedId(conn.keyspace(), text);
-  std::shared_ptr<const TableSchema> table = StatementTable(*db_, *parsed, conn.keyspace());
-  std::string version = table ? TableVersion(*table) : "";
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    prepared_[id] = std::make_shared<const Prepared>(Prepared{text, conn.keyspace(), std::move(parsed).value(),
-                                                              std::move(table), std::move(version),
-                                                              ResultMetadataId(result_columns)});
-  }
-  std::optional<std::string> metadata_id;
-  if (conn.protocol_version() >= kProtocolV5) metadata_id = ResultMetadataId(result_columns);
-  return Result(EncodePreparedResult(id, metadata_id, markers, pk_indexes, result_columns));
-}
-
-std::optional<Reply> QueryProcessor::Execute(ConnectionState& conn, const std::string& id,
-                                             const std::optional<std::string>& result_metadata_id,
-                                             const QueryParameters& params, ReplyDone* later, const Trace& trace) {
-  std::shared_ptr<const Prepared> p = FindPrepared(id, conn.keyspace());
-  if (!p) {
-    ErrorResponse e{ErrorCode::kUnprepared, "Prepared query with ID " + ToHex(id) + " not found (either the query was not "
-                    "prepared on this host (maybe the host has been restarted?) or you have prepared too many queries "
-                    "and it has been evicted from the internal cache)"};
-    e.unprepared_id = id;
-    return Reply{Opcode::kError, EncodeError(e), {}};
-  }
-  // A prepared statement runs in the keyspace it was prepared in when it names none.
-  ConnectionState scoped(conn.client_address());
-  scoped.set_user(conn.user());
-  scoped.set_keyspace(p->keyspace.empty() ? conn.keyspace() : p->keyspace);
-  scoped.set_protocol_version(conn.protocol_version());
-  // v5: the client decodes rows with other metadata than the statement's
-  // now: send the metadata, flagged as changed, with the new id (§4.2.5.2).
-  const bool metadata_changed = conn.protocol_version() >= kProtocolV5 && result_metadata_id &&
-                                *result_metadata_id != p->result_metadata_id;
-  if (!metadata_changed) {
-    std::optional<Reply> r = Run(scoped, p->parsed, p->query, params, later, trace);
-    if (std::holds_alternative<UseStatement>(p->parsed.statement)) conn.set_keyspace(scoped.keyspace());
-    return r;
-  }
-  QueryParameters with_metadata = params;
-  with_metadata.skip_metadata = false;
-  auto mark_changed = [id = p->result_metadata_id](Reply reply) {
-    if (reply.opcode == Opcode::kResult) reply.body = WithChangedMetadata(reply.body, id);
-    return reply;
-  };
-  // A deferred reply, and in ProcessAsync the immediate one too, go through
-  // `*later`; in Process (no `later`) only the immediate one is returned.
-  if (later && *later) {
-    *later = [done = std::move(*later), mark_changed](Reply reply) { done(mark_changed(std::move(reply))); };
-    return Run(scoped, p->parsed, p->query, with_metadata, later, trace);
-  }
-  std::optional<Reply> r = Run(scoped, p->parsed, p->query, with_metadata, later, trace);
-  if (r) r = mark_changed(std::move(*r));
-  return r;
 }
 
 std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed,

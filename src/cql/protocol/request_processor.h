@@ -28,6 +28,12 @@ class ConnectionState {
  public:
   ConnectionState() = default;
   explicit ConnectionState(std::string client_address) : client_address_(std::move(client_address)) {}
+  // The same client, user and protocol version as `of`, in `keyspace`: a
+  // statement that runs in another keyspace than its connection's (a
+  // prepared statement's, v5's keyspace per query).
+  ConnectionState(const ConnectionState& of, std::string keyspace)
+      : keyspace_(std::move(keyspace)), user_(of.user()), client_address_(of.client_address()),
+        protocol_version_(of.protocol_version()) {}
 
   std::string keyspace() const {
     std::lock_guard<std::mutex> lock(mu_);
