@@ -79,6 +79,12 @@ const char* const kSchema[] = {
     "CREATE INDEX IF NOT EXISTS ON fz.indexed (ENTRIES(m))",
     "CREATE INDEX IF NOT EXISTS ON fz.indexed (VALUES(m))",
     "CREATE INDEX IF NOT EXISTS ON fz.indexed (FULL(f))",
+    // Vectors (Cassandra 5.0): an ANN index per similarity, each write refreshes them.
+    "CREATE TABLE IF NOT EXISTS fz.vectors (k int, c int, v vector<float, 3>, w vector<float, 2>, "
+    "t vector<text, 2>, PRIMARY KEY (k, c))",
+    "CREATE CUSTOM INDEX IF NOT EXISTS ON fz.vectors (v) USING 'StorageAttachedIndex'",
+    "CREATE CUSTOM INDEX IF NOT EXISTS ON fz.vectors (w) USING 'vector_index' "
+    "WITH OPTIONS = {'similarity_function': 'euclidean'}",
 };
 
 struct Harness {

@@ -13,7 +13,7 @@ PACKAGES=(
   python3-cassandra python3-pytest
   etcd-server golang-go golang-github-gocql-gocql-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libxxhash-dev libgmp-dev
-  liblua5.4-dev
+  liblua5.4-dev libhnswlib-dev
   chromium
 )
 

@@ -97,6 +97,11 @@ std::vector<std::string> ReplicatedTablet::Hosts() {
   return holder ? holder->replicas : std::vector<std::string>{};
 }
 
+bool ReplicatedTablet::StoredHere() {
+  const auto hosts = Hosts();
+  return std::find(hosts.begin(), hosts.end(), services_->self_host_id) != hosts.end();
+}
+
 Result<std::shared_ptr<const std::vector<TabletReplicas>>> ResolvePlacement(ReplicationServices* s,
                                                                             std::shared_ptr<const TableSchema> table) {
   auto make = [s, table]() -> Result<std::vector<TabletReplicas>> {

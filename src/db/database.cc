@@ -54,17 +54,21 @@ class ReadTimer {
 
 Database::Database(std::unique_ptr<StorageEngine> engine, const DatabaseOptions& options)
     : engine_(std::move(engine)),
+      vector_indexes_(std::make_unique<VectorIndexes>(engine_.get())),
       local_replica_(std::make_shared<LocalReplica>(engine_.get())),
       catalog_(engine_.get()),
       guardrails_(options.guardrails),
       balancer_options_(options.balancer),
       failpoints_(options.failpoints),
       defer_balancer_(options.defer_balancer),
-      large_partitions_(options.guardrails) {}
+      large_partitions_(options.guardrails) {
+  engine_->SetWriteObserver([indexes = vector_indexes_.get()](const WriteSet& ws) { indexes->OnWrite(ws); });
+}
 
 Database::~Database() {
   StopIndexBuilds();
   if (balancer_) balancer_->Stop();
+  engine_->SetWriteObserver(nullptr);
 }
 
 Result<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options) {
@@ -209,6 +213,7 @@ Status Database::DropTable(const std::string& keyspace, const std::string& name,
   if (!table.ok()) return table.status().IsNotFound() && if_exists ? Status::OK() : table.status();
   // A table's secondary indexes go with it (Cassandra drops them too).
   for (const IndexDef& index : (*table)->indexes) {
+    if (index.is_vector()) continue;  // no backing table: its entries go with the rows
     Status s = DropTableLocked(keyspace, index.backing_table);
     if (!s.ok() && !s.IsNotFound()) return s;
   }
@@ -232,6 +237,7 @@ Status Database::TruncateTable(const std::string& keyspace, const std::string& n
                                const RequestConsistency& consistency) {
   TESSERA_ASSIGN_OR_RETURN(auto table, catalog_.GetTable(keyspace, name));
   for (const IndexDef& index : table->indexes) {  // the indexes are emptied first: no entry outlives its row
+    if (index.is_vector()) continue;             // its entries go with the rows
     Status s = TruncateTable(keyspace, index.backing_table, consistency);
     if (!s.ok() && !s.IsNotFound()) return s;
   }
@@ -381,6 +387,14 @@ Result<std::optional<PaxosRound>> Database::BeginPaxos(const std::shared_ptr<con
 }
 
 // --- Tablets ---
+
+std::vector<Database::TabletRange> Database::TabletRanges(const TableSchema& table) {
+  std::vector<TabletRange> out;
+  auto map = TabletsOf(table.id);
+  if (!map) return out;
+  for (const auto& t : map->tablets()) out.push_back({t.start, t.end, t.replica->StoredHere()});
+  return out;
+}
 
 std::vector<TabletStatus> Database::Tablets(const TableSchema& table) {
   std::vector<TabletStatus> out;

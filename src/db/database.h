@@ -38,6 +38,7 @@
 #include "db/tablet_balancer.h"
 #include "db/mutation.h"
 #include "db/secondary_index.h"
+#include "db/vector_index.h"
 #include "db/sequences.h"
 #include "db/reader.h"
 #include "storage/storage_engine.h"
@@ -189,6 +190,19 @@ class Database {
   // False while this node's build of the index runs (or waits to resume).
   bool IndexBuilt(const std::string& keyspace, const std::string& name) const;
   // The table holding index `name` and the index, or NotFound.
+  // The storage keys of the `k` rows this node stores nearest `query` by
+  // vector index `index` of `table` (db/vector_index.h), restricted to
+  // `ranges` (absolute storage keys; empty: all), nearest first. `ef`: the
+  // search's candidate list (0: the default). Errors: VectorIndexes::Search's.
+  Result<std::vector<VectorCandidate>> SearchVectorIndex(const TableSchema& table, const std::string& index,
+                                                         const std::vector<float>& query, size_t k,
+                                                         const std::vector<std::pair<std::string, std::string>>& ranges,
+                                                         size_t ef = 0) {
+    return vector_indexes_->Search(table.id, index, query, k, ranges, ef);
+  }
+  size_t VectorIndexSize(const TableSchema& table, const std::string& index) {
+    return vector_indexes_->Size(table.id, index);
+  }
   Result<std::pair<std::shared_ptr<const TableSchema>, IndexDef>> FindIndex(const std::string& keyspace,
                                                                             const std::string& name) const;
 
@@ -304,6 +318,13 @@ class Database {
   // counts alone).
   bool cluster_tablets() const { return cluster_tablets_.load(); }
   std::vector<TabletStatus> Tablets(const TableSchema& table);
+  // The bounds of a table's tablets and whether this node stores each
+  // (Replica::StoredHere); cheap (no size estimates), in key order.
+  struct TabletRange {
+    std::string start, end;
+    bool stored_here = true;
+  };
+  std::vector<TabletRange> TabletRanges(const TableSchema& table);
   // The balancer policy's view of a table: bounds, ages, sizes, rates and key samples.
   TableLoad TabletLoads(const TableSchema& table);
   // Hot tablets the balancer declines to split (empty when it is off).
@@ -436,6 +457,8 @@ class Database {
   Status RemoveTableData(const TableSchema& table);
 
   std::unique_ptr<StorageEngine> engine_;
+  // Fed by engine_'s write observer, which the destructor clears first.
+  std::unique_ptr<VectorIndexes> vector_indexes_;
   std::shared_ptr<Replica> local_replica_;
   Catalog catalog_;
   mutable std::mutex tablets_mu_;  // guards tablet_maps_ (pointer swaps only)

@@ -37,8 +37,13 @@ struct Database::IndexedWrite {
 
 void Database::RefreshIndexFlag() {
   const auto tables = catalog_.AllTables();
-  any_index_.store(std::any_of(tables.begin(), tables.end(), [](const auto& t) { return !t->indexes.empty(); }),
+  any_index_.store(std::any_of(tables.begin(), tables.end(),
+                               [](const auto& t) {
+                                 return std::any_of(t->indexes.begin(), t->indexes.end(),
+                                                    [](const IndexDef& i) { return !i.is_vector(); });
+                               }),
                    std::memory_order_release);
+  vector_indexes_->Sync(tables);
 }
 
 std::mutex& Database::IndexStripe(uint32_t table_id, const std::vector<std::string>& pk) {
@@ -60,9 +65,21 @@ Result<std::shared_ptr<const TableSchema>> Database::CreateIndex(const std::stri
   TESSERA_ASSIGN_OR_RETURN(auto base, catalog_.GetTable(keyspace, table));
   if (FindIndex(keyspace, index.name).ok()) return Status::AlreadyExists("Index '" + index.name + "' already exists");
   for (const IndexDef& other : base->indexes) {
-    if (other.column_id == index.column_id && other.target == index.target) {
+    if (other.column_id == index.column_id && other.target == index.target && other.kind == index.kind) {
       return Status::InvalidArgument("Index " + index.name + " is a duplicate of existing index " + other.name);
     }
+  }
+  if (index.is_vector()) {  // no backing table and nothing to build now: each node reads its rows at the first search
+    const ColumnDef* column = base->FindColumnById(index.column_id);
+    if (!column) return Status::InvalidArgument("no column " + std::to_string(index.column_id));
+    TESSERA_RETURN_IF_ERROR(CheckVectorIndexable(*base, *column));
+    index.backing_table.clear();
+    TableSchema next = *base;
+    next.indexes.push_back(index);
+    TESSERA_ASSIGN_OR_RETURN(auto altered, catalog_.AlterTable(std::move(next)));
+    RefreshIndexFlag();
+    TESSERA_RETURN_IF_ERROR(vector_indexes_->Build(altered->id, index.name));
+    return altered;
   }
   index.backing_table = index.name + "_index";
   TESSERA_ASSIGN_OR_RETURN(TableSchema backing, BackingTableSchema(*base, index));
@@ -99,7 +116,7 @@ Result<std::shared_ptr<const TableSchema>> Database::DropIndex(const std::string
                                     [&](const IndexDef& i) { return i.name == name; }),
                      next.indexes.end());
   TESSERA_ASSIGN_OR_RETURN(auto altered, catalog_.AlterTable(std::move(next)));
-  {
+  if (!found.second.is_vector()) {
     std::lock_guard<std::mutex> admin(admin_mu_);
     Status s = DropTableLocked(keyspace, found.second.backing_table);
     if (!s.ok() && !s.IsNotFound()) return s;
@@ -155,6 +172,7 @@ Status Database::CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEn
       }
     }
     for (const IndexDef& index : t.indexes) {
+      if (index.is_vector()) continue;  // kept by the storage write itself (db/vector_index.h)
       auto& entries = (*out)[{t.id, index.name}];
       if (IsStaticIndex(t, index)) {
         CollectIndexEntries(t, index, m.partition_key, nullptr, static_row ? &*static_row : nullptr, &entries);

@@ -71,6 +71,7 @@ Result<Term> TermFor(std::string_view text, const CqlType& type, const std::stri
       t.kind = Term::Kind::kString;
       return t;
     case TypeKind::kList: case TypeKind::kSet: case TypeKind::kMap: case TypeKind::kTuple: case TypeKind::kUdt:
+    case TypeKind::kVector:
       return Status::InvalidArgument("column " + column + " has type " + type.ToCql() +
                                      ": the loader loads scalar columns only");
     default:

@@ -280,6 +280,7 @@ Status StorageEngine::Write(const WriteSet& writes) {
     std::lock_guard<std::mutex> lock(impl_->deleted_mu);
     if (impl_->deleted_ranges.size() < kMaxDeletedRanges) impl_->deleted_ranges.emplace_back(op.key, op.value);
   }
+  if (write_observer_) write_observer_(writes);
   return Status::OK();
 }
 

@@ -198,6 +198,13 @@ class StorageEngine {
   std::vector<std::pair<std::string, std::string>> Settings() const;
 
   Status Write(const WriteSet& writes);
+  // Called after every successful Write with its writes, on the writing
+  // thread: what keeps a structure beside the data in step with it (db's
+  // vector indexes). REQUIRES: set before the engine serves writes, and
+  // cleared (nullptr) before whatever it calls goes away; the observer is
+  // thread-safe and may read the engine, but not Write to it.
+  using WriteObserver = std::function<void(const WriteSet&)>;
+  void SetWriteObserver(WriteObserver observer) { write_observer_ = std::move(observer); }
   // NotFound when the key has no value.
   Status Get(std::string_view key, std::string* value);
   // Looks up several keys on one snapshot: statuses[i] is OK (values[i]
@@ -245,6 +252,7 @@ class StorageEngine {
   explicit StorageEngine(std::function<int64_t()> clock);
   TableRegistry registry_;  // before impl_: the compaction filter points at it
   std::function<int64_t()> clock_;
+  WriteObserver write_observer_;
   std::unique_ptr<Impl> impl_;
 };
 

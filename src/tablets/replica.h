@@ -69,6 +69,10 @@ class Replica {
   // known without waiting on anything; empty: this node alone (no cluster),
   // or not known yet. For system.tablets.
   virtual std::vector<std::string> Hosts() { return {}; }
+  // Whether this node stores the tablet's data (is one of its replicas), as
+  // far as known without waiting: what a search of a node-local structure
+  // (db/vector_index.h) may answer for. The local replica: always.
+  virtual bool StoredHere() { return true; }
   // Lightweight transactions (issue 30): prepares a Paxos round on the
   // replicas of the partition whose position is `partition` (a storage-key
   // prefix within this tablet), at `serial` (SERIAL or LOCAL_SERIAL), after

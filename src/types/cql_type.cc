@@ -29,6 +29,20 @@ constexpr ScalarName kScalarNames[] = {
     {"duration", TypeKind::kDuration},
 };
 
+constexpr std::pair<TypeKind, const char*> kMarshalClasses[] = {
+      {TypeKind::kAscii, "AsciiType"},         {TypeKind::kBigint, "LongType"},
+      {TypeKind::kBlob, "BytesType"},          {TypeKind::kBoolean, "BooleanType"},
+      {TypeKind::kCounter, "CounterColumnType"}, {TypeKind::kDecimal, "DecimalType"},
+      {TypeKind::kDouble, "DoubleType"},       {TypeKind::kFloat, "FloatType"},
+      {TypeKind::kInt, "Int32Type"},           {TypeKind::kTimestamp, "TimestampType"},
+      {TypeKind::kUuid, "UUIDType"},           {TypeKind::kText, "UTF8Type"},
+      {TypeKind::kVarint, "IntegerType"},      {TypeKind::kTimeuuid, "TimeUUIDType"},
+      {TypeKind::kInet, "InetAddressType"},    {TypeKind::kDate, "SimpleDateType"},
+      {TypeKind::kTime, "TimeType"},           {TypeKind::kSmallint, "ShortType"},
+      {TypeKind::kTinyint, "ByteType"},        {TypeKind::kDuration, "DurationType"},
+};
+constexpr std::string_view kMarshalPrefix = "org.apache.cassandra.db.marshal.";
+
 class TypeParser {
  public:
   TypeParser(std::string_view text, const UserTypeLookup* user_types) : text_(text), user_types_(user_types) {}
@@ -119,6 +133,7 @@ class TypeParser {
       return w == "list" ? CqlType::List(std::move(first).value(), frozen)
                          : CqlType::Set(std::move(first).value(), frozen);
     }
+    if (w == "vector") return VectorType(in_frozen);
     if (w == "tuple") {
       if (!Consume('<')) return Error("expected '<' after tuple");
       std::vector<CqlType> parts;
@@ -139,6 +154,31 @@ class TypeParser {
     return UserType(w, nested, frozen, in_frozen);
   }
 
+  // After "vector": <element, dimension>. Elements are frozen values (a
+  // collection element is frozen, as in a tuple); the dimension a positive
+  // integer up to kMaxVectorDimension.
+  Result<CqlType> VectorType(bool in_frozen) {
+    if (!Consume('<')) return Error("expected '<' after vector");
+    auto element = ParseType(/*nested=*/true, false, /*in_frozen=*/true);  // elements are frozen, as a tuple's
+    if (!element.ok()) return element;
+    if (element->kind() == TypeKind::kCounter) return Error("vectors may not contain counters");
+    if (element->kind() == TypeKind::kUdt) return Error("vectors of user types are not supported");
+    if (!Consume(',')) return Error("expected ',' in vector<type, dimension>");
+    SkipSpaces();
+    uint64_t dimension = 0;
+    const size_t digits_at = pos_;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])) && dimension <= kMaxVectorDimension) {
+      dimension = dimension * 10 + static_cast<uint64_t>(text_[pos_++] - '0');
+    }
+    if (pos_ == digits_at) return Error("expected the vector's dimension");
+    if (dimension == 0) return Error("vectors may only have positive dimensions; given 0");
+    if (dimension > kMaxVectorDimension) {
+      return Error("vectors may have at most " + std::to_string(kMaxVectorDimension) + " dimensions");
+    }
+    if (!Consume('>')) return Error("expected '>'");
+    return CqlType::Vector(std::move(element).value(), static_cast<uint32_t>(dimension));
+  }
+
   // `name` [. name]: a user-defined type, looked up.
   Result<CqlType> UserType(std::string name, bool nested, bool frozen, bool in_frozen) {
     SkipSpaces();
@@ -156,6 +196,7 @@ class TypeParser {
   }
 
   static constexpr int kMaxDepth = 32;  // user input: bound the recursion
+  static constexpr uint64_t kMaxVectorDimension = 8192;  // Cassandra's SAI limit on indexed vectors
   std::string_view text_;
   const UserTypeLookup* user_types_;
   size_t pos_ = 0;
@@ -177,6 +218,12 @@ CqlType CqlType::Map(CqlType key, CqlType value, bool frozen) {
 }
 CqlType CqlType::Tuple(std::vector<CqlType> components) {
   return CqlType(TypeKind::kTuple, true, std::move(components));
+}
+
+CqlType CqlType::Vector(CqlType element, uint32_t dimension) {
+  CqlType t(TypeKind::kVector, true, {std::move(element)});
+  t.dimension_ = dimension;
+  return t;
 }
 
 CqlType CqlType::UserType(std::string keyspace, std::string name, std::vector<std::string> field_names,
@@ -219,7 +266,7 @@ bool CqlType::IsCollection() const {
 bool CqlType::IsMultiCell() const { return (IsCollection() || kind_ == TypeKind::kUdt) && !frozen_; }
 
 bool CqlType::IsKeyable() const {
-  if (kind_ == TypeKind::kDuration || kind_ == TypeKind::kCounter) return false;
+  if (kind_ == TypeKind::kDuration || kind_ == TypeKind::kCounter || kind_ == TypeKind::kVector) return false;
   if (IsMultiCell()) return false;
   return std::all_of(params_.begin(), params_.end(), [](const CqlType& p) { return p.IsKeyable(); });
 }
@@ -235,6 +282,8 @@ std::string CqlType::ToCql() const {
       std::string s = "map<" + params_[0].ToCql() + ", " + params_[1].ToCql() + ">";
       return frozen_ ? "frozen<" + s + ">" : s;
     }
+    case TypeKind::kVector:
+      return "vector<" + params_[0].ToCql() + ", " + std::to_string(dimension_) + ">";
     case TypeKind::kUdt:
       return frozen_ ? "frozen<" + QuoteIdentifier(udt_name_) + ">" : QuoteIdentifier(udt_name_);
     case TypeKind::kTuple: {
@@ -253,7 +302,74 @@ std::string CqlType::ToCql() const {
 
 bool CqlType::operator==(const CqlType& other) const {
   return kind_ == other.kind_ && frozen_ == other.frozen_ && params_ == other.params_ &&
-         udt_keyspace_ == other.udt_keyspace_ && udt_name_ == other.udt_name_ && field_names_ == other.field_names_;
+         udt_keyspace_ == other.udt_keyspace_ && udt_name_ == other.udt_name_ && field_names_ == other.field_names_ &&
+         dimension_ == other.dimension_;
+}
+
+std::optional<size_t> FixedValueSize(const CqlType& type) {
+  switch (type.kind()) {
+    case TypeKind::kBoolean: case TypeKind::kTinyint: return 1;
+    case TypeKind::kSmallint: return 2;
+    case TypeKind::kInt: case TypeKind::kFloat: case TypeKind::kDate: return 4;
+    case TypeKind::kBigint: case TypeKind::kDouble: case TypeKind::kTimestamp: case TypeKind::kTime:
+    case TypeKind::kCounter: return 8;
+    case TypeKind::kUuid: case TypeKind::kTimeuuid: return 16;
+    case TypeKind::kVector: {
+      auto element = FixedValueSize(type.params()[0]);
+      if (!element) return std::nullopt;
+      return *element * type.dimension();
+    }
+    default: return std::nullopt;
+  }
+}
+
+std::string MarshalClassName(const CqlType& type) {
+  const std::string prefix(kMarshalPrefix);
+  auto params = [&](const char* name) {
+    std::string s = prefix + name + "(";
+    for (size_t i = 0; i < type.params().size(); ++i) s += (i ? "," : "") + MarshalClassName(type.params()[i]);
+    return s + ")";
+  };
+  std::string name;
+  switch (type.kind()) {
+    case TypeKind::kList: name = params("ListType"); break;
+    case TypeKind::kSet: name = params("SetType"); break;
+    case TypeKind::kMap: name = params("MapType"); break;
+    case TypeKind::kTuple: return params("TupleType");
+    case TypeKind::kVector:
+      return prefix + "VectorType(" + MarshalClassName(type.params()[0]) + "," + std::to_string(type.dimension()) + ")";
+    default:
+      for (const auto& [kind, cls] : kMarshalClasses) {
+        if (kind == type.kind()) return prefix + cls;
+      }
+      return prefix + "BytesType";
+  }
+  return type.frozen() ? prefix + "FrozenType(" + name + ")" : name;
+}
+
+Result<CqlType> ParseMarshalClassName(std::string_view name) {
+  auto invalid = [&] { return Status::InvalidArgument("unsupported type class '" + std::string(name) + "'"); };
+  auto strip = [](std::string_view n) { return n.substr(0, kMarshalPrefix.size()) == kMarshalPrefix ? n.substr(kMarshalPrefix.size()) : n; };
+  std::string_view n = strip(name);
+  constexpr std::string_view kVectorClass = "VectorType(";
+  if (n.substr(0, kVectorClass.size()) == kVectorClass && n.back() == ')') {
+    std::string_view inner = n.substr(kVectorClass.size(), n.size() - kVectorClass.size() - 1);
+    const size_t comma = inner.rfind(',');
+    if (comma == std::string_view::npos) return invalid();
+    TESSERA_ASSIGN_OR_RETURN(CqlType element, ParseMarshalClassName(inner.substr(0, comma)));
+    std::string_view digits = inner.substr(comma + 1);
+    uint64_t dimension = 0;
+    for (char c : digits) {
+      if (!std::isdigit(static_cast<unsigned char>(c)) || dimension > 1'000'000) return invalid();
+      dimension = dimension * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (digits.empty() || dimension == 0 || dimension > 1'000'000) return invalid();
+    return CqlType::Vector(std::move(element), static_cast<uint32_t>(dimension));
+  }
+  for (const auto& [kind, cls] : kMarshalClasses) {
+    if (n == cls) return CqlType::Scalar(kind);
+  }
+  return invalid();
 }
 
 std::string UserTypeFieldPath(size_t index) {

@@ -49,6 +49,10 @@ enum class TypeKind : uint16_t {
   kSet = 0x0022,
   kUdt = 0x0030,
   kTuple = 0x0031,
+  // Not a protocol [option] id: a vector travels as the custom type
+  // "org.apache.cassandra.db.marshal.VectorType(<element class>,<n>)"
+  // (native protocol v5 §6.24 / Cassandra 5.0's VectorType).
+  kVector = 0x0100,
 };
 
 class CqlType;
@@ -65,6 +69,9 @@ class CqlType {
   static CqlType Set(CqlType element, bool frozen);
   static CqlType Map(CqlType key, CqlType value, bool frozen);
   static CqlType Tuple(std::vector<CqlType> components);  // tuples are always frozen
+  // vector<element, dimension> (Cassandra 5.0): exactly `dimension` non-null
+  // elements, one cell (always frozen). REQUIRES: dimension >= 1.
+  static CqlType Vector(CqlType element, uint32_t dimension);
   // A user-defined type: field i is named field_names[i] and has type field_types[i].
   // REQUIRES: as many names as types, at least one field.
   static CqlType UserType(std::string keyspace, std::string name, std::vector<std::string> field_names,
@@ -91,13 +98,15 @@ class CqlType {
 
   TypeKind kind() const { return kind_; }
   bool frozen() const { return frozen_; }
-  // Element types: list/set: [element]; map: [key, value]; tuple: components;
-  // user type: field types.
+  // Element types: list/set/vector: [element]; map: [key, value]; tuple:
+  // components; user type: field types.
   const std::vector<CqlType>& params() const { return params_; }
   // User types only (empty otherwise): the keyspace, the type's name and its field names.
   const std::string& udt_keyspace() const { return udt_keyspace_; }
   const std::string& udt_name() const { return udt_name_; }
   const std::vector<std::string>& field_names() const { return field_names_; }
+  // Vectors only (0 otherwise): the number of elements.
+  uint32_t dimension() const { return dimension_; }
   // The same type, frozen (a user type or a collection) or not.
   CqlType WithFrozen(bool frozen) const;
   // True if this type is, or contains, the user type `keyspace`.`name`.
@@ -132,7 +141,26 @@ class CqlType {
   std::vector<CqlType> params_;
   std::string udt_keyspace_, udt_name_;
   std::vector<std::string> field_names_;
+  uint32_t dimension_ = 0;
 };
+
+// The serialized size of every value of `type` when it is fixed (Cassandra's
+// valueLengthIfFixed: boolean 1, tinyint 1, smallint 2, int/float/date 4,
+// bigint/double/timestamp/time/counter 8, uuid/timeuuid 16); nullopt for
+// variable-length types. A vector of a fixed-size type is its elements'
+// bytes back to back; of any other type, each element is preceded by its
+// length as an unsigned vint (FROZEN ON THE WIRE AND ON DISK).
+std::optional<size_t> FixedValueSize(const CqlType& type);
+
+// Cassandra's marshal class name of `type`, as the custom type of a vector
+// on the wire: "org.apache.cassandra.db.marshal.FloatType",
+// "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType,3)".
+// Collections and tuples nest their element classes (FrozenType(ListType(..)));
+// user types are not supported as vector elements.
+std::string MarshalClassName(const CqlType& type);
+// The type a marshal class name names: a native type's class, or a
+// VectorType of one. Errors: InvalidArgument for any other class.
+Result<CqlType> ParseMarshalClassName(std::string_view class_name);
 
 // The cell path of field `index` of a non-frozen user type: the index as 2
 // bytes big-endian (Cassandra's field position). FROZEN ON DISK.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cctype>
 #include <set>
 
 namespace tessera {
@@ -35,6 +36,24 @@ const IndexDef* TableSchema::FindIndex(std::string_view index_name) const {
     if (i.name == index_name) return &i;
   }
   return nullptr;
+}
+
+const char* SimilarityName(IndexDef::Similarity similarity) {
+  switch (similarity) {
+    case IndexDef::Similarity::kEuclidean: return "euclidean";
+    case IndexDef::Similarity::kDotProduct: return "dot_product";
+    case IndexDef::Similarity::kCosine: break;
+  }
+  return "cosine";
+}
+
+std::optional<IndexDef::Similarity> ParseSimilarity(std::string_view name) {
+  std::string lower;
+  for (char c : name) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (auto s : {IndexDef::Similarity::kCosine, IndexDef::Similarity::kEuclidean, IndexDef::Similarity::kDotProduct}) {
+    if (lower == SimilarityName(s)) return s;
+  }
+  return std::nullopt;
 }
 
 std::string IndexTargetText(const IndexDef& index, const std::string& column_name, bool collection) {

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -120,8 +121,26 @@ struct IndexDef {
   std::string name;           // unique within the keyspace
   uint32_t column_id = 0;     // the indexed column
   Target target = Target::kValues;
-  std::string backing_table;  // name of the table holding the entries
+  std::string backing_table;  // name of the table holding the entries (global indexes)
+
+  // kGlobal: the backing table above. kVector: a storage-attached ANN index
+  // (Cassandra 5.0's SAI on a vector<float, n> column, ScyllaDB's
+  // vector_index), kept in memory beside each replica's own rows
+  // (db/vector_index.h); no backing table. FROZEN ON DISK as "kind":
+  // absent or "global", "vector".
+  enum class Kind : uint8_t { kGlobal, kVector };
+  // How ANN OF ranks rows, Cassandra's similarity_function option.
+  enum class Similarity : uint8_t { kCosine, kEuclidean, kDotProduct };
+  Kind kind = Kind::kGlobal;
+  std::string class_name;  // kVector: the USING class as written ('StorageAttachedIndex', 'vector_index', ...)
+  Similarity similarity = Similarity::kCosine;
+  bool is_vector() const { return kind == Kind::kVector; }
 };
+
+// "cosine", "euclidean", "dot_product" (the option's values, lower-case).
+const char* SimilarityName(IndexDef::Similarity similarity);
+// Case-insensitive; nullopt for any other name.
+std::optional<IndexDef::Similarity> ParseSimilarity(std::string_view name);
 
 // "v", "keys(m)", "values(s)", "entries(m)" or "full(f)": the index's target
 // as Cassandra writes it (values() only for collections).

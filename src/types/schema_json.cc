@@ -64,8 +64,14 @@ std::string TableToJson(const TableSchema& t) {
   if (!t.indexes.empty()) {
     json indexes = json::array();
     for (const auto& i : t.indexes) {
-      indexes.push_back({{"name", i.name}, {"column_id", i.column_id}, {"target", static_cast<int>(i.target)},
-                         {"backing_table", i.backing_table}});
+      json index = {{"name", i.name}, {"column_id", i.column_id}, {"target", static_cast<int>(i.target)},
+                    {"backing_table", i.backing_table}};
+      if (i.is_vector()) {
+        index["kind"] = "vector";
+        index["class"] = i.class_name;
+        index["similarity"] = SimilarityName(i.similarity);
+      }
+      indexes.push_back(std::move(index));
     }
     j["indexes"] = indexes;
   }
@@ -132,6 +138,13 @@ Result<TableSchema> TableFromJson(const std::string& text, const UserTypeLookup*
         if (target < 0 || target > static_cast<int>(IndexDef::Target::kFull)) return Status::Corruption("bad index target");
         index.target = static_cast<IndexDef::Target>(target);
         index.backing_table = i.at("backing_table").get<std::string>();
+        if (i.value("kind", "global") == "vector") {
+          index.kind = IndexDef::Kind::kVector;
+          index.class_name = i.at("class").get<std::string>();
+          auto similarity = ParseSimilarity(i.at("similarity").get<std::string>());
+          if (!similarity) return Status::Corruption("bad vector index similarity");
+          index.similarity = *similarity;
+        }
         t.indexes.push_back(std::move(index));
       }
     }

@@ -27,6 +27,7 @@ bool IsMinimalVarint(std::string_view b) {
 }
 
 Status SerializeCollection(const CqlType& type, const Value& value, std::string* out);
+Status SerializeVector(const CqlType& type, const Value& value, std::string* out);
 
 Status SerializeScalar(const CqlType& type, const Value& value, std::string* out) {
   const auto& s = value.storage();
@@ -155,6 +156,8 @@ Status SerializeCollection(const CqlType& type, const Value& value, std::string*
       }
       return Status::OK();
     }
+    case TypeKind::kVector:
+      return SerializeVector(type, value, out);
     case TypeKind::kTuple: case TypeKind::kUdt: {
       if (!std::holds_alternative<Elements>(value.storage())) return TypeError(type, "expected components");
       const auto& items = value.as_elements();
@@ -251,7 +254,7 @@ Result<Value> DeserializeCollection(const CqlType& type, std::string_view bytes)
   return Value::List(std::move(items));
 }
 
-bool ReadProtocolVint(ByteReader* r, int64_t* out) {
+bool ReadUnsignedVint(ByteReader* r, uint64_t* out) {
   uint8_t first;
   if (!r->ReadByte(&first)) return false;
   int extra = 0;
@@ -262,26 +265,18 @@ bool ReadProtocolVint(ByteReader* r, int64_t* out) {
     if (!r->ReadByte(&b)) return false;
     v = (v << 8) | b;
   }
+  *out = v;
+  return true;
+}
+
+bool ReadProtocolVint(ByteReader* r, int64_t* out) {
+  uint64_t v;
+  if (!ReadUnsignedVint(r, &v)) return false;
   *out = static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);  // zig-zag
   return true;
 }
 
-size_t FixedWidth(TypeKind k) {
-  switch (k) {
-    case TypeKind::kBoolean: case TypeKind::kTinyint: return 1;
-    case TypeKind::kSmallint: return 2;
-    case TypeKind::kInt: case TypeKind::kDate: case TypeKind::kFloat: return 4;
-    case TypeKind::kBigint: case TypeKind::kCounter: case TypeKind::kTimestamp:
-    case TypeKind::kTime: case TypeKind::kDouble: return 8;
-    case TypeKind::kUuid: case TypeKind::kTimeuuid: return 16;
-    default: return 0;
-  }
-}
-
-}  // namespace
-
-void PutProtocolVint(std::string* out, int64_t signed_value) {
-  uint64_t v = (static_cast<uint64_t>(signed_value) << 1) ^ static_cast<uint64_t>(signed_value >> 63);
+void PutUnsignedVint(std::string* out, uint64_t v) {
   int bits = 64 - __builtin_clzll(v | 1);
   int size = bits > 56 ? 9 : (bits - 1) / 7 + 1;
   int extra = size - 1;
@@ -296,15 +291,71 @@ void PutProtocolVint(std::string* out, int64_t signed_value) {
   out->append(tmp);
 }
 
+// vector<element, n>: the elements back to back, each preceded by its length
+// (unsigned vint) unless the element type has a fixed size.
+Status SerializeVector(const CqlType& type, const Value& value, std::string* out) {
+  if (!std::holds_alternative<Elements>(value.storage())) return TypeError(type, "expected elements");
+  const auto& items = value.as_elements();
+  if (items.size() != type.dimension()) {
+    return TypeError(type, "expected " + std::to_string(type.dimension()) + " elements, got " + std::to_string(items.size()));
+  }
+  const CqlType& element = type.params()[0];
+  const bool fixed = FixedValueSize(element).has_value();
+  for (const auto& item : items) {
+    if (item.is_null()) return Status::InvalidArgument("null is not allowed inside a " + type.ToCql());
+    std::string tmp;
+    TESSERA_RETURN_IF_ERROR(Serialize(element, item, &tmp));
+    if (!fixed) PutUnsignedVint(out, tmp.size());
+    out->append(tmp);
+  }
+  return Status::OK();
+}
+
+Result<Value> DeserializeVector(const CqlType& type, std::string_view b) {
+  const CqlType& element = type.params()[0];
+  std::vector<Value> items;
+  items.reserve(type.dimension());
+  if (auto width = FixedValueSize(element)) {
+    if (b.size() != *width * type.dimension()) {
+      return TypeError(type, "expected " + std::to_string(*width * type.dimension()) + " bytes, got " +
+                                 std::to_string(b.size()));
+    }
+    for (uint32_t i = 0; i < type.dimension(); ++i) {
+      TESSERA_ASSIGN_OR_RETURN(Value v, Deserialize(element, b.substr(i * *width, *width)));
+      items.push_back(std::move(v));
+    }
+    return Value::List(std::move(items));
+  }
+  ByteReader r(b);
+  for (uint32_t i = 0; i < type.dimension(); ++i) {
+    uint64_t len;
+    std::string_view e;
+    if (!ReadUnsignedVint(&r, &len) || len > r.remaining() || !r.ReadBytes(static_cast<size_t>(len), &e)) {
+      return TypeError(type, "truncated element " + std::to_string(i));
+    }
+    TESSERA_ASSIGN_OR_RETURN(Value v, Deserialize(element, e));
+    items.push_back(std::move(v));
+  }
+  if (!r.empty()) return TypeError(type, "trailing bytes");
+  return Value::List(std::move(items));
+}
+
+}  // namespace
+
+void PutProtocolVint(std::string* out, int64_t signed_value) {
+  PutUnsignedVint(out, (static_cast<uint64_t>(signed_value) << 1) ^ static_cast<uint64_t>(signed_value >> 63));
+}
+
 Status Serialize(const CqlType& type, const Value& value, std::string* out) {
   if (value.is_null()) return TypeError(type, "null has no serialized form");
   return SerializeScalar(type, value, out);
 }
 
 Status ValidateSerialized(const CqlType& type, std::string_view b) {
-  size_t width = FixedWidth(type.kind());
-  if (width != 0 && b.size() != width) {
-    return TypeError(type, "expected " + std::to_string(width) + " bytes, got " + std::to_string(b.size()));
+  if (type.kind() == TypeKind::kVector) return DeserializeVector(type, b).status();
+  const std::optional<size_t> width = FixedValueSize(type);
+  if (width && b.size() != *width) {
+    return TypeError(type, "expected " + std::to_string(*width) + " bytes, got " + std::to_string(b.size()));
   }
   switch (type.kind()) {
     case TypeKind::kAscii:
@@ -340,6 +391,7 @@ Status ValidateSerialized(const CqlType& type, std::string_view b) {
 }
 
 Result<Value> Deserialize(const CqlType& type, std::string_view b) {
+  if (type.kind() == TypeKind::kVector) return DeserializeVector(type, b);
   if (type.kind() != TypeKind::kDuration && !type.IsCollection() && !type.IsTupleLike()) {
     TESSERA_RETURN_IF_ERROR(ValidateSerialized(type, b));
   }

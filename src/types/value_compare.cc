@@ -118,7 +118,7 @@ int CompareValues(const CqlType& type, const Value& a, const Value& b) {
     case TypeKind::kDecimal: return CompareDecimals(a.as_decimal(), b.as_decimal());
     case TypeKind::kUuid: return CompareUuid(a.as_bytes(), b.as_bytes());
     case TypeKind::kTimeuuid: return CompareTimeuuid(a.as_bytes(), b.as_bytes());
-    case TypeKind::kList: return CompareSequences(type.params()[0], a.as_elements(), b.as_elements());
+    case TypeKind::kList: case TypeKind::kVector: return CompareSequences(type.params()[0], a.as_elements(), b.as_elements());
     case TypeKind::kSet:
       return CompareSequences(type.params()[0], SortedUnique(type.params()[0], a.as_elements()),
                               SortedUnique(type.params()[0], b.as_elements()));

@@ -143,14 +143,14 @@ std::string Format(const CqlType& type, const Value& v, bool nested) {
     case TypeKind::kInet: return Inet(v.as_bytes());
     case TypeKind::kBlob: return "0x" + ToHex(v.as_bytes());
     case TypeKind::kDuration: return Duration(v.as_duration());
-    case TypeKind::kList: case TypeKind::kSet: {
-      std::string out = type.kind() == TypeKind::kList ? "[" : "{";
+    case TypeKind::kList: case TypeKind::kSet: case TypeKind::kVector: {
+      std::string out = type.kind() == TypeKind::kSet ? "{" : "[";
       bool first = true;
       for (const auto& e : v.as_elements()) {
         out += (first ? "" : ", ") + Element(type.params()[0], e);
         first = false;
       }
-      return out + (type.kind() == TypeKind::kList ? "]" : "}");
+      return out + (type.kind() == TypeKind::kSet ? "}" : "]");
     }
     case TypeKind::kMap: {
       std::string out = "{";

@@ -230,7 +230,7 @@ def test_ddl_messages_and_drop(session):
         ("CREATE INDEX ON t (nope)", "Undefined column name nope"),
         ("CREATE INDEX ON nothere (v)", "Table 'si.nothere' doesn't exist"),
         ("CREATE CUSTOM INDEX ON t (v) USING 'org.apache.cassandra.index.sasi.SASIIndex'",
-         "Custom index classes are not supported"),
+         "Custom index class 'org.apache.cassandra.index.sasi.SASIIndex' is not supported"),
         ("DROP INDEX nothere", "Index 'nothere' could not be found in any of the tables of keyspace 'si'"),
     ]
     for stmt, message in cases:

@@ -74,3 +74,34 @@ TEST(CqlTypeTest, KeyabilityFollowsCassandra) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(CqlTypeTest, VectorsParseAndNameTheirMarshalClass) {
+  auto v = CqlType::Parse("VECTOR < float , 3 >");
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(v->kind(), TypeKind::kVector);
+  EXPECT_EQ(v->dimension(), 3u);
+  EXPECT_EQ(v->ToCql(), "vector<float, 3>");
+  EXPECT_FALSE(v->IsKeyable());
+  EXPECT_FALSE(v->IsMultiCell());
+  EXPECT_EQ(*FixedValueSize(*v), 12u);
+  EXPECT_EQ(MarshalClassName(*v), "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType,3)");
+  auto back = ParseMarshalClassName(MarshalClassName(*v));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, *v);
+  EXPECT_EQ(CqlType::Parse("vector<list<int>, 2>")->ToCql(), "vector<frozen<list<int>>, 2>");
+  EXPECT_EQ(MarshalClassName(*CqlType::Parse("vector<list<int>, 2>")),
+            "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FrozenType("
+            "org.apache.cassandra.db.marshal.ListType(org.apache.cassandra.db.marshal.Int32Type)),2)");
+  EXPECT_NE(*CqlType::Parse("vector<float, 3>"), *CqlType::Parse("vector<float, 4>"));
+  for (const char* bad : {"vector<float, 0>", "vector<float>", "vector<counter, 2>", "vector<float, 8193>",
+                          "vector<float, -1>", "vector<float, 2", "vector<float, 99999999999999999999>"}) {
+    EXPECT_FALSE(CqlType::Parse(bad).ok()) << bad;
+  }
+  EXPECT_FALSE(ParseMarshalClassName("org.apache.cassandra.db.marshal.VectorType(Foo,2)").ok());
+}
+
+}  // namespace
+}  // namespace tessera

@@ -143,6 +143,11 @@ class RandomValues {
         for (int i = 0; i < n; ++i) items.push_back(Random(t.params()[0]));
         return Value::List(std::move(items));
       }
+      case TypeKind::kVector: {
+        std::vector<Value> items;
+        for (uint32_t i = 0; i < t.dimension(); ++i) items.push_back(Random(t.params()[0]));
+        return Value::List(std::move(items));
+      }
       case TypeKind::kMap: {
         std::vector<std::pair<Value, Value>> items;
         int n = static_cast<int>(Uniform(0, 3));

@@ -49,10 +49,27 @@ TEST(SerializationTest, MatchesProtocolSpecLayouts) {
   EXPECT_EQ(Hex(T("duration"), Value(Duration{-1, 0, -1000})), "0100" "87cf");
 }
 
+// Cassandra 5.0's VectorType: fixed-size elements back to back, others each
+// after an unsigned vint length; exactly `dimension` elements, none null.
+TEST(SerializationTest, VectorsFollowCassandrasVectorType) {
+  EXPECT_EQ(Hex(T("vector<float, 2>"), Value::List({Value::Float(1.0f), Value::Float(-2.5f)})), "3f800000" "c0200000");
+  EXPECT_EQ(Hex(T("vector<text, 2>"), Value::List({Value::Bytes("a"), Value::Bytes("bc")})), "0161" "026263");
+  std::string out;
+  EXPECT_FALSE(Serialize(T("vector<float, 3>"), Value::List({Value::Float(1.0f)}), &out).ok());
+  EXPECT_FALSE(Serialize(T("vector<float, 1>"), Value::List({Value()}), &out).ok());
+  EXPECT_FALSE(Deserialize(T("vector<float, 2>"), std::string(7, '\0')).ok());
+  EXPECT_FALSE(Deserialize(T("vector<text, 2>"), std::string("\x01\x61\x05", 3)).ok());
+  EXPECT_FALSE(ValidateSerialized(T("vector<int, 1>"), std::string(5, '\0')).ok());
+  auto v = Deserialize(T("vector<float, 2>"), std::string("\x3f\x80\x00\x00\xc0\x20\x00\x00", 8));
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->as_elements()[1].as_float(), -2.5f);
+}
+
 TEST(SerializationTest, RandomValuesRoundTripForEveryType) {
   testing::RandomValues rv(7);
   auto types = testing::KeyableTypes();
-  for (const char* extra : {"duration", "list<int>", "set<text>", "map<int, frozen<list<text>>>", "counter"}) {
+  for (const char* extra : {"duration", "list<int>", "set<text>", "map<int, frozen<list<text>>>", "counter",
+                            "vector<float, 3>", "vector<text, 2>", "vector<frozen<list<int>>, 2>", "vector<uuid, 1>"}) {
     types.push_back(T(extra));
   }
   for (const auto& type : types) {

@@ -123,6 +123,11 @@ class Describer {
   Status Statement(const RawStatement& s) {
     if (const auto* sel = std::get_if<SelectStatement>(&s)) {
       TESSERA_RETURN_IF_ERROR(Relations(sel->where));
+      if (sel->ann) {
+        const ColumnDef* c = t_.FindColumn(sel->ann->column);
+        if (!c) return Status::InvalidArgument("Undefined column name " + sel->ann->column);
+        Mark(sel->ann->vector, c->name, c->type);
+      }
       if (sel->limit) Mark(*sel->limit, "[limit]", CqlType::Scalar(TypeKind::kInt));
       if (sel->per_partition_limit) Mark(*sel->per_partition_limit, "[per_partition_limit]", CqlType::Scalar(TypeKind::kInt));
     } else if (const auto* ins = std::get_if<InsertStatement>(&s)) {

@@ -143,6 +143,11 @@ std::string CreateTableCql(const TableSchema& t) {
 std::string CreateIndexCql(const TableSchema& t, const IndexDef& index) {
   const ColumnDef* c = t.FindColumnById(index.column_id);
   const std::string target = c ? IndexTargetText(index, c->name, c->type.IsMultiCell()) : "?";
+  if (index.is_vector()) {
+    return "CREATE CUSTOM INDEX " + QuoteIdentifier(index.name) + " ON " + Qualified(t.keyspace, t.name) + " (" + target +
+           ") USING '" + index.class_name + "' WITH OPTIONS = {'similarity_function': '" +
+           SimilarityName(index.similarity) + "'};";
+  }
   return "CREATE INDEX " + QuoteIdentifier(index.name) + " ON " + Qualified(t.keyspace, t.name) + " (" + target + ");";
 }
 

@@ -171,7 +171,7 @@ Result<std::optional<IndexChoice>> ChooseIndex(Database& db, const TableSchema& 
     const ColumnDef* c = table.FindColumn(r.columns[0]);
     if (!c) continue;
     for (const IndexDef& i : table.indexes) {
-      if (i.column_id == c->id && Serves(i, *c, r)) {
+      if (!i.is_vector() && i.column_id == c->id && Serves(i, *c, r)) {
         served = &r;
         index = &i;
         column = c;

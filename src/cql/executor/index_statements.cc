@@ -1,6 +1,10 @@
 #include "cql/executor/index_statements.h"
 
+#include <algorithm>
 #include <cctype>
+#include <string_view>
+
+#include "db/vector_index.h"
 
 namespace tessera::cql {
 namespace {
@@ -26,6 +30,55 @@ IndexDef::Target TargetOf(const CreateIndexStatement& s, const ColumnDef& c) {
   return IndexDef::Target::kValues;
 }
 
+bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
+// USING 'class' [WITH OPTIONS = {...}]: the vector index classes of
+// Cassandra 5.0 (StorageAttachedIndex, its short name sai) and ScyllaDB
+// (vector_index) on a vector<float, n> column; any other class is refused.
+Status VectorIndexOf(const CreateIndexStatement& s, const TableSchema& table, const ColumnDef& column, IndexDef* index) {
+  const std::string& cls = *s.custom_class;
+  const bool known = EqualsIgnoringCase(cls, "StorageAttachedIndex") || EqualsIgnoringCase(cls, "sai") ||
+                     cls == "org.apache.cassandra.index.sai.StorageAttachedIndex" || EqualsIgnoringCase(cls, "vector_index");
+  if (!known) {
+    return Status::InvalidArgument("Custom index class '" + cls + "' is not supported: Tessera builds global secondary "
+                                   "indexes (CREATE INDEX without USING) and vector indexes (USING 'StorageAttachedIndex' "
+                                   "or 'vector_index' on a vector<float, n> column)");
+  }
+  if (s.target != CreateIndexStatement::Target::kSimple) {
+    return Status::InvalidArgument("Vector indexes take the column itself as their target, not " + column.name + "'s "
+                                   "keys, values, entries or full value");
+  }
+  TESSERA_RETURN_IF_ERROR(CheckVectorIndexable(table, column));
+  index->kind = IndexDef::Kind::kVector;
+  index->class_name = cls;
+  for (const Property& p : s.properties) {
+    if (p.name != "options") return Status::InvalidArgument("Unknown index property '" + p.name + "'");
+    if (p.value.kind != Term::Kind::kMap) return Status::InvalidArgument("OPTIONS must be a map of option names to values");
+    for (size_t i = 0; i < p.value.elements.size() && i < p.value.map_values.size(); ++i) {
+      const std::string& name = p.value.elements[i].text;
+      const std::string& value = p.value.map_values[i].text;
+      if (EqualsIgnoringCase(name, "similarity_function")) {
+        auto similarity = ParseSimilarity(value);
+        if (!similarity) {
+          return Status::InvalidArgument("Invalid similarity_function '" + value +
+                                         "'; it must be one of cosine, euclidean, dot_product");
+        }
+        index->similarity = *similarity;
+      } else {
+        return Status::InvalidArgument("Unsupported vector index option '" + name + "'");
+      }
+    }
+  }
+  if (index->similarity == IndexDef::Similarity::kCosine && column.type.dimension() == 1) {
+    return Status::InvalidArgument("Cosine similarity is not supported for single-dimension vectors");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 std::string DefaultIndexName(const Database& db, const std::string& keyspace, const std::string& table,
@@ -43,10 +96,6 @@ Result<SchemaOutcome> ExecuteCreateIndex(Database& db, const CreateIndexStatemen
   if (!s.name_keyspace.empty() && s.name_keyspace != ks) {
     return Status::InvalidArgument("Keyspace name '" + s.name_keyspace + "' doesn't match index name '" + s.name + "'");
   }
-  if (s.custom_class) {
-    return Status::InvalidArgument("Custom index classes are not supported ('" + *s.custom_class +
-                                   "'): Tessera builds its own global secondary indexes (CREATE INDEX without USING)");
-  }
   auto table = db.GetTable(ks, s.table.name);
   if (!table.ok()) return Status::InvalidArgument("Table '" + ks + "." + s.table.name + "' doesn't exist");
   if (!(*table)->index_of.empty()) {
@@ -58,6 +107,7 @@ Result<SchemaOutcome> ExecuteCreateIndex(Database& db, const CreateIndexStatemen
   IndexDef index;
   index.column_id = column->id;
   index.target = TargetOf(s, *column);
+  if (s.custom_class) TESSERA_RETURN_IF_ERROR(VectorIndexOf(s, **table, *column, &index));
   index.name = s.name.empty() ? DefaultIndexName(db, ks, s.table.name, column->name) : s.name;
   if (s.if_not_exists) {
     if (db.FindIndex(ks, index.name).ok()) return SchemaOutcome{};

@@ -48,7 +48,8 @@ std::string ValueJson(const CqlType& type, const Value& v, const std::string* se
     case TypeKind::kBoolean: return v.as_bool() ? "true" : "false";
     case TypeKind::kFloat: return FloatJson(v.as_float());
     case TypeKind::kDouble: return FloatJson(v.as_double());
-    case TypeKind::kList: case TypeKind::kSet: return Join(type.params()[0], v.as_elements(), nullptr);
+    case TypeKind::kList: case TypeKind::kSet: case TypeKind::kVector:
+      return Join(type.params()[0], v.as_elements(), nullptr);
     case TypeKind::kTuple: return Join(type, v.as_elements(), &type.params());
     case TypeKind::kUdt: {  // an object of every field, as Cassandra's toJson
       std::string out = "{";
@@ -175,11 +176,11 @@ Result<Term> ToTerm(const json& j, const CqlType& type, const std::string& recei
       }
       return Literal(Term::Kind::kBlob, s.substr(2));
     }
-    case TypeKind::kList: case TypeKind::kSet: case TypeKind::kTuple: {
+    case TypeKind::kList: case TypeKind::kSet: case TypeKind::kTuple: case TypeKind::kVector: {
       if (!j.is_array()) return Expected(receiver, type.kind() == TypeKind::kTuple ? "a list representation of a tuple"
                                                     : type.kind() == TypeKind::kSet ? "a list (representing a set)" : "a list", j);
       Term t;
-      t.kind = type.kind() == TypeKind::kList ? Term::Kind::kList : type.kind() == TypeKind::kSet ? Term::Kind::kSet
+      t.kind = type.kind() == TypeKind::kList || type.kind() == TypeKind::kVector ? Term::Kind::kList : type.kind() == TypeKind::kSet ? Term::Kind::kSet
                                                                                                 : Term::Kind::kTuple;
       if (type.kind() == TypeKind::kTuple && j.size() > type.params().size()) {
         return Decoding(receiver, "Tuple contains extra items (expected " + std::to_string(type.params().size()) +

@@ -209,6 +209,20 @@ Result<Value> ToCollection(const Term& t, const CqlType& type, const std::string
       }
       return Value::List(std::move(items));
     }
+    case TypeKind::kVector: {  // a list literal of exactly `dimension` elements (Cassandra 5.0)
+      if (t.kind != Term::Kind::kList) return Invalid(t, type, r, "expected a vector literal [...]");
+      if (t.elements.size() != type.dimension()) {
+        return Status::InvalidArgument("Invalid vector literal for " + r + " of type " + type.ToCql() + "; expected " +
+                                       std::to_string(type.dimension()) + " elements, but given " +
+                                       std::to_string(t.elements.size()));
+      }
+      std::vector<Value> items;
+      for (const auto& e : t.elements) {
+        TESSERA_ASSIGN_OR_RETURN(Value v, element(e, p[0]));
+        items.push_back(std::move(v));
+      }
+      return Value::List(std::move(items));
+    }
     case TypeKind::kSet: {
       if (t.kind != Term::Kind::kSet) return Invalid(t, type, r, "expected a set literal {...}");
       std::vector<Value> items;

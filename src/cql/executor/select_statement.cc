@@ -11,6 +11,7 @@
 #include "cql/executor/read_plan.h"
 #include "cql/executor/selection.h"
 #include "cql/executor/source_rows.h"
+#include "cql/executor/ann_search.h"
 #include "cql/executor/index_scan.h"
 #include "keys/storage_key.h"
 #include "types/serialization.h"
@@ -557,6 +558,9 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
     }
     rows = std::vector<SourceRow>(rows.begin() + static_cast<long>(std::min<uint64_t>(start, rows.size())),
                                   rows.begin() + static_cast<long>(std::max(start, end)));
+  } else if (s.ann) {
+    if (group || sel.is_aggregate()) return Status::InvalidArgument("ANN ordering can not be run with aggregation");
+    TESSERA_RETURN_IF_ERROR(RunAnnSearch(db, table, s, limits.limit, ctx.bind, ctx.consistency, &rows));
   } else {
     TESSERA_ASSIGN_OR_RETURN(auto via_index, ChooseIndex(db, *table, s.where, s.allow_filtering, ctx.bind));
     if (via_index && !via_index->within_partitions) {

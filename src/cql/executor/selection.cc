@@ -241,6 +241,10 @@ Result<Selection> Selection::Make(const TableSchema& t, const SelectStatement& s
           TESSERA_RETURN_IF_ERROR(MakeUserCall(t, x, *functions, &item, &name, &type));
           break;
         }
+        if (auto similarity = SimilarityFunction(fn)) {
+          TESSERA_RETURN_IF_ERROR(MakeSimilarityCall(t, x, *similarity, &item, &name, &type));
+          break;
+        }
         if (fn == "token") {
           if (t.distribution != Distribution::kHash) return Status::InvalidArgument("token() applies to hash-distributed tables");
           item.kind = Item::Kind::kToken;
@@ -508,6 +512,9 @@ std::vector<std::optional<std::string>> Selection::Project(const SourceRow& row,
         out.push_back(std::move(*v));
         continue;
       }
+      case Item::Kind::kSimilarity:
+        out.push_back(EvaluateSimilarity(item, row));
+        continue;
       case Item::Kind::kUserFunction: {
         auto v = UserFunctions::Execute(*item.function, UserArguments(item, row));
         if (!v.ok() && failure && failure->ok()) *failure = v.status();

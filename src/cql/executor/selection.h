@@ -58,6 +58,7 @@ class Selection {
       kColumn, kWritetime, kTtl, kToken, kCount, kCountColumn, kMin, kMax, kSum, kAvg,
       kNow, kUuid, kCurrentTimestamp, kCurrentDate, kCurrentTime, kToTimestamp, kToUnixTimestamp, kToDate,
       kBitReverse, kBlobAs, kToJson, kCast, kField, kElement, kSlice, kOperation, kUserFunction, kUserAggregate,
+      kSimilarity,
     } kind;
     size_t column = 0;
     std::vector<size_t> fields;  // kField: the field indexes from the column's user type down
@@ -73,8 +74,14 @@ class Selection {
       size_t column = SIZE_MAX;
       std::optional<std::string> literal;
     };
-    std::vector<Argument> arguments;
+    std::vector<Argument> arguments;  // also kSimilarity's two vectors (blob_type: their type)
+    IndexDef::Similarity similarity = IndexDef::Similarity::kCosine;  // kSimilarity
   };
+  // similarity_cosine / _euclidean / _dot_product (selection_similarity.cc).
+  static std::optional<IndexDef::Similarity> SimilarityFunction(const std::string& name);
+  static Status MakeSimilarityCall(const TableSchema& t, const Selector& x, IndexDef::Similarity similarity, Item* item,
+                                   std::string* name, CqlType* type);
+  static std::optional<std::string> EvaluateSimilarity(const Item& item, const SourceRow& row);
   // Resolves x (a call of a user-defined function or aggregate) into `item`.
   static Status MakeUserCall(const TableSchema& t, const Selector& x, const UserFunctions& functions, Item* item,
                              std::string* name, CqlType* type);

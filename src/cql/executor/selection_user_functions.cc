@@ -17,7 +17,7 @@ bool Selection::IsNativeFunction(const std::string& name) {
   static const std::set<std::string> kNative = {
       "token", "now", "currenttimeuuid", "uuid", "currenttimestamp", "currentdate", "currenttime", "totimestamp",
       "tounixtimestamp", "todate", "dateof", "unixtimestampof", "bit_reverse", "count", "min", "max", "sum", "avg",
-      "tojson"};
+      "tojson", "similarity_cosine", "similarity_euclidean", "similarity_dot_product"};
   if (name.rfind("system.", 0) == 0) return true;
   bool to_blob = false;
   return kNative.count(name) > 0 || BlobConversionType(name, &to_blob).has_value();

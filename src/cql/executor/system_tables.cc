@@ -400,9 +400,14 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
           const ColumnDef* c = table->FindColumnById(index.column_id);
           if (!c) continue;
           RowBuilder b(t);
+          std::map<std::string, std::string> options{{"target", IndexTargetText(index, c->name, c->type.IsMultiCell())}};
+          if (index.is_vector()) {  // Cassandra 5.0: a CUSTOM index naming its class and options
+            options["class_name"] = index.class_name;
+            options["similarity_function"] = SimilarityName(index.similarity);
+          }
           b.Text("keyspace_name", ks.name).Text("table_name", table->name).Text("index_name", index.name)
-              .Text("kind", "COMPOSITES")
-              .Set("options", StringMapValue({{"target", IndexTargetText(index, c->name, c->type.IsMultiCell())}}));
+              .Text("kind", index.is_vector() ? "CUSTOM" : "COMPOSITES")
+              .Set("options", StringMapValue(options));
           rows.push_back(b.Take());
         }
       }

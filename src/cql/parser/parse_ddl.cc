@@ -264,10 +264,7 @@ Status ParserCore::ParseCreateIndex(RawStatement* out) {
   if (AcceptKeyword("using")) {
     if (Peek().kind != TokenKind::kString) return Unexpected("an index class name as a string");
     idx.custom_class = Next().text;
-    if (AcceptKeyword("with")) {
-      std::vector<Property> options;
-      TESSERA_RETURN_IF_ERROR(ParseProperties(&options));
-    }
+    if (AcceptKeyword("with")) TESSERA_RETURN_IF_ERROR(ParseProperties(&idx.properties));
   } else if (custom) {
     return Status::InvalidArgument("Must specify index implementation via USING");
   }

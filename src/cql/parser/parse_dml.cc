@@ -35,6 +35,17 @@ Status ParserCore::ParseSelect(SelectStatement* out) {
     do {
       std::string c;
       TESSERA_RETURN_IF_ERROR(Identifier(&c, "a clustering column"));
+      if (AcceptKeyword("ann")) {
+        TESSERA_RETURN_IF_ERROR(ExpectKeyword("of"));
+        Term vector;
+        TESSERA_RETURN_IF_ERROR(ParseTerm(&vector));
+        if (!out->order_by.empty() || out->ann) {
+          return Status::InvalidArgument("ANN ordering does not support any other ordering");
+        }
+        out->ann = SelectStatement::AnnOrdering{std::move(c), std::move(vector)};
+        continue;
+      }
+      if (out->ann) return Status::InvalidArgument("ANN ordering does not support any other ordering");
       bool desc = false;
       if (AcceptKeyword("desc")) desc = true;
       else AcceptKeyword("asc");

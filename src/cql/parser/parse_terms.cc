@@ -571,7 +571,11 @@ Status ParserCore::TypeText(std::string* out) {
     *out += "<";
     do {
       std::string inner;
-      TESSERA_RETURN_IF_ERROR(TypeText(&inner));
+      if (Peek().kind == TokenKind::kInteger) {
+        inner = Next().text;  // vector<float, 3>: the dimension
+      } else {
+        TESSERA_RETURN_IF_ERROR(TypeText(&inner));
+      }
       if (out->back() != '<') *out += ", ";
       *out += inner;
     } while (AcceptPunct(","));

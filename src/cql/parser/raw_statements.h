@@ -102,6 +102,13 @@ struct SelectStatement {
   std::vector<Relation> where;
   std::vector<std::string> group_by;                   // GROUP BY columns, as written
   std::vector<std::pair<std::string, bool>> order_by;  // column, descending
+  // ORDER BY column ANN OF vector (Cassandra 5.0): rows nearest the vector
+  // first, through the column's vector index. Never beside order_by.
+  struct AnnOrdering {
+    std::string column;
+    Term vector;
+  };
+  std::optional<AnnOrdering> ann;
   std::optional<Term> limit;
   std::optional<Term> per_partition_limit;
   bool allow_filtering = false;
@@ -217,6 +224,7 @@ struct CreateIndexStatement {
   Target target = Target::kSimple;  // kSimple: the column itself (VALUES for a non-frozen collection)
   std::string column;
   std::optional<std::string> custom_class;  // USING '...'
+  std::vector<Property> properties;         // WITH OPTIONS = {...} after USING
 };
 
 // DESCRIBE / DESC (Cassandra 4.0's server-side statement): [FULL] SCHEMA,

@@ -57,7 +57,14 @@ Result<CqlType> DecodeType(WireReader* r, int depth) {
     default:
       break;
   }
-  if (id == 0x0000 || id > static_cast<uint16_t>(TypeKind::kDuration)) return Malformed("unsupported type", *r);
+  if (id == 0x0000) {  // a custom type: vectors (Cassandra 5.0) are the only one we read
+    std::string class_name;
+    if (!r->String(&class_name)) return Malformed("custom type class", *r);
+    auto type = ParseMarshalClassName(class_name);
+    if (!type.ok()) return Malformed("unsupported custom type", *r);
+    return type;
+  }
+  if (id > static_cast<uint16_t>(TypeKind::kDuration)) return Malformed("unsupported type", *r);
   return CqlType::Scalar(kind);
 }
 

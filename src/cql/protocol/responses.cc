@@ -120,6 +120,11 @@ std::string EncodeSupported(const std::map<std::string, std::vector<std::string>
 }
 
 void EncodeTypeOption(const CqlType& type, WireWriter* w) {
+  if (type.kind() == TypeKind::kVector) {  // a custom type (v4 §4.2.5.2 option 0x0000) by its class name
+    w->Short(0x0000);
+    w->String(MarshalClassName(type));
+    return;
+  }
   w->Short(static_cast<uint16_t>(type.kind()));
   switch (type.kind()) {
     case TypeKind::kList:

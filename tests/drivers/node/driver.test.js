@@ -3,32 +3,21 @@
 'use strict';
 const { test, before, after } = require('node:test');
 const assert = require('node:assert');
-const { spawn } = require('node:child_process');
-const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
 const cassandra = require('cassandra-driver');
-const { freePort, waitForPort } = require('./server_util');
+const { startServer } = require('./server_util');
 
-let server, client, dir, port;
+let server, client, port;
 
 before(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera_node_'));
-  port = await freePort();
-  server = spawn(process.env.TESSERA_BINARY, ['server', '--data-dir', path.join(dir, 'data'), '--listen', `127.0.0.1:${port}`, '--admin-listen', '127.0.0.1:0'],
-                 { stdio: 'ignore' });
-  await waitForPort(port, 30000);
+  server = await startServer('tessera_node_');
+  port = server.port;
   client = new cassandra.Client({ contactPoints: ['127.0.0.1'], protocolOptions: { port }, localDataCenter: 'datacenter1' });
   await client.connect();
 });
 
 after(async () => {
   if (client) await client.shutdown();
-  if (server) {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server.on('exit', resolve));
-  }
-  fs.rmSync(dir, { recursive: true, force: true });
+  if (server) await server.stop();
 });
 
 test('connects on protocol v4 and reads system.local', async () => {
