@@ -24,6 +24,9 @@ std::string RenderClusterMetrics(const ReplicationServices& s, const ReplicaServ
          served ? served->requests_served() : 0);
   Metric(&out, "tessera_internode_bytes_served_total", "counter",
          "Key and value bytes of the internode requests served.", served ? served->bytes_served() : 0);
+  Metric(&out, "tessera_vector_searches_served_total", "counter",
+         "ANN candidate searches of this node's vector indexes for other coordinators.",
+         served ? served->vector_searches_served() : 0);
   const HintStore* h = s.hints.get();
   Metric(&out, "tessera_hints_stored_total", "counter", "Hints stored for replicas that missed a write.",
          h ? h->stored() : 0);

@@ -82,6 +82,13 @@ class InMemoryTransport final : public InternodeTransport {
         std::move(done));
   }
 
+  void VectorSearch(const std::string& target, const VectorSearchQuery& query, int64_t timeout_micros,
+                    std::function<void(Result<std::vector<std::string>>)> done) override {
+    Count(query.query.size() * 4);
+    Call<Result<std::vector<std::string>>>(
+        target, timeout_micros, [query](ReplicaService* r) { return r->VectorSearch(query); }, std::move(done));
+  }
+
   void Paxos(const std::string& target, const PaxosRequest& request, int64_t timeout_micros,
              std::function<void(Result<PaxosResponse>)> done) override {
     Count(request.update.bytes() + request.partition.size());

@@ -395,6 +395,32 @@ void InternodeClient::Digest(const std::string& target, const std::string& table
                         });
 }
 
+void InternodeClient::VectorSearch(const std::string& target, const VectorSearchQuery& query, int64_t timeout_micros,
+                                   std::function<void(Result<std::vector<std::string>>)> done) {
+  auto* call = new Call<pb::VectorSearchRequest, pb::VectorSearchReply>();
+  call->request.set_table_uuid(query.table_uuid);
+  call->request.set_index(query.index);
+  for (float x : query.query) call->request.add_query(x);
+  call->request.set_k(query.k);
+  for (const auto& [lower, upper] : query.ranges) {
+    call->request.add_lowers(lower);
+    call->request.add_uppers(upper);
+  }
+  SetDeadline(&call->context, timeout_micros);
+  impl_->Count(query.query.size() * 4);
+  ++impl_->messages;
+  auto stub = impl_->StubFor(target);
+  impl_->CallStarted();
+  stub->async()->VectorSearch(&call->context, &call->request, &call->reply,
+                              [self = impl_.get(), call, target, done = std::move(done)](grpc::Status s) {
+                                Impl::CallEnd end{self};
+                                std::unique_ptr<Call<pb::VectorSearchRequest, pb::VectorSearchReply>> owned(call);
+                                Status status = FromGrpc(s, target);
+                                if (!status.ok()) return done(status);
+                                done(std::vector<std::string>(call->reply.keys().begin(), call->reply.keys().end()));
+                              });
+}
+
 void InternodeClient::Paxos(const std::string& target, const PaxosRequest& request, int64_t timeout_micros,
                             std::function<void(Result<PaxosResponse>)> done) {
   auto* call = new Call<pb::PaxosRequest, pb::PaxosReply>();

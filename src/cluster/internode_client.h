@@ -58,6 +58,8 @@ class InternodeClient final : public InternodeTransport {
                 std::function<void(Result<std::vector<std::optional<std::string>>>)> done) override;
   void Digest(const std::string& target, const std::string& table_uuid, const std::string& lower,
               const std::string& upper, int64_t timeout_micros, std::function<void(Result<RangeDigest>)> done) override;
+  void VectorSearch(const std::string& target, const VectorSearchQuery& query, int64_t timeout_micros,
+                    std::function<void(Result<std::vector<std::string>>)> done) override;
   // Not queued behind the node's other calls.
   void Paxos(const std::string& target, const PaxosRequest& request, int64_t timeout_micros,
              std::function<void(Result<PaxosResponse>)> done) override;

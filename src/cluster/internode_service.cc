@@ -46,6 +46,10 @@ class Service final : public pb::Internode::CallbackService {
                                    pb::DigestReply* reply) override {
     return Finish(context, DoDigest(request, reply));
   }
+  grpc::ServerUnaryReactor* VectorSearch(grpc::CallbackServerContext* context, const pb::VectorSearchRequest* request,
+                                         pb::VectorSearchReply* reply) override {
+    return Finish(context, DoVectorSearch(request, reply));
+  }
   grpc::ServerUnaryReactor* Ping(grpc::CallbackServerContext* context, const pb::PingRequest*,
                                  pb::PingReply*) override {
     return Finish(context, grpc::Status::OK);
@@ -176,6 +180,19 @@ class Service final : public pb::Internode::CallbackService {
       reply->add_found(v.has_value());
       reply->add_values(v ? std::move(*v) : std::string());
     }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status DoVectorSearch(const pb::VectorSearchRequest* r, pb::VectorSearchReply* reply) {
+    VectorSearchQuery query;
+    query.table_uuid = r->table_uuid();
+    query.index = r->index();
+    query.query.assign(r->query().begin(), r->query().end());
+    query.k = r->k();
+    for (int i = 0; i < r->lowers_size() && i < r->uppers_size(); ++i) query.ranges.emplace_back(r->lowers(i), r->uppers(i));
+    auto keys = replica_->VectorSearch(query);
+    if (!keys.ok()) return ToGrpc(keys.status());
+    for (auto& k : *keys) reply->add_keys(std::move(k));
     return grpc::Status::OK;
   }
 

@@ -77,6 +77,10 @@ class InternodeTransport {
   // that its system_traces lists it too. Not counted as a request.
   virtual void StoreTrace(const std::string& target, const tracing::TraceSessionRecord& session,
                           int64_t timeout_micros, std::function<void(Status)> done) = 0;
+  // The target's ANN candidates (ReplicaService::VectorSearch): table-relative
+  // storage keys, nearest first.
+  virtual void VectorSearch(const std::string& target, const VectorSearchQuery& query, int64_t timeout_micros,
+                            std::function<void(Result<std::vector<std::string>>)> done) = 0;
   // A heartbeat (the failure detector's): OK when the node answered. Not
   // counted as a request.
   virtual void Ping(const std::string& target, const std::string& from_host_id, int64_t timeout_micros,

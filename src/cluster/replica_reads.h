@@ -36,6 +36,15 @@ struct RangeQuery {
   uint32_t limit = 512;
 };
 
+// A replica's vector index search (internode.proto VectorSearchRequest).
+struct VectorSearchQuery {
+  std::string table_uuid;  // 16 bytes
+  std::string index;       // the vector index's name
+  std::vector<float> query;
+  uint32_t k = 10;
+  std::vector<std::pair<std::string, std::string>> ranges;  // table-relative; empty upper: the table's end
+};
+
 struct RangeBatch {
   std::vector<std::pair<std::string, std::string>> entries;  // relative keys, in the query's direction
   bool more = false;  // the limit cut the range short

@@ -166,6 +166,25 @@ Result<RangeDigest> ReplicaService::Digest(const std::string& table_uuid, const 
   return digest;
 }
 
+Result<std::vector<std::string>> ReplicaService::VectorSearch(const VectorSearchQuery& query) {
+  TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(query.table_uuid));
+  std::shared_ptr<const TableSchema> table;
+  for (const auto& t : db_->catalog().AllTables()) {
+    if (t->id == id) table = t;
+  }
+  if (!table) return Status::NotFound("no table " + std::to_string(id));
+  std::vector<std::pair<std::string, std::string>> ranges;
+  for (const auto& [lower, upper] : query.ranges) ranges.emplace_back(AbsoluteKey(id, lower), AbsoluteEnd(id, upper));
+  TESSERA_ASSIGN_OR_RETURN(auto candidates, db_->SearchVectorIndex(*table, query.index, query.query, query.k, ranges));
+  std::vector<std::string> keys;
+  for (const VectorCandidate& c : candidates) {
+    if (auto relative = RelativeKey(id, c.storage_key)) keys.push_back(std::move(*relative));
+  }
+  Count(query.query.size() * 4);
+  vector_searches_.fetch_add(1, std::memory_order_relaxed);
+  return keys;
+}
+
 void ReplicaService::Count(size_t bytes) {
   requests_.fetch_add(1, std::memory_order_relaxed);
   bytes_.fetch_add(bytes, std::memory_order_relaxed);

@@ -57,6 +57,10 @@ class ReplicaService {
                                                            bool digest = false,
                                                            tracing::ReplicaSteps* steps = nullptr);
   Result<RangeDigest> Digest(const std::string& table_uuid, const std::string& lower, const std::string& upper);
+  // The table-relative storage keys of the query's k nearest rows this node
+  // stores in its ranges, nearest first (Database::SearchVectorIndex).
+  // Errors: NotFound (unknown table or index), those of the search.
+  Result<std::vector<std::string>> VectorSearch(const VectorSearchQuery& query);
   // One phase of a Paxos round on a partition this node holds (cluster/paxos_state.h).
   Result<PaxosResponse> Paxos(const PaxosRequest& request);
   // Leads the counter increments of `relative_writes` (storage/counter_shards.h):
@@ -86,6 +90,8 @@ class ReplicaService {
 
   uint64_t requests_served() const { return requests_.load(); }
   uint64_t bytes_served() const { return bytes_.load(); }
+  // VectorSearch requests answered (also counted in requests_served).
+  uint64_t vector_searches_served() const { return vector_searches_.load(); }
 
  private:
   // This node's id of the table with `uuid`; ids never change for a uuid.
@@ -100,7 +106,7 @@ class ReplicaService {
   std::array<std::mutex, kCounterStripes> counter_stripes_;  // LeadCounterWrite's, by key hash
   std::mutex mu_;
   std::map<std::string, uint32_t> ids_;  // guarded by mu_
-  std::atomic<uint64_t> requests_{0}, bytes_{0};
+  std::atomic<uint64_t> requests_{0}, bytes_{0}, vector_searches_{0};
 };
 
 }  // namespace tessera::cluster

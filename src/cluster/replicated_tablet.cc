@@ -102,6 +102,39 @@ bool ReplicatedTablet::StoredHere() {
   return std::find(hosts.begin(), hosts.end(), services_->self_host_id) != hosts.end();
 }
 
+Result<std::optional<std::vector<std::string>>> ReplicatedTablet::SearchVectors(const std::string& index,
+                                                                                const std::vector<float>& query,
+                                                                                size_t k) {
+  if (StoredHere()) return std::optional<std::vector<std::string>>();
+  TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
+  ConsistencyPlan plan;
+  TESSERA_ASSIGN_OR_RETURN(std::vector<const Target*> ordered, ChooseReadTargets(targets, ConsistencyLevel::kOne, &plan));
+  VectorSearchQuery q;
+  q.table_uuid = table_->uuid;
+  q.index = index;
+  q.query = query;
+  q.k = static_cast<uint32_t>(std::min<size_t>(k, UINT32_MAX));
+  q.ranges.emplace_back(RelativeKey(table_->id, start_).value_or(std::string()),
+                        RelativeKey(table_->id, end_).value_or(std::string()));
+  Status last = Status::IOError("no replica of the tablet answered");
+  for (const Target* t : ordered) {  // the fastest first; the next when one fails
+    if (t->endpoint.empty()) return std::optional<std::vector<std::string>>();
+    std::promise<Result<std::vector<std::string>>> answered;
+    auto answer = answered.get_future();
+    services_->client->VectorSearch(t->endpoint, q, services_->read_timeout_micros,
+                                    [&answered](Result<std::vector<std::string>> r) { answered.set_value(std::move(r)); });
+    auto keys = answer.get();
+    if (!keys.ok()) {
+      last = keys.status();
+      continue;
+    }
+    std::vector<std::string> absolute;
+    for (const auto& key : *keys) absolute.push_back(AbsoluteKey(table_->id, key));
+    return std::optional<std::vector<std::string>>(std::move(absolute));
+  }
+  return last;
+}
+
 Result<std::shared_ptr<const std::vector<TabletReplicas>>> ResolvePlacement(ReplicationServices* s,
                                                                             std::shared_ptr<const TableSchema> table) {
   auto make = [s, table]() -> Result<std::vector<TabletReplicas>> {

@@ -186,6 +186,8 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
   // From the resolved or cached placement only (no etcd request).
   std::vector<std::string> Hosts() override;
   bool StoredHere() override;
+  Result<std::optional<std::vector<std::string>>> SearchVectors(const std::string& index, const std::vector<float>& query,
+                                                                size_t k) override;
   // Prepares a Paxos round over the tablet's live replicas (natural ones at
   // `serial`'s quorum, plus every pending one); an Apply carrying the round
   // proposes and commits through it (cluster/paxos_coordinator.h).

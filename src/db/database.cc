@@ -396,6 +396,19 @@ std::vector<Database::TabletRange> Database::TabletRanges(const TableSchema& tab
   return out;
 }
 
+Result<std::optional<std::vector<std::string>>> Database::SearchVectorsOfTablet(const TableSchema& table,
+                                                                                const std::string& tablet_start,
+                                                                                const std::string& index,
+                                                                                const std::vector<float>& query,
+                                                                                size_t k) {
+  auto map = TabletsOf(table.id);
+  if (!map) return Status::NotFound("table " + table.keyspace + "." + table.name + " was dropped");
+  for (const auto& t : map->tablets()) {
+    if (t.start == tablet_start) return t.replica->SearchVectors(index, query, k);
+  }
+  return Status::NotFound("the tablet split or merged meanwhile");
+}
+
 std::vector<TabletStatus> Database::Tablets(const TableSchema& table) {
   std::vector<TabletStatus> out;
   auto map = TabletsOf(table.id);

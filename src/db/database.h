@@ -200,6 +200,12 @@ class Database {
                                                          size_t ef = 0) {
     return vector_indexes_->Search(table.id, index, query, k, ranges, ef);
   }
+  // ANN candidates of the tablet starting at `tablet_start` from another
+  // node (Replica::SearchVectors): nullopt when this node stores it.
+  Result<std::optional<std::vector<std::string>>> SearchVectorsOfTablet(const TableSchema& table,
+                                                                        const std::string& tablet_start,
+                                                                        const std::string& index,
+                                                                        const std::vector<float>& query, size_t k);
   size_t VectorIndexSize(const TableSchema& table, const std::string& index) {
     return vector_indexes_->Size(table.id, index);
   }

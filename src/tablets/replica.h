@@ -73,6 +73,18 @@ class Replica {
   // far as known without waiting: what a search of a node-local structure
   // (db/vector_index.h) may answer for. The local replica: always.
   virtual bool StoredHere() { return true; }
+  // ANN candidates of this tablet from another node (db/vector_index.h):
+  // the absolute storage keys of the `k` rows nearest `query` by vector
+  // index `index` among the tablet's rows, nearest first, as one of its
+  // replicas' index holds them (the fastest answering, as a read at ONE
+  // picks). nullopt: this node stores the tablet, so the caller searches
+  // its own index (always, for the local replica). Waits for the answer.
+  // Errors: Unavailable, a time-out or the replica's error.
+  virtual Result<std::optional<std::vector<std::string>>> SearchVectors(const std::string& /*index*/,
+                                                                        const std::vector<float>& /*query*/,
+                                                                        size_t /*k*/) {
+    return std::optional<std::vector<std::string>>();
+  }
   // Lightweight transactions (issue 30): prepares a Paxos round on the
   // replicas of the partition whose position is `partition` (a storage-key
   // prefix within this tablet), at `serial` (SERIAL or LOCAL_SERIAL), after

@@ -2,7 +2,8 @@
 vector index on an RF 2 table, so that each node stores only some of its
 tablets. ANN OF through every coordinator answers the same rows as an exact
 search, whether the candidates come from the coordinator's own index (the
-tablets it stores) or from the replicas of the others; a replica killed -9
+tablets it stores) or from a replica's index (the others, over the internode
+VectorSearch call); a replica killed -9
 and restarted rebuilds its index from its rows and takes in the writes it
 missed through repair, a tablet split by hand changes nothing, and writes through
 one node reach every replica's index."""
@@ -17,7 +18,7 @@ import pytest
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
 
-from local_cluster import node_session, running_cluster
+from local_cluster import metric, node_session, running_cluster
 
 BINARY = os.environ["TESSERA_BINARY"]
 DIM = 12
@@ -82,7 +83,13 @@ def test_ann_through_every_coordinator_matches_an_exact_search(cluster):
         holders = [r.replicas for r in s.execute("SELECT replicas FROM system.tablets WHERE keyspace_name = 'vc' "
                                                  "AND table_name = 'items'")]
         assert holders and all(len(h) == 2 for h in holders)
+
+        def searches_served():
+            return sum(metric(cluster, n, "tessera_vector_searches_served_total") for n in (1, 2, 3))
+        before = searches_served()
         assert recall(sessions, stored, rng) >= 0.95
+        # The tablets a coordinator does not store were searched in a replica's index (not read whole).
+        assert searches_served() > before
 
         # Node 3 is killed -9 while writes go on at ONE (RF 2: a quorum is
         # both replicas), then restarted: its index is rebuilt from its rows,

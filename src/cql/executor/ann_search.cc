@@ -35,7 +35,9 @@ class AnnSearch {
     return Status::OK();
   }
 
-  // Candidates from the index for the tablets stored here; the others read whole.
+  // Candidates from this node's index for the tablets it stores, from a
+  // replica's index for each other tablet; a tablet whose replicas cannot
+  // answer a search is read whole.
   Status RankTable() {
     std::vector<std::pair<std::string, std::string>> local;
     std::vector<KeyRange> elsewhere;
@@ -43,8 +45,31 @@ class AnnSearch {
       if (t.stored_here) local.emplace_back(t.start, t.end);
       else elsewhere.push_back({t.start, t.end});
     }
-    if (!local.empty()) TESSERA_RETURN_IF_ERROR(RankIndexed(local));
-    for (const KeyRange& range : elsewhere) TESSERA_RETURN_IF_ERROR(RankRange(range));
+    if (!local.empty()) {
+      TESSERA_RETURN_IF_ERROR(RankCandidates([&](size_t want) -> Result<std::vector<std::string>> {
+        TESSERA_ASSIGN_OR_RETURN(auto found, db_.SearchVectorIndex(*table_, index_.name, query_, want, local));
+        std::vector<std::string> keys;
+        for (auto& c : found) keys.push_back(std::move(c.storage_key));
+        return keys;
+      }));
+    }
+    for (const KeyRange& range : elsewhere) {
+      bool search_failed = false;
+      Status remote = RankCandidates([&](size_t want) -> Result<std::vector<std::string>> {
+        TESSERA_ASSIGN_OR_RETURN(auto keys, db_.SearchVectorsOfTablet(*table_, range.begin, index_.name, query_, want));
+        if (keys) return std::move(*keys);
+        TESSERA_ASSIGN_OR_RETURN(auto found, db_.SearchVectorIndex(*table_, index_.name, query_, want,
+                                                                   {{range.begin, range.end}}));
+        std::vector<std::string> own;
+        for (auto& c : found) own.push_back(std::move(c.storage_key));
+        return own;
+      }, &search_failed);
+      if (search_failed) {
+        TESSERA_RETURN_IF_ERROR(RankRange(range));  // no replica's index answered: every row of the tablet
+      } else {
+        TESSERA_RETURN_IF_ERROR(remote);
+      }
+    }
     return Status::OK();
   }
 
@@ -57,19 +82,29 @@ class AnnSearch {
   }
 
  private:
-  // Asks the index for k, then more while stale entries leave fewer than k rows.
-  Status RankIndexed(const std::vector<std::pair<std::string, std::string>>& ranges) {
+  // Asks `search` (an index: the storage keys of its `want` nearest rows)
+  // for k, then for more while stale entries leave fewer than k rows.
+  // *search_failed: the first search failed (nothing ranked; the status is
+  // the search's); a later one ends the rounds with what they ranked.
+  template <typename Search>
+  Status RankCandidates(Search search, bool* search_failed = nullptr) {
     std::vector<std::string> seen;
     for (size_t want = k_, round = 0; round < 4; want *= 4, ++round) {
-      TESSERA_ASSIGN_OR_RETURN(auto candidates, db_.SearchVectorIndex(*table_, index_.name, query_, want, ranges));
+      Result<std::vector<std::string>> searched = search(want);
+      if (!searched.ok()) {
+        if (round > 0) return Status::OK();
+        if (search_failed) *search_failed = true;
+        return searched.status();
+      }
+      const std::vector<std::string>& candidates = *searched;
       size_t live = 0;
-      for (const VectorCandidate& c : candidates) {
-        if (std::find(seen.begin(), seen.end(), c.storage_key) != seen.end()) {
+      for (const std::string& key : candidates) {
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
           ++live;  // ranked in an earlier round (if it was live)
           continue;
         }
-        seen.push_back(c.storage_key);
-        TESSERA_ASSIGN_OR_RETURN(bool found, ReadCandidate(c.storage_key));
+        seen.push_back(key);
+        TESSERA_ASSIGN_OR_RETURN(bool found, ReadCandidate(key));
         if (found) ++live;
       }
       if (live >= k_ || candidates.size() < want) break;

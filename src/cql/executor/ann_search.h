@@ -6,10 +6,11 @@
 //      vector index; LIMIT at most 1000; no restriction but the whole
 //      partition key (= / IN);
 //   2. candidates, tablet by tablet: the tablets this node stores are asked
-//      of its own index, over their key ranges; a tablet held only by other
-//      nodes is read whole at the request's consistency level and ranked
-//      exactly (on a cluster where every node holds every tablet, RF =
-//      nodes, that never happens). With the partition key restricted, the
+//      of its own index, over their key ranges; each tablet held only by
+//      other nodes, of one of its replicas' (Replica::SearchVectors: the
+//      fastest first, the next when one fails); a tablet none of whose
+//      replicas' indexes answers is read whole at the request's consistency
+//      level and ranked exactly. With the partition key restricted, the
 //      partitions' rows are the candidates (exact);
 //   3. each candidate row is read back at the request's consistency level
 //      (so a stale index entry costs recall, never a wrong or old row) and
