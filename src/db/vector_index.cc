@@ -304,24 +304,31 @@ VectorIndexes::VectorIndexes(StorageEngine* engine) : engine_(engine) {}
 VectorIndexes::~VectorIndexes() = default;
 
 void VectorIndexes::Sync(const std::vector<std::shared_ptr<const TableSchema>>& tables) {
-  std::unique_lock lock(mu_);
-  std::unordered_map<uint32_t, std::vector<std::shared_ptr<VectorIndex>>> next;
-  for (const auto& t : tables) {
-    for (const IndexDef& def : t->indexes) {
-      if (!def.is_vector() || !t->FindColumnById(def.column_id)) continue;
-      std::shared_ptr<VectorIndex> index;
-      if (auto old = by_table_.find(t->id); old != by_table_.end()) {
-        for (const auto& i : old->second) {
-          if (i->name() == def.name) index = i;
+  // Kept indexes get their table's schema after mu_ is released: one may be
+  // building (holding its own lock for as long as that takes), and writes to
+  // every table take mu_.
+  std::vector<std::pair<std::shared_ptr<VectorIndex>, std::shared_ptr<const TableSchema>>> kept;
+  {
+    std::unique_lock lock(mu_);
+    std::unordered_map<uint32_t, std::vector<std::shared_ptr<VectorIndex>>> next;
+    for (const auto& t : tables) {
+      for (const IndexDef& def : t->indexes) {
+        if (!def.is_vector() || !t->FindColumnById(def.column_id)) continue;
+        std::shared_ptr<VectorIndex> index;
+        if (auto old = by_table_.find(t->id); old != by_table_.end()) {
+          for (const auto& i : old->second) {
+            if (i->name() == def.name) index = i;
+          }
         }
+        if (index) kept.emplace_back(index, t);
+        else index = std::make_shared<VectorIndex>(t, def);
+        next[t->id].push_back(std::move(index));
       }
-      if (index) index->set_table(t);
-      else index = std::make_shared<VectorIndex>(t, def);
-      next[t->id].push_back(std::move(index));
     }
+    by_table_ = std::move(next);
+    any_.store(!by_table_.empty(), std::memory_order_release);
   }
-  by_table_ = std::move(next);
-  any_.store(!by_table_.empty(), std::memory_order_release);
+  for (auto& [index, table] : kept) index->set_table(std::move(table));
 }
 
 void VectorIndexes::OnWrite(const WriteSet& writes) {
