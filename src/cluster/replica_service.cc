@@ -168,10 +168,7 @@ Result<RangeDigest> ReplicaService::Digest(const std::string& table_uuid, const 
 
 Result<std::vector<std::string>> ReplicaService::VectorSearch(const VectorSearchQuery& query) {
   TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(query.table_uuid));
-  std::shared_ptr<const TableSchema> table;
-  for (const auto& t : db_->catalog().AllTables()) {
-    if (t->id == id) table = t;
-  }
+  std::shared_ptr<const TableSchema> table = db_->catalog().GetTableById(id);
   if (!table) return Status::NotFound("no table " + std::to_string(id));
   std::vector<std::pair<std::string, std::string>> ranges;
   for (const auto& [lower, upper] : query.ranges) ranges.emplace_back(AbsoluteKey(id, lower), AbsoluteEnd(id, upper));

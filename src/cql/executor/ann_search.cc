@@ -46,23 +46,14 @@ class AnnSearch {
       else elsewhere.push_back({t.start, t.end});
     }
     if (!local.empty()) {
-      TESSERA_RETURN_IF_ERROR(RankCandidates([&](size_t want) -> Result<std::vector<std::string>> {
-        TESSERA_ASSIGN_OR_RETURN(auto found, db_.SearchVectorIndex(*table_, index_.name, query_, want, local));
-        std::vector<std::string> keys;
-        for (auto& c : found) keys.push_back(std::move(c.storage_key));
-        return keys;
-      }));
+      TESSERA_RETURN_IF_ERROR(RankCandidates([&](size_t want) { return SearchHere(local, want); }));
     }
     for (const KeyRange& range : elsewhere) {
       bool search_failed = false;
       Status remote = RankCandidates([&](size_t want) -> Result<std::vector<std::string>> {
         TESSERA_ASSIGN_OR_RETURN(auto keys, db_.SearchVectorsOfTablet(*table_, range.begin, index_.name, query_, want));
         if (keys) return std::move(*keys);
-        TESSERA_ASSIGN_OR_RETURN(auto found, db_.SearchVectorIndex(*table_, index_.name, query_, want,
-                                                                   {{range.begin, range.end}}));
-        std::vector<std::string> own;
-        for (auto& c : found) own.push_back(std::move(c.storage_key));
-        return own;
+        return SearchHere({{range.begin, range.end}}, want);  // stored here after all
       }, &search_failed);
       if (search_failed) {
         TESSERA_RETURN_IF_ERROR(RankRange(range));  // no replica's index answered: every row of the tablet
@@ -82,6 +73,15 @@ class AnnSearch {
   }
 
  private:
+  // The storage keys of this node's `want` rows nearest the query in `ranges`.
+  Result<std::vector<std::string>> SearchHere(const std::vector<std::pair<std::string, std::string>>& ranges,
+                                              size_t want) {
+    TESSERA_ASSIGN_OR_RETURN(auto found, db_.SearchVectorIndex(*table_, index_.name, query_, want, ranges));
+    std::vector<std::string> keys;
+    for (auto& c : found) keys.push_back(std::move(c.storage_key));
+    return keys;
+  }
+
   // Asks `search` (an index: the storage keys of its `want` nearest rows)
   // for k, then for more while stale entries leave fewer than k rows.
   // *search_failed: the first search failed (nothing ranked; the status is

@@ -33,7 +33,7 @@
 
 namespace tessera::cql {
 
-// Cassandra's bound on k (SAI's vector_search_max_top_k... its default).
+// The greatest k (LIMIT) of ANN OF, as Cassandra 5.0's default bound.
 inline constexpr uint64_t kMaxAnnLimit = 1000;
 
 // Appends the k nearest rows to `out`, nearest first. `limit`: the bound

@@ -4,8 +4,6 @@
 #include <cctype>
 #include <string_view>
 
-#include "db/vector_index.h"
-
 namespace tessera::cql {
 namespace {
 
@@ -38,7 +36,8 @@ bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
 
 // USING 'class' [WITH OPTIONS = {...}]: the vector index classes of
 // Cassandra 5.0 (StorageAttachedIndex, its short name sai) and ScyllaDB
-// (vector_index) on a vector<float, n> column; any other class is refused.
+// (vector_index); any other class is refused. Whether the column can carry
+// one is Database::CreateIndex's check (CheckVectorIndexable).
 Status VectorIndexOf(const CreateIndexStatement& s, const TableSchema& table, const ColumnDef& column, IndexDef* index) {
   const std::string& cls = *s.custom_class;
   const bool known = EqualsIgnoringCase(cls, "StorageAttachedIndex") || EqualsIgnoringCase(cls, "sai") ||
@@ -52,7 +51,6 @@ Status VectorIndexOf(const CreateIndexStatement& s, const TableSchema& table, co
     return Status::InvalidArgument("Vector indexes take the column itself as their target, not " + column.name + "'s "
                                    "keys, values, entries or full value");
   }
-  TESSERA_RETURN_IF_ERROR(CheckVectorIndexable(table, column));
   index->kind = IndexDef::Kind::kVector;
   index->class_name = cls;
   for (const Property& p : s.properties) {
