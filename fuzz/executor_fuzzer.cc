@@ -85,6 +85,14 @@ const char* const kSchema[] = {
     "CREATE CUSTOM INDEX IF NOT EXISTS ON fz.vectors (v) USING 'StorageAttachedIndex'",
     "CREATE CUSTOM INDEX IF NOT EXISTS ON fz.vectors (w) USING 'vector_index' "
     "WITH OPTIONS = {'similarity_function': 'euclidean'}",
+    // Materialized views: each write to fz.viewed reads its rows before and after
+    // and keeps two views right (one keyed by a regular column, one reordered).
+    "CREATE TABLE IF NOT EXISTS fz.viewed (a int, b int, c text, v int, d duration, l list<int>, m map<text, int>, "
+    "PRIMARY KEY ((a), b))",
+    "CREATE MATERIALIZED VIEW IF NOT EXISTS fz.viewed_by_c AS SELECT * FROM fz.viewed "
+    "WHERE c IS NOT NULL AND a IS NOT NULL AND b IS NOT NULL PRIMARY KEY (c, a, b)",
+    "CREATE MATERIALIZED VIEW IF NOT EXISTS fz.viewed_by_b AS SELECT a, b, v FROM fz.viewed "
+    "WHERE a IS NOT NULL AND b IS NOT NULL PRIMARY KEY (b, a) WITH CLUSTERING ORDER BY (a DESC)",
 };
 
 struct Harness {
@@ -241,7 +249,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Setup();
   if (++harness->inputs % 2000 == 0) {
     ConnectionState conn;
-    for (const char* t : {"every_type", "keys", "ranged", "bucketed", "coll", "wide", "spread", "counts", "fkeys"}) {
+    for (const char* t : {"every_type", "keys", "ranged", "bucketed", "coll", "wide", "spread", "counts", "fkeys", "viewed"}) {
       harness->processor->Process(conn, QueryRequest{std::string("TRUNCATE fz.") + t, {}}, {});
     }
   }

@@ -241,6 +241,10 @@ Status Database::TruncateTable(const std::string& keyspace, const std::string& n
     Status s = TruncateTable(keyspace, index.backing_table, consistency);
     if (!s.ok() && !s.IsNotFound()) return s;
   }
+  for (const std::string& view : table->views) {  // as Cassandra, a base's views are truncated with it
+    Status s = TruncateTable(keyspace, view, consistency);
+    if (!s.ok() && !s.IsNotFound()) return s;
+  }
   large_partitions_.ForgetTable(table->id);
   if (!resolver_) return RemoveTableData(*table);
   auto map = TabletsOf(table->id);

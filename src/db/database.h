@@ -37,6 +37,7 @@
 #include "db/large_partitions.h"
 #include "db/tablet_balancer.h"
 #include "db/mutation.h"
+#include "db/materialized_view.h"
 #include "db/secondary_index.h"
 #include "db/vector_index.h"
 #include "db/sequences.h"
@@ -211,6 +212,26 @@ class Database {
   }
   Result<std::pair<std::shared_ptr<const TableSchema>, IndexDef>> FindIndex(const std::string& keyspace,
                                                                             const std::string& name) const;
+  // --- Materialized views (db/materialized_view.h; db/view_maintenance.cc) ---
+  // Creates view table `view` (view->view set, uuid set by the caller so that
+  // every node of a cluster gets the same one) with tablets of its own and
+  // adds it to its base table's views; from then on every write to the base
+  // keeps the view's rows right. With `build`, a background thread then
+  // writes the view rows of the rows already there (resumed by Open when the
+  // node stopped first; a cluster node replaying another's statement passes
+  // false). Returns the view's schema. Errors: NotFound (base table),
+  // AlreadyExists (a table of that name), InvalidArgument
+  // (ValidateViewDefinition's refusals), IOError.
+  Result<std::shared_ptr<const TableSchema>> CreateView(TableSchema view, bool build);
+  // Drops view `name` of the keyspace and removes it from its base table's
+  // views. Errors: NotFound (no such view), IOError.
+  Status DropView(const std::string& keyspace, const std::string& name);
+  // A view's build on this node: done, or the base partitions written so far.
+  struct ViewBuildState {
+    bool built = true;
+    uint64_t keys_built = 0;
+  };
+  ViewBuildState ViewBuild(const std::string& keyspace, const std::string& view) const;
 
   // Removes every row, keeps schema and tablets. Goes through each tablet's
   // replica, so a replicated table is truncated on every replica (at
@@ -426,9 +447,10 @@ class Database {
   // --- secondary indexes (db/index_maintenance.cc) ---
   struct IndexedWrite;
   using IndexEntrySets = std::map<std::pair<uint32_t, std::string>, std::vector<IndexEntry>>;
+  using ViewRowSets = std::map<std::pair<uint32_t, std::string>, std::vector<ViewRow>>;  // (base id, view) -> rows
   Status ApplyWithIndexes(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
                           const RequestConsistency& consistency);
-  Status CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEntrySets* out,
+  Status CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEntrySets* out, ViewRowSets* views,
                         const RequestConsistency& consistency);
   Status WriteIndexChanges(const IndexEntrySets& before, const IndexEntrySets& after,
                            const RequestConsistency& consistency);
@@ -439,6 +461,22 @@ class Database {
   void RefreshIndexFlag();
   void StartIndexBuild(const std::string& keyspace, const std::string& table, const std::string& index);
   void BuildIndex(std::stop_token stop, std::string keyspace, std::string table, std::string index);
+  // Calls `partition` for each partition of keyspace.table, a page at a time,
+  // each under its stripe lock with the catalog's current schema; stops at
+  // the first error, when `partition` sets *more to false, or on `stop`
+  // (*stopped set). The builds of indexes and views share it.
+  using PartitionVisitor = std::function<Status(const std::shared_ptr<const TableSchema>& table,
+                                                const std::vector<std::string>& partition_key, bool* more)>;
+  Status ForEachPartitionLocked(const std::stop_token& stop, const std::string& keyspace, const std::string& table,
+                                const PartitionVisitor& partition, bool* stopped);
+  // --- materialized views (db/view_maintenance.cc) ---
+  void CollectViewRows(const TableSchema& base, const std::vector<std::string>& partition_key,
+                       const std::vector<RowResult>& rows, ViewRowSets* out) const;
+  Status WriteViewChanges(const ViewRowSets& before, const ViewRowSets& after, const RequestConsistency& consistency);
+  void StartViewBuild(const std::string& keyspace, const std::string& base, const std::string& view);
+  void BuildView(std::stop_token stop, std::string keyspace, std::string base, std::string view);
+  Status ResumeViewBuilds();
+  std::map<std::pair<std::string, std::string>, uint64_t> building_views_;  // (keyspace, view) -> keys built; index_builds_mu_
   Status ResumeIndexBuilds();
   void StopIndexBuilds();
   Status DropTableLocked(const std::string& keyspace, const std::string& name);

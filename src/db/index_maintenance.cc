@@ -39,7 +39,8 @@ void Database::RefreshIndexFlag() {
   const auto tables = catalog_.AllTables();
   any_index_.store(std::any_of(tables.begin(), tables.end(),
                                [](const auto& t) {
-                                 return std::any_of(t->indexes.begin(), t->indexes.end(),
+                                 return !t->views.empty() ||
+                                        std::any_of(t->indexes.begin(), t->indexes.end(),
                                                     [](const IndexDef& i) { return !i.is_vector(); });
                                }),
                    std::memory_order_release);
@@ -147,7 +148,7 @@ Status Database::ReadWholePartition(const std::shared_ptr<const TableSchema>& ta
   }
 }
 
-Status Database::CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEntrySets* out,
+Status Database::CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEntrySets* out, ViewRowSets* views,
                                 const RequestConsistency& consistency) {
   for (const IndexedWrite& w : writes) {
     const Mutation& m = *w.mutation;
@@ -180,6 +181,7 @@ Status Database::CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEn
       }
       for (const RowResult& r : rows) CollectIndexEntries(t, index, m.partition_key, &r, nullptr, &entries);
     }
+    CollectViewRows(t, m.partition_key, rows, views);
   }
   for (auto& [key, entries] : *out) {
     std::sort(entries.begin(), entries.end());
@@ -241,7 +243,7 @@ Status Database::ApplyWithIndexes(const std::vector<Mutation>& mutations, std::v
   std::vector<IndexedWrite> indexed;
   for (const Mutation& m : mutations) {
     auto current = catalog_.GetTableById(m.table->id);
-    if (current && !current->indexes.empty()) indexed.push_back({&m, std::move(current)});
+    if (current && (!current->indexes.empty() || !current->views.empty())) indexed.push_back({&m, std::move(current)});
   }
   if (indexed.empty()) return ApplyBase(mutations, warnings, consistency);
   // One lock per partition stripe, taken in address order (no deadlock between batches).
@@ -254,11 +256,13 @@ Status Database::ApplyWithIndexes(const std::vector<Mutation>& mutations, std::v
   for (std::mutex* s : stripes) locks.emplace_back(*s);
 
   IndexEntrySets before, after;
-  TESSERA_RETURN_IF_ERROR(CollectIndexed(indexed, &before, consistency));
+  ViewRowSets views_before, views_after;
+  TESSERA_RETURN_IF_ERROR(CollectIndexed(indexed, &before, &views_before, consistency));
   TESSERA_RETURN_IF_ERROR(ApplyBase(mutations, warnings, consistency));
-  TESSERA_RETURN_IF_ERROR(CollectIndexed(indexed, &after, consistency));
+  TESSERA_RETURN_IF_ERROR(CollectIndexed(indexed, &after, &views_after, consistency));
   for (const auto& [key, entries] : after) before.try_emplace(key);  // a key only after: all new
-  return WriteIndexChanges(before, after, consistency);
+  TESSERA_RETURN_IF_ERROR(WriteIndexChanges(before, after, consistency));
+  return WriteViewChanges(views_before, views_after, consistency);
 }
 
 // ---- build ----
@@ -280,7 +284,7 @@ Status Database::ResumeIndexBuilds() {
     if (slash == std::string::npos) continue;
     StartIndexBuild(rest.substr(0, slash), table, rest.substr(slash + 1));
   }
-  return Status::OK();
+  return ResumeViewBuilds();
 }
 
 void Database::StopIndexBuilds() {
@@ -294,47 +298,58 @@ void Database::StopIndexBuilds() {
   builders.clear();  // joins
 }
 
-// Scans the base table a page at a time; each partition is read again under
-// its stripe lock and its entries written, so a concurrent write of it either
-// precedes (and is seen) or follows (and maintains the entries itself).
-void Database::BuildIndex(std::stop_token stop, std::string keyspace, std::string table, std::string index) {
+// Each partition is read again under its stripe lock, so a concurrent write
+// of it either precedes (and is seen) or follows (and maintains the derived
+// rows itself).
+Status Database::ForEachPartitionLocked(const std::stop_token& stop, const std::string& keyspace,
+                                        const std::string& table, const PartitionVisitor& partition, bool* stopped) {
+  *stopped = false;
   std::string cursor;
-  Status status;
   for (;;) {
-    if (stop.stop_requested()) return;  // the marker stays: Open resumes
+    if ((*stopped = stop.stop_requested())) return Status::OK();
     auto base = catalog_.GetTable(keyspace, table);
-    if (!base.ok() || !(*base)->FindIndex(index)) break;  // dropped meanwhile
+    if (!base.ok()) return Status::OK();  // dropped meanwhile
     RangeRequest req{WholeTableRange(**base), kBuildPageRows, SIZE_MAX, cursor};
-    auto page = ScanRange(*base, req);
-    if (!page.ok()) {
-      status = page.status();
-      break;
-    }
-    for (const auto& p : page->partitions) {
-      if (stop.stop_requested()) return;
+    TESSERA_ASSIGN_OR_RETURN(auto page, ScanRange(*base, req));
+    for (const auto& p : page.partitions) {
+      if ((*stopped = stop.stop_requested())) return Status::OK();
       std::lock_guard<std::mutex> lock(IndexStripe((*base)->id, p.partition_key));
       auto current = catalog_.GetTableById((*base)->id);
-      if (!current) break;
-      const IndexDef* def = current->FindIndex(index);
-      if (!def) break;
-      std::optional<RowResult> static_row;
-      std::vector<RowResult> rows;
-      status = ReadWholePartition(current, p.partition_key, kLocalConsistency, &static_row, &rows);
-      if (!status.ok()) break;
-      IndexEntrySets after;
-      auto& entries = after[{current->id, index}];
-      if (IsStaticIndex(*current, *def)) {
-        CollectIndexEntries(*current, *def, p.partition_key, nullptr, static_row ? &*static_row : nullptr, &entries);
-      } else {
-        for (const RowResult& r : rows) CollectIndexEntries(*current, *def, p.partition_key, &r, nullptr, &entries);
-      }
-      IndexEntrySets before{{{current->id, index}, {}}};
-      status = WriteIndexChanges(before, after, kLocalConsistency);
-      if (!status.ok()) break;
+      if (!current) return Status::OK();
+      bool more = true;
+      TESSERA_RETURN_IF_ERROR(partition(current, p.partition_key, &more));
+      if (!more) return Status::OK();
     }
-    if (!status.ok() || page->next_cursor.empty()) break;
-    cursor = page->next_cursor;
+    if (page.next_cursor.empty()) return Status::OK();
+    cursor = page.next_cursor;
   }
+}
+
+void Database::BuildIndex(std::stop_token stop, std::string keyspace, std::string table, std::string index) {
+  bool stopped = false;
+  Status status = ForEachPartitionLocked(
+      stop, keyspace, table,
+      [&](const std::shared_ptr<const TableSchema>& current, const std::vector<std::string>& pk, bool* more) -> Status {
+        const IndexDef* def = current->FindIndex(index);
+        if (!def) {  // dropped meanwhile
+          *more = false;
+          return Status::OK();
+        }
+        std::optional<RowResult> static_row;
+        std::vector<RowResult> rows;
+        TESSERA_RETURN_IF_ERROR(ReadWholePartition(current, pk, kLocalConsistency, &static_row, &rows));
+        IndexEntrySets after;
+        auto& entries = after[{current->id, index}];
+        if (IsStaticIndex(*current, *def)) {
+          CollectIndexEntries(*current, *def, pk, nullptr, static_row ? &*static_row : nullptr, &entries);
+        } else {
+          for (const RowResult& r : rows) CollectIndexEntries(*current, *def, pk, &r, nullptr, &entries);
+        }
+        IndexEntrySets before{{{current->id, index}, {}}};
+        return WriteIndexChanges(before, after, kLocalConsistency);
+      },
+      &stopped);
+  if (stopped) return;  // the marker stays: Open resumes
   if (!status.ok()) {
     spdlog::error("building secondary index {}.{} failed: {} (resumed at the next start)", keyspace, index,
                   status.ToString());

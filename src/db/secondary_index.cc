@@ -62,19 +62,6 @@ Status CheckTarget(const TableSchema& base, const ColumnDef& c, IndexDef::Target
   return Status::OK();
 }
 
-std::string DerivedUuid(const std::string& base_uuid, const std::string& index_name) {
-  const std::string seed = base_uuid + '\0' + index_name;
-  const XXH128_hash_t h = XXH3_128bits(seed.data(), seed.size());
-  std::string out(16, '\0');
-  for (int i = 0; i < 8; ++i) {
-    out[static_cast<size_t>(i)] = static_cast<char>(h.high64 >> (56 - 8 * i));
-    out[static_cast<size_t>(8 + i)] = static_cast<char>(h.low64 >> (56 - 8 * i));
-  }
-  out[6] = static_cast<char>((out[6] & 0x0F) | 0x40);  // version 4 form, variant 1
-  out[8] = static_cast<char>((out[8] & 0x3F) | 0x80);
-  return out;
-}
-
 // When a row stops being live by itself: the latest expiry of its marker and
 // cells, or 0 when one of them never expires.
 uint32_t RowExpiry(const RowResult& row) {
@@ -101,6 +88,19 @@ IndexEntry MakeEntry(std::vector<std::string> value, const std::vector<std::stri
 }
 
 }  // namespace
+
+std::string DerivedUuid(const std::string& base_uuid, const std::string& name) {
+  const std::string seed = base_uuid + '\0' + name;
+  const XXH128_hash_t h = XXH3_128bits(seed.data(), seed.size());
+  std::string out(16, '\0');
+  for (int i = 0; i < 8; ++i) {
+    out[static_cast<size_t>(i)] = static_cast<char>(h.high64 >> (56 - 8 * i));
+    out[static_cast<size_t>(8 + i)] = static_cast<char>(h.low64 >> (56 - 8 * i));
+  }
+  out[6] = static_cast<char>((out[6] & 0x0F) | 0x40);  // version 4 form, variant 1
+  out[8] = static_cast<char>((out[8] & 0x3F) | 0x80);
+  return out;
+}
 
 CqlType IndexedValueType(const ColumnDef& c, IndexDef::Target target) {
   if (!c.type.IsCollection() || target == IndexDef::Target::kFull) return c.type;

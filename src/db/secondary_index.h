@@ -62,6 +62,11 @@ struct IndexEntry {
 void CollectIndexEntries(const TableSchema& base, const IndexDef& index, const std::vector<std::string>& partition_key,
                          const RowResult* row, const RowResult* static_row, std::vector<IndexEntry>* out);
 
+// A 16-byte uuid (version 4 form) derived from a base table's uuid and a
+// name, so that every node of a cluster gives an index's backing table (or a
+// view: name "view/<view name>") the same one.
+std::string DerivedUuid(const std::string& base_uuid, const std::string& name);
+
 // Whether `index` is on a static column (its entries are per partition).
 bool IsStaticIndex(const TableSchema& base, const IndexDef& index);
 

@@ -146,6 +146,17 @@ std::optional<IndexDef::Similarity> ParseSimilarity(std::string_view name);
 // as Cassandra writes it (values() only for collections).
 std::string IndexTargetText(const IndexDef& index, const std::string& column_name, bool collection);
 
+// What a materialized view's table is a view of (Cassandra 4.1's and
+// ScyllaDB's CREATE MATERIALIZED VIEW; db/materialized_view.h). The view is an
+// ordinary table with tablets of its own; its columns carry the names of the
+// base columns they copy. FROZEN ON DISK (schema JSON "view").
+struct ViewDef {
+  std::string base_table;            // the base table's name, same keyspace
+  std::string base_uuid;             // the base table's uuid (16 bytes): system_schema.views base_table_id
+  bool include_all_columns = false;  // SELECT *: columns added to the base later join the view
+  std::string where_clause;          // "a IS NOT NULL AND b IS NOT NULL", as system_schema.views shows it
+};
+
 class TableSchema {
  public:
   std::string keyspace;
@@ -161,6 +172,11 @@ class TableSchema {
   // Non-empty on the backing table of a secondary index: the index's name.
   // Such tables are internal: hidden from system_schema and DESCRIBE.
   std::string index_of;
+  // Set on a materialized view's table: what it is a view of.
+  std::optional<ViewDef> view;
+  // On a base table: the names of its materialized views (same keyspace).
+  std::vector<std::string> views;
+  bool is_view() const { return view.has_value(); }
 
   // Columns of a kind, in key order for key columns.
   std::vector<const ColumnDef*> PartitionKey() const { return OfKind(ColumnKind::kPartitionKey); }

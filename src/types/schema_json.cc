@@ -76,6 +76,13 @@ std::string TableToJson(const TableSchema& t) {
     j["indexes"] = indexes;
   }
   if (!t.index_of.empty()) j["index_of"] = t.index_of;
+  if (t.view) {
+    j["view"] = {{"base_table", t.view->base_table},
+                 {"base_uuid", ToHex(t.view->base_uuid)},
+                 {"include_all_columns", t.view->include_all_columns},
+                 {"where_clause", t.view->where_clause}};
+  }
+  if (!t.views.empty()) j["views"] = t.views;
   return j.dump();
 }
 
@@ -149,6 +156,16 @@ Result<TableSchema> TableFromJson(const std::string& text, const UserTypeLookup*
       }
     }
     if (j.contains("index_of")) t.index_of = j.at("index_of").get<std::string>();
+    if (j.contains("view")) {
+      const json& v = j.at("view");
+      ViewDef view;
+      view.base_table = v.at("base_table").get<std::string>();
+      if (!FromHex(v.at("base_uuid").get<std::string>(), &view.base_uuid)) return Status::Corruption("bad base table uuid");
+      view.include_all_columns = v.at("include_all_columns").get<bool>();
+      view.where_clause = v.at("where_clause").get<std::string>();
+      t.view = std::move(view);
+    }
+    if (j.contains("views")) t.views = j.at("views").get<std::vector<std::string>>();
     return t;
   } catch (const json::exception& e) {
     return Status::Corruption(std::string("table document: ") + e.what());

@@ -2,7 +2,8 @@
 driver (issue 12, must-show 3): users registered with INSERT ... IF NOT
 EXISTS, videos with a user-defined type column, comments by video and by
 user written together in logged batches, videos found through secondary
-indexes (by uploader, by tag), view and rating counters, paging through a
+indexes (by uploader, by tag) and by user through a materialized view
+(issue 31, must-show 2), view and rating counters, paging through a
 video's comments, and a video row exported as JSON. Prepared statements
 throughout, as the application does."""
 import json
@@ -26,6 +27,9 @@ SCHEMA = [
     "metadata set<frozen<video_metadata>>, added_date timestamp)",
     "CREATE INDEX videos_by_uploader ON killrvideo.videos (userid)",
     "CREATE INDEX videos_by_tag ON killrvideo.videos (tags)",
+    # The application's own query table made by the database: a user's videos, newest first.
+    "CREATE MATERIALIZED VIEW killrvideo.videos_by_user AS SELECT userid, added_date, videoid, name FROM "
+    "killrvideo.videos WHERE userid IS NOT NULL AND videoid IS NOT NULL PRIMARY KEY (userid, videoid)",
     "CREATE TABLE killrvideo.user_videos (userid uuid, added_date timestamp, videoid uuid, name text, "
     "PRIMARY KEY (userid, added_date, videoid)) WITH CLUSTERING ORDER BY (added_date DESC, videoid ASC)",
     "CREATE TABLE killrvideo.comments_by_video (videoid uuid, commentid timeuuid, userid uuid, comment text, "
@@ -112,6 +116,14 @@ def test_killrvideo_end_to_end(app):
         listed = list(s.execute(latest_by_user, (userid,)))
         assert indexed == {r.videoid for r in listed} and len(indexed) == 3
         assert [r.added_date for r in listed] == sorted((r.added_date for r in listed), reverse=True)
+    # By user through the materialized view: the same videos, with their names, no batch needed.
+    through_view = s.prepare("SELECT videoid, name, added_date FROM videos_by_user WHERE userid = ?")
+    for first, userid in users.items():
+        viewed = {r.videoid: (r.name, r.added_date) for r in s.execute(through_view, (userid,))}
+        assert set(viewed) == {v for v, meta in videos.items() if meta["user"] == userid}
+        for videoid, (name, added) in viewed.items():
+            meta = videos[videoid]
+            assert name == f"{first} #{meta['n']}" and added == meta["added"].replace(tzinfo=None)
 
     # By tag through the collection index, paged.
     by_tag = s.prepare("SELECT videoid, tags FROM videos WHERE tags CONTAINS ?")
@@ -169,6 +181,12 @@ def test_killrvideo_end_to_end(app):
     # --- a video taken down leaves the indexes ---
     s.execute("DELETE FROM videos WHERE videoid = %s", (target,))
     assert target not in {r.videoid for r in s.execute(by_uploader, (users["Ada"],))}
+    assert target not in {r.videoid for r in s.execute(through_view, (users["Ada"],))}
+    # A video handed to another user moves between the users' view partitions.
+    moved = next(v for v, meta in videos.items() if meta["first"] == "Ada" and meta["n"] == 1)
+    s.execute("UPDATE videos SET userid = %s WHERE videoid = %s", (users["Alan"], moved))
+    assert moved not in {r.videoid for r in s.execute(through_view, (users["Ada"],))}
+    assert moved in {r.videoid for r in s.execute(through_view, (users["Alan"],))}
     for tag in videos[target]["tags"]:
         assert target not in {r.videoid for r in s.execute(by_tag, (tag,))}
     retagged = next(v for v, meta in videos.items() if meta["first"] == "Alan")

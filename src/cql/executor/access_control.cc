@@ -69,8 +69,16 @@ class Checker {
   Status operator()(const FunctionStatement& s) { return InKeyspace(s.name, s.drop ? Permission::kDrop : Permission::kCreate); }
   // Indexes: ALTER on their table (on the keyspace for DROP INDEX, which names no table).
   Status operator()(const CreateIndexStatement& s) { return Table(s.table, Permission::kAlter); }
+  // Views: ALTER on their base table (Cassandra's CreateViewStatement.authorize); DROP on the keyspace.
+  Status operator()(const CreateViewStatement& s) {
+    QualifiedName base = s.base;
+    if (base.keyspace.empty()) base.keyspace = s.view.keyspace;
+    return Table(base, Permission::kAlter);
+  }
   Status operator()(const DropStatement& s) {
-    if (s.target == DropStatement::Target::kIndex) return InKeyspace(s.name, Permission::kAlter);
+    if (s.target == DropStatement::Target::kIndex || s.target == DropStatement::Target::kView) {
+      return InKeyspace(s.name, Permission::kAlter);
+    }
     if (s.target == DropStatement::Target::kKeyspace) return Keyspace(s.name.name, Permission::kDrop);
     if (s.target == DropStatement::Target::kType) return InKeyspace(s.name, Permission::kDrop);
     if (s.target == DropStatement::Target::kSequence) {

@@ -40,11 +40,23 @@ struct Described {
   std::string keyspace, type, name, statement;
 };
 
+// A table, then its indexes and materialized views (cqlsh's order).
 void AddTable(const Database& db, const TableSchema& t, std::vector<Described>* out) {
+  if (t.is_view()) {
+    out->push_back({t.keyspace, "materialized_view", t.name, CreateViewCql(t)});
+    return;
+  }
   out->push_back({t.keyspace, "table", t.name, CreateTableCql(t)});
   std::vector<IndexDef> indexes = t.indexes;
   std::sort(indexes.begin(), indexes.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   for (const IndexDef& i : indexes) out->push_back({t.keyspace, "index", i.name, CreateIndexCql(t, i)});
+  std::vector<std::string> views = t.views;
+  std::sort(views.begin(), views.end());
+  for (const std::string& v : views) {
+    if (auto view = db.catalog().GetTable(t.keyspace, v); view.ok() && (*view)->is_view()) {
+      out->push_back({t.keyspace, "materialized_view", v, CreateViewCql(**view)});
+    }
+  }
 }
 
 void AddKeyspace(const Database& db, const KeyspaceMetadata& ks, bool only, std::vector<Described>* out) {
@@ -57,7 +69,7 @@ void AddKeyspace(const Database& db, const KeyspaceMetadata& ks, bool only, std:
   for (const UserFunction& f : db.catalog().Functions(ks.name)) out->push_back({ks.name, "function", Signature(f), CreateFunctionCql(f)});
   for (const UserAggregate& a : db.catalog().Aggregates(ks.name)) out->push_back({ks.name, "aggregate", Signature(a), CreateAggregateCql(a)});
   for (const auto& t : db.catalog().Tables(ks.name)) {
-    if (t->index_of.empty()) AddTable(db, *t, out);
+    if (t->index_of.empty() && !t->is_view()) AddTable(db, *t, out);  // views follow their base
   }
 }
 
@@ -113,6 +125,13 @@ std::string CreateTableCql(const TableSchema& t) {
   std::string key = pk.size() == 1 ? names(pk) : "(" + names(pk) + ")";
   if (!ck.empty()) key += ", " + names(ck);
   s += "    PRIMARY KEY (" + key + ")\n) WITH ";
+  return s + TableOptionsCql(t);
+}
+
+// The WITH clause of a table or view: CLUSTERING ORDER BY, then the options.
+std::string TableOptionsCql(const TableSchema& t) {
+  std::string s;
+  const auto ck = t.Clustering();
   std::vector<std::string> options;
   if (!ck.empty()) {
     std::string order;
@@ -138,6 +157,27 @@ std::string CreateTableCql(const TableSchema& t) {
   }
   for (size_t i = 0; i < options.size(); ++i) s += (i ? "\n    AND " : "") + options[i];
   return s + ";";
+}
+
+std::string CreateViewCql(const TableSchema& t) {
+  auto names = [](const std::vector<const ColumnDef*>& cols) {
+    std::string out;
+    for (const ColumnDef* c : cols) out += (out.empty() ? "" : ", ") + QuoteIdentifier(c->name);
+    return out;
+  };
+  std::string select;
+  if (t.view->include_all_columns) {
+    select = "*";
+  } else {
+    for (const ColumnDef& c : t.columns) select += (select.empty() ? "" : ", ") + QuoteIdentifier(c.name);
+  }
+  const auto pk = t.PartitionKey();
+  const auto ck = t.Clustering();
+  std::string key = "(" + names(pk) + ")";
+  if (!ck.empty()) key += ", " + names(ck);
+  return "CREATE MATERIALIZED VIEW " + Qualified(t.keyspace, t.name) + " AS\n    SELECT " + select + "\n    FROM " +
+         Qualified(t.keyspace, t.view->base_table) + "\n    WHERE " + t.view->where_clause + "\n    PRIMARY KEY (" + key +
+         ")\n WITH " + TableOptionsCql(t);
 }
 
 std::string CreateIndexCql(const TableSchema& t, const IndexDef& index) {
@@ -211,7 +251,7 @@ Result<ResultSet> ExecuteDescribe(const Database& db, const DescribeStatement& s
           continue;
         }
         for (const auto& t : catalog.Tables(k.name)) {
-          if (t->index_of.empty()) out.push_back({k.name, "table", t->name, ""});
+          if (t->index_of.empty() && !t->is_view()) out.push_back({k.name, "table", t->name, ""});
         }
       }
       return Rows(std::move(out), false);
@@ -225,6 +265,15 @@ Result<ResultSet> ExecuteDescribe(const Database& db, const DescribeStatement& s
       auto t = catalog.GetTable(ks, s.name.name);
       if (!t.ok() || !(*t)->index_of.empty()) {
         return Status::InvalidArgument("'" + s.name.name + "' not found in keyspace '" + ks + "'");
+      }
+      AddTable(db, **t, &out);
+      return Rows(std::move(out), true);
+    }
+    case T::kView: {
+      TESSERA_RETURN_IF_ERROR(keyspace(ks).status());
+      auto t = catalog.GetTable(ks, s.name.name);
+      if (!t.ok() || !(*t)->is_view()) {
+        return Status::InvalidArgument("Materialized view '" + s.name.name + "' not found in '" + ks + "'");
       }
       AddTable(db, **t, &out);
       return Rows(std::move(out), true);

@@ -42,6 +42,10 @@ std::string CreateKeyspaceCql(const KeyspaceMetadata& ks);
 std::string CreateTypeCql(const CqlType& type);
 std::string CreateTableCql(const TableSchema& table);
 std::string CreateIndexCql(const TableSchema& table, const IndexDef& index);
+// The WITH clause of a table or view: CLUSTERING ORDER BY, then its options.
+std::string TableOptionsCql(const TableSchema& table);
+// CREATE MATERIALIZED VIEW as cqlsh's DESCRIBE writes it. REQUIRES: view.is_view().
+std::string CreateViewCql(const TableSchema& view);
 std::string CreateFunctionCql(const UserFunction& f);
 std::string CreateAggregateCql(const UserAggregate& a);
 

@@ -100,6 +100,7 @@ Result<SchemaOutcome> ExecuteCreateIndex(Database& db, const CreateIndexStatemen
     return Status::InvalidArgument("Cannot create a secondary index on table " + s.table.name +
                                    ": it holds secondary index " + (*table)->index_of);
   }
+  if ((*table)->is_view()) return Status::InvalidArgument("Secondary indexes are not supported on materialized views");
   const ColumnDef* column = (*table)->FindColumn(s.column);
   if (!column) return Status::InvalidArgument("Undefined column name " + s.column);
   IndexDef index;

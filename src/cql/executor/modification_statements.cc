@@ -228,8 +228,21 @@ Result<std::shared_ptr<const TableSchema>> ResolveTable(const Database& db, cons
   return t;
 }
 
+namespace {
+
+// A table INSERT, UPDATE and DELETE may name: not a materialized view, whose
+// rows only its base's writes make (Cassandra's words).
+Result<std::shared_ptr<const TableSchema>> ResolveWritableTable(const Database& db, const QualifiedName& name,
+                                                                const std::string& current) {
+  TESSERA_ASSIGN_OR_RETURN(auto t, ResolveTable(db, name, current));
+  if (t->is_view()) return Status::InvalidArgument("Cannot directly modify a materialized view");
+  return t;
+}
+
+}  // namespace
+
 Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatement& s, const WriteContext& ctx) {
-  TESSERA_ASSIGN_OR_RETURN(auto t, ResolveTable(db, s.table, ctx.keyspace));
+  TESSERA_ASSIGN_OR_RETURN(auto t, ResolveWritableTable(db, s.table, ctx.keyspace));
   if (s.json) {
     TESSERA_ASSIGN_OR_RETURN(InsertStatement expanded, ExpandInsertJson(*t, s, ctx.bind));
     return BuildInsert(db, expanded, ctx);
@@ -278,7 +291,7 @@ Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatem
 }
 
 Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s, const WriteContext& ctx) {
-  TESSERA_ASSIGN_OR_RETURN(auto t, ResolveTable(db, s.table, ctx.keyspace));
+  TESSERA_ASSIGN_OR_RETURN(auto t, ResolveWritableTable(db, s.table, ctx.keyspace));
   const bool static_only = !s.assignments.empty() && std::all_of(s.assignments.begin(), s.assignments.end(), [&](const Assignment& a) {
     const ColumnDef* c = t->FindColumn(a.column);
     return c && c->kind == ColumnKind::kStatic;
@@ -429,7 +442,7 @@ Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s
 }
 
 Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& s, const WriteContext& ctx) {
-  TESSERA_ASSIGN_OR_RETURN(auto t, ResolveTable(db, s.table, ctx.keyspace));
+  TESSERA_ASSIGN_OR_RETURN(auto t, ResolveWritableTable(db, s.table, ctx.keyspace));
   TESSERA_ASSIGN_OR_RETURN(WriteTarget target, AnalyzeWriteWhere(*t, s.where, WriteKind::kDelete, ctx.bind));
   Mutation templ;
   templ.table = t;

@@ -430,6 +430,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
                                 std::holds_alternative<CreateTypeStatement>(s) ||
                                 std::holds_alternative<AlterTypeStatement>(s) ||
                                 std::holds_alternative<CreateIndexStatement>(s) ||
+                                std::holds_alternative<CreateViewStatement>(s) ||
                                 std::holds_alternative<FunctionStatement>(s) ||
                                 (std::holds_alternative<DropStatement>(s) &&
                                  std::get<DropStatement>(s).target != DropStatement::Target::kSequence);

@@ -162,7 +162,8 @@ class QueryProcessor : public RequestProcessor {
   Reply AuthResponse(ConnectionState& conn, const AuthResponseRequest& request);
   // Grants on what a successful CREATE made, and drops those on what a DROP removed.
   void UpdateGrants(const std::string& user, const RawStatement& s, const std::string& keyspace);
-  // The design lint's findings on the table a CREATE / ALTER TABLE made, as client warnings (db/schema_lint.h).
+  // The design lint's findings on the table a CREATE / ALTER TABLE made, and Cassandra's warning on
+  // CREATE MATERIALIZED VIEW, as client warnings (db/schema_lint.h).
   std::vector<std::string> DesignLintWarnings(const RawStatement& s, const std::string& keyspace) const;
 
   Database* db_;

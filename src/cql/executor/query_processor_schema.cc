@@ -12,6 +12,7 @@
 #include "cql/executor/query_processor.h"
 #include "cql/executor/schema_statements.h"
 #include "cql/executor/type_statements.h"
+#include "cql/executor/view_statements.h"
 #include "cql/parser/parser.h"
 #include "db/schema_lint.h"
 
@@ -39,6 +40,7 @@ std::map<std::string, int> FactorsByDataCenter(const std::map<std::string, std::
 }  // namespace
 
 std::vector<std::string> QueryProcessor::DesignLintWarnings(const RawStatement& s, const std::string& keyspace) const {
+  if (std::holds_alternative<CreateViewStatement>(s)) return {kViewUsageWarning};  // Cassandra's client warning
   const QualifiedName* name = nullptr;
   if (const auto* x = std::get_if<CreateTableStatement>(&s)) name = &x->table;
   if (const auto* x = std::get_if<AlterTableStatement>(&s)) name = &x->table;
@@ -56,6 +58,7 @@ std::optional<::tessera::Result<SchemaOutcome>> QueryProcessor::ExecuteSchema(co
                                                                               bool originating) {
   if (const auto* x = std::get_if<CreateKeyspaceStatement>(&s)) return ExecuteCreateKeyspace(*db_, *x);
   if (const auto* x = std::get_if<CreateIndexStatement>(&s)) return ExecuteCreateIndex(*db_, *x, ks, originating);
+  if (const auto* x = std::get_if<CreateViewStatement>(&s)) return ExecuteCreateView(*db_, *x, ks, originating);
   if (const auto* x = std::get_if<AlterKeyspaceStatement>(&s)) return ExecuteAlterKeyspace(*db_, *x);
   if (const auto* x = std::get_if<CreateTableStatement>(&s)) return ExecuteCreateTable(*db_, *x, ks, table_uuid);
   if (const auto* x = std::get_if<AlterTableStatement>(&s)) return ExecuteAlterTable(*db_, *x, ks);
@@ -65,6 +68,7 @@ std::optional<::tessera::Result<SchemaOutcome>> QueryProcessor::ExecuteSchema(co
   if (const auto* x = std::get_if<DropStatement>(&s)) {
     if (x->target == DropStatement::Target::kType) return ExecuteDropType(*db_, *x, ks);
     if (x->target == DropStatement::Target::kIndex) return ExecuteDropIndex(*db_, *x, ks);
+    if (x->target == DropStatement::Target::kView) return ExecuteDropView(*db_, *x, ks);
     return ExecuteDrop(*db_, *x, ks);
   }
   return std::nullopt;

@@ -161,6 +161,10 @@ Status ApplyTableProperties(const std::vector<Property>& props, TableSchema* t, 
 
 }  // namespace
 
+Status ApplyCreateTableProperties(const std::vector<Property>& properties, TableSchema* table) {
+  return ApplyTableProperties(properties, table, /*creating=*/true);
+}
+
 Result<KeyspaceMetadata> BuildKeyspace(const std::string& name, const std::vector<Property>& properties) {
   KeyspaceMetadata ks;
   ks.name = name;
@@ -330,6 +334,25 @@ Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement&
   if (!t.index_of.empty()) {
     return Status::InvalidArgument("Cannot use ALTER TABLE on table " + t.name + ": it holds secondary index " + t.index_of);
   }
+  if (s.materialized_view != t.is_view()) {  // Cassandra 4.1's words
+    if (t.is_view()) {
+      return Status::InvalidArgument("Cannot use ALTER TABLE on a materialized view; use ALTER MATERIALIZED VIEW instead");
+    }
+    return Status::InvalidArgument("Materialized view '" + s.table.name + "' doesn't exist");
+  }
+  if (t.is_view()) {
+    for (const auto& p : s.properties) {
+      if (p.name == "default_time_to_live") {
+        return Status::InvalidArgument("Cannot set or alter default_time_to_live for a materialized view. Data in a "
+                                       "materialized view always expire at the same time than the corresponding "
+                                       "data in the parent table.");
+      }
+    }
+  }
+  if (s.op == AlterTableStatement::Op::kDrop && !t.views.empty()) {
+    return Status::InvalidArgument("Cannot drop column " + (s.dropped.empty() ? std::string() : s.dropped.front()) +
+                                   " on base table " + t.name + " with materialized views.");
+  }
   LayoutChanges changes;
   switch (s.op) {
     case AlterTableStatement::Op::kAdd:
@@ -372,6 +395,21 @@ Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement&
   }
   auto altered = db.AlterTable(std::move(t));
   if (!altered.ok()) return Status::InvalidArgument(altered.status().message());
+  if (s.op == AlterTableStatement::Op::kAdd) {  // views of SELECT * get the new columns too, as in Cassandra
+    for (const std::string& name : (*altered)->views) {
+      auto view = db.GetTable(ks, name);
+      if (!view.ok() || !(*view)->view || !(*view)->view->include_all_columns) continue;
+      TableSchema v = **view;
+      for (const auto& c : s.added) {
+        const ColumnDef* added = (*altered)->FindColumn(c.name);
+        if (!added || added->kind == ColumnKind::kStatic || v.FindColumn(c.name)) continue;
+        ColumnDef def = *added;
+        def.id = 0;
+        v.columns.push_back(std::move(def));
+      }
+      TESSERA_RETURN_IF_ERROR(db.AlterTable(std::move(v)).status());
+    }
+  }
   if (changes.buckets) {
     auto changed = db.ChangeBucketCount(**altered, *changes.buckets, "ALTER TABLE");
     if (!changed.ok()) return changed.status();
@@ -428,6 +466,16 @@ Result<SchemaOutcome> ExecuteDrop(Database& db, const DropStatement& s, const st
   if (auto t = db.GetTable(ks, s.name.name); t.ok() && !(*t)->index_of.empty()) {
     return Status::InvalidArgument("Cannot use DROP TABLE on table " + s.name.name + ": it holds secondary index " +
                                    (*t)->index_of + " (use DROP INDEX)");
+  }
+  if (auto t = db.GetTable(ks, s.name.name); t.ok()) {  // Cassandra 4.1's words
+    if ((*t)->is_view()) {
+      return Status::InvalidArgument("Cannot use DROP TABLE on a materialized view. Please use DROP MATERIALIZED VIEW instead.");
+    }
+    if (!(*t)->views.empty()) {
+      std::string names;
+      for (const auto& v : (*t)->views) names += (names.empty() ? "" : ", ") + v;
+      return Status::InvalidArgument("Cannot drop table when materialized views still depend on it (" + ks + ".{" + names + "})");
+    }
   }
   Status st = db.DropTable(ks, s.name.name);
   if (st.IsNotFound()) {

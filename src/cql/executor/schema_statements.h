@@ -40,6 +40,9 @@ Status NoKeyspace();
 // `user_types` resolves user-defined type names (null: none exist).
 Result<TableSchema> BuildTableSchema(const CreateTableStatement& stmt, const std::string& current_keyspace,
                                      const UserTypeLookup* user_types = nullptr);
+// The WITH properties of a CREATE TABLE (or CREATE MATERIALIZED VIEW) applied
+// to `table`. Errors: InvalidArgument, SyntaxError (as CREATE TABLE).
+Status ApplyCreateTableProperties(const std::vector<Property>& properties, TableSchema* table);
 // A column's type as written in CREATE or ALTER TABLE. Errors: InvalidArgument
 // ("Unknown type ks.name", the parser's message otherwise).
 Result<CqlType> ParseColumnType(const std::string& text, const std::string& keyspace, const UserTypeLookup* user_types);

@@ -155,6 +155,13 @@ SystemTables::SystemTables(Database* db, NodeInfo node) : db_(db), node_(std::mo
             {"reads_per_second", "double", R}, {"writes_per_second", "double", R}, {"state", "text", R},
             {"replicas", "frozen<list<uuid>>", R}, {"replica_reads_per_second", "double", R},
             {"replica_writes_per_second", "double", R}}));
+  // Cassandra's view build progress: views this node has built, and builds
+  // running (with the base partitions written so far; Cassandra splits its
+  // progress by token range, a build here is one scan).
+  add(Make("system", "built_views",
+           {{"keyspace_name", "text", PK}, {"view_name", "text", CK}, {"status_replicated", "boolean", R}}));
+  add(Make("system", "view_builds_in_progress",
+           {{"keyspace_name", "text", PK}, {"view_name", "text", CK}, {"keys_built", "bigint", R}}));
   add(Make("system", "tablet_events",
            {{"keyspace_name", "text", PK}, {"table_name", "text", CK}, {"seq", "int", CK}, {"at", "timestamp", R},
             {"kind", "text", R}, {"from_tablets", "frozen<list<bigint>>", R}, {"to_tablets", "frozen<list<bigint>>", R},
@@ -336,6 +343,21 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
                                  t.name == "large_partitions" || t.name == "key_advice")) {
     return TabletRows(t);
   }
+  if (t.keyspace == "system" && (t.name == "built_views" || t.name == "view_builds_in_progress")) {
+    for (const auto& ks : catalog.Keyspaces()) {
+      for (const auto& table : catalog.Tables(ks.name)) {
+        if (!table->is_view()) continue;
+        const Database::ViewBuildState state = db_->ViewBuild(ks.name, table->name);
+        if (state.built != (t.name == "built_views")) continue;
+        RowBuilder b(t);
+        b.Text("keyspace_name", ks.name).Text("view_name", table->name)
+            .Set("status_replicated", Value::Boolean(false))
+            .Set("keys_built", Value::Int(static_cast<int64_t>(state.keys_built)));
+        rows.push_back(b.Take());
+      }
+    }
+    return rows;
+  }
   if (t.keyspace == "system_traces") return TraceRows(t, nullptr);
   if (t.keyspace != "system_schema") return rows;  // the virtual schema: empty
   if (t.name == "keyspaces") {
@@ -412,14 +434,17 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
         }
       }
     }
-  } else if (t.name == "tables" || t.name == "columns") {
+  } else if (t.name == "tables" || t.name == "views" || t.name == "columns") {
     for (const auto& ks : SchemaKeyspaces()) {
       for (const auto& table : SchemaTables(ks.name)) {
         if (!table->index_of.empty()) continue;  // a secondary index's entries: internal
-        if (t.name == "tables") {
+        if (t.name != "columns") {
+          // Views are listed in views (with what they are a view of), the rest in tables.
+          if ((t.name == "views") != table->is_view()) continue;
           RowBuilder b(t);
           std::map<std::string, std::string> compaction{{"class", "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy"}};
-          b.Text("keyspace_name", ks.name).Text("table_name", table->name).Text("comment", table->options.comment)
+          b.Text("keyspace_name", ks.name).Text("table_name", table->name).Text("view_name", table->name)
+              .Text("comment", table->options.comment)
               .Int("default_time_to_live", table->options.default_time_to_live)
               .Int("gc_grace_seconds", table->options.gc_grace_seconds).Set("id", Value::Bytes(table->uuid))
               .Set("flags", Value::List({Value::Bytes("compound")})).Set("bloom_filter_fp_chance", Value::Double(0.01))
@@ -432,6 +457,12 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
               .Int("max_index_interval", 2048).Int("min_index_interval", 128)
               .Int("memtable_flush_period_in_ms", 0).Text("speculative_retry", "99p").Text("read_repair", "BLOCKING")
               .Text("additional_write_policy", "99p");
+          if (table->view) {
+            b.Set("base_table_id", Value::Bytes(table->view->base_uuid)).Text("base_table_name", table->view->base_table)
+                .Set("include_all_columns", Value::Boolean(table->view->include_all_columns))
+                .Text("where_clause", table->view->where_clause).Set("dclocal_read_repair_chance", Value::Double(0))
+                .Set("read_repair_chance", Value::Double(0));
+          }
           rows.push_back(b.Take());
           continue;
         }

@@ -51,7 +51,8 @@ Status ParserCore::ParseCreate(RawStatement* out) {
     return Status::OK();
   }
   if (AtKeyword("index") || (AtKeyword("custom") && AtKeyword("index", 1))) return ParseCreateIndex(out);
-  if (!AtTableWord(*this)) return Unexpected("KEYSPACE, TABLE, TYPE, INDEX or SEQUENCE");
+  if (AtKeyword("materialized")) return ParseCreateView(out);
+  if (!AtTableWord(*this)) return Unexpected("KEYSPACE, TABLE, TYPE, INDEX, MATERIALIZED VIEW or SEQUENCE");
   Next();
   CreateTableStatement t;
   TESSERA_RETURN_IF_ERROR(ParseIfNotExists(&t.if_not_exists));
@@ -64,25 +65,7 @@ Status ParserCore::ParseCreate(RawStatement* out) {
     if (AtKeyword("primary") && AtKeyword("key", 1)) {
       Next();
       Next();
-      TESSERA_RETURN_IF_ERROR(ExpectPunct("("));
-      if (AcceptPunct("(")) {  // ((a, b), c)
-        do {
-          std::string c;
-          TESSERA_RETURN_IF_ERROR(Identifier(&c, "a partition key column"));
-          t.partition_key.push_back(c);
-        } while (AcceptPunct(","));
-        TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
-      } else {
-        std::string c;
-        TESSERA_RETURN_IF_ERROR(Identifier(&c, "a partition key column"));
-        t.partition_key.push_back(c);
-      }
-      while (AcceptPunct(",")) {
-        std::string c;
-        TESSERA_RETURN_IF_ERROR(Identifier(&c, "a clustering column"));
-        t.clustering.push_back(c);
-      }
-      TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+      TESSERA_RETURN_IF_ERROR(ParsePrimaryKeyColumns(&t.partition_key, &t.clustering));
       continue;
     }
     ColumnDeclaration col;
@@ -100,46 +83,127 @@ Status ParserCore::ParseCreate(RawStatement* out) {
   } while (AcceptPunct(","));
   TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
   if (AcceptKeyword("with")) {
-    do {
-      if (AtKeyword("clustering") && AtKeyword("order", 1)) {
-        Next();
-        Next();
-        TESSERA_RETURN_IF_ERROR(ExpectKeyword("by"));
-        TESSERA_RETURN_IF_ERROR(ExpectPunct("("));
-        do {
-          std::string c;
-          TESSERA_RETURN_IF_ERROR(Identifier(&c, "a clustering column"));
-          bool desc = false;
-          if (AcceptKeyword("desc")) desc = true;
-          else if (!AcceptKeyword("asc")) return Unexpected("ASC or DESC");
-          t.clustering_order.emplace_back(c, desc);
-        } while (AcceptPunct(","));
-        TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
-      } else if (AtKeyword("compact") && AtKeyword("storage", 1)) {
-        Next();
-        Next();
-        t.compact_storage = true;
-      } else {
-        std::vector<Property> one;
-        Property p;
-        const Token& name = Peek();
-        if (name.kind != TokenKind::kIdentifier && name.kind != TokenKind::kQuotedIdentifier) {
-          return Unexpected("a table property");
-        }
-        p.name = Next().text;
-        TESSERA_RETURN_IF_ERROR(ExpectPunct("="));
-        if (Peek().kind == TokenKind::kIdentifier && !AtKeyword("true") && !AtKeyword("false")) {
-          p.value.kind = Term::Kind::kString;
-          p.value.position = Peek().position;
-          p.value.text = Next().text;
-        } else {
-          TESSERA_RETURN_IF_ERROR(ParseTerm(&p.value));
-        }
-        t.properties.push_back(std::move(p));
-      }
-    } while (AcceptKeyword("and"));
+    TESSERA_RETURN_IF_ERROR(ParseTableWith(&t.clustering_order, &t.compact_storage, &t.properties));
   }
   *out = std::move(t);
+  return Status::OK();
+}
+
+// After PRIMARY KEY: ((a, b), c, d) or (a, c, d).
+Status ParserCore::ParsePrimaryKeyColumns(std::vector<std::string>* partition_key, std::vector<std::string>* clustering) {
+  TESSERA_RETURN_IF_ERROR(ExpectPunct("("));
+  if (AcceptPunct("(")) {  // ((a, b), c)
+    do {
+      std::string c;
+      TESSERA_RETURN_IF_ERROR(Identifier(&c, "a partition key column"));
+      partition_key->push_back(c);
+    } while (AcceptPunct(","));
+    TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+  } else {
+    std::string c;
+    TESSERA_RETURN_IF_ERROR(Identifier(&c, "a partition key column"));
+    partition_key->push_back(c);
+  }
+  while (AcceptPunct(",")) {
+    std::string c;
+    TESSERA_RETURN_IF_ERROR(Identifier(&c, "a clustering column"));
+    clustering->push_back(c);
+  }
+  return ExpectPunct(")");
+}
+
+// After WITH of CREATE TABLE or CREATE MATERIALIZED VIEW: CLUSTERING ORDER BY
+// (...), COMPACT STORAGE and name = value properties, joined by AND.
+Status ParserCore::ParseTableWith(std::vector<std::pair<std::string, bool>>* clustering_order, bool* compact_storage,
+                                  std::vector<Property>* properties) {
+  do {
+    if (AtKeyword("clustering") && AtKeyword("order", 1)) {
+      Next();
+      Next();
+      TESSERA_RETURN_IF_ERROR(ExpectKeyword("by"));
+      TESSERA_RETURN_IF_ERROR(ExpectPunct("("));
+      do {
+        std::string c;
+        TESSERA_RETURN_IF_ERROR(Identifier(&c, "a clustering column"));
+        bool desc = false;
+        if (AcceptKeyword("desc")) desc = true;
+        else if (!AcceptKeyword("asc")) return Unexpected("ASC or DESC");
+        clustering_order->emplace_back(c, desc);
+      } while (AcceptPunct(","));
+      TESSERA_RETURN_IF_ERROR(ExpectPunct(")"));
+    } else if (AtKeyword("compact") && AtKeyword("storage", 1)) {
+      Next();
+      Next();
+      *compact_storage = true;
+    } else {
+      Property p;
+      const Token& name = Peek();
+      if (name.kind != TokenKind::kIdentifier && name.kind != TokenKind::kQuotedIdentifier) {
+        return Unexpected("a table property");
+      }
+      p.name = Next().text;
+      TESSERA_RETURN_IF_ERROR(ExpectPunct("="));
+      if (Peek().kind == TokenKind::kIdentifier && !AtKeyword("true") && !AtKeyword("false")) {
+        p.value.kind = Term::Kind::kString;
+        p.value.position = Peek().position;
+        p.value.text = Next().text;
+      } else {
+        TESSERA_RETURN_IF_ERROR(ParseTerm(&p.value));
+      }
+      properties->push_back(std::move(p));
+    }
+  } while (AcceptKeyword("and"));
+  return Status::OK();
+}
+
+// After CREATE: MATERIALIZED VIEW [IF NOT EXISTS] [ks.]view AS SELECT
+// (* | col, ...) FROM [ks.]base WHERE col IS NOT NULL [AND ...] PRIMARY KEY
+// (...) [WITH ...] (Cassandra 4.1's createMaterializedViewStatement; only
+// IS NOT NULL restrictions).
+Status ParserCore::ParseCreateView(RawStatement* out) {
+  CreateViewStatement v;
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("materialized"));
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("view"));
+  TESSERA_RETURN_IF_ERROR(ParseIfNotExists(&v.if_not_exists));
+  TESSERA_RETURN_IF_ERROR(QualifiedTableName(&v.view));
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("as"));
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("select"));
+  if (!AcceptPunct("*")) {
+    do {
+      std::string c;
+      TESSERA_RETURN_IF_ERROR(Identifier(&c, "a column name"));
+      if (AtKeyword("as")) return Status::InvalidArgument("Cannot use aliases when defining a materialized view (got " + c + " AS ...)");
+      if (AtPunct("(")) return Status::InvalidArgument("Can only select columns by name when defining a materialized view (got " + c + "(...))");
+      v.columns.push_back(std::move(c));
+    } while (AcceptPunct(","));
+  }
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("from"));
+  TESSERA_RETURN_IF_ERROR(QualifiedTableName(&v.base));
+  if (AcceptKeyword("where")) {
+    do {
+      const SourcePosition at = Peek().position;
+      std::string c;
+      TESSERA_RETURN_IF_ERROR(Identifier(&c, "a column name"));
+      if (!(AtKeyword("is") && AtKeyword("not", 1) && AtKeyword("null", 2))) {
+        return Status::InvalidArgument("line " + std::to_string(at.line) + ":" + std::to_string(at.column) +
+                                       " materialized views take only IS NOT NULL restrictions (got a restriction of " +
+                                       c + ")");
+      }
+      Next();
+      Next();
+      Next();
+      v.not_null.push_back(std::move(c));
+    } while (AcceptKeyword("and"));
+  }
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("primary"));
+  TESSERA_RETURN_IF_ERROR(ExpectKeyword("key"));
+  TESSERA_RETURN_IF_ERROR(ParsePrimaryKeyColumns(&v.partition_key, &v.clustering));
+  if (AcceptKeyword("with")) {
+    bool compact = false;
+    TESSERA_RETURN_IF_ERROR(ParseTableWith(&v.clustering_order, &compact, &v.properties));
+    if (compact) return Status::InvalidArgument("COMPACT STORAGE is not supported on materialized views");
+  }
+  *out = std::move(v);
   return Status::OK();
 }
 
@@ -154,7 +218,18 @@ Status ParserCore::ParseAlter(RawStatement* out) {
     return Status::OK();
   }
   if (AcceptKeyword("type")) return ParseAlterType(out);
-  if (!AtTableWord(*this)) return Unexpected("KEYSPACE, TABLE or TYPE");
+  if (AcceptKeyword("materialized")) {  // ALTER MATERIALIZED VIEW v WITH ...
+    TESSERA_RETURN_IF_ERROR(ExpectKeyword("view"));
+    AlterTableStatement t;
+    t.materialized_view = true;
+    TESSERA_RETURN_IF_ERROR(QualifiedTableName(&t.table));
+    TESSERA_RETURN_IF_ERROR(ExpectKeyword("with"));
+    t.op = AlterTableStatement::Op::kWith;
+    TESSERA_RETURN_IF_ERROR(ParseProperties(&t.properties));
+    *out = std::move(t);
+    return Status::OK();
+  }
+  if (!AtTableWord(*this)) return Unexpected("KEYSPACE, TABLE, MATERIALIZED VIEW or TYPE");
   Next();
   AlterTableStatement t;
   TESSERA_RETURN_IF_ERROR(QualifiedTableName(&t.table));
@@ -285,8 +360,11 @@ Status ParserCore::ParseDrop(DropStatement* out) {
     out->target = DropStatement::Target::kType;
   } else if (AcceptKeyword("index")) {
     out->target = DropStatement::Target::kIndex;
+  } else if (AcceptKeyword("materialized")) {
+    TESSERA_RETURN_IF_ERROR(ExpectKeyword("view"));
+    out->target = DropStatement::Target::kView;
   } else {
-    return Unexpected("KEYSPACE, TABLE, TYPE, INDEX or SEQUENCE");
+    return Unexpected("KEYSPACE, TABLE, TYPE, INDEX, MATERIALIZED VIEW or SEQUENCE");
   }
   if (AcceptKeyword("if")) {
     TESSERA_RETURN_IF_ERROR(ExpectKeyword("exists"));
@@ -330,6 +408,12 @@ Status ParserCore::ParseDescribe(DescribeStatement* out) {
     out->target = T::kKeyspace;
     if (!at_end()) TESSERA_RETURN_IF_ERROR(Identifier(&out->name.name, "a keyspace name"));
     return Status::OK();
+  }
+  if (AtKeyword("materialized") && AtKeyword("view", 1)) {  // DESCRIBE MATERIALIZED VIEW v
+    Next();
+    Next();
+    out->target = T::kView;
+    return QualifiedTableName(&out->name);
   }
   static constexpr std::pair<const char*, T> kObjects[] = {
       {"table", T::kTable}, {"columnfamily", T::kTable}, {"type", T::kType}, {"index", T::kIndex},

@@ -52,6 +52,10 @@ class ParserCore {
   Status ParseAlter(RawStatement* out);
   Status ParseAlterType(RawStatement* out);  // after ALTER TYPE
   Status ParseCreateIndex(RawStatement* out);  // after CREATE
+  Status ParseCreateView(RawStatement* out);   // after CREATE
+  Status ParsePrimaryKeyColumns(std::vector<std::string>* partition_key, std::vector<std::string>* clustering);
+  Status ParseTableWith(std::vector<std::pair<std::string, bool>>* clustering_order, bool* compact_storage,
+                        std::vector<Property>* properties);
   Status ParseDrop(DropStatement* out);
   Status ParseTruncate(TruncateStatement* out);
   Status ParseDescribe(DescribeStatement* out);

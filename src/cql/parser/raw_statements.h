@@ -186,9 +186,24 @@ struct CreateTableStatement {
   std::vector<Property> properties;
 };
 
+// CREATE MATERIALIZED VIEW (Cassandra 4.1): the view's columns are the base
+// columns of the same names.
+struct CreateViewStatement {
+  QualifiedName view;
+  QualifiedName base;
+  bool if_not_exists = false;
+  std::vector<std::string> columns;   // SELECT list; empty: *
+  std::vector<std::string> not_null;  // WHERE c IS NOT NULL AND ...
+  std::vector<std::string> partition_key;
+  std::vector<std::string> clustering;
+  std::vector<std::pair<std::string, bool>> clustering_order;  // column, descending
+  std::vector<Property> properties;
+};
+
 struct AlterTableStatement {
   enum class Op { kAdd, kDrop, kRename, kWith, kAlterType };
   QualifiedName table;
+  bool materialized_view = false;  // ALTER MATERIALIZED VIEW v WITH ... (op kWith)
   Op op = Op::kWith;
   std::vector<ColumnDeclaration> added;
   std::vector<std::string> dropped;
@@ -233,7 +248,7 @@ struct CreateIndexStatement {
 struct DescribeStatement {
   enum class Target {
     kSchema, kKeyspaces, kKeyspace, kTables, kTable, kTypes, kType, kIndex,
-    kFunctions, kFunction, kAggregates, kAggregate, kName
+    kFunctions, kFunction, kAggregates, kAggregate, kView, kName
   };
   Target target = Target::kSchema;
   QualifiedName name;  // kKeyspace: name.name (empty: the current keyspace)
@@ -251,7 +266,7 @@ struct AlterTypeStatement {
 };
 
 struct DropStatement {
-  enum class Target { kKeyspace, kTable, kSequence, kType, kIndex };
+  enum class Target { kKeyspace, kTable, kSequence, kType, kIndex, kView };
   Target target = Target::kTable;
   QualifiedName name;  // keyspace: name.name
   bool if_exists = false;
@@ -346,7 +361,7 @@ struct FunctionStatement {
 using RawStatement = std::variant<SelectStatement, InsertStatement, UpdateStatement, DeleteStatement, BatchStatement,
                                   CreateKeyspaceStatement, AlterKeyspaceStatement, CreateTableStatement,
                                   AlterTableStatement, DropStatement, TruncateStatement, UseStatement,
-                                  CreateSequenceStatement, CreateTypeStatement, AlterTypeStatement, CreateIndexStatement, DescribeStatement,
+                                  CreateSequenceStatement, CreateTypeStatement, AlterTypeStatement, CreateIndexStatement, CreateViewStatement, DescribeStatement,
                                   CreateRoleStatement, AlterRoleStatement, DropRoleStatement, GrantRoleStatement,
                                   ListRolesStatement, PermissionStatement, ListPermissionsStatement,
                                   FunctionStatement>;
