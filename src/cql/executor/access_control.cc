@@ -15,8 +15,8 @@ Status NotModifiable(const std::string& ks) { return Status::Unauthorized(ks + "
 
 class Checker {
  public:
-  Checker(auth::AuthService& auth, const std::string& role, const std::string& keyspace)
-      : auth_(auth), role_(role), keyspace_(keyspace) {}
+  Checker(auth::AuthService& auth, const Catalog& catalog, const std::string& role, const std::string& keyspace)
+      : auth_(auth), catalog_(catalog), role_(role), keyspace_(keyspace) {}
 
   Status Table(const QualifiedName& name, Permission p) {
     const std::string& ks = name.keyspace.empty() ? keyspace_ : name.keyspace;
@@ -33,7 +33,16 @@ class Checker {
     return auth_.Authorize(role_, p, Resource::Keyspace(ks));
   }
 
-  Status operator()(const SelectStatement& s) { return Table(s.table, Permission::kSelect); }
+  Status operator()(const SelectStatement& s) {
+    // A view's rows are its base's: reading them takes SELECT on the base table.
+    const std::string& ks = s.table.keyspace.empty() ? keyspace_ : s.table.keyspace;
+    if (!ks.empty() && !IsSystemKeyspace(ks)) {
+      if (auto t = catalog_.GetTable(ks, s.table.name); t.ok() && (*t)->view) {
+        return Table(QualifiedName{ks, (*t)->view->base_table}, Permission::kSelect);
+      }
+    }
+    return Table(s.table, Permission::kSelect);
+  }
   Status operator()(const InsertStatement& s) { return Table(s.table, Permission::kModify); }
   Status operator()(const UpdateStatement& s) { return Table(s.table, Permission::kModify); }
   Status operator()(const DeleteStatement& s) { return Table(s.table, Permission::kModify); }
@@ -98,15 +107,16 @@ class Checker {
 
  private:
   auth::AuthService& auth_;
+  const Catalog& catalog_;
   const std::string& role_;
   const std::string& keyspace_;
 };
 
 }  // namespace
 
-Status CheckAccess(auth::AuthService& auth, const std::string& role, const RawStatement& statement,
-                   const std::string& keyspace) {
-  Checker checker(auth, role, keyspace);
+Status CheckAccess(auth::AuthService& auth, const Catalog& catalog, const std::string& role,
+                   const RawStatement& statement, const std::string& keyspace) {
+  Checker checker(auth, catalog, role, keyspace);
   return std::visit(checker, statement);
 }
 

@@ -1,6 +1,7 @@
 // Which permission each statement needs (Cassandra 4's checkAccess of every
 // CQLStatement) and the protection of the system keyspaces:
-//   SELECT                      SELECT on the table (system and system_schema are readable by all)
+//   SELECT                      SELECT on the table (system and system_schema are readable by all);
+//                               of a materialized view: SELECT on its base table (as Cassandra)
 //   INSERT / UPDATE / DELETE,
 //   BATCH, TRUNCATE             MODIFY on the table
 //   CREATE KEYSPACE             CREATE on ALL KEYSPACES
@@ -21,11 +22,13 @@
 
 #include "auth/auth_service.h"
 #include "cql/parser/raw_statements.h"
+#include "db/catalog.h"
 
 namespace tessera::cql {
 
-// `keyspace` is the connection's current keyspace. Errors: Unauthorized.
-Status CheckAccess(auth::AuthService& auth, const std::string& role, const RawStatement& statement,
-                   const std::string& keyspace);
+// `keyspace` is the connection's current keyspace; `catalog` tells a view
+// from a table. Errors: Unauthorized.
+Status CheckAccess(auth::AuthService& auth, const Catalog& catalog, const std::string& role,
+                   const RawStatement& statement, const std::string& keyspace);
 
 }  // namespace tessera::cql

@@ -305,7 +305,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
     return Result(EncodeRows(**r, params.skip_metadata));
   }
   if (auth_) {
-    Status allowed = CheckAccess(*auth_, conn.user(), s, ks);
+    Status allowed = CheckAccess(*auth_, db_->catalog(), conn.user(), s, ks);
     if (!allowed.ok()) return Error(allowed);
   }
   auto schema_result = [&](const ::tessera::Result<SchemaOutcome>& r) -> Reply {
@@ -511,7 +511,7 @@ std::optional<Reply> QueryProcessor::Batch(ConnectionState& conn, const BatchReq
       parsed = std::move(p).value();
     }
     if (auth_) {
-      Status allowed = CheckAccess(*auth_, conn.user(), parsed.statement, keyspace);
+      Status allowed = CheckAccess(*auth_, db_->catalog(), conn.user(), parsed.statement, keyspace);
       if (!allowed.ok()) return Error(allowed);
     }
     BindContext bind;
