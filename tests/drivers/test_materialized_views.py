@@ -186,6 +186,9 @@ def test_refusals_in_cassandras_words(session):
         with pytest.raises(InvalidRequest) as e:
             s.execute(statement)
         assert message in str(e.value), (statement, str(e.value))
+    with pytest.raises(InvalidRequest) as e:  # refused at PREPARE already
+        s.prepare("UPDATE users_by_email SET age = ? WHERE email = ? AND id = ?")
+    assert "Cannot directly modify a materialized view" in str(e.value)
     s.execute("DROP MATERIALIZED VIEW IF EXISTS nope")
     s.execute("CREATE MATERIALIZED VIEW IF NOT EXISTS users_by_email AS SELECT * FROM users "
               "WHERE email IS NOT NULL AND id IS NOT NULL PRIMARY KEY (email, id)")

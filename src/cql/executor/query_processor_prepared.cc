@@ -114,8 +114,11 @@ Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text, co
     if (!cols.ok()) return Error(cols.status());
     result_columns = *cols;
   }
-  std::string id = PreparedId(conn.keyspace(), text);
   std::shared_ptr<const TableSchema> table = StatementTable(*db_, *parsed, conn.keyspace());
+  if (table && table->is_view() && !std::holds_alternative<SelectStatement>(parsed->statement)) {
+    return Error(Status::InvalidArgument("Cannot directly modify a materialized view"));  // refused at PREPARE, as Cassandra
+  }
+  std::string id = PreparedId(conn.keyspace(), text);
   std::string version = table ? TableVersion(*table) : "";
   std::string metadata_id = ResultMetadataId(result_columns);
   {
