@@ -5,7 +5,8 @@ rows in a view, deletions of cells, rows, ranges and partitions, and writes
 with TTLs, all at QUORUM through nodes 1 and 2. Node 3 is killed -9 a third
 of the way through and restarted at two thirds; after repair, every view
 read at ALL agrees with the view rows the base (read at ALL) implies, row
-for row, and each view is read through every coordinator.
+for row, and each view is read through every coordinator. Conditional
+writes (Paxos) keep the views as well.
 
 TESSERA_MV_OPS sets the number of base writes (CI runs 3,000;
 bench/view_consistency.sh runs 100,000 and bench/RESULTS.md has its result).
@@ -150,6 +151,15 @@ def test_views_agree_with_the_base_after_random_writes_a_killed_node_and_repair(
         some_c = base[0][1]
         ps = [r[0] for r in read_all(s, f"SELECT p FROM mvc.by_c WHERE c = {some_c}")]
         assert ps == sorted(ps, reverse=True)
+        # Conditional writes (Paxos across the replicas) keep the views too.
+        assert s.execute("INSERT INTO mvc.base (p, c, kind, v) VALUES (-1, 0, 'lwt', 1) IF NOT EXISTS").one().applied
+        assert drivers[1][1].execute("UPDATE mvc.base SET kind = 'lwt2' WHERE p = -1 AND c = 0 IF v = 1").one().applied
+        assert read_all(s, "SELECT p, c FROM mvc.by_kind WHERE kind = 'lwt'") == []
+        assert read_all(s, "SELECT p, c, v FROM mvc.by_kind WHERE kind = 'lwt2'") == [(-1, 0, 1)]
+        assert drivers[2][1].execute("DELETE FROM mvc.base WHERE p = -1 AND c = 0 IF EXISTS").one().applied
+        assert read_all(s, "SELECT p FROM mvc.by_kind WHERE kind = 'lwt2'") == []
+        assert read_all(s, "SELECT p FROM mvc.by_c WHERE c = 0 AND p = -1") == []
+
         # A view created over the rows already there is built by the node that ran the CREATE,
         # reading the base through the replicas of its tablets.
         s.execute("CREATE MATERIALIZED VIEW mvc.by_v AS SELECT p, c, v FROM mvc.base "
