@@ -284,10 +284,11 @@ class Database {
   // Errors: InvalidArgument (see BuildWriteSet), NotFound (table dropped), IOError.
   Status Apply(const Mutation& mutation, const RequestConsistency& consistency = kLocalConsistency);
   // All mutations in one atomic write (a logged batch). The secondary indexes
-  // of the written tables (as the catalog has them now, whatever schema the
-  // mutations carry) are kept right: the indexed rows are read before and
-  // after, under a lock per partition, and the difference written to the
-  // backing tables (not atomically with the base write). Appends a warning to
+  // and materialized views of the written tables (as the catalog has them
+  // now, whatever schema the mutations carry) are kept right: the touched
+  // rows are read before and after, under a lock per partition, and the
+  // difference written to the backing tables and views (not atomically with
+  // the base write). Appends a warning to
   // `warnings` (when given) for each written partition measured above a
   // partition warn threshold. Errors as Apply, and InvalidArgument when a
   // written partition is measured at or above a fail threshold (nothing is
