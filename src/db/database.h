@@ -471,8 +471,10 @@ class Database {
   Status ForEachPartitionLocked(const std::stop_token& stop, const std::string& keyspace, const std::string& table,
                                 const PartitionVisitor& partition, bool* stopped);
   // --- materialized views (db/view_maintenance.cc) ---
-  void CollectViewRows(const TableSchema& base, const std::vector<std::string>& partition_key,
-                       const std::vector<RowResult>& rows, ViewRowSets* out) const;
+  // The rows `views` (names of views of `base`) have for `rows` of one partition.
+  void CollectViewRows(const TableSchema& base, const std::vector<std::string>& views,
+                       const std::vector<std::string>& partition_key, const std::vector<RowResult>& rows,
+                       ViewRowSets* out) const;
   Status WriteViewChanges(const ViewRowSets& before, const ViewRowSets& after, const RequestConsistency& consistency);
   void StartViewBuild(const std::string& keyspace, const std::string& base, const std::string& view);
   void BuildView(std::stop_token stop, std::string keyspace, std::string base, std::string view);

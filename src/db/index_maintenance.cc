@@ -181,7 +181,7 @@ Status Database::CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEn
       }
       for (const RowResult& r : rows) CollectIndexEntries(t, index, m.partition_key, &r, nullptr, &entries);
     }
-    CollectViewRows(t, m.partition_key, rows, views);
+    CollectViewRows(t, t.views, m.partition_key, rows, views);
   }
   for (auto& [key, entries] : *out) {
     std::sort(entries.begin(), entries.end());

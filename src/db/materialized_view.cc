@@ -124,13 +124,4 @@ std::optional<ViewRow> ViewRowOf(const TableSchema& base, const TableSchema& vie
   return out;
 }
 
-std::string ViewWhereClause(const TableSchema& view) {
-  std::string out;
-  for (const ColumnDef& c : view.columns) {
-    if (!IsKey(c)) continue;
-    out += (out.empty() ? "" : " AND ") + QuoteIdentifier(c.name) + " IS NOT NULL";
-  }
-  return out;
-}
-
 }  // namespace tessera

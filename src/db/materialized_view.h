@@ -27,9 +27,10 @@ namespace tessera {
 
 // Checks `view` (columns named as the base columns they copy, kinds and key
 // order set, `view->view` filled in) against `base`, in Cassandra 4.1's words:
-// every base primary key column in the view's primary key, at most one other
-// (a regular column, not a multi-cell collection or a counter), no static
-// column, no counter table, columns of the base's types.
+// no counter table, no view of a view, columns of the base's names and
+// types, no static column, every base primary key column in the view's
+// primary key and at most one other base column there. (Which types may be
+// key columns is the executor's and TableSchema::Validate's check.)
 // Errors: InvalidArgument.
 Status ValidateViewDefinition(const TableSchema& base, const TableSchema& view);
 
@@ -63,9 +64,5 @@ struct ViewRow {
 std::optional<ViewRow> ViewRowOf(const TableSchema& base, const TableSchema& view,
                                  const std::vector<std::string>& partition_key, const RowResult& row,
                                  uint32_t now_seconds);
-
-// "a IS NOT NULL AND b IS NOT NULL": the where_clause system_schema.views
-// shows for the view's key columns, quoted as CQL identifiers.
-std::string ViewWhereClause(const TableSchema& view);
 
 }  // namespace tessera

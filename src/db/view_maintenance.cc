@@ -82,11 +82,12 @@ Database::ViewBuildState Database::ViewBuild(const std::string& keyspace, const 
 
 // ---- maintenance ----
 
-void Database::CollectViewRows(const TableSchema& base, const std::vector<std::string>& partition_key,
-                               const std::vector<RowResult>& rows, ViewRowSets* out) const {
-  if (base.views.empty()) return;
+void Database::CollectViewRows(const TableSchema& base, const std::vector<std::string>& views,
+                               const std::vector<std::string>& partition_key, const std::vector<RowResult>& rows,
+                               ViewRowSets* out) const {
+  if (views.empty()) return;
   const auto now_seconds = static_cast<uint32_t>(NowMicros() / 1'000'000);
-  for (const std::string& name : base.views) {
+  for (const std::string& name : views) {
     auto view = catalog_.GetTable(base.keyspace, name);
     if (!view.ok() || !(*view)->is_view()) continue;
     auto& view_rows = (*out)[{base.id, name}];
@@ -219,9 +220,7 @@ void Database::BuildView(std::stop_token stop, std::string keyspace, std::string
         std::vector<RowResult> rows;
         TESSERA_RETURN_IF_ERROR(ReadWholePartition(current, pk, kLocalConsistency, &static_row, &rows));
         ViewRowSets after;
-        TableSchema only = *current;  // this view alone: the others keep their own rows
-        only.views = {view};
-        CollectViewRows(only, pk, rows, &after);
+        CollectViewRows(*current, {view}, pk, rows, &after);  // this view alone: the others keep their own rows
         TESSERA_RETURN_IF_ERROR(WriteViewChanges({}, after, kLocalConsistency));
         std::lock_guard<std::mutex> lock(index_builds_mu_);
         ++building_views_[{keyspace, view}];

@@ -130,7 +130,9 @@ def test_views_agree_with_the_base_after_random_writes_a_killed_node_and_repair(
             run_rounds(sessions, [random_write(rng, p) for p in partitions], failures)
             done += n
         elapsed = time.time() - started
-        time.sleep(3.5)  # the longest TTL written (3 s) has passed: expired rows are gone from base and views alike
+        # Every TTL written (at most 3 s) has run out: expired rows are gone from base and views alike.
+        wait_until(lambda: all(k is None and v is None for k, v in
+                               read_all(s, "SELECT TTL(kind), TTL(v) FROM mvc.base")), 60, "every TTL'd cell expired")
         out = subprocess.run([BINARY, "repair", "--admin", "127.0.0.1:%d" % cluster.admin_port, "--keyspace", "mvc",
                               "--json"], capture_output=True, text=True, timeout=600)
         report = json.loads(out.stdout)

@@ -36,6 +36,13 @@ std::string Signature(const Definition& d) {
   return d.name + "(" + JoinedTypes(d.argument_types) + ")";
 }
 
+// "a, b": key columns as CQL identifiers.
+std::string ColumnNames(const std::vector<const ColumnDef*>& cols) {
+  std::string out;
+  for (const ColumnDef* c : cols) out += (out.empty() ? "" : ", ") + QuoteIdentifier(c->name);
+  return out;
+}
+
 struct Described {
   std::string keyspace, type, name, statement;
 };
@@ -115,15 +122,10 @@ std::string CreateTableCql(const TableSchema& t) {
   for (const ColumnDef& c : t.columns) {
     s += "    " + QuoteIdentifier(c.name) + " " + c.type.ToCql() + (c.kind == ColumnKind::kStatic ? " static" : "") + ",\n";
   }
-  auto names = [](const std::vector<const ColumnDef*>& cols) {
-    std::string out;
-    for (const ColumnDef* c : cols) out += (out.empty() ? "" : ", ") + QuoteIdentifier(c->name);
-    return out;
-  };
   const auto pk = t.PartitionKey();
   const auto ck = t.Clustering();
-  std::string key = pk.size() == 1 ? names(pk) : "(" + names(pk) + ")";
-  if (!ck.empty()) key += ", " + names(ck);
+  std::string key = pk.size() == 1 ? ColumnNames(pk) : "(" + ColumnNames(pk) + ")";
+  if (!ck.empty()) key += ", " + ColumnNames(ck);
   s += "    PRIMARY KEY (" + key + ")\n) WITH ";
   return s + TableOptionsCql(t);
 }
@@ -160,11 +162,6 @@ std::string TableOptionsCql(const TableSchema& t) {
 }
 
 std::string CreateViewCql(const TableSchema& t) {
-  auto names = [](const std::vector<const ColumnDef*>& cols) {
-    std::string out;
-    for (const ColumnDef* c : cols) out += (out.empty() ? "" : ", ") + QuoteIdentifier(c->name);
-    return out;
-  };
   std::string select;
   if (t.view->include_all_columns) {
     select = "*";
@@ -173,8 +170,8 @@ std::string CreateViewCql(const TableSchema& t) {
   }
   const auto pk = t.PartitionKey();
   const auto ck = t.Clustering();
-  std::string key = "(" + names(pk) + ")";
-  if (!ck.empty()) key += ", " + names(ck);
+  std::string key = "(" + ColumnNames(pk) + ")";
+  if (!ck.empty()) key += ", " + ColumnNames(ck);
   return "CREATE MATERIALIZED VIEW " + Qualified(t.keyspace, t.name) + " AS\n    SELECT " + select + "\n    FROM " +
          Qualified(t.keyspace, t.view->base_table) + "\n    WHERE " + t.view->where_clause + "\n    PRIMARY KEY (" + key +
          ")\n WITH " + TableOptionsCql(t);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "db/secondary_index.h"
+#include "types/value_compare.h"
 
 namespace tessera::cql {
 namespace {
@@ -14,12 +15,9 @@ std::string Join(const std::vector<std::string>& names) {
   return out;
 }
 
-bool ContainsDuration(const CqlType& t) {
-  if (t.kind() == TypeKind::kDuration) return true;
-  return std::any_of(t.params().begin(), t.params().end(), [](const CqlType& p) { return ContainsDuration(p); });
-}
-
-// Cassandra 4.1's checks of a view's key column.
+// Cassandra 4.1's checks of a view's key column. The checks of the whole
+// definition against its base (counters, statics, the base's key columns, at
+// most one other) are ValidateViewDefinition's, run by Database::CreateView.
 Status CheckKeyColumn(const ColumnDef& c) {
   if (c.type.IsMultiCell()) {
     if (c.type.IsCollection()) {
@@ -32,7 +30,7 @@ Status CheckKeyColumn(const ColumnDef& c) {
   if (c.type.kind() == TypeKind::kCounter) {
     return Status::InvalidArgument("counter type is not supported for PRIMARY KEY column '" + c.name + "'");
   }
-  if (ContainsDuration(c.type)) {
+  if (ReferencesDuration(c.type)) {
     return Status::InvalidArgument("duration type is not supported for PRIMARY KEY column '" + c.name + "'");
   }
   return Status::OK();
@@ -40,8 +38,6 @@ Status CheckKeyColumn(const ColumnDef& c) {
 
 Result<TableSchema> BuildViewSchema(const CreateViewStatement& s, const TableSchema& base) {
   const std::string& name = s.view.name;
-  if (base.HasCounters()) return Status::InvalidArgument("Materialized views are not supported on counter tables");
-  if (base.is_view()) return Status::InvalidArgument("Materialized views cannot be created against other materialized views");
   if (!base.index_of.empty()) {
     return Status::InvalidArgument("Cannot create a materialized view on table " + base.name +
                                    ": it holds secondary index " + base.index_of);
@@ -61,11 +57,6 @@ Result<TableSchema> BuildViewSchema(const CreateViewStatement& s, const TableSch
     const ColumnDef* def = base.FindColumn(c);
     if (!def) return Status::InvalidArgument("Undefined column name " + c + " in table " + base.keyspace + "." + base.name);
     if (std::find(selected.begin(), selected.end(), def) == selected.end()) selected.push_back(def);
-  }
-  for (const ColumnDef* c : selected) {
-    if (c->kind == ColumnKind::kStatic) {
-      return Status::InvalidArgument("Cannot include static column '" + c->name + "' in materialized view '" + name + "'");
-    }
   }
   auto is_selected = [&](const std::string& c) {
     return std::any_of(selected.begin(), selected.end(), [&](const ColumnDef* d) { return d->name == c; });
@@ -88,20 +79,6 @@ Result<TableSchema> BuildViewSchema(const CreateViewStatement& s, const TableSch
     bool same = s.clustering_order.size() == s.clustering.size();
     for (size_t i = 0; same && i < s.clustering.size(); ++i) same = s.clustering_order[i].first == s.clustering[i];
     if (!same) return Status::InvalidArgument("Clustering key columns must exactly match columns in CLUSTERING ORDER BY directive");
-  }
-  std::vector<std::string> missing, others;
-  for (const ColumnDef& c : base.columns) {
-    const bool base_key = c.kind == ColumnKind::kPartitionKey || c.kind == ColumnKind::kClustering;
-    if (base_key && !key.count(c.name)) missing.push_back(c.name);
-    if (!base_key && key.count(c.name)) others.push_back(c.name);
-  }
-  if (!missing.empty()) {
-    return Status::InvalidArgument("Cannot create materialized view '" + name + "' without primary key columns " +
-                                   Join(missing) + " from base table '" + base.name + "'");
-  }
-  if (others.size() > 1) {
-    return Status::InvalidArgument(
-        "Cannot include more than one non-primary key column in materialized view primary key (got " + Join(others) + ")");
   }
   // WHERE: IS NOT NULL on every key column (and on any other, which the row filter already implies).
   for (const std::string& c : s.not_null) {
