@@ -15,10 +15,17 @@ import urllib.error
 import urllib.request
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _free_ports(n):
+    """n distinct free ports: every socket stays bound until all are chosen,
+    so the kernel cannot hand the same port out twice."""
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 class LocalCluster:
@@ -30,11 +37,8 @@ class LocalCluster:
         self.binary = binary
         self.nodes = nodes
         self.dir = tempfile.mkdtemp(prefix="tessera_cluster_")
-        self.port = _free_port()
-        self.admin_port = _free_port()
-        self.etcd_port = _free_port()
-        self.etcd_peer_port = _free_port()
-        self.internode_port = _free_port()
+        (self.port, self.admin_port, self.etcd_port, self.etcd_peer_port,
+         self.internode_port) = _free_ports(5)
         self.server_args = list(server_args)
         self.launcher_args = list(launcher_args)  # `tessera cluster start`'s own, e.g. --authenticator
         if placement_balancer is not None and not any(
