@@ -22,20 +22,21 @@ std::string TableUuidOf(const std::string& key) {
   return uuid.ok() ? *uuid : std::string();
 }
 
-// Counts a split or merge this sync applied; false when it did not happen.
-// NotFound is a race with this node's own change (the tablet id is gone),
-// not worth a warning.
-bool Count(const Status& s, const TableSchema& table, int* n) {
-  if (s.ok()) {
-    ++*n;
-    return true;
-  }
-  if (!s.IsNotFound()) {
-    spdlog::warn("tablets: {}.{}: cannot apply a change recorded in etcd: {}", table.keyspace, table.name,
-                 s.ToString());
-  }
-  return false;
+// How a split or merge this sync tried ended.
+enum class Outcome { kDone, kRace, kFailed };
+
+// NotFound is a race with this node's own balancer (the tablet id is gone,
+// or the placement changed again): worth another look, not a warning.
+Outcome Classify(const Status& s, const TableSchema& table) {
+  if (s.ok()) return Outcome::kDone;
+  if (s.IsNotFound()) return Outcome::kRace;
+  spdlog::warn("tablets: {}.{}: cannot apply a change recorded in etcd: {}", table.keyspace, table.name,
+               s.ToString());
+  return Outcome::kFailed;
 }
+
+// Races retried per table and pass before the sync gives up until the next change.
+constexpr int kMaxRaces = 64;
 
 }  // namespace
 
@@ -52,22 +53,33 @@ TabletMapSync::~TabletMapSync() { Stop(); }
 
 Status TabletMapSync::Start() {
   TESSERA_ASSIGN_OR_RETURN(EtcdRangeResult all, etcd_->Range(kTabletsPrefix, EtcdPrefixEnd(kTabletsPrefix)));
+  bool applied = true;
   for (const auto& kv : all.kvs) {
     const std::string uuid = TableUuidOf(kv.key);
-    if (!uuid.empty()) Apply(uuid, kv.value, kv.mod_revision);
+    if (!uuid.empty()) applied = Apply(uuid, kv.value, kv.mod_revision).boundaries_applied && applied;
   }
   DropCopiesNotHeld();
-  Acknowledge(all.revision);
+  if (applied) Acknowledge(all.revision);
   watch_ = std::make_unique<EtcdWatch>(
       endpoint_, kTabletsPrefix, EtcdPrefixEnd(kTabletsPrefix), all.revision + 1,
       [this](const std::vector<EtcdWatchEvent>& events, int64_t) {
         int64_t newest = 0;
+        bool applied = true;
         for (const auto& e : events) {
           const std::string uuid = TableUuidOf(e.kv.key);
-          if (e.type == EtcdWatchEvent::Type::kPut && !uuid.empty()) Apply(uuid, e.kv.value, e.kv.mod_revision);
+          if (e.type == EtcdWatchEvent::Type::kPut && !uuid.empty()) {
+            applied = Apply(uuid, e.kv.value, e.kv.mod_revision).boundaries_applied && applied;
+          }
           newest = std::max(newest, e.kv.mod_revision);
         }
-        if (newest > 0) Acknowledge(newest);
+        // A boundary not applied here would send this node's requests for
+        // the keys past it to the replicas of the tablet before it: no
+        // migration may count on this node until it is (the next change retries).
+        if (newest > 0 && applied) Acknowledge(newest);
+        if (!applied) {
+          spdlog::warn("tablets: placement revision {} not acknowledged: a boundary it records is not applied here",
+                       newest);
+        }
       });
   watch_->Start();
   return Status::OK();
@@ -126,31 +138,35 @@ void TabletMapSync::DropCopiesNotHeld() {
   }
 }
 
-int TabletMapSync::Apply(const std::string& table_uuid, const std::string& text, int64_t revision) {
+TabletMapSync::Applied TabletMapSync::Apply(const std::string& table_uuid, const std::string& text,
+                                           int64_t revision) {
+  Applied result;
   if (Status s = placements_->Update(table_uuid, text, revision); !s.ok()) {
     spdlog::warn("tablets: placement of table {} unreadable: {}", UuidText(table_uuid), s.ToString());
-    return 0;
+    return result;
   }
   auto placement = placements_->Cached(table_uuid);
   std::shared_ptr<const TableSchema> table;
   for (const auto& t : db_->catalog().AllTables()) {
     if (t->uuid == table_uuid) table = t;
   }
-  if (!table || !placement) return 0;  // dropped, or its schema not here yet
-  int splits = 0, merges = 0;
+  if (!table || !placement) return result;  // dropped, or its schema not here yet
+  int splits = 0, merges = 0, races = 0;
   std::set<std::string> placed;  // absolute starts of the placement's tablets
   for (const TabletReplicas& p : *placement) placed.insert(AbsoluteKey(table->id, p.start));
   // Splits: a placement boundary inside one of this node's tablets. The
-  // tablets are read again after each change (ids change).
+  // tablets are read again after each change (ids change), and after a race.
   for (bool again = true; again;) {
     again = false;
     for (const TabletStatus& local : db_->Tablets(*table)) {
       auto inside = placed.upper_bound(local.start);
       if (inside == placed.end() || (!local.end.empty() && *inside >= local.end)) continue;
-      again = Count(db_->SplitTablet(*table, local.id, *inside, "split recorded in etcd by another node",
-                                                     TabletChangeOrigin::kPlacement)
-                        .status(),
-                    *table, &splits);
+      const Outcome o = Classify(db_->SplitTablet(*table, local.id, *inside, "split recorded in etcd by another node",
+                                                  TabletChangeOrigin::kPlacement)
+                                     .status(),
+                                 *table);
+      if (o == Outcome::kDone) ++splits;
+      again = o == Outcome::kDone || (o == Outcome::kRace && ++races <= kMaxRaces);
       break;
     }
   }
@@ -160,10 +176,12 @@ int TabletMapSync::Apply(const std::string& table_uuid, const std::string& text,
     const auto locals = db_->Tablets(*table);
     for (size_t i = 0; i + 1 < locals.size(); ++i) {
       if (placed.count(locals[i + 1].start)) continue;
-      again = Count(db_->MergeTablets(*table, locals[i].id, "merge recorded in etcd by another node",
-                                      TabletChangeOrigin::kPlacement)
-                        .status(),
-                    *table, &merges);
+      const Outcome o = Classify(db_->MergeTablets(*table, locals[i].id, "merge recorded in etcd by another node",
+                                                   TabletChangeOrigin::kPlacement)
+                                     .status(),
+                                 *table);
+      if (o == Outcome::kDone) ++merges;
+      again = o == Outcome::kDone || (o == Outcome::kRace && ++races <= kMaxRaces);
       break;
     }
   }
@@ -172,7 +190,22 @@ int TabletMapSync::Apply(const std::string& table_uuid, const std::string& text,
                  splits, merges);
   }
   HoldTombstonesOfMovingTablets(*table, *placement);
-  return splits + merges;
+  result.changes = splits + merges;
+  // Only a missing boundary misroutes (an extra one of this node's is a
+  // merge still to come, and both sides have the same replicas). Checked
+  // against the newest placement this node holds, which may be newer than `text`.
+  placement = placements_->Cached(table_uuid);
+  std::set<std::string> local_starts;
+  for (const TabletStatus& local : db_->Tablets(*table)) local_starts.insert(local.start);
+  for (const TabletReplicas& p : *placement) {
+    if (!local_starts.count(AbsoluteKey(table->id, p.start))) {
+      result.boundaries_applied = false;
+      spdlog::warn("tablets: {}.{}: the placement's boundary {} is not applied here yet", table->keyspace,
+                   table->name, ToHex(p.start));
+      break;
+    }
+  }
+  return result;
 }
 
 }  // namespace tessera::cluster

@@ -8,14 +8,18 @@
 // (ClusterReplicaResolver, cluster/replicated_tablet.h): checked against the
 // newest cached placement, never recorded again.
 //
-// Correctness does not wait for it: splits and merges keep the replicas, so
-// a node whose tablet spans several placement tablets, or lies within one,
-// routes to the same replicas (ReplicatedTablet::Replicas); the sync keeps
-// tablet boundaries, and so load statistics and the balancer's view, the
-// same on every node.
+// Routing depends on it only across a move: splits and merges keep the
+// replicas, so a node whose tablet spans several placement tablets, or lies
+// within one, routes to the same replicas (ReplicatedTablet routes by the
+// placement tablet holding its start) until one of those pieces moves. A
+// move waits for every live node's acknowledgement (below), which a node
+// gives only once its tablets have every boundary of the placement. Beyond
+// that the sync keeps tablet boundaries, and so load statistics and the
+// balancer's view, the same on every node.
 //
 // Migration barrier: after applying the placements of a watch event (or all
-// of them at Start) the sync drains the node's request fence (reads and
+// of them at Start), and only when every boundary they record is a boundary
+// of this node's tablets too, the sync drains the node's request fence (reads and
 // writes routed by an older placement finish) and then puts
 //   /tessera/placement_acks/<host id text> = the newest mod_revision applied
 // (decimal; FROZEN), which the migration driver (cluster/tablet_migration.h)
@@ -64,12 +68,18 @@ class TabletMapSync {
   // Applies every placement, then watches. Errors: IOError (etcd).
   Status Start();
   void Stop();
+  struct Applied {
+    int changes = 0;                 // splits and merges made here
+    bool boundaries_applied = true;  // every start of the newest placement is a start of a local tablet
+  };
   // Brings `table_uuid`'s local tablets to the boundaries of its placement
   // (`text` at etcd revision `revision`, or a newer one this node holds):
   // splits at boundaries it lacks, merges at boundaries the placement no
   // longer has. These local changes are checked against the placement, not
-  // recorded in etcd again (TabletChangeOrigin::kPlacement). Returns how many it made.
-  int Apply(const std::string& table_uuid, const std::string& text, int64_t revision);
+  // recorded in etcd again (TabletChangeOrigin::kPlacement). A change that
+  // loses a race with this node's own balancer (NotFound) is tried again on
+  // the tablets as they are then, up to 64 times.
+  Applied Apply(const std::string& table_uuid, const std::string& text, int64_t revision);
 
  private:
   // Drains the request fence, then acknowledges `revision` in etcd.
