@@ -22,13 +22,11 @@
 
 #include "common/status.h"
 #include "storage/storage_engine.h"
+#include "tablets/replica.h"
 
 namespace tessera::cluster {
 
-struct KeyWindow {
-  std::vector<std::pair<std::string, std::string>> entries;  // absolute keys, in the fetch's direction
-  bool more = false;  // keys may follow the last entry in that direction
-};
+using tessera::KeyWindow;  // tablets/replica.h: absolute keys, in the fetch's direction
 
 struct WindowRequest {
   std::string from;          // absolute key

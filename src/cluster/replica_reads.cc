@@ -4,6 +4,7 @@
 
 #include "common/bytes.h"
 #include "keys/storage_key.h"
+#include "tablets/replica.h"
 
 namespace tessera::cluster {
 
@@ -25,29 +26,15 @@ std::string AbsoluteEnd(uint32_t table_id, const std::string& relative_end) {
 }
 
 Result<RangeBatch> ReadRangeLocal(StorageEngine* engine, uint32_t table_id, const RangeQuery& q) {
-  const std::string lower = AbsoluteKey(table_id, q.lower);
-  const std::string upper = AbsoluteEnd(table_id, q.upper);
-  const std::string from = AbsoluteKey(table_id, q.from);
-  auto it = engine->NewIterator(lower, upper);
-  if (!q.reverse) {
-    it->Seek(from);
-    if (!q.from_inclusive && it->Valid() && it->key() == from) it->Next();
-  } else if (q.from_end) {
-    it->SeekToLast();
-  } else {
-    it->SeekForPrev(from);
-    if (!q.from_inclusive && it->Valid() && it->key() == from) it->Prev();
-  }
-  RangeBatch batch;
-  for (; it->Valid(); q.reverse ? it->Prev() : it->Next()) {
-    if (batch.entries.size() >= q.limit) {
-      batch.more = true;
-      break;
-    }
-    batch.entries.emplace_back(std::string(it->key().substr(4)), std::string(it->value()));
-  }
-  TESSERA_RETURN_IF_ERROR(it->status());
-  return batch;
+  KeyWindowRead read;
+  read.from = AbsoluteKey(table_id, q.from);
+  read.from_inclusive = q.from_inclusive;
+  read.reverse = q.reverse;
+  read.from_end = q.from_end;
+  read.limit = q.limit;
+  auto it = engine->NewIterator(AbsoluteKey(table_id, q.lower), AbsoluteEnd(table_id, q.upper));
+  TESSERA_ASSIGN_OR_RETURN(KeyWindow window, ReadWindowFrom(it.get(), read, /*strip_key_bytes=*/4));
+  return RangeBatch{std::move(window.entries), window.more};
 }
 
 std::string ValueDigest(std::string_view value) {

@@ -278,6 +278,13 @@ Result<std::optional<PaxosRound>> ReplicatedTablet::BeginPaxos(std::string_view 
   return std::optional<PaxosRound>(std::move(round));
 }
 
+Result<std::unique_ptr<ReplicatedTablet::ReadReplicaSet>> ReplicatedTablet::PlanRead(ConsistencyLevel level) {
+  auto set = std::make_unique<ReadReplicaSet>();
+  TESSERA_ASSIGN_OR_RETURN(set->all, Targets());
+  TESSERA_ASSIGN_OR_RETURN(set->asked, ChooseReadTargets(set->all, level, &set->plan));
+  return set;
+}
+
 Result<std::vector<const ReplicatedTablet::Target*>> ReplicatedTablet::ChooseReadTargets(
     const std::vector<Target>& targets, ConsistencyLevel level, ConsistencyPlan* plan) {
   std::vector<ReplicaTarget> infos;
@@ -438,29 +445,10 @@ Result<std::vector<T>> ReplicatedTablet::AskAll(std::vector<const Target*>* aske
   return answers;
 }
 
-Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query, const RequestConsistency& consistency) {
-  // Held until answered (as a write's): cleanup waits for reads routed to
-  // the leaving replica (PlacementFence).
-  PlacementFence::RequestGuard fence(&services_->placement_fence);
-  TESSERA_ASSIGN_OR_RETURN(std::vector<Target> targets, Targets());
-  CountCoordinated(targets);
-  ConsistencyPlan plan;
-  TESSERA_ASSIGN_OR_RETURN(std::vector<const Target*> asked, ChooseReadTargets(targets, consistency.level, &plan));
-  TESSERA_ASSIGN_OR_RETURN(
-      std::vector<RangeBatch> batches,
-      AskAll<RangeBatch>(
-          &asked, plan, consistency,
-          [&](const std::string& endpoint, std::function<void(Result<RangeBatch>)> done) {
-            services_->client->ReadRange(endpoint, query, services_->read_timeout_micros, consistency.trace,
-                                         std::move(done));
-          },
-          [&] {
-            services_->db->CountReplicaRequest(table_->id, start_, /*write=*/false);
-            return ReadRangeLocal(services_->db->engine(), table_->id, query);
-          }));
+Result<KeyWindow> ReconcileRangeAnswers(uint32_t table_id, bool reverse, const std::vector<RangeBatch>& batches,
+                                        std::vector<WriteSet>* repairs) {
   // Every replica's answer is complete up to the horizon: the nearest last
   // key among the answers the limit cut short.
-  const bool reverse = query.reverse;
   std::optional<std::string> horizon;
   bool more = false;
   for (const auto& b : batches) {
@@ -480,13 +468,13 @@ Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query, const Re
   }
   KeyWindow window;
   window.more = more;
-  std::vector<WriteSet> repairs(asked.size());
+  repairs->assign(batches.size(), WriteSet());
   auto add = [&](const std::string& key, std::vector<const std::string*>& values) -> Status {
     TESSERA_ASSIGN_OR_RETURN(std::string value, Reconcile(values));
     for (size_t i = 0; i < values.size(); ++i) {
-      if (!values[i] || *values[i] != value) repairs[i].Merge(key, value);
+      if (!values[i] || *values[i] != value) (*repairs)[i].Merge(key, value);
     }
-    window.entries.emplace_back(AbsoluteKey(table_->id, key), std::move(value));
+    window.entries.emplace_back(AbsoluteKey(table_id, key), std::move(value));
     return Status::OK();
   };
   if (reverse) {
@@ -494,6 +482,30 @@ Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query, const Re
   } else {
     for (auto& [k, values] : keys) TESSERA_RETURN_IF_ERROR(add(k, values));
   }
+  return window;
+}
+
+Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query, const RequestConsistency& consistency) {
+  // Held until answered (as a write's): cleanup waits for reads routed to
+  // the leaving replica (PlacementFence).
+  PlacementFence::RequestGuard fence(&services_->placement_fence);
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ReadReplicaSet> read, PlanRead(consistency.level));
+  CountCoordinated(read->all);
+  std::vector<const Target*>& asked = read->asked;
+  TESSERA_ASSIGN_OR_RETURN(
+      std::vector<RangeBatch> batches,
+      AskAll<RangeBatch>(
+          &asked, read->plan, consistency,
+          [&](const std::string& endpoint, std::function<void(Result<RangeBatch>)> done) {
+            services_->client->ReadRange(endpoint, query, services_->read_timeout_micros, consistency.trace,
+                                         std::move(done));
+          },
+          [&] {
+            services_->db->CountReplicaRequest(table_->id, start_, /*write=*/false);
+            return ReadRangeLocal(services_->db->engine(), table_->id, query);
+          }));
+  std::vector<WriteSet> repairs;
+  TESSERA_ASSIGN_OR_RETURN(KeyWindow window, ReconcileRangeAnswers(table_->id, query.reverse, batches, &repairs));
   TESSERA_RETURN_IF_ERROR(Repair(asked, repairs, consistency));
   return window;
 }
@@ -522,13 +534,9 @@ void ReplicatedTablet::MultiGet(const std::vector<std::string_view>& keys, std::
 std::unique_ptr<KvIterator> ReplicatedTablet::NewIterator(std::string lower, std::string upper,
                                                           const RequestConsistency& consistency) {
   // One replica and it is this node: the storage iterator itself.
-  auto targets = Targets();
-  if (targets.ok()) {
-    ConsistencyPlan plan;
-    auto asked = ChooseReadTargets(*targets, consistency.level, &plan);
-    if (asked.ok() && asked->size() == 1 && asked->front()->info.local) {
-      return services_->db->engine()->NewIterator(std::move(lower), std::move(upper));
-    }
+  auto read = PlanRead(consistency.level);
+  if (read.ok() && (*read)->asked.size() == 1 && (*read)->asked.front()->info.local) {
+    return services_->db->engine()->NewIterator(std::move(lower), std::move(upper));
   }
   RangeQuery base;
   base.table_uuid = table_->uuid;

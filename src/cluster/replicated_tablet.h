@@ -180,6 +180,11 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
                      MultiGetDone done) override;
   std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper,
                                           const RequestConsistency& consistency) override;
+  // One window, as one step of NewIterator's reads (data from every replica
+  // asked, reconciled, read repair before the answer), answered from the
+  // thread that completes it, with the key reads' speculative retry.
+  // REQUIRES: the tablet is owned by a shared_ptr (the resolver makes it so).
+  void ReadWindowAsync(const KeyWindowRead& read, const RequestConsistency& consistency, WindowDone done) override;
   // This node's share only (its local storage).
   uint64_t ApproximateSize(std::string_view begin, std::string_view end, bool include_memtables = true) override;
 
@@ -277,6 +282,14 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
   Status ApplyThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency);
   // Every replica a read at `level` may ask, after the Unavailable check:
   // this node first, then by ReplicaLatency; `plan` gets the level's needs.
+  // A read's replicas: every target of the tablet and those a read at a
+  // level asks first (ChooseReadTargets), with the level's plan.
+  struct ReadReplicaSet {
+    std::vector<Target> all;
+    std::vector<const Target*> asked;  // into `all`
+    ConsistencyPlan plan;
+  };
+  Result<std::unique_ptr<ReadReplicaSet>> PlanRead(ConsistencyLevel level);
   Result<std::vector<const Target*>> ChooseReadTargets(const std::vector<Target>& targets, ConsistencyLevel level,
                                                        ConsistencyPlan* plan);
 

@@ -273,14 +273,12 @@ void ReplicatedTablet::ReadKeysAsync(std::vector<std::string> keys, const Reques
                                      KeysDone done) {
   // Held until answered, as a write holds it.
   auto fence = std::make_shared<PlacementFence::RequestGuard>(&services_->placement_fence);
-  auto targets = Targets();
-  if (!targets.ok()) return done(targets.status());
-  ConsistencyPlan plan;
-  auto asked = ChooseReadTargets(*targets, consistency.level, &plan);
-  if (!asked.ok()) return done(asked.status());
+  auto read = PlanRead(consistency.level);
+  if (!read.ok()) return done(read.status());
+  const ConsistencyPlan& plan = (*read)->plan;
   // One replica alone (ONE, or RF 1): its data, as a full read asks.
   if (plan.block_for <= 1) return ReadKeysInFullAsync(std::move(keys), consistency, /*counted=*/false, std::move(done));
-  CountCoordinated(*targets);
+  CountCoordinated((*read)->all);
   auto self = shared_from_this();
   auto shared_keys = std::make_shared<const std::vector<std::string>>(std::move(keys));
   const size_t block_for = static_cast<size_t>(plan.block_for);
@@ -311,7 +309,7 @@ void ReplicatedTablet::ReadKeysAsync(std::vector<std::string> keys, const Reques
     if (consistency.trace) TraceStep(consistency, "Digest mismatch: reading data from every replica asked");
     self->ReadKeysInFullAsync(*shared_keys, consistency, /*counted=*/true, done);
   };
-  std::make_shared<ParallelAsk<KeysAnswer>>(services_, PeersOf(*asked), plan, SpeculativeThresholdMicros(),
+  std::make_shared<ParallelAsk<KeysAnswer>>(services_, PeersOf((*read)->asked), plan, SpeculativeThresholdMicros(),
                                             consistency, std::move(ask), std::move(finished))
       ->Start();
 }
@@ -319,12 +317,9 @@ void ReplicatedTablet::ReadKeysAsync(std::vector<std::string> keys, const Reques
 void ReplicatedTablet::ReadKeysInFullAsync(std::vector<std::string> keys, const RequestConsistency& consistency,
                                            bool counted, KeysDone done) {
   auto fence = std::make_shared<PlacementFence::RequestGuard>(&services_->placement_fence);
-  auto targets = Targets();
-  if (!targets.ok()) return done(targets.status());
-  if (!counted) CountCoordinated(*targets);
-  ConsistencyPlan plan;
-  auto asked = ChooseReadTargets(*targets, consistency.level, &plan);
-  if (!asked.ok()) return done(asked.status());
+  auto read = PlanRead(consistency.level);
+  if (!read.ok()) return done(read.status());
+  if (!counted) CountCoordinated((*read)->all);
   auto self = shared_from_this();
   auto shared_keys = std::make_shared<const std::vector<std::string>>(std::move(keys));
   AskPeer<Values> ask = [self, shared_keys, trace = consistency.trace](const Peer& peer, size_t, int64_t timeout,
@@ -348,8 +343,56 @@ void ReplicatedTablet::ReadKeysInFullAsync(std::vector<std::string> keys, const 
       done(std::move(*out));
     });
   };
-  std::make_shared<ParallelAsk<Values>>(services_, PeersOf(*asked), plan, SpeculativeThresholdMicros(), consistency,
-                                        std::move(ask), std::move(finished))
+  std::make_shared<ParallelAsk<Values>>(services_, PeersOf((*read)->asked), (*read)->plan,
+                                        SpeculativeThresholdMicros(), consistency, std::move(ask), std::move(finished))
+      ->Start();
+}
+
+void ReplicatedTablet::ReadWindowAsync(const KeyWindowRead& read, const RequestConsistency& consistency,
+                                       WindowDone done) {
+  // Held until answered, as a write holds it.
+  auto fence = std::make_shared<PlacementFence::RequestGuard>(&services_->placement_fence);
+  auto replicas = PlanRead(consistency.level);
+  if (!replicas.ok()) return done(replicas.status());
+  const std::vector<const Target*>& asked = (*replicas)->asked;
+  if (asked.size() == 1 && asked.front()->info.local) {  // this node alone: its storage, as NewIterator
+    auto it = services_->db->engine()->NewIterator(read.lower, read.upper);
+    return done(ReadWindowFrom(it.get(), read));
+  }
+  CountCoordinated((*replicas)->all);
+  auto query = std::make_shared<RangeQuery>();
+  query->table_uuid = table_->uuid;
+  query->lower = RelativeKey(table_->id, read.lower).value_or(std::string());
+  query->upper = read.upper.empty() ? std::string() : RelativeKey(table_->id, read.upper).value_or(std::string());
+  query->from = RelativeKey(table_->id, read.from).value_or(std::string());
+  query->from_inclusive = read.from_inclusive;
+  query->reverse = read.reverse;
+  query->from_end = read.from_end;
+  query->limit = read.limit;
+  auto self = shared_from_this();
+  // Data from every replica asked, as a range read's window (ReadWindow).
+  AskPeer<RangeBatch> ask = [self, query, trace = consistency.trace](const Peer& peer, size_t, int64_t timeout,
+                                                                    std::function<void(Result<RangeBatch>)> answered) {
+    if (peer.info.local) {
+      self->services_->db->CountReplicaRequest(self->table_->id, self->start_, /*write=*/false);
+      return answered(ReadRangeLocal(self->services_->db->engine(), self->table_->id, *query));
+    }
+    self->services_->client->ReadRange(peer.endpoint, *query, timeout, trace, std::move(answered));
+  };
+  AskedDone<RangeBatch> finished = [self, fence, query, consistency, done = std::move(done)](
+                                       Result<std::vector<RangeBatch>> answers, std::vector<Peer> asked) {
+    if (!answers.ok()) return done(answers.status());
+    std::vector<WriteSet> repairs;
+    auto window = ReconcileRangeAnswers(self->table_->id, query->reverse, *answers, &repairs);
+    if (!window.ok()) return done(window.status());
+    auto out = std::make_shared<KeyWindow>(std::move(window).value());
+    RepairAsync(self->services_, self->table_, asked, repairs, consistency, [out, fence, done](Status repaired) {
+      if (!repaired.ok()) return done(repaired);
+      done(std::move(*out));
+    });
+  };
+  std::make_shared<ParallelAsk<RangeBatch>>(services_, PeersOf(asked), (*replicas)->plan, SpeculativeThresholdMicros(),
+                                            consistency, std::move(ask), std::move(finished))
       ->Start();
 }
 

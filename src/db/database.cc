@@ -358,6 +358,19 @@ void Database::ReadRowAsync(const std::shared_ptr<const TableSchema>& table, con
                         });
 }
 
+void Database::ReadSliceAsync(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& pk,
+                              const SliceRequest& request, const RequestConsistency& consistency, SliceDone done) {
+  if (!TabletsOf(table->id)) return done(Status::NotFound("table " + table->name + " was dropped"));
+  Status held = HitReadFailpoint(*table);
+  if (!held.ok()) return done(held);
+  tessera::ReadSliceAsync(MakeReadContext(CurrentLayout(table), consistency), pk, request,
+                          [metrics = MetricsOf(table->id), start = SteadyMicros(),
+                           done = std::move(done)](Result<SliceResult> slice) {
+                            metrics->read_latency.Record(SteadyMicros() - start);
+                            done(std::move(slice));
+                          });
+}
+
 Result<SliceResult> Database::ReadSlice(const std::shared_ptr<const TableSchema>& table,
                                         const std::vector<std::string>& pk, const SliceRequest& request,
                                         const RequestConsistency& consistency) {

@@ -320,6 +320,10 @@ class Database {
   Result<SliceResult> ReadSlice(const std::shared_ptr<const TableSchema>& table,
                                 const std::vector<std::string>& partition_key, const SliceRequest& request,
                                 const RequestConsistency& consistency = kLocalConsistency);
+  // As ReadSlice, answering through `done` (db/reader.h ReadSliceAsync).
+  // REQUIRES: this Database outlives the answer (as ReadRowAsync).
+  void ReadSliceAsync(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& partition_key,
+                      const SliceRequest& request, const RequestConsistency& consistency, SliceDone done);
   Result<RangeResult> ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request,
                                 const RequestConsistency& consistency = kLocalConsistency);
   // Prepares a Paxos round on the replicas of one partition (Replica::BeginPaxos):

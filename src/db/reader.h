@@ -129,6 +129,16 @@ void ReadRowAsync(const ReadContext& ctx, const std::vector<std::string>& partit
                   const std::vector<std::string>& clustering, RowDone done);
 Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::string>& partition_key,
                               const SliceRequest& request);
+// As ReadSlice, answering through `done` exactly once, on this thread or on
+// the thread a tablet replica answers on (Replica::ReadWindowAsync,
+// MultiGetAsync; db/slice_read_async.cc): the partition header and the
+// first window of rows are asked together, and no window asks for more keys
+// than the rows still wanted. Tables with static columns or partition
+// buckets read here, as ReadSlice. REQUIRES: what ctx.tablets() and the
+// replicas use outlives the answer.
+using SliceDone = std::function<void(Result<SliceResult>)>;
+void ReadSliceAsync(const ReadContext& ctx, const std::vector<std::string>& partition_key,
+                    const SliceRequest& request, SliceDone done);
 Result<RangeResult> ScanRange(const ReadContext& ctx, const RangeRequest& request);
 // ScanRange over storage keys as they are (physical keys and cursors, no fan-out).
 Result<RangeResult> ScanStorageRange(const ReadContext& ctx, const RangeRequest& request);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 
 #include "tablets/replica.h"
@@ -37,6 +38,34 @@ std::unique_ptr<KvIterator> LocalReplica::NewIterator(std::string lower, std::st
                                                       const RequestConsistency& consistency) {
   if (consistency.trace) consistency.trace->Event("Scanning a key range of the local store");
   return engine_->NewIterator(std::move(lower), std::move(upper));
+}
+
+Result<KeyWindow> ReadWindowFrom(KvIterator* it, const KeyWindowRead& read, size_t strip_key_bytes) {
+  if (!read.reverse) {
+    it->Seek(read.from);
+    if (!read.from_inclusive && it->Valid() && it->key() == read.from) it->Next();
+  } else if (read.from_end) {
+    it->SeekToLast();
+  } else {
+    it->SeekForPrev(read.from);
+    if (!read.from_inclusive && it->Valid() && it->key() == read.from) it->Prev();
+  }
+  KeyWindow window;
+  for (; it->Valid(); read.reverse ? it->Prev() : it->Next()) {
+    if (window.entries.size() >= read.limit) {
+      window.more = true;
+      break;
+    }
+    window.entries.emplace_back(std::string(it->key().substr(std::min(strip_key_bytes, it->key().size()))),
+                                std::string(it->value()));
+  }
+  TESSERA_RETURN_IF_ERROR(it->status());
+  return window;
+}
+
+void Replica::ReadWindowAsync(const KeyWindowRead& read, const RequestConsistency& consistency, WindowDone done) {
+  auto it = NewIterator(read.lower, read.upper, consistency);
+  done(ReadWindowFrom(it.get(), read));
 }
 
 uint64_t LocalReplica::ApproximateSize(std::string_view begin, std::string_view end, bool include_memtables) {

@@ -25,6 +25,31 @@
 
 namespace tessera {
 
+// One window of a range read: up to `limit` keys of [lower, upper) (absolute
+// storage keys; empty upper: unbounded) starting at `from` in the read's
+// direction. Follows a replicated tablet's range-read step (issue 28 item 2).
+struct KeyWindowRead {
+  std::string lower, upper;
+  std::string from;          // within [lower, upper)
+  bool from_inclusive = true;
+  bool reverse = false;      // descending from `from`
+  bool from_end = false;     // reverse only: from `upper` down (`from` ignored)
+  uint32_t limit = 512;      // keys, >= 1
+};
+
+// A window's keys, complete for its stretch: every key between its first
+// entry and its last (or the range's end when `more` is false) is in it.
+struct KeyWindow {
+  std::vector<std::pair<std::string, std::string>> entries;  // absolute keys, in the read's direction
+  bool more = false;  // keys may follow the last entry in that direction
+};
+
+// Reads one window from `it`, an iterator already bounded to the read's
+// [lower, upper): seeks to `read.from` (or the end) and takes up to
+// read.limit keys, each with its first `strip_key_bytes` bytes removed (4:
+// table-relative keys). Errors: the iterator's status.
+Result<KeyWindow> ReadWindowFrom(KvIterator* it, const KeyWindowRead& read, size_t strip_key_bytes = 0);
+
 class Replica {
  public:
   virtual ~Replica() = default;
@@ -61,6 +86,14 @@ class Replica {
   // Iterates [lower, upper) on a snapshot taken now.
   virtual std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper,
                                                   const RequestConsistency& consistency) = 0;
+  // One window of a range read (KeyWindowRead), answered through `done`
+  // exactly once, on this thread or on the thread a replica's answer (or a
+  // speculative retry's timer) arrives on: the caller's thread never waits
+  // for another node (issue 28 item 1, for slices). The default reads it
+  // here through NewIterator. Errors: those of the iterator; a replicated
+  // tablet's Unavailable, ReadTimeout.
+  using WindowDone = std::function<void(Result<KeyWindow>)>;
+  virtual void ReadWindowAsync(const KeyWindowRead& read, const RequestConsistency& consistency, WindowDone done);
   // Approximate bytes stored in [begin, end); with `include_memtables`
   // false, only what has been flushed (RocksDB's memtable estimate is coarse
   // for small ranges before RocksDB 9.8).

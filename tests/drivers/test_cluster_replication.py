@@ -428,6 +428,14 @@ def test_stopped_replica_gives_write_and_read_timeouts(slow_cluster):
         d.shutdown()
 
 
+def slow_keyspace_session(cluster):
+    """A driver and session on node 1 of `cluster`, keyspace slow (RF 2) made."""
+    d, s = node_session(cluster, 1)
+    s.execute("CREATE KEYSPACE IF NOT EXISTS slow WITH replication = "
+              "{'class': 'SimpleStrategy', 'replication_factor': 2}")
+    return d, s
+
+
 def answered_behind_a_stopped_replica(cluster, at_all, at_one, timeout_code, what):
     # Issue 28, item 1: a coordinator does not wait for replicas on a thread.
     # One raw connection to node 1; node 2 stopped. The statements of `at_all`
@@ -469,10 +477,8 @@ def answered_behind_a_stopped_replica(cluster, at_all, at_one, timeout_code, wha
 
 
 def test_writes_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinator(slow_cluster):
-    d, s = node_session(slow_cluster, 1)
+    d, s = slow_keyspace_session(slow_cluster)
     try:
-        s.execute("CREATE KEYSPACE IF NOT EXISTS slow WITH replication = "
-                  "{'class': 'SimpleStrategy', 'replication_factor': 2}")
         s.execute("CREATE TABLE IF NOT EXISTS slow.held (k int PRIMARY KEY, v int)")
         run(s, "INSERT INTO slow.held (k, v) VALUES (0, 0)", cl=ALL)
     finally:
@@ -482,13 +488,83 @@ def test_writes_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinato
         ["INSERT INTO slow.held (k, v) VALUES (%d, 2)" % k for k in range(41, 201)], 0x1100, "writes")
 
 
+def test_slices_read_through_replicas_return_what_a_single_store_would(slow_cluster):
+    # Issue 28 item 1 for slices: a SELECT of one partition's slice reads
+    # its windows without a thread (Database::ReadSliceAsync). Shapes that
+    # take several windows and skip dead rows: bounds both ways, DESC, LIMIT
+    # below and above the live rows, pages of 7, deleted rows and a deleted
+    # range between live ones, expiring cells; each against the rows
+    # computed here, at every level.
+    d, s = slow_keyspace_session(slow_cluster)
+    try:
+        s.execute("CREATE TABLE IF NOT EXISTS slow.slices (k int, c int, v int, PRIMARY KEY (k, c))")
+        insert = s.prepare("INSERT INTO slow.slices (k, c, v) VALUES (?, ?, ?)")
+        insert.consistency_level = ALL
+        for k in (1, 2):
+            for c in range(300):
+                s.execute(insert, (k, c, 1000 * k + c))
+        live = {k: {c: 1000 * k + c for c in range(300)} for k in (1, 2)}
+        for c in range(0, 300, 3):  # every third row deleted
+            run(s, "DELETE FROM slow.slices WHERE k = 1 AND c = %d" % c, cl=ALL)
+            del live[1][c]
+        run(s, "DELETE FROM slow.slices WHERE k = 1 AND c >= 100 AND c < 250", cl=ALL)  # a range tombstone
+        for c in range(100, 250):
+            live[1].pop(c, None)
+        shapes = [("", lambda c: True), ("AND c >= 40", lambda c: c >= 40), ("AND c < 120", lambda c: c < 120),
+                  ("AND c > 90 AND c <= 260", lambda c: 90 < c <= 260)]
+        checked = 0
+        for k in (1, 2):
+            for where, keep in shapes:
+                for order in ("", " ORDER BY c DESC"):
+                    for limit in (None, 1, 10, 77, 1000):
+                        expected = sorted((c for c in live[k] if keep(c)), reverse=bool(order))
+                        if limit is not None:
+                            expected = expected[:limit]
+                        cql = "SELECT c, v FROM slow.slices WHERE k = %d %s%s%s" % (
+                            k, where, order, "" if limit is None else " LIMIT %d" % limit)
+                        for cl, fetch in ((ONE, None), (Q, 7), (ALL, None)):
+                            got = [(r.c, r.v) for r in run(s, cql, cl=cl, fetch_size=fetch)]
+                            assert got == [(c, live[k][c]) for c in expected], (cql, cl, fetch)
+                            checked += 1
+        # A cell that expires is gone from the slice (its row too, having no other live cell).
+        run(s, "INSERT INTO slow.slices (k, c, v) VALUES (3, 1, 1) USING TTL 1", cl=ALL)
+        run(s, "INSERT INTO slow.slices (k, c, v) VALUES (3, 2, 2)", cl=ALL)
+        wait_until(lambda: [r.c for r in run(s, "SELECT c FROM slow.slices WHERE k = 3", cl=ALL)] == [2], 30,
+                   "the expiring row to go")
+        print("%d slice reads through 2 replicas matched" % checked)
+    finally:
+        d.shutdown()
+
+
+def test_slices_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinator(slow_cluster):
+    # The same for slices of one partition: the ONE slices (newest three of
+    # five rows) are answered from node 1's replica while 40 at ALL wait.
+    d, s = slow_keyspace_session(slow_cluster)
+    try:
+        s.execute("CREATE TABLE IF NOT EXISTS slow.slice_held (k int, c int, v int, PRIMARY KEY (k, c))")
+        insert = s.prepare("INSERT INTO slow.slice_held (k, c, v) VALUES (?, ?, ?)")
+        insert.consistency_level = ALL
+        for k in range(1, 201):
+            for c in range(5):
+                s.execute(insert, (k, c, 10 * k + c))
+    finally:
+        d.shutdown()
+    one = answered_behind_a_stopped_replica(
+        slow_cluster, ["SELECT c, v FROM slow.slice_held WHERE k = %d AND c >= 1" % k for k in range(1, 41)],
+        ["SELECT c, v FROM slow.slice_held WHERE k = %d AND c >= 1 ORDER BY c DESC LIMIT 3" % k
+         for k in range(41, 201)], 0x1200, "slices")
+    # Each a Rows result (kind 2) of 3 rows ending with c = 2: [int 4][int 2][int 4][int 10k + 2].
+    for stream, _, body, _ in one:
+        assert struct.unpack(">i", body[:4])[0] == 2, stream
+        assert body[-16:] == struct.pack(">iiii", 4, 2, 4, 10 * stream + 2), stream
+        assert struct.unpack(">i", body[-52:-48])[0] == 3, stream  # the row count, before 3 rows of 16 bytes
+
+
 def test_reads_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinator(slow_cluster):
     # For reads: a SELECT of one row answers from the thread of the replica
     # answer that completes it; the ONE reads are answered from node 1's replica.
-    d, s = node_session(slow_cluster, 1)
+    d, s = slow_keyspace_session(slow_cluster)
     try:
-        s.execute("CREATE KEYSPACE IF NOT EXISTS slow WITH replication = "
-                  "{'class': 'SimpleStrategy', 'replication_factor': 2}")
         s.execute("CREATE TABLE IF NOT EXISTS slow.read_held (k int PRIMARY KEY, v int)")
         insert = s.prepare("INSERT INTO slow.read_held (k, v) VALUES (?, ?)")
         insert.consistency_level = ALL

@@ -332,15 +332,16 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
     ctx.functions = user_functions();
     // On a cluster, a row read need not hold this thread while replicas
     // answer. SERIAL reads run their Paxos round first: not twice.
-    DeferredRowRead row_read;
+    DeferredRead deferred;
     const bool serial = consistency.level == ConsistencyLevel::kSerial ||
                         consistency.level == ConsistencyLevel::kLocalSerial;
-    if (cluster_ && later && *later && !serial) {
-      ctx.row_read = &row_read;
-      ctx.defer_row_read = true;
+    // GROUP BY reads in chunks: its second run would read again.
+    if (cluster_ && later && *later && !serial && sel->group_by.empty()) {
+      ctx.deferred = &deferred;
+      ctx.defer_read = true;
     }
     auto rs = ExecuteSelect(*db_, &system_tables_, *sel, ctx);
-    if (row_read.table) return SelectAfterRowRead(*sel, ctx, std::move(row_read), params, later);
+    if (deferred.table) return SelectAfterDeferredRead(*sel, ctx, std::move(deferred), params, later);
     return SelectReply(rs, params.consistency, params.skip_metadata);
   }
   if (ConditionalWrites::IsConditional(s)) {
@@ -563,40 +564,52 @@ Reply QueryProcessor::SelectReply(const ::tessera::Result<ResultSet>& rs, Consis
   return Reply{Opcode::kResult, EncodeRows(*rs, skip_metadata), rs->warnings};
 }
 
-std::optional<Reply> QueryProcessor::SelectAfterRowRead(const SelectStatement& sel, const SelectContext& ctx,
-                                                        DeferredRowRead row_read, const QueryParameters& params,
+std::optional<Reply> QueryProcessor::SelectAfterDeferredRead(const SelectStatement& sel, const SelectContext& ctx,
+                                                        DeferredRead deferred, const QueryParameters& params,
                                                         ReplyDone* later) {
   // What the second run needs, copied: the request's bytes go once this returns.
   struct Second {
     SelectStatement statement;
     std::vector<WireValue> values;
     SelectContext ctx;
-    DeferredRowRead row_read;
+    DeferredRead deferred;
   };
-  auto second = std::make_shared<Second>(Second{sel, *ctx.bind.values, ctx, std::move(row_read)});
+  auto second = std::make_shared<Second>(Second{sel, *ctx.bind.values, ctx, std::move(deferred)});
   second->ctx.bind.values = &second->values;
-  second->ctx.row_read = &second->row_read;
-  second->ctx.defer_row_read = false;
-  const DeferredRowRead& r = second->row_read;
+  second->ctx.deferred = &second->deferred;
+  second->ctx.defer_read = false;
+  const DeferredRead& r = second->deferred;
   // The reply is called once the processor's node has drained its replicas'
   // answers at the latest, while this processor still exists (Node::Stop).
+  // Runs the statement again once the read's outcome is in the slot.
+  auto run_again = [this, second, consistency = params.consistency, skip_metadata = params.skip_metadata,
+                    reply = std::exchange(*later, nullptr)] {
+    second->ctx.bind.rng = &ThreadRandom();  // this thread's, not the request thread's
+    Reply answer;
+    try {
+      answer = SelectReply(ExecuteSelect(*db_, &system_tables_, second->statement, second->ctx), consistency,
+                           skip_metadata);
+    } catch (const std::exception& e) {
+      spdlog::error("a SELECT failed with an exception after its deferred read: {}", e.what());
+      answer = ServerError(std::string("internal error: ") + e.what());
+    } catch (...) {
+      spdlog::error("a SELECT failed with an unknown exception after its deferred read");
+      answer = ServerError("internal error");
+    }
+    reply(std::move(answer));
+  };
+  if (r.slice) {
+    db_->ReadSliceAsync(r.table, r.partition_key, *r.slice, ctx.consistency,
+                        [second, run_again = std::move(run_again)](::tessera::Result<SliceResult> slice) {
+                          second->deferred.slice_result = std::move(slice);
+                          run_again();
+                        });
+    return std::nullopt;
+  }
   db_->ReadRowAsync(r.table, r.partition_key, r.clustering, ctx.consistency,
-                    [this, second, consistency = params.consistency, skip_metadata = params.skip_metadata,
-                     reply = std::exchange(*later, nullptr)](::tessera::Result<std::optional<RowResult>> row) {
-                      second->row_read.row = std::move(row);
-                      second->ctx.bind.rng = &ThreadRandom();  // this thread's, not the request thread's
-                      Reply answer;
-                      try {
-                        answer = SelectReply(ExecuteSelect(*db_, &system_tables_, second->statement, second->ctx),
-                                             consistency, skip_metadata);
-                      } catch (const std::exception& e) {
-                        spdlog::error("a SELECT failed with an exception after its row read: {}", e.what());
-                        answer = ServerError(std::string("internal error: ") + e.what());
-                      } catch (...) {
-                        spdlog::error("a SELECT failed with an unknown exception after its row read");
-                        answer = ServerError("internal error");
-                      }
-                      reply(std::move(answer));
+                    [second, run_again = std::move(run_again)](::tessera::Result<std::optional<RowResult>> row) {
+                      second->deferred.row = std::move(row);
+                      run_again();
                     });
   return std::nullopt;
 }

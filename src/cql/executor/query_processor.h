@@ -60,8 +60,9 @@ class QueryProcessor : public RequestProcessor {
   Reply Process(ConnectionState& connection, const Request& request, RequestFlags flags) override;
   // INSERT, UPDATE, DELETE and BATCH without conditions answer when their
   // replicas do (Database::ApplyBatchAsync); on a cluster node, so does a
-  // SELECT's first read of one whole row (DeferredRowRead,
-  // Database::ReadRowAsync) unless at SERIAL; everything else as Process.
+  // SELECT whose one read is a whole row or one partition's slice
+  // (DeferredRead; Database::ReadRowAsync, ReadSliceAsync) unless at SERIAL
+  // or with GROUP BY; everything else as Process.
   void ProcessAsync(ConnectionState& connection, const Request& request, RequestFlags flags,
                     std::function<void(Reply)> done) override;
   std::string Authenticator() const override;
@@ -154,11 +155,12 @@ class QueryProcessor : public RequestProcessor {
   // A SELECT's reply: its rows, or its error (ReadFailure for too many
   // tombstones; `consistency` is the request's, as on the wire).
   Reply SelectReply(const ::tessera::Result<ResultSet>& rs, Consistency consistency, bool skip_metadata) const;
-  // The second run of a SELECT whose row read `ctx` deferred (`row_read`):
-  // reads the row without holding this thread, then runs `sel` again with
-  // it and answers through `later` (nullopt).
-  std::optional<Reply> SelectAfterRowRead(const SelectStatement& sel, const SelectContext& ctx,
-                                          DeferredRowRead row_read, const QueryParameters& params, ReplyDone* later);
+  // The second run of a SELECT whose row or slice read `ctx` deferred
+  // (`deferred`): reads it without holding this thread, then runs `sel`
+  // again with it and answers through `later` (nullopt).
+  std::optional<Reply> SelectAfterDeferredRead(const SelectStatement& sel, const SelectContext& ctx,
+                                               DeferredRead deferred, const QueryParameters& params,
+                                               ReplyDone* later);
   Reply AuthResponse(ConnectionState& conn, const AuthResponseRequest& request);
   // Grants on what a successful CREATE made, and drops those on what a DROP removed.
   void UpdateGrants(const std::string& user, const RawStatement& s, const std::string& keyspace);

@@ -43,7 +43,7 @@ class Executor {
            bool reversed, bool keep_all, const SelectContext& ctx)
       : db_(db), t_(std::move(t)), plan_(plan), limits_(limits), reversed_(reversed), keep_all_(keep_all),
         now_(static_cast<uint32_t>(ctx.bind.now_micros / 1'000'000)), consistency_(ctx.consistency),
-        row_read_(ctx.row_read), defer_row_read_(ctx.defer_row_read) {}
+        deferred_(ctx.deferred), defer_read_(ctx.defer_read) {}
 
   // Emits rows into out; sets *next when another page follows.
   Status Run(PagingState state, std::vector<SourceRow>* out, std::optional<std::string>* next) {
@@ -68,26 +68,51 @@ class Executor {
   }
 
   // One whole row: deferred to the caller, or taken from its read, or read
-  // here (DeferredRowRead). Deferred only when it is the statement's one
+  // here (DeferredRead). Deferred only when it is the statement's one
   // storage read (one partition, one clustering prefix, no static row): the
   // second run, on the thread of a replica's answer, must not wait for
   // another read.
   Result<std::optional<RowResult>> ReadRow(const std::vector<std::string>& pk, const std::vector<std::string>& ck) {
-    if (row_read_ != nullptr) {
-      if (defer_row_read_ && !row_read_->table && !t_->HasStatic() && plan_.partition_keys.size() == 1 &&
+    if (deferred_ != nullptr) {
+      if (defer_read_ && !deferred_->table && !t_->HasStatic() && plan_.partition_keys.size() == 1 &&
           plan_.clustering_prefixes.size() == 1) {
-        row_read_->table = t_;
-        row_read_->partition_key = pk;
-        row_read_->clustering = ck;
+        deferred_->table = t_;
+        deferred_->partition_key = pk;
+        deferred_->clustering = ck;
         return Status::Busy("row read deferred to the caller");
       }
-      if (!defer_row_read_ && row_read_->row && !row_read_taken_ && row_read_->table == t_ &&
-          row_read_->partition_key == pk && row_read_->clustering == ck) {
-        row_read_taken_ = true;
-        return *row_read_->row;
+      if (!defer_read_ && deferred_->row && !deferred_taken_ && deferred_->table == t_ &&
+          deferred_->partition_key == pk && deferred_->clustering == ck) {
+        deferred_taken_ = true;
+        return *deferred_->row;
       }
     }
     return db_.ReadRow(t_, pk, ck, consistency_);
+  }
+
+  // One slice: deferred to the caller, or taken from its read, or read here
+  // (DeferredRead). Deferred only when it is the statement's one storage
+  // read: one partition, one clustering prefix or range, no static row, no
+  // filter (every row the slice returns is emitted, so it returns all the
+  // statement wants and the loop reads no second slice).
+  Result<SliceResult> ReadSlice(const std::vector<std::string>& pk, const SliceRequest& req) {
+    if (deferred_ != nullptr) {
+      if (defer_read_ && !deferred_->table && !t_->HasStatic() && !t_->partition_buckets.enabled() &&
+          plan_.partition_keys.size() == 1 && plan_.clustering_prefixes.size() == 1 && plan_.filters.empty() &&
+          !plan_.uses_filtering) {
+        deferred_->table = t_;
+        deferred_->partition_key = pk;
+        deferred_->slice = req;
+        return Status::Busy("slice read deferred to the caller");
+      }
+      if (!defer_read_ && deferred_->slice_result && !deferred_taken_ && deferred_->table == t_ &&
+          deferred_->partition_key == pk && deferred_->slice->limit == req.limit &&
+          deferred_->slice->cursor == req.cursor && deferred_->slice->reversed == req.reversed) {
+        deferred_taken_ = true;
+        return *deferred_->slice_result;
+      }
+    }
+    return db_.ReadSlice(t_, pk, req, consistency_);
   }
 
   std::optional<RowResult> StaticRow(const std::vector<std::string>& pk) {
@@ -145,7 +170,7 @@ class Executor {
           req.reversed = reversed_;
           req.limit = want;
           req.cursor = state_.cursor;
-          TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_.ReadSlice(t_, pk, req, consistency_));
+          TESSERA_ASSIGN_OR_RETURN(SliceResult slice, ReadSlice(pk, req));
           tombstones_ += slice.tombstones_scanned;
           for (const auto& row : slice.partition.rows) {
             any_row = true;
@@ -217,9 +242,9 @@ class Executor {
   bool keep_all_;
   uint32_t now_;
   RequestConsistency consistency_;
-  DeferredRowRead* row_read_;
-  bool defer_row_read_;
-  bool row_read_taken_ = false;
+  DeferredRead* deferred_;
+  bool defer_read_;
+  bool deferred_taken_ = false;
   PagingState state_;
   std::vector<SourceRow>* out_ = nullptr;
 };

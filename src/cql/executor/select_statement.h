@@ -52,21 +52,26 @@ class VirtualTables {
   }
 };
 
-// A SELECT's row read done without holding a thread (issue 28 item 1). A
-// first ExecuteSelect with SelectContext::defer_row_read stops at its read
-// of one whole row when that is its only storage read (one partition key,
-// one full clustering key, a table without static columns): the row's key
-// goes into the slot and ExecuteSelect fails with an error the caller
-// ignores once it sees `table` set. The caller reads
-// that row (Database::ReadRowAsync) and runs the statement again, without
-// defer_row_read and with `row` filled in, which that same read takes
-// instead of reading (any other read reads as usual). What comes before the
-// read is pure (binding, planning), so the first run costs CPU only.
-struct DeferredRowRead {
+// A SELECT's read done without holding a thread (issue 28 item 1). A first
+// ExecuteSelect with SelectContext::defer_read stops at its first storage
+// read when that is its only one: one whole row (one partition key, one
+// full clustering key), or one slice of one partition (one clustering
+// prefix or range, no filtering, so that the slice's rows are all the
+// statement reads), of a table without static columns. The read's key (and
+// the slice's request) goes into the slot and ExecuteSelect fails with an
+// error the caller ignores once it sees `table` set. The caller reads it
+// (Database::ReadRowAsync, ReadSliceAsync) and runs the statement again,
+// without defer_read and with `row` or `slice_result` filled in, which that
+// same read takes instead of reading (any other read reads as usual). What
+// comes before the read is pure (binding, planning), so the first run costs
+// CPU only.
+struct DeferredRead {
   std::shared_ptr<const TableSchema> table;  // null: nothing deferred
   std::vector<std::string> partition_key;
-  std::vector<std::string> clustering;
-  std::optional<Result<std::optional<RowResult>>> row;  // the read's outcome, for the second run
+  std::vector<std::string> clustering;              // a row read's
+  std::optional<SliceRequest> slice;                // set: a slice read, not a row read
+  std::optional<Result<std::optional<RowResult>>> row;  // the row read's outcome, for the second run
+  std::optional<Result<SliceResult>> slice_result;      // the slice read's outcome, for the second run
 };
 
 struct SelectContext {
@@ -81,9 +86,9 @@ struct SelectContext {
   RequestConsistency consistency;
   // User-defined functions and aggregates the selection may call (null: none).
   const UserFunctions* functions = nullptr;
-  // See DeferredRowRead; null: every read is done here.
-  DeferredRowRead* row_read = nullptr;
-  bool defer_row_read = false;
+  // See DeferredRead; null: every read is done here.
+  DeferredRead* deferred = nullptr;
+  bool defer_read = false;
 };
 
 // A read that scanned more tombstones than tombstone_fail fails with this

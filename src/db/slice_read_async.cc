@@ -1,0 +1,214 @@
+// ReadSliceAsync (db/reader.h): one partition's slice read as a chain of
+// callbacks, so that a SELECT of a slice holds no thread while replicas
+// answer (issue 28 item 1). The partition header and the first window of
+// rows are asked at once (the blocking ReadSlice asks for the header, then
+// the static row, then its windows, one after the other); each next window
+// is asked from the thread the last one arrived on. A window asks for no
+// more keys than the rows still wanted (the slice's LIMIT reaches the
+// replicas), and at most 512.
+#include <algorithm>
+#include <memory>
+#include <mutex>
+
+#include "db/partition_rows.h"
+#include "db/reader.h"
+#include "keys/key_encoding.h"
+#include "keys/storage_key.h"
+#include "storage/partition_header.h"
+
+namespace tessera {
+namespace {
+
+constexpr uint32_t kFirstWindowKeys = 32;  // as a replicated tablet's iterator (ReplicationServices)
+constexpr uint32_t kMaxWindowKeys = 512;
+
+class SliceRead : public std::enable_shared_from_this<SliceRead> {
+ public:
+  SliceRead(const ReadContext& ctx, std::shared_ptr<Replica> replica, std::shared_ptr<TabletCounters> counters,
+            std::string position, std::string lo, std::string hi, std::string resume_key, const SliceRequest& req,
+            SliceResult out, SliceDone done)
+      : table_(ctx.table),
+        replica_(std::move(replica)),
+        counters_(std::move(counters)),
+        consistency_(ctx.consistency),
+        now_micros_(ctx.now_micros),
+        position_(std::move(position)),
+        lo_(std::move(lo)),
+        hi_(std::move(hi)),
+        resume_key_(std::move(resume_key)),
+        reversed_(req.reversed),
+        limit_(req.limit),
+        out_(std::move(out)),
+        done_(std::move(done)) {}
+
+  // The header and the first window, at once; the later of the two answers goes on.
+  void Start() {
+    auto self = shared_from_this();
+    replica_->MultiGetAsync({position_ + static_cast<char>(KeyKind::kPartitionHeader)}, consistency_,
+                            [self](std::vector<std::string> values, std::vector<Status> statuses) {
+                              Status s = statuses[0];
+                              if (s.IsNotFound()) {
+                                s = Status::OK();
+                              } else if (s.ok()) {
+                                self->counters_->bytes_read += values[0].size();
+                                s = DecodePartitionHeader(values[0], &self->header_);
+                              }
+                              self->Joined(std::move(s), std::nullopt);
+                            });
+    replica_->ReadWindowAsync(NextRead(), consistency_, [self](Result<KeyWindow> w) {
+      self->Joined(Status::OK(), std::move(w));
+    });
+  }
+
+ private:
+  KeyWindowRead NextRead() {
+    KeyWindowRead r;
+    r.lower = lo_;
+    r.upper = hi_;
+    r.reverse = reversed_;
+    if (last_key_.empty()) {  // the first window: from the cursor's key (not included), or the slice's start
+      r.from = resume_key_.empty() ? lo_ : resume_key_;
+      r.from_inclusive = resume_key_.empty();
+      r.from_end = reversed_ && resume_key_.empty();
+    } else {
+      r.from = last_key_;
+      r.from_inclusive = false;
+    }
+    const uint64_t wanted = limit_ - std::min<uint64_t>(limit_, out_.partition.rows.size());
+    r.limit = static_cast<uint32_t>(std::clamp<uint64_t>(std::min<uint64_t>(wanted, window_keys_), 1, kMaxWindowKeys));
+    window_keys_ = std::min<uint64_t>(kMaxWindowKeys, window_keys_ * 4);
+    return r;
+  }
+
+  void Joined(Status header, std::optional<Result<KeyWindow>> window) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!header.ok() && header_status_.ok()) header_status_ = std::move(header);
+      if (window) first_ = std::move(window);
+      if (--joining_ > 0) return;
+    }
+    if (!header_status_.ok()) return Finish(header_status_);
+    if (Take(std::move(*first_))) ReadMore();
+  }
+
+  // Asks for windows until one answers on another thread (which goes on
+  // from there) or the read ends; a window answered here, inline, is taken
+  // by this loop, so a long slice of a local replica does not recurse.
+  void ReadMore() {
+    auto self = shared_from_this();
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        inline_ = true;
+      }
+      replica_->ReadWindowAsync(NextRead(), consistency_, [self](Result<KeyWindow> w) {
+        {
+          std::lock_guard<std::mutex> lock(self->mu_);
+          if (self->inline_) {
+            self->stash_ = std::move(w);
+            return;
+          }
+        }
+        if (self->Take(std::move(w))) self->ReadMore();
+      });
+      std::optional<Result<KeyWindow>> arrived;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        inline_ = false;
+        arrived.swap(stash_);
+      }
+      if (!arrived || !Take(std::move(*arrived))) return;
+    }
+  }
+
+  // The rows of one window; true when another window is needed.
+  bool Take(Result<KeyWindow> window) {
+    if (!window.ok()) {
+      Finish(window.status());
+      return false;
+    }
+    const TableSchema& t = *table_;
+    const uint32_t now = Seconds(now_micros_);
+    const size_t ck_offset = position_.size() + 1;
+    for (auto& [key, value] : window->entries) {
+      counters_->CountReadBytes(now_micros_, key.size() + value.size());
+      auto row = Materialize(t, std::string_view(key).substr(ck_offset), false, value, header_, now,
+                             &out_.tombstones_scanned);
+      if (!row.ok()) {
+        Finish(row.status());
+        return false;
+      }
+      last_key_ = key;
+      if (!*row) continue;
+      out_.partition.rows.push_back(std::move(**row));
+      counters_->CountRead(now_micros_, 1, 0);
+      if (out_.partition.rows.size() == limit_) {
+        out_.next_cursor = EncodePagingCursor(out_.partition.rows.size(), key);
+        Finish(Status::OK());
+        return false;
+      }
+    }
+    if (!window->more || window->entries.empty()) {
+      Finish(Status::OK());
+      return false;
+    }
+    return true;
+  }
+
+  void Finish(Status s) {
+    if (!s.ok()) return done_(std::move(s));
+    counters_->sample.Add(now_micros_, position_, std::max<uint64_t>(1, out_.partition.rows.size()), /*write=*/false);
+    done_(std::move(out_));
+  }
+
+  const std::shared_ptr<const TableSchema> table_;
+  const std::shared_ptr<Replica> replica_;
+  const std::shared_ptr<TabletCounters> counters_;
+  const RequestConsistency consistency_;
+  const int64_t now_micros_;
+  const std::string position_, lo_, hi_, resume_key_;
+  const bool reversed_;
+  const uint64_t limit_;  // rows
+  SliceResult out_;
+  SliceDone done_;
+  PartitionHeader header_;
+  std::string last_key_;  // the last key taken; empty before the first window
+  uint64_t window_keys_ = kFirstWindowKeys;
+  std::mutex mu_;
+  int joining_ = 2;  // the header and the first window
+  Status header_status_;
+  std::optional<Result<KeyWindow>> first_;
+  bool inline_ = false;
+  std::optional<Result<KeyWindow>> stash_;
+};
+
+}  // namespace
+
+void ReadSliceAsync(const ReadContext& ctx, const std::vector<std::string>& pk, const SliceRequest& req,
+                    SliceDone done) {
+  const TableSchema& t = *ctx.table;
+  if (t.partition_buckets.enabled() || t.HasStatic()) return done(ReadSlice(ctx, pk, req));
+  SliceResult out;
+  std::string position;
+  if (Status s = EncodePartitionPosition(t, Views(pk), &position, &out.partition.token); !s.ok()) return done(s);
+  out.partition.partition_key = pk;
+  std::string lo, hi;
+  if (Status s = SliceBounds(t, position, req, &lo, &hi); !s.ok()) return done(s);
+  std::string resume_key;
+  if (!req.cursor.empty()) {
+    uint64_t ignored = 0;
+    if (Status s = DecodePagingCursor(req.cursor, &ignored, &resume_key); !s.ok()) return done(s);
+    // The cursor comes back from the client: it must lie within the slice it was made for.
+    if (resume_key < lo || resume_key > hi) return done(Status::InvalidArgument("invalid paging cursor"));
+  }
+  // Nothing to read but the header, which only a static row would need.
+  if (lo >= hi || req.limit == 0) return done(std::move(out));
+  if (ctx.count_partition_read) ctx.count_partition_read(position);
+  auto map = ctx.tablets();
+  const Tablet& tablet = map->Find(position);
+  std::make_shared<SliceRead>(ctx, tablet.replica, tablet.counters, std::move(position), std::move(lo), std::move(hi),
+                              std::move(resume_key), req, std::move(out), std::move(done))
+      ->Start();
+}
+
+}  // namespace tessera
