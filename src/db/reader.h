@@ -131,11 +131,13 @@ Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::str
                               const SliceRequest& request);
 // As ReadSlice, answering through `done` exactly once, on this thread or on
 // the thread a tablet replica answers on (Replica::ReadWindowAsync,
-// MultiGetAsync; db/slice_read_async.cc): the partition header and the
-// first window of rows are asked together, and no window asks for more keys
-// than the rows still wanted. Tables with static columns or partition
-// buckets read here, as ReadSlice. REQUIRES: what ctx.tablets() and the
-// replicas use outlives the answer.
+// MultiGetAsync; db/slice_read_async.cc): the partition header with the
+// static row and the first window of rows are asked together, and no window
+// asks for more keys than the rows still wanted. Unlike ReadSlice, the
+// result carries the static row on every page, not only the first (a paged
+// SELECT shows it with every row). Tables with partition buckets read here,
+// as ReadSlice. REQUIRES: what ctx.tablets() and the replicas use outlives
+// the answer.
 using SliceDone = std::function<void(Result<SliceResult>)>;
 void ReadSliceAsync(const ReadContext& ctx, const std::vector<std::string>& partition_key,
                     const SliceRequest& request, SliceDone done);

@@ -1,7 +1,7 @@
 // ReadSliceAsync (db/reader.h): one partition's slice read as a chain of
 // callbacks, so that a SELECT of a slice holds no thread while replicas
-// answer (issue 28 item 1). The partition header and the first window of
-// rows are asked at once (the blocking ReadSlice asks for the header, then
+// answer (issue 28 item 1). The partition header (with the static row, in
+// one key read) and the first window of rows are asked at once (the blocking ReadSlice asks for the header, then
 // the static row, then its windows, one after the other); each next window
 // is asked from the thread the last one arrived on. A window asks for no
 // more keys than the rows still wanted (the slice's LIMIT reaches the
@@ -26,7 +26,7 @@ class SliceRead : public std::enable_shared_from_this<SliceRead> {
  public:
   SliceRead(const ReadContext& ctx, std::shared_ptr<Replica> replica, std::shared_ptr<TabletCounters> counters,
             std::string position, std::string lo, std::string hi, std::string resume_key, const SliceRequest& req,
-            SliceResult out, SliceDone done)
+            bool read_rows, SliceResult out, SliceDone done)
       : table_(ctx.table),
         replica_(std::move(replica)),
         counters_(std::move(counters)),
@@ -38,29 +38,43 @@ class SliceRead : public std::enable_shared_from_this<SliceRead> {
         resume_key_(std::move(resume_key)),
         reversed_(req.reversed),
         limit_(req.limit),
+        read_rows_(read_rows),
         out_(std::move(out)),
         done_(std::move(done)) {}
 
-  // The header and the first window, at once; the later of the two answers goes on.
+  // The header (and static row) and the first window, at once; the later
+  // of the two answers goes on.
   void Start() {
     auto self = shared_from_this();
-    replica_->MultiGetAsync({position_ + static_cast<char>(KeyKind::kPartitionHeader)}, consistency_,
+    std::vector<std::string> keys{position_ + static_cast<char>(KeyKind::kPartitionHeader)};
+    if (table_->HasStatic()) keys.push_back(position_ + static_cast<char>(KeyKind::kStaticRow));
+    joining_ = read_rows_ ? 2 : 1;
+    replica_->MultiGetAsync(std::move(keys), consistency_,
                             [self](std::vector<std::string> values, std::vector<Status> statuses) {
-                              Status s = statuses[0];
-                              if (s.IsNotFound()) {
-                                s = Status::OK();
-                              } else if (s.ok()) {
-                                self->counters_->bytes_read += values[0].size();
-                                s = DecodePartitionHeader(values[0], &self->header_);
-                              }
-                              self->Joined(std::move(s), std::nullopt);
+                              self->Joined(self->TakeHeader(values, statuses), std::nullopt);
                             });
+    if (!read_rows_) return;
     replica_->ReadWindowAsync(NextRead(), consistency_, [self](Result<KeyWindow> w) {
       self->Joined(Status::OK(), std::move(w));
     });
   }
 
  private:
+  // The partition header and, for a table with static columns, the live static row.
+  Status TakeHeader(const std::vector<std::string>& values, const std::vector<Status>& statuses) {
+    if (!statuses[0].ok() && !statuses[0].IsNotFound()) return statuses[0];
+    if (statuses[0].ok()) {
+      counters_->bytes_read += values[0].size();
+      TESSERA_RETURN_IF_ERROR(DecodePartitionHeader(values[0], &header_));
+    }
+    if (statuses.size() < 2 || statuses[1].IsNotFound()) return Status::OK();
+    TESSERA_RETURN_IF_ERROR(statuses[1]);
+    counters_->bytes_read += values[1].size();
+    TESSERA_ASSIGN_OR_RETURN(out_.partition.static_row,
+                             Materialize(*table_, {}, true, values[1], header_, Seconds(now_micros_)));
+    return Status::OK();
+  }
+
   KeyWindowRead NextRead() {
     KeyWindowRead r;
     r.lower = lo_;
@@ -88,6 +102,7 @@ class SliceRead : public std::enable_shared_from_this<SliceRead> {
       if (--joining_ > 0) return;
     }
     if (!header_status_.ok()) return Finish(header_status_);
+    if (!read_rows_) return Finish(Status::OK());
     if (Take(std::move(*first_))) ReadMore();
   }
 
@@ -169,13 +184,14 @@ class SliceRead : public std::enable_shared_from_this<SliceRead> {
   const std::string position_, lo_, hi_, resume_key_;
   const bool reversed_;
   const uint64_t limit_;  // rows
+  const bool read_rows_;  // false: the header and static row alone
   SliceResult out_;
   SliceDone done_;
   PartitionHeader header_;
   std::string last_key_;  // the last key taken; empty before the first window
   uint64_t window_keys_ = kFirstWindowKeys;
   std::mutex mu_;
-  int joining_ = 2;  // the header and the first window
+  int joining_ = 2;  // the header and the first window (1: the header alone)
   Status header_status_;
   std::optional<Result<KeyWindow>> first_;
   bool inline_ = false;
@@ -187,7 +203,7 @@ class SliceRead : public std::enable_shared_from_this<SliceRead> {
 void ReadSliceAsync(const ReadContext& ctx, const std::vector<std::string>& pk, const SliceRequest& req,
                     SliceDone done) {
   const TableSchema& t = *ctx.table;
-  if (t.partition_buckets.enabled() || t.HasStatic()) return done(ReadSlice(ctx, pk, req));
+  if (t.partition_buckets.enabled()) return done(ReadSlice(ctx, pk, req));
   SliceResult out;
   std::string position;
   if (Status s = EncodePartitionPosition(t, Views(pk), &position, &out.partition.token); !s.ok()) return done(s);
@@ -201,13 +217,12 @@ void ReadSliceAsync(const ReadContext& ctx, const std::vector<std::string>& pk, 
     // The cursor comes back from the client: it must lie within the slice it was made for.
     if (resume_key < lo || resume_key > hi) return done(Status::InvalidArgument("invalid paging cursor"));
   }
-  // Nothing to read but the header, which only a static row would need.
-  if (lo >= hi || req.limit == 0) return done(std::move(out));
-  if (ctx.count_partition_read) ctx.count_partition_read(position);
+  const bool read_rows = lo < hi && req.limit > 0;
+  if (read_rows && ctx.count_partition_read) ctx.count_partition_read(position);
   auto map = ctx.tablets();
   const Tablet& tablet = map->Find(position);
   std::make_shared<SliceRead>(ctx, tablet.replica, tablet.counters, std::move(position), std::move(lo), std::move(hi),
-                              std::move(resume_key), req, std::move(out), std::move(done))
+                              std::move(resume_key), req, read_rows, std::move(out), std::move(done))
       ->Start();
 }
 

@@ -526,6 +526,23 @@ def test_slices_read_through_replicas_return_what_a_single_store_would(slow_clus
                             got = [(r.c, r.v) for r in run(s, cql, cl=cl, fetch_size=fetch)]
                             assert got == [(c, live[k][c]) for c in expected], (cql, cl, fetch)
                             checked += 1
+        # Static columns come with the slice, on every page, and a partition
+        # with only its static row shows as one row (Cassandra's rule).
+        s.execute("CREATE TABLE IF NOT EXISTS slow.statics (k int, c int, s text static, v int, PRIMARY KEY (k, c))")
+        for c in range(40):
+            run(s, "INSERT INTO slow.statics (k, c, v) VALUES (1, %d, %d)" % (c, c), cl=ALL)
+        run(s, "UPDATE slow.statics SET s = 'one' WHERE k = 1", cl=ALL)
+        run(s, "UPDATE slow.statics SET s = 'alone' WHERE k = 2", cl=ALL)
+        for cl, fetch in ((ONE, None), (Q, 7), (ALL, 3)):
+            got = [(r.c, r.s, r.v) for r in run(s, "SELECT c, s, v FROM slow.statics WHERE k = 1 AND c >= 5 "
+                                                   "ORDER BY c DESC LIMIT 30", cl=cl, fetch_size=fetch)]
+            assert got == [(c, "one", c) for c in range(39, 9, -1)], (cl, fetch, got[:3])
+            got = [(r.c, r.s, r.v) for r in run(s, "SELECT c, s, v FROM slow.statics WHERE k = 2", cl=cl,
+                                                fetch_size=fetch)]
+            assert got == [(None, "alone", None)], (cl, fetch, got)
+            got = [(r.c, r.s) for r in run(s, "SELECT c, s FROM slow.statics WHERE k = 2 AND c > 3", cl=cl)]
+            assert got == [], (cl, got)
+            checked += 3
         # A cell that expires is gone from the slice (its row too, having no other live cell).
         run(s, "INSERT INTO slow.slices (k, c, v) VALUES (3, 1, 1) USING TTL 1", cl=ALL)
         run(s, "INSERT INTO slow.slices (k, c, v) VALUES (3, 2, 2)", cl=ALL)
@@ -537,27 +554,31 @@ def test_slices_read_through_replicas_return_what_a_single_store_would(slow_clus
 
 
 def test_slices_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinator(slow_cluster):
-    # The same for slices of one partition: the ONE slices (newest three of
-    # five rows) are answered from node 1's replica while 40 at ALL wait.
+    # The same for slices of one partition, with its static row: the ONE
+    # slices (newest three of five rows) are answered from node 1's replica
+    # while 40 at ALL wait.
     d, s = slow_keyspace_session(slow_cluster)
     try:
-        s.execute("CREATE TABLE IF NOT EXISTS slow.slice_held (k int, c int, v int, PRIMARY KEY (k, c))")
-        insert = s.prepare("INSERT INTO slow.slice_held (k, c, v) VALUES (?, ?, ?)")
+        s.execute("CREATE TABLE IF NOT EXISTS slow.slice_held (k int, c int, v int, s int static, "
+                  "PRIMARY KEY (k, c))")
+        insert = s.prepare("INSERT INTO slow.slice_held (k, c, v, s) VALUES (?, ?, ?, ?)")
         insert.consistency_level = ALL
         for k in range(1, 201):
             for c in range(5):
-                s.execute(insert, (k, c, 10 * k + c))
+                s.execute(insert, (k, c, 10 * k + c, k))
     finally:
         d.shutdown()
     one = answered_behind_a_stopped_replica(
-        slow_cluster, ["SELECT c, v FROM slow.slice_held WHERE k = %d AND c >= 1" % k for k in range(1, 41)],
-        ["SELECT c, v FROM slow.slice_held WHERE k = %d AND c >= 1 ORDER BY c DESC LIMIT 3" % k
+        slow_cluster, ["SELECT c, v, s FROM slow.slice_held WHERE k = %d AND c >= 1" % k for k in range(1, 41)],
+        ["SELECT c, v, s FROM slow.slice_held WHERE k = %d AND c >= 1 ORDER BY c DESC LIMIT 3" % k
          for k in range(41, 201)], 0x1200, "slices")
-    # Each a Rows result (kind 2) of 3 rows ending with c = 2: [int 4][int 2][int 4][int 10k + 2].
+    # Each a Rows result (kind 2) of 3 rows ending with c = 2:
+    # [int 4][int 2][int 4][int 10k + 2][int 4][int k], the static k on every row.
     for stream, _, body, _ in one:
         assert struct.unpack(">i", body[:4])[0] == 2, stream
-        assert body[-16:] == struct.pack(">iiii", 4, 2, 4, 10 * stream + 2), stream
-        assert struct.unpack(">i", body[-52:-48])[0] == 3, stream  # the row count, before 3 rows of 16 bytes
+        assert body[-24:] == struct.pack(">iiiiii", 4, 2, 4, 10 * stream + 2, 4, stream), stream
+        assert body[-48:-44] == struct.pack(">i", 4) and body[-44:-40] == struct.pack(">i", 3), stream
+        assert struct.unpack(">i", body[-76:-72])[0] == 3, stream  # the row count, before 3 rows of 24 bytes
 
 
 def test_reads_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinator(slow_cluster):

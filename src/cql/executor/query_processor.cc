@@ -342,6 +342,11 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
     }
     auto rs = ExecuteSelect(*db_, &system_tables_, *sel, ctx);
     if (deferred.table) return SelectAfterDeferredRead(*sel, ctx, std::move(deferred), params, later);
+    if (deferred.static_skipped) {
+      ctx.deferred = nullptr;
+      ctx.defer_read = false;
+      rs = ExecuteSelect(*db_, &system_tables_, *sel, ctx);
+    }
     return SelectReply(rs, params.consistency, params.skip_metadata);
   }
   if (ConditionalWrites::IsConditional(s)) {

@@ -90,33 +90,59 @@ class Executor {
     return db_.ReadRow(t_, pk, ck, consistency_);
   }
 
-  // One slice: deferred to the caller, or taken from its read, or read here
-  // (DeferredRead). Deferred only when it is the statement's one storage
-  // read: one partition, one clustering prefix or range, no static row, no
-  // filter (every row the slice returns is emitted, so it returns all the
-  // statement wants and the loop reads no second slice).
+  // Whether this run defers its slice read (DeferredRead): only when that
+  // is the statement's one storage read: one partition, one clustering
+  // prefix or range that is not one whole row, no filter (every row the
+  // slice returns is emitted, so it returns all the statement wants and the
+  // loop reads no second slice). Its static row comes with it.
+  bool DefersSlice() const {
+    if (deferred_ == nullptr || !defer_read_ || deferred_->table || t_->partition_buckets.enabled() ||
+        plan_.partition_keys.size() != 1 || plan_.clustering_prefixes.size() != 1 || !plan_.filters.empty() ||
+        plan_.uses_filtering) {
+      return false;
+    }
+    const bool one_row = !plan_.lower && !plan_.upper &&
+                         plan_.clustering_prefixes[0].size() == t_->Clustering().size() && state_.cursor.empty();
+    return !one_row;
+  }
+
+  // The slice taken from the deferred read (the second run), if it is this one.
+  const Result<SliceResult>* DeferredSlice(const std::vector<std::string>& pk) const {
+    if (deferred_ == nullptr || defer_read_ || !deferred_->slice_result || deferred_->table != t_ ||
+        deferred_->partition_key != pk) {
+      return nullptr;
+    }
+    return &*deferred_->slice_result;
+  }
+
+  // One slice: deferred to the caller, or taken from its read, or read here.
   Result<SliceResult> ReadSlice(const std::vector<std::string>& pk, const SliceRequest& req) {
-    if (deferred_ != nullptr) {
-      if (defer_read_ && !deferred_->table && !t_->HasStatic() && !t_->partition_buckets.enabled() &&
-          plan_.partition_keys.size() == 1 && plan_.clustering_prefixes.size() == 1 && plan_.filters.empty() &&
-          !plan_.uses_filtering) {
-        deferred_->table = t_;
-        deferred_->partition_key = pk;
-        deferred_->slice = req;
-        return Status::Busy("slice read deferred to the caller");
-      }
-      if (!defer_read_ && deferred_->slice_result && !deferred_taken_ && deferred_->table == t_ &&
-          deferred_->partition_key == pk && deferred_->slice->limit == req.limit &&
-          deferred_->slice->cursor == req.cursor && deferred_->slice->reversed == req.reversed) {
-        deferred_taken_ = true;
-        return *deferred_->slice_result;
-      }
+    if (DefersSlice()) {
+      deferred_->table = t_;
+      deferred_->partition_key = pk;
+      deferred_->slice = req;
+      return Status::Busy("slice read deferred to the caller");
+    }
+    if (static_skipped_) return Status::Corruption("a static row was skipped for a slice read that was not deferred");
+    if (!deferred_taken_ && DeferredSlice(pk) && deferred_->slice->limit == req.limit &&
+        deferred_->slice->cursor == req.cursor && deferred_->slice->reversed == req.reversed) {
+      deferred_taken_ = true;
+      return *deferred_->slice_result;
     }
     return db_.ReadSlice(t_, pk, req, consistency_);
   }
 
   std::optional<RowResult> StaticRow(const std::vector<std::string>& pk) {
     if (!t_->HasStatic()) return std::nullopt;
+    // The deferred slice read brings it; this run ends at that read.
+    if (DefersSlice()) {
+      static_skipped_ = true;
+      deferred_->static_skipped = true;
+      return std::nullopt;
+    }
+    if (const Result<SliceResult>* slice = DeferredSlice(pk)) {
+      return slice->ok() ? (*slice)->partition.static_row : std::nullopt;
+    }
     SliceRequest req;
     req.limit = 0;
     auto r = db_.ReadSlice(t_, pk, req, consistency_);
@@ -245,6 +271,7 @@ class Executor {
   DeferredRead* deferred_;
   bool defer_read_;
   bool deferred_taken_ = false;
+  bool static_skipped_ = false;  // StaticRow left it to the deferred slice read
   PagingState state_;
   std::vector<SourceRow>* out_ = nullptr;
 };

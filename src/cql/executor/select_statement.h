@@ -55,9 +55,9 @@ class VirtualTables {
 // A SELECT's read done without holding a thread (issue 28 item 1). A first
 // ExecuteSelect with SelectContext::defer_read stops at its first storage
 // read when that is its only one: one whole row (one partition key, one
-// full clustering key), or one slice of one partition (one clustering
-// prefix or range, no filtering, so that the slice's rows are all the
-// statement reads), of a table without static columns. The read's key (and
+// full clustering key, a table without static columns), or one slice of
+// one partition (one clustering prefix or range, no filtering, so that the
+// slice's rows are all the statement reads; its static row comes with it). The read's key (and
 // the slice's request) goes into the slot and ExecuteSelect fails with an
 // error the caller ignores once it sees `table` set. The caller reads it
 // (Database::ReadRowAsync, ReadSliceAsync) and runs the statement again,
@@ -72,6 +72,10 @@ struct DeferredRead {
   std::optional<SliceRequest> slice;                // set: a slice read, not a row read
   std::optional<Result<std::optional<RowResult>>> row;  // the row read's outcome, for the second run
   std::optional<Result<SliceResult>> slice_result;      // the slice read's outcome, for the second run
+  // The first run left the static row to a slice read it expected to defer,
+  // and then read nothing (the page was already full): its rows lack their
+  // static values, so the caller runs the statement again without deferral.
+  bool static_skipped = false;
 };
 
 struct SelectContext {
