@@ -40,6 +40,14 @@ using AskPeer = std::function<void(const Peer& peer, size_t index, int64_t timeo
 template <typename T>
 using AskedDone = std::function<void(Result<std::vector<T>> answers, std::vector<Peer> asked)>;
 
+// How a traced read names its messages (Cassandra's verbs) and this node's own read.
+struct TracedMessage {
+  const char* verb;
+  const char* local;
+};
+constexpr TracedMessage kReadMessage{"READ", "Reading on this node's replica"};
+constexpr TracedMessage kRangeMessage{"RANGE", "Reading a key range on this node's replica"};
+
 // One read's replicas asked in parallel (AskAll's rules): the first
 // block_for candidates at once (this node last, once the remote requests are
 // on their way); one more when the speculative threshold passes with answers
@@ -51,7 +59,8 @@ template <typename T>
 class ParallelAsk : public std::enable_shared_from_this<ParallelAsk<T>> {
  public:
   ParallelAsk(ReplicationServices* services, std::vector<Peer> candidates, const ConsistencyPlan& plan,
-              int64_t threshold_micros, const RequestConsistency& consistency, AskPeer<T> ask, AskedDone<T> done)
+              int64_t threshold_micros, const RequestConsistency& consistency, AskPeer<T> ask, AskedDone<T> done,
+              TracedMessage message = kReadMessage)
       : services_(services),
         candidates_(std::move(candidates)),
         n_(static_cast<int>(candidates_.size())),
@@ -62,6 +71,7 @@ class ParallelAsk : public std::enable_shared_from_this<ParallelAsk<T>> {
         consistency_(consistency),
         ask_(std::move(ask)),
         done_(std::move(done)),
+        message_(message),
         answers_(candidates_.size()) {}
 
   void Start() {
@@ -98,8 +108,8 @@ class ParallelAsk : public std::enable_shared_from_this<ParallelAsk<T>> {
     const int64_t now = NowMicros();
     if (!peer.info.local) services_->latency.Sent(peer.info.host_id);
     if (consistency_.trace) {
-      TraceStep(consistency_, peer.info.local ? "Reading on this node's replica"
-                                              : "Sending READ message to " + TracedPeer(peer));
+      TraceStep(consistency_, peer.info.local ? std::string(message_.local)
+                                              : "Sending " + std::string(message_.verb) + " message to " + TracedPeer(peer));
     }
     ask_(peer, i, std::max<int64_t>(deadline_ - now, 1),
          [self = this->shared_from_this(), i, now](Result<T> r) { self->Answered(i, std::move(r), now); });
@@ -111,8 +121,9 @@ class ParallelAsk : public std::enable_shared_from_this<ParallelAsk<T>> {
     const int64_t now = NowMicros();
     if (!peer.info.local) services_->latency.Answered(peer.info.host_id, now - sent_at, ok, now);
     if (consistency_.trace && !peer.info.local) {
-      TraceStep(consistency_, (ok ? "READ answered by " + TracedPeer(peer)
-                                  : "READ failed on " + TracedPeer(peer) + ": " + answer.status().message()) +
+      const std::string verb = message_.verb;
+      TraceStep(consistency_, (ok ? verb + " answered by " + TracedPeer(peer)
+                                  : verb + " failed on " + TracedPeer(peer) + ": " + answer.status().message()) +
                                   " after " + std::to_string(now - sent_at) + " us");
     }
     std::vector<size_t> more;
@@ -199,6 +210,7 @@ class ParallelAsk : public std::enable_shared_from_this<ParallelAsk<T>> {
   const RequestConsistency consistency_;
   const AskPeer<T> ask_;
   AskedDone<T> done_;  // moved out by Finish
+  const TracedMessage message_;
   std::mutex mu_;
   std::vector<std::optional<Result<T>>> answers_;  // by candidate
   int sent_ = 0, answered_ = 0, succeeded_ = 0;
@@ -392,7 +404,7 @@ void ReplicatedTablet::ReadWindowAsync(const KeyWindowRead& read, const RequestC
     });
   };
   std::make_shared<ParallelAsk<RangeBatch>>(services_, PeersOf(asked), (*replicas)->plan, SpeculativeThresholdMicros(),
-                                            consistency, std::move(ask), std::move(finished))
+                                            consistency, std::move(ask), std::move(finished), kRangeMessage)
       ->Start();
 }
 
