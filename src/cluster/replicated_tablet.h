@@ -24,7 +24,8 @@
 // the thread of the replica answer that completes the read (its digest
 // round, a full round after a mismatch, the read repair), its speculative
 // retry fired by ReplicationServices::delayed_calls; MultiGet and Get wait
-// for it on the caller's thread, and range reads (NewIterator) read there.
+// for it on the caller's thread, and range reads (NewIterator) read there;
+// one range-read window (ReadWindowAsync, a slice's) answers as a key read.
 //
 // Replica choice and speculative retry (issue 28, items 2 and 3): a read asks
 // this node first when it is a replica, then the replicas that answered
@@ -280,8 +281,6 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
   bool ThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency) const;
   Status ApplyCounterWrite(const WriteSet& writes, const RequestConsistency& consistency);
   Status ApplyThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency);
-  // Every replica a read at `level` may ask, after the Unavailable check:
-  // this node first, then by ReplicaLatency; `plan` gets the level's needs.
   // A read's replicas: every target of the tablet and those a read at a
   // level asks first (ChooseReadTargets), with the level's plan.
   struct ReadReplicaSet {
@@ -290,6 +289,8 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
     ConsistencyPlan plan;
   };
   Result<std::unique_ptr<ReadReplicaSet>> PlanRead(ConsistencyLevel level);
+  // Every replica a read at `level` may ask, after the Unavailable check:
+  // this node first, then by ReplicaLatency; `plan` gets the level's needs.
   Result<std::vector<const Target*>> ChooseReadTargets(const std::vector<Target>& targets, ConsistencyLevel level,
                                                        ConsistencyPlan* plan);
 

@@ -87,6 +87,10 @@ const KeysAnswer* AgreedData(const std::vector<KeysAnswer>& answers, size_t keys
 // Reconciles a full key read's answers (one per replica asked, each in
 // `keys` order): `out` gets each key's value, `repairs` (one per answer)
 // what that replica lacks. Errors: those of Reconcile.
+Status ReconcileKeyAnswers(const std::vector<std::string>& keys,
+                           const std::vector<std::vector<std::optional<std::string>>>& answers,
+                           std::vector<std::optional<std::string>>* out, std::vector<WriteSet>* repairs);
+
 // Reconciles a range read's answers (one per replica asked, relative keys in
 // the read's direction): the window of absolute keys every answer is
 // complete for (up to the nearest last key of an answer its limit cut
@@ -94,8 +98,5 @@ const KeysAnswer* AgreedData(const std::vector<KeysAnswer>& answers, size_t keys
 // Errors: those of Reconcile.
 Result<KeyWindow> ReconcileRangeAnswers(uint32_t table_id, bool reverse, const std::vector<RangeBatch>& batches,
                                         std::vector<WriteSet>* repairs);
-Status ReconcileKeyAnswers(const std::vector<std::string>& keys,
-                           const std::vector<std::vector<std::optional<std::string>>>& answers,
-                           std::vector<std::optional<std::string>>* out, std::vector<WriteSet>* repairs);
 
 }  // namespace tessera::cluster

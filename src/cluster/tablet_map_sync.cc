@@ -56,7 +56,7 @@ Status TabletMapSync::Start() {
   bool applied = true;
   for (const auto& kv : all.kvs) {
     const std::string uuid = TableUuidOf(kv.key);
-    if (!uuid.empty()) applied = Apply(uuid, kv.value, kv.mod_revision).boundaries_applied && applied;
+    if (!uuid.empty()) applied = Apply(uuid, kv.value, kv.mod_revision) && applied;
   }
   DropCopiesNotHeld();
   if (applied) Acknowledge(all.revision);
@@ -68,7 +68,7 @@ Status TabletMapSync::Start() {
         for (const auto& e : events) {
           const std::string uuid = TableUuidOf(e.kv.key);
           if (e.type == EtcdWatchEvent::Type::kPut && !uuid.empty()) {
-            applied = Apply(uuid, e.kv.value, e.kv.mod_revision).boundaries_applied && applied;
+            applied = Apply(uuid, e.kv.value, e.kv.mod_revision) && applied;
           }
           newest = std::max(newest, e.kv.mod_revision);
         }
@@ -138,19 +138,17 @@ void TabletMapSync::DropCopiesNotHeld() {
   }
 }
 
-TabletMapSync::Applied TabletMapSync::Apply(const std::string& table_uuid, const std::string& text,
-                                           int64_t revision) {
-  Applied result;
+bool TabletMapSync::Apply(const std::string& table_uuid, const std::string& text, int64_t revision) {
   if (Status s = placements_->Update(table_uuid, text, revision); !s.ok()) {
     spdlog::warn("tablets: placement of table {} unreadable: {}", UuidText(table_uuid), s.ToString());
-    return result;
+    return true;  // nothing new to apply
   }
   auto placement = placements_->Cached(table_uuid);
   std::shared_ptr<const TableSchema> table;
   for (const auto& t : db_->catalog().AllTables()) {
     if (t->uuid == table_uuid) table = t;
   }
-  if (!table || !placement) return result;  // dropped, or its schema not here yet
+  if (!table || !placement) return true;  // dropped, or its schema not here yet
   int splits = 0, merges = 0, races = 0;
   std::set<std::string> placed;  // absolute starts of the placement's tablets
   for (const TabletReplicas& p : *placement) placed.insert(AbsoluteKey(table->id, p.start));
@@ -190,7 +188,6 @@ TabletMapSync::Applied TabletMapSync::Apply(const std::string& table_uuid, const
                  splits, merges);
   }
   HoldTombstonesOfMovingTablets(*table, *placement);
-  result.changes = splits + merges;
   // Only a missing boundary misroutes (an extra one of this node's is a
   // merge still to come, and both sides have the same replicas). Checked
   // against the newest placement this node holds, which may be newer than `text`.
@@ -199,13 +196,12 @@ TabletMapSync::Applied TabletMapSync::Apply(const std::string& table_uuid, const
   for (const TabletStatus& local : db_->Tablets(*table)) local_starts.insert(local.start);
   for (const TabletReplicas& p : *placement) {
     if (!local_starts.count(AbsoluteKey(table->id, p.start))) {
-      result.boundaries_applied = false;
       spdlog::warn("tablets: {}.{}: the placement's boundary {} is not applied here yet", table->keyspace,
                    table->name, ToHex(p.start));
-      break;
+      return false;
     }
   }
-  return result;
+  return true;
 }
 
 }  // namespace tessera::cluster

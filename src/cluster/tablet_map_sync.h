@@ -68,18 +68,16 @@ class TabletMapSync {
   // Applies every placement, then watches. Errors: IOError (etcd).
   Status Start();
   void Stop();
-  struct Applied {
-    int changes = 0;                 // splits and merges made here
-    bool boundaries_applied = true;  // every start of the newest placement is a start of a local tablet
-  };
   // Brings `table_uuid`'s local tablets to the boundaries of its placement
   // (`text` at etcd revision `revision`, or a newer one this node holds):
   // splits at boundaries it lacks, merges at boundaries the placement no
   // longer has. These local changes are checked against the placement, not
   // recorded in etcd again (TabletChangeOrigin::kPlacement). A change that
   // loses a race with this node's own balancer (NotFound) is tried again on
-  // the tablets as they are then, up to 64 times.
-  Applied Apply(const std::string& table_uuid, const std::string& text, int64_t revision);
+  // the tablets as they are then, up to 64 times. Returns whether every
+  // tablet start of the newest placement this node holds is now the start
+  // of one of its tablets (true for a table it does not know yet).
+  bool Apply(const std::string& table_uuid, const std::string& text, int64_t revision);
 
  private:
   // Drains the request fence, then acknowledges `revision` in etcd.

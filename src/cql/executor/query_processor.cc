@@ -570,8 +570,8 @@ Reply QueryProcessor::SelectReply(const ::tessera::Result<ResultSet>& rs, Consis
 }
 
 std::optional<Reply> QueryProcessor::SelectAfterDeferredRead(const SelectStatement& sel, const SelectContext& ctx,
-                                                        DeferredRead deferred, const QueryParameters& params,
-                                                        ReplyDone* later) {
+                                                             DeferredRead deferred, const QueryParameters& params,
+                                                             ReplyDone* later) {
   // What the second run needs, copied: the request's bytes go once this returns.
   struct Second {
     SelectStatement statement;

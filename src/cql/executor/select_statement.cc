@@ -271,7 +271,9 @@ class Executor {
   DeferredRead* deferred_;
   bool defer_read_;
   bool deferred_taken_ = false;
-  bool static_skipped_ = false;  // StaticRow left it to the deferred slice read
+  // StaticRow left it to the deferred slice read in this run (the slot's
+  // static_skipped travels on into the second run, which must read).
+  bool static_skipped_ = false;
   PagingState state_;
   std::vector<SourceRow>* out_ = nullptr;
 };
