@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -25,12 +26,15 @@ PlacementBalancer::PlacementBalancer(ReplicationServices* services, PlacementBal
 PlacementBalancer::~PlacementBalancer() { Stop(); }
 
 void PlacementBalancer::Start() {
-  task_.Start(options_.interval_micros, [this] { RunOnce(); });
+  if (options_.moves) task_.Start(options_.interval_micros, [this] { RunOnce(); });
+  resize_task_.Start(options_.resize_interval_micros, [this] { ResizeOnce(); });
 }
 
 void PlacementBalancer::Stop() {
+  resize_task_.Stop();
   task_.Stop();
   ReapMoves(/*wait=*/true);
+  std::lock_guard<std::mutex> lock(lead_mu_);
   if (lease_ != 0) {
     (void)services_->membership->etcd().LeaseRevoke(lease_);  // the next leader need not wait for the TTL
     lease_ = 0;
@@ -39,8 +43,11 @@ void PlacementBalancer::Stop() {
 
 bool PlacementBalancer::RunOnce() { return Lead() && Round(); }
 
+bool PlacementBalancer::ResizeOnce() { return Lead() && Resize(); }
+
 // True while this node holds the leader key.
 bool PlacementBalancer::Lead() {
+  std::lock_guard<std::mutex> lock(lead_mu_);
   EtcdClient& etcd = services_->membership->etcd();
   if (lease_ != 0 && !etcd.LeaseKeepAlive(lease_).ok()) lease_ = 0;  // expired: the key went with it
   if (lease_ == 0) {
@@ -158,7 +165,7 @@ bool PlacementBalancer::Round() {
     by_dc[m.record.data_center].push_back({m.record.host_id, m.record.address, 0, 0});
     auto report = reports.find(UuidText(m.record.host_id));
     current = current && report != reports.end() &&
-              report->second.at_micros >= last_change_micros_ + options_.load_settle_micros;
+              report->second.at_micros >= last_change_micros_.load() + options_.load_settle_micros;
   }
   if (current) {
     recent_splits_.clear();
@@ -205,7 +212,7 @@ bool PlacementBalancer::Round() {
 void PlacementBalancer::StartMove(const std::shared_ptr<const TableSchema>& table, const std::string& start,
                                   const PlacementDecision& d) {
   moves_in_flight_.push_back({table->uuid, start, d.from, d.to,
-                              std::async(std::launch::async, [this, table, start, d, revision = leader_revision_] {
+                              std::async(std::launch::async, [this, table, start, d, revision = leader_revision_.load()] {
                                 return Move(table, start, d, revision);
                               })});
 }
@@ -305,6 +312,90 @@ bool PlacementBalancer::Split(const std::shared_ptr<const TableSchema>& table, c
     return true;
   }
   return false;  // this node has not applied the placement yet
+}
+
+bool PlacementBalancer::Resize() {
+  ReplicationServices* s = services_;
+  auto tables = ReadPlacedTables(*s);
+  if (!tables.ok()) return false;
+  std::map<std::string, std::vector<TabletReplicas>> placements;
+  std::map<std::string, std::shared_ptr<const TableSchema>> schemas;
+  for (const auto& placed : *tables) {
+    const std::string uuid = UuidText(placed.table->uuid);
+    auto& placement = placements[uuid] = placed.placement;
+    for (auto& t : placement) {  // host ids as the proposals name them
+      for (auto& r : t.replicas) r = UuidText(r);
+    }
+    schemas[uuid] = placed.table;
+  }
+  std::set<std::string> alive;
+  for (const auto& m : s->membership->Members()) {
+    if (m.alive) alive.insert(UuidText(m.record.host_id));
+  }
+  auto range = s->membership->etcd().Range(kResizePrefix, EtcdPrefixEnd(kResizePrefix));
+  if (!range.ok()) return false;
+  const int64_t now = WallMicros();
+  std::erase_if(refused_resizes_, [&](const auto& e) { return now - e.second >= options_.refused_resize_micros; });
+  std::vector<PlacementResizeProposal> proposals;
+  for (const auto& kv : range->kvs) {
+    const std::string host = kv.key.substr(sizeof(kResizePrefix) - 1);
+    if (!alive.count(host)) continue;  // a node that is down or gone proposes nothing
+    auto decoded = DecodeResizeProposals(kv.value, host);
+    if (!decoded.ok()) continue;
+    for (auto& p : *decoded) {
+      if (!refused_resizes_.count(EncodeResizeProposals({p}))) proposals.push_back(std::move(p));
+    }
+  }
+  bool changed = false;
+  for (const auto& decided : DecideResizes(placements, proposals)) {
+    Status done = CarryOut(schemas[decided.table_uuid], decided);
+    if (done.ok()) {
+      changed = true;
+      last_change_micros_ = WallMicros();
+    } else if (!done.IsNotFound()) {  // NotFound: this node's map is behind, or the tablet changed meanwhile
+      refused_resizes_[EncodeResizeProposals({decided})] = now;
+    }
+  }
+  return changed;
+}
+
+Status PlacementBalancer::CarryOut(const std::shared_ptr<const TableSchema>& table,
+                                   const PlacementResizeProposal& decided) {
+  Database* db = services_->db;
+  const bool split = decided.kind == ResizeProposal::Kind::kSplit;
+  const std::string start = AbsoluteKey(table->id, decided.start);
+  const std::string end = AbsoluteEnd(table->id, decided.end);
+  const std::vector<Database::TabletRange> ranges = db->TabletRanges(*table);
+  // This node's map must have applied the placement the decision was made on.
+  auto left = std::find_if(ranges.begin(), ranges.end(), [&](const auto& r) { return r.start == start; });
+  const Status behind = Status::NotFound("this node has not applied the placement yet");
+  if (left == ranges.end()) return behind;
+  const bool applied = split ? left->end == end
+                             : left->end == AbsoluteKey(table->id, decided.boundary) &&
+                                   std::next(left) != ranges.end() && std::next(left)->end == end;
+  if (!applied) return behind;
+  std::optional<TabletId> id;
+  for (const auto& t : db->Tablets(*table)) {
+    if (t.start == start) id = t.id;
+  }
+  if (!id) return behind;
+  const std::string reason = decided.reason + " (proposed by node " + decided.host + ", decided by the balancer leader)";
+  Status done = Status::OK();
+  if (split) {
+    std::optional<std::string> cut;
+    if (decided.position) cut = AbsoluteKey(table->id, *decided.position);
+    done = db->SplitTablet(*table, *id, cut, reason).status();
+  } else {
+    done = db->MergeTablets(*table, *id, reason).status();
+  }
+  if (!done.ok()) {
+    spdlog::info("tablets: {}.{}: the {} node {} proposed failed: {}", table->keyspace, table->name,
+                 split ? "split" : "merge", decided.host, done.ToString());
+    return done;
+  }
+  spdlog::info("tablets: {}.{}: {} tablet at {}: {}", table->keyspace, table->name, split ? "split" : "merged",
+               ToHex(decided.start), reason);
+  return Status::OK();
 }
 
 void PlacementBalancer::RecordRefusal(const std::string& dc, const TableSchema& table, const std::string& reason,

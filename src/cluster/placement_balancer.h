@@ -40,16 +40,29 @@
 // partition when it sampled too few keys); a refusal is recorded (kind
 // "refusal") at most once per refusal_interval_micros per data center.
 //
-// Stop is explicit (the destructor calls it): it wakes the thread, lets the
+// Splits and merges of replicated tablets (issue 28, item 4): the leader
+// also decides them, every resize_interval on a task of its own, from the
+// proposals of every live node's tablet balancer (cluster/tablet_resize.h:
+// DecideResizes picks at most one change per placement tablet) and carries
+// each out through Database::SplitTablet / MergeTablets, so through the
+// placement in etcd; the reason recorded (kind "split" or "merge") names the
+// proposing node. A change that fails (a tablet holding one partition, a
+// lost race) is not tried again for refused_resize_micros. This runs with
+// moves switched off too (`--no-placement-balancer`): a cluster's tablets
+// split and merge whether or not replicas move.
+//
+// Stop is explicit (the destructor calls it): it wakes the threads, lets the
 // moves in flight finish, revokes the lease.
 //
 // Thread safety: Start/Stop from one thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -57,6 +70,7 @@
 #include "cluster/placement_plan.h"
 #include "cluster/tablet_placement.h"
 #include "cluster/tablet_migration.h"
+#include "cluster/tablet_resize.h"
 #include "common/periodic_task.h"
 
 namespace tessera {
@@ -94,6 +108,9 @@ struct PlacementBalancerOptions {
   // The most moves one round starts.
   int max_moves_per_round = 8;
   MigrationOptions migration;
+  bool moves = true;  // false: the leader only decides splits and merges
+  int64_t resize_interval_micros = 1'000'000;
+  int64_t refused_resize_micros = 30'000'000;
 };
 
 class PlacementBalancer {
@@ -108,6 +125,9 @@ class PlacementBalancer {
   // move, split a tablet or changed a replica count. Leads first if no one
   // does.
   bool RunOnce();
+  // One round of split and merge decisions now: true when it changed a
+  // placement. Leads first if no one does.
+  bool ResizeOnce();
 
  private:
   // A split of the hottest tablet samples at least this many keys, or cuts at the median.
@@ -115,6 +135,11 @@ class PlacementBalancer {
 
   bool Lead();
   bool Round();
+  bool Resize();
+  // Carries out one decided proposal through this node's map. NotFound:
+  // the map is behind the placement (or the tablet changed meanwhile), try
+  // again; other errors: the change was refused (Database::SplitTablet's).
+  [[nodiscard]] Status CarryOut(const std::shared_ptr<const TableSchema>& table, const PlacementResizeProposal& decided);
   // Rule 0 (cluster/replication_change.h): true when it added or dropped a replica.
   // `tables`: the round's placements (the balancer's etcd read only
   // repeats when there is something to change).
@@ -138,9 +163,12 @@ class PlacementBalancer {
 
   ReplicationServices* const services_;
   const PlacementBalancerOptions options_;
-  int64_t lease_ = 0;  // the balancer thread's
-  int64_t leader_revision_ = 0;  // the leader key's create_revision while this node leads
-  int64_t last_change_micros_ = 0;  // wall clock: when the last move or split ended
+  std::mutex lead_mu_;  // Lead() runs on both tasks' threads
+  int64_t lease_ = 0;  // guarded by lead_mu_
+  std::atomic<int64_t> leader_revision_{0};  // the leader key's create_revision while this node leads
+  std::atomic<int64_t> last_change_micros_{0};  // wall clock: when the last move, split or merge ended
+  // Resize task only: decided changes that failed, and when.
+  std::map<std::string, int64_t> refused_resizes_;
   std::map<std::string, int64_t> last_refusal_micros_;  // data center -> when a refusal was last recorded
   std::vector<RecentSplit> recent_splits_;
   // This leader's moves (balancer thread; Stop after the task): counted and
@@ -152,6 +180,7 @@ class PlacementBalancer {
   };
   std::vector<MoveInFlight> moves_in_flight_;
   PeriodicTask task_;
+  PeriodicTask resize_task_;
 };
 
 }  // namespace tessera::cluster

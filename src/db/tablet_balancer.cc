@@ -96,7 +96,35 @@ void TabletBalancer::RunTable(uint32_t table_id) {
     holds[{table_id, tablet}] = std::move(h);
   };
   const bool cluster = db_->cluster_tablets();
+  // A table whose resizes another node decides gets this round's splits and
+  // merges as proposals (every round, so that a proposal stands while it holds).
+  ResizeProposals* const proposals = proposals_.load();
+  const bool propose = proposals != nullptr && proposals->DecidedElsewhere(*table);
+  std::vector<ResizeProposal> proposed;
+  auto tablet_at = [&](TabletId id) {
+    return std::find_if(load.tablets.begin(), load.tablets.end(), [&](const TabletLoad& x) { return x.id == id; });
+  };
   for (const auto& d : decisions) {
+    if (propose && d.kind != BalancerDecision::Kind::kHold) {
+      auto t = tablet_at(d.tablet);
+      if (t == load.tablets.end()) continue;
+      ResizeProposal p;
+      p.reason = d.reason;
+      p.start = t->start;
+      if (d.kind == BalancerDecision::Kind::kSplit) {
+        p.kind = ResizeProposal::Kind::kSplit;
+        p.end = t->end;
+        p.split_position = d.split_position;
+      } else {
+        auto right = std::next(t);
+        if (right == load.tablets.end()) continue;
+        p.kind = ResizeProposal::Kind::kMerge;
+        p.boundary = right->start;
+        p.end = right->end;
+      }
+      proposed.push_back(std::move(p));
+      continue;
+    }
     switch (d.kind) {
       case BalancerDecision::Kind::kHold:
         hold(d.tablet, d.condition, d.reason);
@@ -148,6 +176,7 @@ void TabletBalancer::RunTable(uint32_t table_id) {
       }
     }
   }
+  if (propose) proposals->Propose(*table, std::move(proposed));
   std::lock_guard<std::mutex> lock(holds_mu_);
   std::erase_if(holds_, [&](const auto& e) { return e.first.first == table_id; });
   holds_.merge(holds);

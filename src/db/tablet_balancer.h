@@ -25,6 +25,10 @@
 //     doubling, at most once per kBucketRaiseGapMicros per partition. Its new
 //     sub-partitions are separate partition positions, so the ordinary load
 //     and size splits then spread the partition over tablets.
+// On a cluster node, a replicated table's splits and merges are decided by
+// the cluster's balancer leader: with ResizeProposals attached, step 2 hands
+// them over as proposals (tablets/resize_proposals.h) instead, every round,
+// and the leader's decision reaches this node's map through the placement.
 // Tablet sizes: RocksDB's estimate is good for flushed data but its memtable
 // part can be far off either way for small ranges, so whenever a tablet may
 // be above the split threshold — by the estimate, or by its flushed or last
@@ -37,6 +41,7 @@
 // the thread off); Holds is thread-safe. Stop joins the thread.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -48,6 +53,7 @@
 #include <vector>
 
 #include "tablets/balancer_policy.h"
+#include "tablets/resize_proposals.h"
 
 namespace tessera {
 
@@ -77,6 +83,10 @@ class TabletBalancer {
   // One round over every table, now.
   void RunOnce();
   std::vector<TabletHold> Holds() const;
+  // Where splits and merges of tables decided elsewhere go (nullptr: none,
+  // every table's are carried out here). REQUIRES: `proposals` outlives its
+  // attachment; detach (nullptr) only once the balancer is stopped.
+  void AttachResizeProposals(ResizeProposals* proposals) { proposals_.store(proposals); }
   const BalancerOptions& options() const { return options_; }
 
  private:
@@ -104,6 +114,7 @@ class TabletBalancer {
 
   Database* db_;
   const BalancerOptions options_;
+  std::atomic<ResizeProposals*> proposals_{nullptr};
   std::mutex round_mu_;  // one round at a time
   std::map<uint32_t, HotSince> hot_since_;
   std::map<uint32_t, int64_t> last_bucket_raise_;  // table id -> when its bucket count was last raised

@@ -25,6 +25,7 @@
 #include "cluster/node_load.h"
 #include "cluster/grpc_runtime.h"
 #include "cluster/placement_balancer.h"
+#include "cluster/tablet_resize.h"
 #include "cluster/replicated_tablet.h"
 #include "cluster/replication_change.h"
 #include "cluster/repair_holds.h"
@@ -111,6 +112,7 @@ struct Node::Listeners {
   std::unique_ptr<cluster::RepairHoldSync> repair_holds;
   std::unique_ptr<cluster::NodeLoadReporter> load_reporter;
   std::unique_ptr<cluster::PlacementBalancer> placement_balancer;
+  std::unique_ptr<cluster::ClusterResizeProposals> resize_proposals;
   std::unique_ptr<cluster::MigrationResumer> migration_resumer;
   std::unique_ptr<cluster::ReplicationChangeCoordinator> replication_changer;
   std::unique_ptr<cluster::FailureDetector> failure_detector;  // over membership and internode_client
@@ -254,13 +256,19 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   l.repair_holds = std::make_unique<cluster::RepairHoldSync>(db_.get(), &l.membership->etcd(), EtcdOf(c),
                                                              host_id_);
   TESSERA_RETURN_IF_ERROR(l.repair_holds->Start());
+  // The balancer proposes replicated tablets' splits and merges; the balancer leader decides.
+  l.resize_proposals = std::make_unique<cluster::ClusterResizeProposals>(&l.membership->etcd(), host_id_);
+  if (db_->balancer()) db_->balancer()->AttachResizeProposals(l.resize_proposals.get());
   db_->StartBalancer();
   l.load_reporter = std::make_unique<cluster::NodeLoadReporter>(
       &l.membership->etcd(), db_.get(), host_id_, std::chrono::milliseconds(c.load_report_interval_ms));
   l.load_reporter->Start();
-  if (c.placement_balancer) {
+  {
+    // Always: without moves (--no-placement-balancer) the leader still decides splits and merges.
     cluster::PlacementBalancerOptions b;
+    b.moves = c.placement_balancer;
     b.interval_micros = c.placement_balancer_interval_micros;
+    b.resize_interval_micros = db_->balancer_options().interval_micros;
     b.plan.min_bytes = c.placement_balancer_min_bytes;
     b.max_moves_per_node = c.placement_balancer_max_moves_per_node;
     l.placement_balancer = std::make_unique<cluster::PlacementBalancer>(l.replication.get(), b);
@@ -423,7 +431,10 @@ void Node::Stop() {
     if (listeners_->tablet_sync) listeners_->tablet_sync->Stop();
     if (listeners_->repair_holds) listeners_->repair_holds->Stop();
     // No split or merge may happen locally once splits stop going through etcd.
-    if (listeners_->resolver && db_->balancer()) db_->balancer()->Stop();
+    if (listeners_->resolver && db_->balancer()) {
+      db_->balancer()->Stop();
+      db_->balancer()->AttachResizeProposals(nullptr);
+    }
     if (listeners_->resolver) db_->AttachReplicaResolver(nullptr);
     if (listeners_->failure_detector) listeners_->failure_detector->Stop();
     if (listeners_->membership) {
