@@ -1,6 +1,7 @@
 #include "cql/executor/query_processor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <type_traits>
@@ -611,11 +612,17 @@ std::optional<Reply> QueryProcessor::SelectAfterDeferredRead(const SelectStateme
                         });
     return std::nullopt;
   }
-  db_->ReadRowAsync(r.table, r.partition_key, r.clustering, ctx.consistency,
-                    [second, run_again = std::move(run_again)](::tessera::Result<std::optional<RowResult>> row) {
-                      second->deferred.row = std::move(row);
-                      run_again();
-                    });
+  // Every row at once; the last answer runs the statement again.
+  auto remaining = std::make_shared<std::atomic<size_t>>(r.rows.size());
+  auto run_shared = std::make_shared<decltype(run_again)>(std::move(run_again));
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    db_->ReadRowAsync(r.table, r.rows[i].partition_key, r.rows[i].clustering, ctx.consistency,
+                      [second, remaining, run_shared, i](::tessera::Result<std::optional<RowResult>> row) {
+                        second->deferred.rows[i].result = std::move(row);
+                        // acq_rel: the last answer sees every other row's result.
+                        if (remaining->fetch_sub(1, std::memory_order_acq_rel) == 1) (*run_shared)();
+                      });
+  }
   return std::nullopt;
 }
 

@@ -68,26 +68,43 @@ class Executor {
   }
 
   // One whole row: deferred to the caller, or taken from its read, or read
-  // here (DeferredRead). Deferred only when it is the statement's one
-  // storage read (one partition, one clustering prefix, no static row): the
-  // second run, on the thread of a replica's answer, must not wait for
-  // another read.
+  // here (DeferredRead). Deferred only when every read of the statement is
+  // a whole row known from the plan (no static row, no range, not resumed
+  // inside a partition's slice): the second run, on the thread of a
+  // replica's answer, must not wait for another read. The first run
+  // defers them all, from the partition it is at.
   Result<std::optional<RowResult>> ReadRow(const std::vector<std::string>& pk, const std::vector<std::string>& ck) {
     if (deferred_ != nullptr) {
-      if (defer_read_ && !deferred_->table && !t_->HasStatic() && plan_.partition_keys.size() == 1 &&
-          plan_.clustering_prefixes.size() == 1) {
+      if (DefersRows()) {
         deferred_->table = t_;
-        deferred_->partition_key = pk;
-        deferred_->clustering = ck;
-        return Status::Busy("row read deferred to the caller");
+        for (size_t p = state_.partition; p < plan_.partition_keys.size(); ++p) {
+          for (const auto& prefix : plan_.clustering_prefixes) {
+            deferred_->rows.push_back(DeferredRow{plan_.partition_keys[p], prefix, std::nullopt, false});
+          }
+        }
+        return Status::Busy("row reads deferred to the caller");
       }
-      if (!defer_read_ && deferred_->row && !deferred_taken_ && deferred_->table == t_ &&
-          deferred_->partition_key == pk && deferred_->clustering == ck) {
-        deferred_taken_ = true;
-        return *deferred_->row;
+      if (!defer_read_ && deferred_->table == t_) {
+        for (auto& row : deferred_->rows) {
+          if (row.taken || !row.result || row.partition_key != pk || row.clustering != ck) continue;
+          row.taken = true;
+          return *row.result;
+        }
       }
     }
     return db_.ReadRow(t_, pk, ck, consistency_);
+  }
+
+  // Whether this run defers its row reads (see ReadRow).
+  bool DefersRows() const {
+    if (deferred_ == nullptr || !defer_read_ || deferred_->table || t_->HasStatic() || plan_.lower ||
+        plan_.upper || !state_.cursor.empty() || plan_.partition_keys.size() <= state_.partition) {
+      return false;
+    }
+    const size_t rows = (plan_.partition_keys.size() - state_.partition) * plan_.clustering_prefixes.size();
+    if (rows == 0 || rows > DeferredRead::kMaxDeferredRows) return false;
+    return std::all_of(plan_.clustering_prefixes.begin(), plan_.clustering_prefixes.end(),
+                       [&](const auto& prefix) { return prefix.size() == t_->Clustering().size(); });
   }
 
   // Whether this run defers its slice read (DeferredRead): only when that

@@ -52,26 +52,35 @@ class VirtualTables {
   }
 };
 
-// A SELECT's read done without holding a thread (issue 28 item 1). A first
+// A SELECT's reads done without holding a thread (issue 28 item 1). A first
 // ExecuteSelect with SelectContext::defer_read stops at its first storage
-// read when that is its only one: one whole row (one partition key, one
-// full clustering key, a table without static columns), or one slice of
-// one partition (one clustering prefix or range, no filtering, so that the
-// slice's rows are all the statement reads; its static row comes with it). The read's key (and
-// the slice's request) goes into the slot and ExecuteSelect fails with an
-// error the caller ignores once it sees `table` set. The caller reads it
-// (Database::ReadRowAsync, ReadSliceAsync) and runs the statement again,
-// without defer_read and with `row` or `slice_result` filled in, which that
-// same read takes instead of reading (any other read reads as usual). What
-// comes before the read is pure (binding, planning), so the first run costs
-// CPU only.
+// read when the statement's reads are known before they run: whole rows
+// (full primary keys, IN on partition and clustering columns included, at
+// most kMaxDeferredRows of them, a table without static columns), or one
+// slice of one partition (one clustering prefix or range, no filtering, so
+// that the slice's rows are all the statement reads; its static row comes
+// with it). The reads' keys (and the slice's request) go into the slot and
+// ExecuteSelect fails with an error the caller ignores once it sees `table`
+// set. The caller reads them (Database::ReadRowAsync, all rows at once;
+// ReadSliceAsync) and runs the statement again, without defer_read and with
+// the rows' `result` or `slice_result` filled in, which those same reads
+// take instead of reading (any other read reads as usual). What comes
+// before the reads is pure (binding, planning), so the first run costs CPU
+// only. A deferred row the second run does not need (a LIMIT or page met
+// first) was read for nothing, as Cassandra reads every partition of an IN.
+struct DeferredRow {
+  std::vector<std::string> partition_key, clustering;
+  std::optional<Result<std::optional<RowResult>>> result;  // the read's outcome, for the second run
+  bool taken = false;                                      // by the second run
+};
+
 struct DeferredRead {
+  static constexpr size_t kMaxDeferredRows = 64;
   std::shared_ptr<const TableSchema> table;  // null: nothing deferred
-  std::vector<std::string> partition_key;
-  std::vector<std::string> clustering;              // a row read's
-  std::optional<SliceRequest> slice;                // set: a slice read, not a row read
-  std::optional<Result<std::optional<RowResult>>> row;  // the row read's outcome, for the second run
-  std::optional<Result<SliceResult>> slice_result;      // the slice read's outcome, for the second run
+  std::vector<DeferredRow> rows;             // row reads (empty for a slice read)
+  std::vector<std::string> partition_key;    // a slice read's
+  std::optional<SliceRequest> slice;                // set: a slice read, not row reads
+  std::optional<Result<SliceResult>> slice_result;  // the slice read's outcome, for the second run
   // The first run left the static row to a slice read it expected to defer,
   // and then read nothing (the page was already full): its rows lack their
   // static values, so the caller runs the statement again without deferral.
