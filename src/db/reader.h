@@ -60,6 +60,9 @@ struct SliceRequest {
 struct SliceResult {
   PartitionResult partition;
   std::string next_cursor;     // empty: no more rows
+  // The rows' storage keys, in order: filled by ReadSliceAsync only (so that
+  // a deferred slice can be cut to a smaller limit, cql/executor/select_statement.h).
+  std::vector<std::string> row_keys;
   uint64_t tombstones_scanned = 0;  // deleted rows, cell tombstones and expired cells visited
 };
 

@@ -156,6 +156,7 @@ class SliceRead : public std::enable_shared_from_this<SliceRead> {
       last_key_ = key;
       if (!*row) continue;
       out_.partition.rows.push_back(std::move(**row));
+      out_.row_keys.push_back(key);
       counters_->CountRead(now_micros_, 1, 0);
       if (out_.partition.rows.size() == limit_) {
         out_.next_cursor = EncodePagingCursor(out_.partition.rows.size(), key);

@@ -689,6 +689,18 @@ def test_in_reads_of_several_partitions_return_what_a_single_store_would(slow_cl
                 for cl, fetch in ((ONE, 3), (ALL, None)):
                     assert [(r.k, r.c, r.v) for r in run(s, cql, cl=cl, fetch_size=fetch)] == want, (cql, cl)
                     checked += 1
+            # Whole partitions and slices of each (a slice per partition, read at once).
+            for where, keep, desc, limit in (("", lambda c: True, False, None), ("AND c >= 1", lambda c: c >= 1, True, 5),
+                                             ("AND c < 3", lambda c: c < 3, False, 4)):
+                want = sorted(((k, c, live[(k, c)]) for k in set(ks) for c in range(4) if (k, c) in live and keep(c)),
+                              key=lambda r: (token_order[r[0]], -r[1] if desc else r[1]))
+                if limit is not None:
+                    want = want[:limit]
+                cql = "SELECT k, c, v FROM slow.in_rows WHERE k IN (%s) %s%s%s" % (
+                    in_list, where, " ORDER BY c DESC" if desc else "", "" if limit is None else " LIMIT %d" % limit)
+                for cl, fetch in ((ONE, None), (Q, 3), (ALL, 2)):
+                    assert [(r.k, r.c, r.v) for r in run(s, cql, cl=cl, fetch_size=fetch)] == want, (cql, cl, fetch)
+                    checked += 1
         print("%d IN reads through 2 replicas matched" % checked)
     finally:
         d.shutdown()
@@ -696,8 +708,8 @@ def test_in_reads_of_several_partitions_return_what_a_single_store_would(slow_cl
 
 def test_in_reads_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinator(slow_cluster):
     # The same for IN over several partitions: the ONE reads (two
-    # partitions, two rows each) are answered from node 1's replica while 40
-    # at ALL wait.
+    # partitions, two rows or a slice of each) are answered from node 1's
+    # replica while 40 at ALL wait.
     d, s = slow_keyspace_session(slow_cluster)
     try:
         s.execute("CREATE TABLE IF NOT EXISTS slow.in_held (k int, c int, v int, PRIMARY KEY (k, c))")
@@ -708,11 +720,15 @@ def test_in_reads_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordina
                 s.execute(insert, (k, c, 10 * k + c))
     finally:
         d.shutdown()
+    # Rows (c IN) for half of the ONE reads, slices (c >= 1) for the other half.
+    def shape(k):
+        return "c IN (0, 2)" if k % 2 else "c >= 1"
     one = answered_behind_a_stopped_replica(
-        slow_cluster, ["SELECT k, c, v FROM slow.in_held WHERE k IN (%d, %d) AND c IN (0, 2)" % (k, k + 200)
+        slow_cluster, ["SELECT k, c, v FROM slow.in_held WHERE k IN (%d, %d) AND %s" % (k, k + 200, shape(k))
                        for k in range(1, 41)],
-        ["SELECT k, c, v FROM slow.in_held WHERE k IN (%d, %d) AND c IN (0, 2)" % (k, k + 200)
+        ["SELECT k, c, v FROM slow.in_held WHERE k IN (%d, %d) AND %s" % (k, k + 200, shape(k))
          for k in range(41, 201)], 0x1200, "IN reads")
     for stream, _, body, _ in one:
         got = sorted(int_rows(body))
-        assert got == sorted((k, c, 10 * k + c) for k in (stream, stream + 200) for c in (0, 2)), (stream, got)
+        cs = (0, 2) if stream % 2 else (1, 2)
+        assert got == sorted((k, c, 10 * k + c) for k in (stream, stream + 200) for c in cs), (stream, got)

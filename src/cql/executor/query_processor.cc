@@ -604,17 +604,16 @@ std::optional<Reply> QueryProcessor::SelectAfterDeferredRead(const SelectStateme
     }
     reply(std::move(answer));
   };
-  if (r.slice) {
-    db_->ReadSliceAsync(r.table, r.partition_key, *r.slice, ctx.consistency,
-                        [second, run_again = std::move(run_again)](::tessera::Result<SliceResult> slice) {
-                          second->deferred.slice_result = std::move(slice);
-                          run_again();
-                        });
-    return std::nullopt;
-  }
-  // Every row at once; the last answer runs the statement again.
-  auto remaining = std::make_shared<std::atomic<size_t>>(r.rows.size());
+  // Every read at once; the last answer runs the statement again.
+  auto remaining = std::make_shared<std::atomic<size_t>>(r.rows.size() + r.slices.size());
   auto run_shared = std::make_shared<decltype(run_again)>(std::move(run_again));
+  for (size_t i = 0; i < r.slices.size(); ++i) {
+    db_->ReadSliceAsync(r.table, r.slices[i].partition_key, r.slices[i].request, ctx.consistency,
+                        [second, remaining, run_shared, i](::tessera::Result<SliceResult> slice) {
+                          second->deferred.slices[i].result = std::move(slice);
+                          if (remaining->fetch_sub(1, std::memory_order_acq_rel) == 1) (*run_shared)();
+                        });
+  }
   for (size_t i = 0; i < r.rows.size(); ++i) {
     db_->ReadRowAsync(r.table, r.rows[i].partition_key, r.rows[i].clustering, ctx.consistency,
                       [second, remaining, run_shared, i](::tessera::Result<std::optional<RowResult>> row) {

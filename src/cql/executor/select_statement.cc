@@ -107,15 +107,17 @@ class Executor {
                        [&](const auto& prefix) { return prefix.size() == t_->Clustering().size(); });
   }
 
-  // Whether this run defers its slice read (DeferredRead): only when that
-  // is the statement's one storage read: one partition, one clustering
-  // prefix or range that is not one whole row, no filter (every row the
-  // slice returns is emitted, so it returns all the statement wants and the
-  // loop reads no second slice). Its static row comes with it.
+  // Whether this run defers its slice reads (DeferredRead): only when they
+  // are the statement's only storage reads: at most kMaxDeferredSlices
+  // partitions from here, one clustering prefix or range that is not one
+  // whole row, no filter (every row a slice returns is emitted, so each
+  // returns all the statement wants of its partition and the loop reads no
+  // second slice of it). Their static rows come with them.
   bool DefersSlice() const {
     if (deferred_ == nullptr || !defer_read_ || deferred_->table || t_->partition_buckets.enabled() ||
-        plan_.partition_keys.size() != 1 || plan_.clustering_prefixes.size() != 1 || !plan_.filters.empty() ||
-        plan_.uses_filtering) {
+        plan_.partition_keys.size() <= state_.partition ||
+        plan_.partition_keys.size() - state_.partition > DeferredRead::kMaxDeferredSlices ||
+        plan_.clustering_prefixes.size() != 1 || !plan_.filters.empty() || plan_.uses_filtering) {
       return false;
     }
     const bool one_row = !plan_.lower && !plan_.upper &&
@@ -123,28 +125,54 @@ class Executor {
     return !one_row;
   }
 
-  // The slice taken from the deferred read (the second run), if it is this one.
-  const Result<SliceResult>* DeferredSlice(const std::vector<std::string>& pk) const {
-    if (deferred_ == nullptr || defer_read_ || !deferred_->slice_result || deferred_->table != t_ ||
-        deferred_->partition_key != pk) {
-      return nullptr;
+  // The deferred slice of partition `pk` (the second run), if there is one.
+  DeferredSlice* TakenFrom(const std::vector<std::string>& pk) const {
+    if (deferred_ == nullptr || defer_read_ || deferred_->table != t_) return nullptr;
+    for (auto& slice : deferred_->slices) {
+      if (slice.result && slice.partition_key == pk) return &slice;
     }
-    return &*deferred_->slice_result;
+    return nullptr;
   }
 
-  // One slice: deferred to the caller, or taken from its read, or read here.
+  // One slice: deferred to the caller (with those of the partitions after
+  // it), or taken from its read, or read here.
   Result<SliceResult> ReadSlice(const std::vector<std::string>& pk, const SliceRequest& req) {
     if (DefersSlice()) {
       deferred_->table = t_;
-      deferred_->partition_key = pk;
-      deferred_->slice = req;
-      return Status::Busy("slice read deferred to the caller");
+      for (size_t p = state_.partition; p < plan_.partition_keys.size(); ++p) {
+        SliceRequest later = req;
+        if (p != state_.partition) {  // from its start, as much as a partition may give
+          later.cursor.clear();
+          later.limit = std::min(Wanted(), limits_.per_partition);
+        }
+        deferred_->slices.push_back(DeferredSlice{plan_.partition_keys[p], std::move(later), std::nullopt, false});
+      }
+      return Status::Busy("slice reads deferred to the caller");
     }
     if (static_skipped_) return Status::Corruption("a static row was skipped for a slice read that was not deferred");
-    if (!deferred_taken_ && DeferredSlice(pk) && deferred_->slice->limit == req.limit &&
-        deferred_->slice->cursor == req.cursor && deferred_->slice->reversed == req.reversed) {
-      deferred_taken_ = true;
-      return *deferred_->slice_result;
+    DeferredSlice* slice = TakenFrom(pk);
+    if (slice != nullptr && !slice->taken && slice->request.cursor == req.cursor &&
+        slice->request.reversed == req.reversed && slice->request.limit >= req.limit) {
+      if (!slice->result->ok()) {
+        slice->taken = true;
+        return slice->result->status();
+      }
+      SliceResult& read = **slice->result;
+      const size_t rows = read.partition.rows.size();
+      if (rows <= req.limit) {
+        slice->taken = true;
+        return read;
+      }
+      // Asked for more than this read wants (an IN's later partition, the
+      // page filled by the ones before): cut where a read of req.limit stops.
+      if (read.row_keys.size() == rows && req.limit > 0) {
+        slice->taken = true;
+        SliceResult cut = read;
+        cut.partition.rows.resize(req.limit);
+        cut.row_keys.resize(req.limit);
+        cut.next_cursor = EncodePagingCursor(req.limit, cut.row_keys.back());
+        return cut;
+      }
     }
     return db_.ReadSlice(t_, pk, req, consistency_);
   }
@@ -157,8 +185,8 @@ class Executor {
       deferred_->static_skipped = true;
       return std::nullopt;
     }
-    if (const Result<SliceResult>* slice = DeferredSlice(pk)) {
-      return slice->ok() ? (*slice)->partition.static_row : std::nullopt;
+    if (const DeferredSlice* slice = TakenFrom(pk)) {
+      return slice->result->ok() ? (**slice->result).partition.static_row : std::nullopt;
     }
     SliceRequest req;
     req.limit = 0;
@@ -287,7 +315,6 @@ class Executor {
   RequestConsistency consistency_;
   DeferredRead* deferred_;
   bool defer_read_;
-  bool deferred_taken_ = false;
   // StaticRow left it to the deferred slice read in this run (the slot's
   // static_skipped travels on into the second run, which must read).
   bool static_skipped_ = false;

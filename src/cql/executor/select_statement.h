@@ -57,30 +57,39 @@ class VirtualTables {
 // read when the statement's reads are known before they run: whole rows
 // (full primary keys, IN on partition and clustering columns included, at
 // most kMaxDeferredRows of them, a table without static columns), or one
-// slice of one partition (one clustering prefix or range, no filtering, so
-// that the slice's rows are all the statement reads; its static row comes
-// with it). The reads' keys (and the slice's request) go into the slot and
-// ExecuteSelect fails with an error the caller ignores once it sees `table`
-// set. The caller reads them (Database::ReadRowAsync, all rows at once;
-// ReadSliceAsync) and runs the statement again, without defer_read and with
-// the rows' `result` or `slice_result` filled in, which those same reads
-// take instead of reading (any other read reads as usual). What comes
-// before the reads is pure (binding, planning), so the first run costs CPU
-// only. A deferred row the second run does not need (a LIMIT or page met
-// first) was read for nothing, as Cassandra reads every partition of an IN.
+// slice of each partition (one partition key or an IN of at most
+// kMaxDeferredSlices; one clustering prefix or range; no filtering, so that
+// the slices' rows are all the statement reads; each slice brings its
+// partition's static row). The reads' keys (and the slices' requests) go
+// into the slot and ExecuteSelect fails with an error the caller ignores
+// once it sees `table` set. The caller reads them all at once
+// (Database::ReadRowAsync, ReadSliceAsync) and runs the statement again,
+// without defer_read and with every `result` filled in, which those same
+// reads take instead of reading (any other read reads as usual): a slice
+// asked with a larger limit than the second run's read is cut to it. What
+// comes before the reads is pure (binding, planning), so the first run
+// costs CPU only. A deferred read the second run does not need (a LIMIT or
+// page met first) was made for nothing, as Cassandra reads every partition
+// of an IN.
 struct DeferredRow {
   std::vector<std::string> partition_key, clustering;
   std::optional<Result<std::optional<RowResult>>> result;  // the read's outcome, for the second run
   bool taken = false;                                      // by the second run
 };
 
+struct DeferredSlice {
+  std::vector<std::string> partition_key;
+  SliceRequest request;
+  std::optional<Result<SliceResult>> result;  // the read's outcome, for the second run
+  bool taken = false;                         // by the second run
+};
+
 struct DeferredRead {
   static constexpr size_t kMaxDeferredRows = 64;
+  static constexpr size_t kMaxDeferredSlices = 16;
   std::shared_ptr<const TableSchema> table;  // null: nothing deferred
-  std::vector<DeferredRow> rows;             // row reads (empty for a slice read)
-  std::vector<std::string> partition_key;    // a slice read's
-  std::optional<SliceRequest> slice;                // set: a slice read, not row reads
-  std::optional<Result<SliceResult>> slice_result;  // the slice read's outcome, for the second run
+  std::vector<DeferredRow> rows;             // row reads; or
+  std::vector<DeferredSlice> slices;         // slice reads, one per partition
   // The first run left the static row to a slice read it expected to defer,
   // and then read nothing (the page was already full): its rows lack their
   // static values, so the caller runs the statement again without deferral.
