@@ -388,6 +388,19 @@ Result<RangeResult> Database::ScanRange(const std::shared_ptr<const TableSchema>
   return tessera::ScanRange(MakeReadContext(CurrentLayout(table), consistency), request);
 }
 
+void Database::ScanRangeAsync(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request,
+                              const RequestConsistency& consistency, RangeDone done) {
+  if (!TabletsOf(table->id)) return done(Status::NotFound("table " + table->name + " was dropped"));
+  Status held = HitReadFailpoint(*table);
+  if (!held.ok()) return done(held);
+  tessera::ScanRangeAsync(MakeReadContext(CurrentLayout(table), consistency), request,
+                          [metrics = MetricsOf(table->id), start = SteadyMicros(),
+                           done = std::move(done)](Result<RangeResult> page) {
+                            metrics->read_latency.Record(SteadyMicros() - start);
+                            done(std::move(page));
+                          });
+}
+
 Result<std::optional<PaxosRound>> Database::BeginPaxos(const std::shared_ptr<const TableSchema>& table,
                                                       const std::vector<std::string>& partition_key,
                                                       ConsistencyLevel serial, bool for_read) {

@@ -326,6 +326,10 @@ class Database {
                       const SliceRequest& request, const RequestConsistency& consistency, SliceDone done);
   Result<RangeResult> ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request,
                                 const RequestConsistency& consistency = kLocalConsistency);
+  // As ScanRange, answering through `done` (db/reader.h ScanRangeAsync).
+  // REQUIRES: this Database outlives the answer (as ReadRowAsync).
+  void ScanRangeAsync(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request,
+                      const RequestConsistency& consistency, RangeDone done);
   // Prepares a Paxos round on the replicas of one partition (Replica::BeginPaxos):
   // nullopt on a single node, where the caller serializes conditional
   // statements with a lock. `for_read`: a SERIAL read's round. Errors: those

@@ -8,6 +8,13 @@ namespace tessera {
 
 std::vector<std::string_view> Views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
 
+Status DecodePartitionKey(const TableSchema& t, std::string_view key, PartitionResult* p) {
+  TESSERA_ASSIGN_OR_RETURN(DecodedKey d, DecodeStorageKey(t, key));
+  p->partition_key = std::move(d.partition_key);
+  p->token = d.token;
+  return Status::OK();
+}
+
 Status LoadHeader(Replica* replica, const RequestConsistency& consistency, const std::string& position,
                   PartitionHeader* header, TabletCounters* counters) {
   std::string value;

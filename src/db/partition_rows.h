@@ -1,6 +1,7 @@
 // The rows of one partition as stored: its header, its static row, a stored
 // row turned into a result, and the storage-key bounds of a clustering slice.
-// Shared by the readers (db/reader.cc, db/sub_partition_read.cc); not part of
+// Shared by the readers (db/reader.cc, db/sub_partition_read.cc,
+// db/slice_read_async.cc, db/range_read_async.cc); not part of
 // the database's API.
 //
 // Thread safety: pure functions over a thread-safe Replica.
@@ -21,6 +22,10 @@ namespace tessera {
 
 std::vector<std::string_view> Views(const std::vector<std::string>& v);
 inline uint32_t Seconds(int64_t micros) { return static_cast<uint32_t>(micros / 1'000'000); }
+
+// The partition key components and token of storage key `key` into `p`.
+// Errors: InvalidArgument (not a key of `t`).
+Status DecodePartitionKey(const TableSchema& t, std::string_view key, PartitionResult* p);
 
 // Reads and decodes the header at `position` + kPartitionHeader; an absent
 // header is an empty one. Counts the bytes read. Errors: Corruption, IOError.

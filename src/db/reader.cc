@@ -11,16 +11,6 @@
 #include "storage/partition_header.h"
 
 namespace tessera {
-namespace {
-
-Status DecodePartitionKey(const TableSchema& t, std::string_view key, PartitionResult* p) {
-  TESSERA_ASSIGN_OR_RETURN(DecodedKey d, DecodeStorageKey(t, key));
-  p->partition_key = std::move(d.partition_key);
-  p->token = d.token;
-  return Status::OK();
-}
-
-}  // namespace
 
 std::string EncodePagingCursor(uint64_t rows_in_partition, std::string_view key) {
   std::string c(1, '\x01');

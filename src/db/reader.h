@@ -145,6 +145,15 @@ using SliceDone = std::function<void(Result<SliceResult>)>;
 void ReadSliceAsync(const ReadContext& ctx, const std::vector<std::string>& partition_key,
                     const SliceRequest& request, SliceDone done);
 Result<RangeResult> ScanRange(const ReadContext& ctx, const RangeRequest& request);
+// As ScanRange, answering through `done` exactly once, on this thread or on
+// the thread a tablet replica answers on (Replica::ReadWindowAsync,
+// MultiGetAsync; db/range_read_async.cc): each tablet segment in windows
+// that bring the partitions' headers and static rows with their rows, so
+// that no partition costs a read of its own. The same result as ScanRange.
+// Bucketed and partition-bucketed tables read here, as ScanRange.
+// REQUIRES: what ctx.tablets() and the replicas use outlives the answer.
+using RangeDone = std::function<void(Result<RangeResult>)>;
+void ScanRangeAsync(const ReadContext& ctx, const RangeRequest& request, RangeDone done);
 // ScanRange over storage keys as they are (physical keys and cursors, no fan-out).
 Result<RangeResult> ScanStorageRange(const ReadContext& ctx, const RangeRequest& request);
 

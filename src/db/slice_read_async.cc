@@ -2,8 +2,8 @@
 // callbacks, so that a SELECT of a slice holds no thread while replicas
 // answer (issue 28 item 1). The partition header (with the static row, in
 // one key read) and the first window of rows are asked at once (the blocking ReadSlice asks for the header, then
-// the static row, then its windows, one after the other); each next window
-// is asked from the thread the last one arrived on. A window asks for no
+// the static row, then its windows, one after the other); the windows chain
+// as db/window_chain.h says. A window asks for no
 // more keys than the rows still wanted (the slice's LIMIT reaches the
 // replicas), and at most 512.
 #include <algorithm>
@@ -12,6 +12,7 @@
 
 #include "db/partition_rows.h"
 #include "db/reader.h"
+#include "db/window_chain.h"
 #include "keys/key_encoding.h"
 #include "keys/storage_key.h"
 #include "storage/partition_header.h"
@@ -106,34 +107,14 @@ class SliceRead : public std::enable_shared_from_this<SliceRead> {
     if (Take(std::move(*first_))) ReadMore();
   }
 
-  // Asks for windows until one answers on another thread (which goes on
-  // from there) or the read ends; a window answered here, inline, is taken
-  // by this loop, so a long slice of a local replica does not recurse.
   void ReadMore() {
     auto self = shared_from_this();
-    for (;;) {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        inline_ = true;
-      }
-      replica_->ReadWindowAsync(NextRead(), consistency_, [self](Result<KeyWindow> w) {
-        {
-          std::lock_guard<std::mutex> lock(self->mu_);
-          if (self->inline_) {
-            self->stash_ = std::move(w);
-            return;
-          }
-        }
-        if (self->Take(std::move(w))) self->ReadMore();
-      });
-      std::optional<Result<KeyWindow>> arrived;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        inline_ = false;
-        arrived.swap(stash_);
-      }
-      if (!arrived || !Take(std::move(*arrived))) return;
-    }
+    ChainWindows(
+        relay_,
+        [self](Replica::WindowDone answer) {
+          self->replica_->ReadWindowAsync(self->NextRead(), self->consistency_, std::move(answer));
+        },
+        [self](Result<KeyWindow> window) { return self->Take(std::move(window)); });
   }
 
   // The rows of one window; true when another window is needed.
@@ -195,8 +176,7 @@ class SliceRead : public std::enable_shared_from_this<SliceRead> {
   int joining_ = 2;  // the header and the first window (1: the header alone)
   Status header_status_;
   std::optional<Result<KeyWindow>> first_;
-  bool inline_ = false;
-  std::optional<Result<KeyWindow>> stash_;
+  std::shared_ptr<WindowRelay> relay_ = std::make_shared<WindowRelay>();
 };
 
 }  // namespace

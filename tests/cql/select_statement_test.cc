@@ -117,6 +117,13 @@ class SelectTest : public ::testing::Test {
                         [&read](Result<SliceResult> r) { read.set_value(std::move(r)); });
       slice.result = read.get_future().get();
     }
+    if (deferred.range) {
+      ++deferred_ranges_;
+      std::promise<Result<RangeResult>> read;
+      db.ScanRangeAsync(deferred.table, *deferred.range, kLocalConsistency,
+                        [&read](Result<RangeResult> r) { read.set_value(std::move(r)); });
+      deferred.range_result = read.get_future().get();
+    }
     for (auto& row : deferred.rows) row.result = db.ReadRow(deferred.table, row.partition_key, row.clustering);
     deferred_rows_ += deferred.rows.size();
     ctx.defer_read = false;
@@ -124,7 +131,7 @@ class SelectTest : public ::testing::Test {
   }
 
   bool defer_ = false;
-  size_t deferred_rows_ = 0, deferred_slices_ = 0;
+  size_t deferred_rows_ = 0, deferred_slices_ = 0, deferred_ranges_ = 0;
   std::unique_ptr<testing::TestDatabase> tdb_;
   std::vector<WireValue> values_;
   std::mt19937_64 rng_{3};
@@ -171,6 +178,15 @@ TEST_F(SelectTest, DeferredReadsReturnWhatOneRunReturns) {
       "SELECT * FROM events WHERE k IN (4, 0, 3) AND c >= 8",
       "SELECT * FROM events WHERE k IN (4, 0, 3) LIMIT 13",
       "SELECT k, owner FROM events WHERE k IN (1, 2, 9) AND c > 20",
+      "SELECT * FROM plain",
+      "SELECT * FROM plain LIMIT 17",
+      "SELECT * FROM plain PER PARTITION LIMIT 2",
+      "SELECT * FROM plain WHERE token(k) > 0",
+      "SELECT * FROM plain WHERE token(k) <= 0 LIMIT 10",
+      "SELECT k, v FROM kv",
+      "SELECT COUNT(*) FROM plain",
+      "SELECT * FROM plain WHERE v > 50 ALLOW FILTERING",
+      "SELECT * FROM events",
   };
   for (const auto& cql : statements) {
     for (int32_t page : {0, 1, 2, 5}) {
@@ -187,6 +203,7 @@ TEST_F(SelectTest, DeferredReadsReturnWhatOneRunReturns) {
   // Whole rows and slices were deferred (not every statement ran in one).
   EXPECT_GT(deferred_rows_, 100u);
   EXPECT_GT(deferred_slices_, 10u);
+  EXPECT_GT(deferred_ranges_, 100u);
 }
 
 TEST_F(SelectTest, SinglePartitionSlicesOrderAndLimits) {

@@ -604,6 +604,14 @@ std::optional<Reply> QueryProcessor::SelectAfterDeferredRead(const SelectStateme
     }
     reply(std::move(answer));
   };
+  if (r.range) {
+    db_->ScanRangeAsync(r.table, *r.range, ctx.consistency,
+                        [second, run_again = std::move(run_again)](::tessera::Result<RangeResult> page) {
+                          second->deferred.range_result = std::move(page);
+                          run_again();
+                        });
+    return std::nullopt;
+  }
   // Every read at once; the last answer runs the statement again.
   auto remaining = std::make_shared<std::atomic<size_t>>(r.rows.size() + r.slices.size());
   auto run_shared = std::make_shared<decltype(run_again)>(std::move(run_again));

@@ -177,6 +177,32 @@ class Executor {
     return db_.ReadSlice(t_, pk, req, consistency_);
   }
 
+  // Whether this run defers its scan (DeferredRead): only when one range
+  // read is all the page reads: no filter (every row the read returns is
+  // emitted, so it returns all the page wants), no static columns (the
+  // loop would read a partition's static row on its own).
+  bool DefersRange() const {
+    return deferred_ != nullptr && defer_read_ && !deferred_->table && !t_->HasStatic() &&
+           !t_->buckets.enabled() && !t_->partition_buckets.enabled() && plan_.filters.empty() &&
+           !plan_.uses_filtering;
+  }
+
+  // One range read: deferred to the caller, or taken from its read, or read here.
+  Result<RangeResult> ScanRange(const RangeRequest& req) {
+    if (DefersRange()) {
+      deferred_->table = t_;
+      deferred_->range = req;
+      return Status::Busy("range read deferred to the caller");
+    }
+    if (deferred_ != nullptr && !defer_read_ && deferred_->table == t_ && deferred_->range_result && !range_taken_ &&
+        deferred_->range->cursor == req.cursor && deferred_->range->limit == req.limit &&
+        deferred_->range->per_partition_limit == req.per_partition_limit) {
+      range_taken_ = true;
+      return *deferred_->range_result;
+    }
+    return db_.ScanRange(t_, req, consistency_);
+  }
+
   std::optional<RowResult> StaticRow(const std::vector<std::string>& pk) {
     if (!t_->HasStatic()) return std::nullopt;
     // The deferred slice read brings it; this run ends at that read.
@@ -271,7 +297,7 @@ class Executor {
       uint64_t want = Wanted();
       if (want == 0) return Pause(next, 1);
       RangeRequest req{plan_.range, want, limits_.per_partition, state_.cursor};
-      TESSERA_ASSIGN_OR_RETURN(RangeResult page, db_.ScanRange(t_, req, consistency_));
+      TESSERA_ASSIGN_OR_RETURN(RangeResult page, ScanRange(req));
       tombstones_ += page.tombstones_scanned;
       for (const auto& p : page.partitions) {
         std::optional<RowResult> static_row = p.static_row;
@@ -315,6 +341,7 @@ class Executor {
   RequestConsistency consistency_;
   DeferredRead* deferred_;
   bool defer_read_;
+  bool range_taken_ = false;  // the deferred scan's page, by the second run
   // StaticRow left it to the deferred slice read in this run (the slot's
   // static_skipped travels on into the second run, which must read).
   bool static_skipped_ = false;

@@ -70,7 +70,9 @@ class VirtualTables {
 // comes before the reads is pure (binding, planning), so the first run
 // costs CPU only. A deferred read the second run does not need (a LIMIT or
 // page met first) was made for nothing, as Cassandra reads every partition
-// of an IN.
+// of an IN. A page of a scan (a token range or the whole table, no
+// filtering, a table without static columns) is deferred too: one range
+// read (Database::ScanRangeAsync) is all such a page reads.
 struct DeferredRow {
   std::vector<std::string> partition_key, clustering;
   std::optional<Result<std::optional<RowResult>>> result;  // the read's outcome, for the second run
@@ -89,7 +91,9 @@ struct DeferredRead {
   static constexpr size_t kMaxDeferredSlices = 16;
   std::shared_ptr<const TableSchema> table;  // null: nothing deferred
   std::vector<DeferredRow> rows;             // row reads; or
-  std::vector<DeferredSlice> slices;         // slice reads, one per partition
+  std::vector<DeferredSlice> slices;         // slice reads, one per partition; or
+  std::optional<RangeRequest> range;         // a scan's page
+  std::optional<Result<RangeResult>> range_result;  // its outcome, for the second run
   // The first run left the static row to a slice read it expected to defer,
   // and then read nothing (the page was already full): its rows lack their
   // static values, so the caller runs the statement again without deferral.
