@@ -335,7 +335,7 @@ bool PlacementBalancer::Resize() {
   auto range = s->membership->etcd().Range(kResizePrefix, EtcdPrefixEnd(kResizePrefix));
   if (!range.ok()) return false;
   const int64_t now = WallMicros();
-  std::erase_if(refused_resizes_, [&](const auto& e) { return now - e.second >= options_.refused_resize_micros; });
+  std::erase_if(refused_resizes_, [&](const auto& e) { return now >= e.second; });
   std::vector<PlacementResizeProposal> proposals;
   for (const auto& kv : range->kvs) {
     const std::string host = kv.key.substr(sizeof(kResizePrefix) - 1);
@@ -352,9 +352,17 @@ bool PlacementBalancer::Resize() {
     if (done.ok()) {
       changed = true;
       last_change_micros_ = WallMicros();
-    } else if (!done.IsNotFound()) {  // NotFound: this node's map is behind, or the tablet changed meanwhile
-      refused_resizes_[EncodeResizeProposals({decided})] = now;
+      continue;
     }
+    // NotFound: this node's map is behind, or the tablet changed meanwhile;
+    // a move that began since the placement was read: both pass, try again.
+    auto placement = s->placements->Cached(schemas[decided.table_uuid]->uuid);
+    const TabletReplicas* now_placed = placement ? PlacementOf(*placement, decided.start) : nullptr;
+    if (done.IsNotFound() || (now_placed != nullptr && now_placed->transition)) continue;
+    // Refused (one partition, too many tablets): not again for a while; a
+    // failed read (the median through the replicas): after a round or two.
+    const int64_t wait = done.IsInvalidArgument() ? options_.refused_resize_micros : options_.failed_resize_micros;
+    refused_resizes_[EncodeResizeProposals({decided})] = now + wait;
   }
   return changed;
 }

@@ -46,8 +46,10 @@
 // DecideResizes picks at most one change per placement tablet) and carries
 // each out through Database::SplitTablet / MergeTablets, so through the
 // placement in etcd; the reason recorded (kind "split" or "merge") names the
-// proposing node. A change that fails (a tablet holding one partition, a
-// lost race) is not tried again for refused_resize_micros. This runs with
+// proposing node. A change refused (a tablet holding one partition) is
+// not tried again for refused_resize_micros, one that failed otherwise (the
+// median's read timed out) for failed_resize_micros; a stale map or a move
+// begun meanwhile is tried again at the next round. This runs with
 // moves switched off too (`--no-placement-balancer`): a cluster's tablets
 // split and merge whether or not replicas move.
 //
@@ -110,7 +112,8 @@ struct PlacementBalancerOptions {
   MigrationOptions migration;
   bool moves = true;  // false: the leader only decides splits and merges
   int64_t resize_interval_micros = 1'000'000;
-  int64_t refused_resize_micros = 30'000'000;
+  int64_t refused_resize_micros = 30'000'000;  // a change refused (InvalidArgument)
+  int64_t failed_resize_micros = 2'000'000;    // a change that failed otherwise (a read timed out)
 };
 
 class PlacementBalancer {
@@ -167,7 +170,7 @@ class PlacementBalancer {
   int64_t lease_ = 0;  // guarded by lead_mu_
   std::atomic<int64_t> leader_revision_{0};  // the leader key's create_revision while this node leads
   std::atomic<int64_t> last_change_micros_{0};  // wall clock: when the last move, split or merge ended
-  // Resize task only: decided changes that failed, and when.
+  // Resize task only: decided changes that failed, and until when they wait.
   std::map<std::string, int64_t> refused_resizes_;
   std::map<std::string, int64_t> last_refusal_micros_;  // data center -> when a refusal was last recorded
   std::vector<RecentSplit> recent_splits_;

@@ -326,6 +326,7 @@ class Database {
                       const SliceRequest& request, const RequestConsistency& consistency, SliceDone done);
   Result<RangeResult> ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request,
                                 const RequestConsistency& consistency = kLocalConsistency);
+  // ScanRange on a cluster node reads through ScanRangeAsync and waits.
   // As ScanRange, answering through `done` (db/reader.h ScanRangeAsync).
   // REQUIRES: this Database outlives the answer (as ReadRowAsync).
   void ScanRangeAsync(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request,
@@ -384,6 +385,11 @@ class Database {
                                                     std::optional<std::string> split_position = std::nullopt,
                                                     const std::string& reason = "manual",
                                                     TabletChangeOrigin origin = TabletChangeOrigin::kThisNode);
+  // Where SplitTablet without a position would cut tablet `tablet`: the
+  // middle token or the median partition (read through the tablet's replica,
+  // at ONE). Errors: as SplitTablet's (NotFound, InvalidArgument for a
+  // single partition).
+  Result<std::string> MiddleSplitPosition(const TableSchema& table, TabletId tablet);
   Result<TabletId> MergeTablets(const TableSchema& table, TabletId left, const std::string& reason = "manual",
                                 TabletChangeOrigin origin = TabletChangeOrigin::kThisNode);
   std::vector<TabletEvent> TabletEvents() const;

@@ -115,6 +115,16 @@ void TabletBalancer::RunTable(uint32_t table_id) {
         p.kind = ResizeProposal::Kind::kSplit;
         p.end = t->end;
         p.split_position = d.split_position;
+        if (!p.split_position) {
+          // The cut is found here, where the tablet is stored (the leader
+          // may hold no replica of it, and would read it over the network).
+          auto middle = db_->MiddleSplitPosition(*table, d.tablet);
+          if (!middle.ok() && middle.status().IsInvalidArgument()) {
+            hold(d.tablet, "single_partition", "size split declined: the tablet's only partition cannot be split");
+            continue;
+          }
+          if (middle.ok()) p.split_position = *middle;
+        }
       } else {
         auto right = std::next(t);
         if (right == load.tablets.end()) continue;
