@@ -314,20 +314,17 @@ bool PlacementBalancer::Split(const std::shared_ptr<const TableSchema>& table, c
   return false;  // this node has not applied the placement yet
 }
 
+// A decided change's identity, whatever its reason says (the reasons carry
+// rates that change every round).
+std::string PlacementBalancer::RefusalKey(const PlacementResizeProposal& p) {
+  const char kind = p.kind == ResizeProposal::Kind::kSplit ? 's' : 'm';
+  return std::string(1, kind) + '\0' + p.host + '\0' + p.table_uuid + '\0' + ToHex(p.start) + '\0' +
+         ToHex(p.end) + '\0' + ToHex(p.boundary) + '\0' + (p.position ? "p" + ToHex(*p.position) : "");
+}
+
 bool PlacementBalancer::Resize() {
   ReplicationServices* s = services_;
-  auto tables = ReadPlacedTables(*s);
-  if (!tables.ok()) return false;
-  std::map<std::string, std::vector<TabletReplicas>> placements;
-  std::map<std::string, std::shared_ptr<const TableSchema>> schemas;
-  for (const auto& placed : *tables) {
-    const std::string uuid = UuidText(placed.table->uuid);
-    auto& placement = placements[uuid] = placed.placement;
-    for (auto& t : placement) {  // host ids as the proposals name them
-      for (auto& r : t.replicas) r = UuidText(r);
-    }
-    schemas[uuid] = placed.table;
-  }
+  // The proposals first: with none standing (most rounds) the placements are not read.
   std::set<std::string> alive;
   for (const auto& m : s->membership->Members()) {
     if (m.alive) alive.insert(UuidText(m.record.host_id));
@@ -343,8 +340,21 @@ bool PlacementBalancer::Resize() {
     auto decoded = DecodeResizeProposals(kv.value, host);
     if (!decoded.ok()) continue;
     for (auto& p : *decoded) {
-      if (!refused_resizes_.count(EncodeResizeProposals({p}))) proposals.push_back(std::move(p));
+      if (!refused_resizes_.count(RefusalKey(p))) proposals.push_back(std::move(p));
     }
+  }
+  if (proposals.empty()) return false;
+  auto tables = ReadPlacedTables(*s);
+  if (!tables.ok()) return false;
+  std::map<std::string, std::vector<TabletReplicas>> placements;
+  std::map<std::string, std::shared_ptr<const TableSchema>> schemas;
+  for (const auto& placed : *tables) {
+    const std::string uuid = UuidText(placed.table->uuid);
+    auto& placement = placements[uuid] = placed.placement;
+    for (auto& t : placement) {  // host ids as the proposals name them
+      for (auto& r : t.replicas) r = UuidText(r);
+    }
+    schemas[uuid] = placed.table;
   }
   bool changed = false;
   for (const auto& decided : DecideResizes(placements, proposals)) {
@@ -362,7 +372,7 @@ bool PlacementBalancer::Resize() {
     // Refused (one partition, too many tablets): not again for a while; a
     // failed read (the median through the replicas): after a round or two.
     const int64_t wait = done.IsInvalidArgument() ? options_.refused_resize_micros : options_.failed_resize_micros;
-    refused_resizes_[EncodeResizeProposals({decided})] = now + wait;
+    refused_resizes_[RefusalKey(decided)] = now + wait;
   }
   return changed;
 }

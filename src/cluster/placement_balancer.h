@@ -139,6 +139,7 @@ class PlacementBalancer {
   bool Lead();
   bool Round();
   bool Resize();
+  static std::string RefusalKey(const PlacementResizeProposal& p);
   // Carries out one decided proposal through this node's map. NotFound:
   // the map is behind the placement (or the tablet changed meanwhile), try
   // again; other errors: the change was refused (Database::SplitTablet's).
@@ -170,7 +171,7 @@ class PlacementBalancer {
   int64_t lease_ = 0;  // guarded by lead_mu_
   std::atomic<int64_t> leader_revision_{0};  // the leader key's create_revision while this node leads
   std::atomic<int64_t> last_change_micros_{0};  // wall clock: when the last move, split or merge ended
-  // Resize task only: decided changes that failed, and until when they wait.
+  // Resize task only: decided changes that failed (RefusalKey), and until when they wait.
   std::map<std::string, int64_t> refused_resizes_;
   std::map<std::string, int64_t> last_refusal_micros_;  // data center -> when a refusal was last recorded
   std::vector<RecentSplit> recent_splits_;
