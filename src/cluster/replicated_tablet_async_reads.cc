@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -95,10 +96,19 @@ class ParallelAsk : public std::enable_shared_from_this<ParallelAsk<T>> {
       speculate = !finished_;
     }
     if (speculate) {
-      // Weak: a finished read is not kept until its timer fires.
-      services_->delayed_calls->After(threshold_, [weak = this->weak_from_this()] {
+      // Weak: a finished read is not kept until its timer fires. A read that
+      // finishes first takes its timer out (Finish), so the timer thread
+      // does not wake for it.
+      const uint64_t timer = services_->delayed_calls->After(threshold_, [weak = this->weak_from_this()] {
         if (auto self = weak.lock()) self->Speculate();
       });
+      bool finished;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        finished = finished_;
+        if (!finished) timer_ = timer;
+      }
+      if (finished) services_->delayed_calls->Cancel(timer);
     }
   }
 
@@ -181,8 +191,10 @@ class ParallelAsk : public std::enable_shared_from_this<ParallelAsk<T>> {
     std::vector<T> answers;
     std::vector<Peer> asked;
     int succeeded;
+    uint64_t timer;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      timer = std::exchange(timer_, 0);
       succeeded = succeeded_;
       for (size_t i = 0; i < answers_.size() && succeeded >= block_for_; ++i) {
         auto& a = answers_[i];
@@ -191,6 +203,7 @@ class ParallelAsk : public std::enable_shared_from_this<ParallelAsk<T>> {
         answers.push_back(std::move(a->value()));
       }
     }
+    if (timer != 0) services_->delayed_calls->Cancel(timer);
     if (succeeded < block_for_) {
       ++services_->read_timeouts;
       return done(ConsistencyTimeout(Status::Code::kReadTimeout, consistency_, succeeded, plan_block_for_,
@@ -215,6 +228,7 @@ class ParallelAsk : public std::enable_shared_from_this<ParallelAsk<T>> {
   std::vector<std::optional<Result<T>>> answers_;  // by candidate
   int sent_ = 0, answered_ = 0, succeeded_ = 0;
   bool finished_ = false;
+  uint64_t timer_ = 0;  // the speculative retry's DelayedCalls handle, while pending
 };
 
 // Repair's twin: each of `repairs` written back to the replica of `asked` at

@@ -540,7 +540,8 @@ Result<uint64_t> Database::MeasureTabletBytes(const TableSchema& table, TabletId
   const Tablet* tablet = map ? map->FindById(id) : nullptr;
   if (!tablet) return Status::NotFound("no tablet " + std::to_string(id) + " in " + table.name);
   uint64_t bytes = 0;
-  auto it = tablet->replica->NewIterator(tablet->start, tablet->end, kLocalConsistency);
+  auto it = OwnCopyIterator(*tablet, tablet->start, tablet->end);
+  if (!it) return Status::NotFound("this node stores no copy of tablet " + std::to_string(id) + " of " + table.name);
   for (it->Seek(tablet->start); it->Valid() && bytes <= limit; it->Next()) {
     bytes += it->key().size() + it->value().size();
   }
@@ -559,7 +560,10 @@ Result<LargePartition> Database::MeasurePartition(const TableSchema& table, cons
   auto map = TabletsOf(table.id);
   if (!map) return Status::NotFound("table " + table.name + " was dropped");
   const Tablet& tablet = map->Find(position);
-  auto it = tablet.replica->NewIterator(position, end, kLocalConsistency);
+  // Its own copy when this node stores one; else through the replicas (a
+  // coordinator that noted the partition's writes may store none of it).
+  auto it = OwnCopyIterator(tablet, position, end);
+  if (!it) it = tablet.replica->NewIterator(position, end, kLocalConsistency);
   // A partition-bucketed partition's sub-partitions all start with its (logical) position.
   const size_t kind_at = position.size() + (table.partition_buckets.enabled() ? kSubPartitionBytes : 0);
   for (it->Seek(position); it->Valid() && m.rows < kMaxVisited; it->Next()) {
@@ -593,7 +597,7 @@ std::shared_ptr<TableMetrics> Database::MetricsOf(uint32_t table_id) {
   return m;
 }
 
-Result<std::string> Database::MiddleOf(const TableSchema& table, const Tablet& tablet) {
+Result<std::string> Database::MiddleOf(const TableSchema& table, const Tablet& tablet, bool own_copy) {
   const std::string prefix = TablePrefix(table.id);
   if (table.distribution == Distribution::kHash) {
     auto token_of = [&](const std::string& bound, bool is_end) -> __int128 {
@@ -608,7 +612,9 @@ Result<std::string> Database::MiddleOf(const TableSchema& table, const Tablet& t
   // The median partition among (up to kMaxSampledPartitions of) those stored,
   // found by jumping from partition to partition.
   std::vector<std::string> positions;
-  auto it = tablet.replica->NewIterator(tablet.start, tablet.end, kLocalConsistency);
+  auto it = own_copy ? OwnCopyIterator(tablet, tablet.start, tablet.end)
+                     : tablet.replica->NewIterator(tablet.start, tablet.end, kLocalConsistency);
+  if (!it) return Status::NotFound("this node stores no copy of tablet " + std::to_string(tablet.id) + " of " + table.name);
   for (it->Seek(tablet.start); it->Valid() && positions.size() < kMaxSampledPartitions;) {
     TESSERA_ASSIGN_OR_RETURN(size_t n, PartitionPositionSize(table, it->key()));
     positions.emplace_back(it->key().substr(0, n));
@@ -629,7 +635,15 @@ Result<std::string> Database::MiddleSplitPosition(const TableSchema& table, Tabl
   if (!snapshot) return Status::NotFound("table " + table.name + " has no tablets");
   const Tablet* tablet = snapshot->FindById(id);
   if (!tablet) return Status::NotFound("no tablet " + std::to_string(id) + " in " + table.name);
-  return MiddleOf(table, *tablet);
+  return MiddleOf(table, *tablet, /*own_copy=*/true);
+}
+
+std::unique_ptr<KvIterator> Database::OwnCopyIterator(const Tablet& tablet, std::string lower, std::string upper) {
+  // A replicated tablet's NewIterator reads at ONE from whichever replica
+  // answers fastest, over the network; a node's housekeeping counts what it
+  // stores itself (the tablet's replicas hold the same rows).
+  if (!tablet.replica->StoredHere()) return nullptr;
+  return engine_->NewIterator(std::move(lower), std::move(upper));
 }
 
 Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& table, TabletId id,

@@ -386,9 +386,10 @@ class Database {
                                                     const std::string& reason = "manual",
                                                     TabletChangeOrigin origin = TabletChangeOrigin::kThisNode);
   // Where SplitTablet without a position would cut tablet `tablet`: the
-  // middle token or the median partition (read through the tablet's replica,
-  // at ONE). Errors: as SplitTablet's (NotFound, InvalidArgument for a
-  // single partition).
+  // middle token or the median partition of this node's own copy (what a
+  // node proposes; it reads nothing over the network). Errors: as
+  // SplitTablet's (NotFound, also when this node stores no copy;
+  // InvalidArgument for a single partition).
   Result<std::string> MiddleSplitPosition(const TableSchema& table, TabletId tablet);
   Result<TabletId> MergeTablets(const TableSchema& table, TabletId left, const std::string& reason = "manual",
                                 TabletChangeOrigin origin = TabletChangeOrigin::kThisNode);
@@ -412,13 +413,16 @@ class Database {
   // --- Detection ---
   const Guardrails& guardrails() const { return guardrails_; }
   LargePartitionTracker& large_partitions() { return large_partitions_; }
-  // The stored key and value bytes of tablet `id`, counted by iterating and
-  // stopping once above `limit`. RocksDB's size estimate for memtables is
-  // coarse for small ranges (before RocksDB 9.8), so size splits are checked
-  // with this. Errors: NotFound (no such tablet), IOError.
+  // The stored key and value bytes of tablet `id` in this node's own copy,
+  // counted by iterating and stopping once above `limit`. RocksDB's size
+  // estimate for memtables is coarse for small ranges (before RocksDB 9.8),
+  // so size splits are checked with this. Errors: NotFound (no such tablet,
+  // or this node stores no copy of it), IOError.
   Result<uint64_t> MeasureTabletBytes(const TableSchema& table, TabletId id, uint64_t limit);
   // Counts the rows and stored bytes of the partition at `position` (at
-  // most 10 million rows are visited). Errors: IOError, Corruption.
+  // most 10 million rows are visited): in this node's own copy, or read
+  // through the tablet's replica at ONE when it stores none. Errors:
+  // IOError, Corruption, a replica's.
   Result<LargePartition> MeasurePartition(const TableSchema& table, const std::string& position);
   // Called by the CQL layer for a read that visited more than
   // guardrails().tombstone_warn tombstones.
@@ -514,7 +518,13 @@ class Database {
   Result<std::shared_ptr<Replica>> GroupByReplica(const WriteSet& ws, const RequestConsistency& consistency,
                                   std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>>* groups);
   int64_t NextTimestamp();
-  Result<std::string> MiddleOf(const TableSchema& table, const Tablet& tablet);
+  // The median partition of `tablet` (or its middle token): read through
+  // its replica, or with `own_copy` from this node's storage only
+  // (NotFound when this node stores no copy).
+  Result<std::string> MiddleOf(const TableSchema& table, const Tablet& tablet, bool own_copy = false);
+  // An iterator over [lower, upper) of this node's own copy of `tablet`
+  // (the storage engine's); nullptr when this node stores none of it.
+  std::unique_ptr<KvIterator> OwnCopyIterator(const Tablet& tablet, std::string lower, std::string upper);
   Status RemoveTableData(const TableSchema& table);
 
   std::unique_ptr<StorageEngine> engine_;

@@ -42,8 +42,11 @@
 // in arrival order (the former behaviour). The default is one thread per core:
 // 8 threads on 2 cores cost 35-40% of point-read throughput (contention and
 // task switching), 2 measured on par with inline execution (bench/RESULTS.md).
-// While a cluster coordinator still waits for its replicas on the thread, a
-// request waiting for a replica holds one of them.
+// On a cluster, writes, row reads (up to 64), slices (up to 16 partitions)
+// and scans without filter or static columns answer from the thread of the
+// replica answer that completes them; the requests that still wait for
+// replicas on their thread (filtered scans, index reads, GROUP BY,
+// lightweight transactions, counter writes) hold one of these threads.
 //
 // Thread safety: Start/Stop from one thread; BroadcastSchemaChange and the
 // accessors from any thread.

@@ -1,5 +1,6 @@
 // DelayedCalls (cluster/delayed_calls.h): a call runs once, not before its
-// delay, on the timer thread; what Stop finds pending never runs.
+// delay, on the timer thread; what Stop finds pending never runs; a
+// cancelled call never runs and costs the thread no wake-up.
 #include "cluster/delayed_calls.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <future>
 #include <memory>
 #include <thread>
+#include <vector>
 
 namespace tessera::cluster {
 namespace {
@@ -24,7 +26,7 @@ TEST(DelayedCallsTest, RunsEachCallOnceAfterItsDelayOnItsOwnThread) {
   auto [at, thread] = fired.get();
   EXPECT_GE(at - asked, std::chrono::microseconds(20'000));  // never early (the contract's lower bound)
   EXPECT_NE(thread, std::this_thread::get_id());
-  // Calls asked later with shorter delays can run first: each has its own timer.
+  // Calls asked later with shorter delays run first.
   std::promise<int> first;
   auto order = first.get_future();
   calls.After(3'600'000'000LL, [&first] { first.set_value(1); });
@@ -51,6 +53,32 @@ TEST(DelayedCallsTest, StopDropsWhatIsPendingAndWhatComesAfter) {
   }
   pending.reset();
   EXPECT_TRUE(watch.expired());  // destroyed with the object, never run
+}
+
+TEST(DelayedCallsTest, CancelledCallsNeverRunAndDoNotWakeTheThread) {
+  DelayedCalls calls;
+  auto owned = std::make_shared<int>(0);
+  std::weak_ptr<int> watch = owned;
+  std::vector<uint64_t> handles;
+  // As reads do: each arms a retry far in the future and finishes first.
+  for (int i = 0; i < 1000; ++i) {
+    handles.push_back(calls.After(60'000'000, [owned] { ++*owned; }));
+    ASSERT_NE(handles.back(), 0u);
+  }
+  for (uint64_t h : handles) EXPECT_TRUE(calls.Cancel(h));
+  EXPECT_FALSE(calls.Cancel(handles.front()));  // once only
+  EXPECT_FALSE(calls.Cancel(0));
+  owned.reset();
+  EXPECT_TRUE(watch.expired());  // their functions are gone with the cancel
+  std::promise<void> ran;
+  auto fired = ran.get_future();
+  const uint64_t last = calls.After(1'000, [&ran] { ran.set_value(); });
+  ASSERT_EQ(fired.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  EXPECT_FALSE(calls.Cancel(last));  // ran: nothing to take out
+  // One wake-up for the first call (the thread slept with nothing pending),
+  // one for the earlier last call, one to run it; not one per call. A
+  // timer per call woke the thread at least twice per call (2,000 here).
+  EXPECT_LE(calls.wakeups(), 10u);
 }
 
 }  // namespace

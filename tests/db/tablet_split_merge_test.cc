@@ -67,11 +67,13 @@ class GatedReplica : public LocalReplica {
   std::atomic<bool> signalled_{false};
 };
 
-class GatedResolver : public ReplicaResolver {
+// Gives the tablets of the table named `table` `replica`, the others the local one.
+class OneTableResolver : public ReplicaResolver {
  public:
-  explicit GatedResolver(std::shared_ptr<Replica> replica) : replica_(std::move(replica)) {}
+  OneTableResolver(std::string table, std::shared_ptr<Replica> replica)
+      : table_(std::move(table)), replica_(std::move(replica)) {}
   std::shared_ptr<Replica> ReplicaFor(const TableSchema& table, const Tablet&) override {
-    return table.name == "gated" ? replica_ : nullptr;
+    return table.name == table_ ? replica_ : nullptr;
   }
   Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, TabletChangeOrigin) override {
     return Status::OK();
@@ -81,6 +83,7 @@ class GatedResolver : public ReplicaResolver {
   }
 
  private:
+  const std::string table_;
   std::shared_ptr<Replica> replica_;
 };
 
@@ -92,7 +95,7 @@ TEST(TabletSplitMergeTest, AMedianSplitDoesNotHoldDdlWhileItReadsTheTablet) {
   auto t = MakeTable(db.db(), "gated", Distribution::kRange, {"k:int:pk", "v:text:regular"});
   for (int k = 0; k < 100; ++k) ASSERT_TRUE(db->Apply(InsertRow(t, {Int(k)}, {}, {{"v", "x"}})).ok());
   std::promise<void> entered, open;
-  GatedResolver resolver(std::make_shared<GatedReplica>(db->engine(), &entered, open.get_future().share()));
+  OneTableResolver resolver("gated", std::make_shared<GatedReplica>(db->engine(), &entered, open.get_future().share()));
   db->AttachReplicaResolver(&resolver);
   const TabletId id = db->Tablets(*t)[0].id;
   auto split = std::async(std::launch::async, [&] { return db->SplitTablet(*t, id, std::nullopt, "test"); });
@@ -109,6 +112,63 @@ TEST(TabletSplitMergeTest, AMedianSplitDoesNotHoldDdlWhileItReadsTheTablet) {
   if (created.valid()) {
     EXPECT_NE(created.get(), nullptr);
   }
+  db->AttachReplicaResolver(nullptr);
+}
+
+// A replica that may or may not be stored on this node (as a cluster's
+// replicated tablet), counting the reads made through it: on a cluster such
+// a read goes over the network.
+class CountingReplica : public LocalReplica {
+ public:
+  explicit CountingReplica(StorageEngine* engine) : LocalReplica(engine) {}
+  std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper,
+                                          const RequestConsistency& consistency) override {
+    ++reads;
+    return LocalReplica::NewIterator(std::move(lower), std::move(upper), consistency);
+  }
+  bool StoredHere() override { return stored_here; }
+  std::atomic<int> reads{0};
+  std::atomic<bool> stored_here{true};
+};
+
+// A node's tablet balancer counts a tablet's bytes and finds the median it
+// proposes in the node's own copy (issue 28: the coordinator above the
+// store): through a replicated tablet it read the whole tablet from another
+// node at ONE, every 16 MB written, on every node.
+TEST(TabletSplitMergeTest, SizesAndMediansAreReadFromThisNodesOwnCopy) {
+  TestDatabase db("own_copy_reads");
+  auto t = MakeTable(db.db(), "counted", Distribution::kRange, {"k:int:pk", "v:text:regular"});
+  for (int k = 0; k < 100; ++k) ASSERT_TRUE(db->Apply(InsertRow(t, {Int(k)}, {}, {{"v", "x"}})).ok());
+  auto replica = std::make_shared<CountingReplica>(db->engine());
+  OneTableResolver resolver("counted", replica);
+  db->AttachReplicaResolver(&resolver);
+  const TabletId id = db->Tablets(*t)[0].id;
+  std::string position;
+  Token token = 0;
+  const std::string fifty = Int(50);
+  ASSERT_TRUE(EncodePartitionPosition(*t, {fifty}, &position, &token).ok());
+
+  auto bytes = db->MeasureTabletBytes(*t, id, UINT64_MAX);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  EXPECT_GT(*bytes, 100u * 5);  // 100 rows of at least a key and a value each
+  auto middle = db->MiddleSplitPosition(*t, id);
+  ASSERT_TRUE(middle.ok()) << middle.status().ToString();
+  EXPECT_EQ(*middle, position);  // the median of partitions 0..99
+  auto partition = db->MeasurePartition(*t, position);
+  ASSERT_TRUE(partition.ok()) << partition.status().ToString();
+  EXPECT_EQ(partition->rows, 1u);
+  EXPECT_EQ(replica->reads.load(), 0) << "read through the replica, not from this node's copy";
+
+  // This node stores no copy: nothing to count or propose from here; a
+  // large partition a coordinator noted is still measured, through the replica.
+  replica->stored_here = false;
+  EXPECT_TRUE(db->MeasureTabletBytes(*t, id, UINT64_MAX).status().IsNotFound());
+  EXPECT_TRUE(db->MiddleSplitPosition(*t, id).status().IsNotFound());
+  EXPECT_EQ(replica->reads.load(), 0);
+  partition = db->MeasurePartition(*t, position);
+  ASSERT_TRUE(partition.ok()) << partition.status().ToString();
+  EXPECT_EQ(partition->rows, 1u);
+  EXPECT_EQ(replica->reads.load(), 1);
   db->AttachReplicaResolver(nullptr);
 }
 

@@ -162,7 +162,12 @@ def test_a_joining_node_gets_its_share_and_the_moves_stop(cluster):
                     if r.kind == "migration"]
             finally:
                 d.shutdown()
-        assert len(events) >= 2 and all(e.startswith("balance: ") and "to 127.0.0.4" in e for e in events), events
+        # Every move went to the new node; most balance counts and bytes, but a
+        # node left serving 1.5x the mean of this test's load (other tests
+        # sharing the cores skew it) may also be relieved by a load move.
+        assert len(events) >= 2 and all(e.startswith(("balance: ", "load: ")) and "to 127.0.0.4" in e
+                                        for e in events), events
+        assert any(e.startswith("balance: ") for e in events), events
     finally:
         # The reader ends before the driver does: a request cut off by the
         # driver's shutdown would never return, and the process never exit.
