@@ -162,12 +162,16 @@ def test_a_joining_node_gets_its_share_and_the_moves_stop(cluster):
                     if r.kind == "migration"]
             finally:
                 d.shutdown()
-        # Every move went to the new node; most balance counts and bytes, but a
-        # node left serving 1.5x the mean of this test's load (other tests
-        # sharing the cores skew it) may also be relieved by a load move.
-        assert len(events) >= 2 and all(e.startswith(("balance: ", "load: ")) and "to 127.0.0.4" in e
-                                        for e in events), events
-        assert any(e.startswith("balance: ") for e in events), events
+        # Each move has its rule's reason; the new node got its share by balance
+        # moves. Only nodes 1 and 2 coordinate here, so a node may serve 1.5x the
+        # mean of this test's load (more so when other tests share the cores),
+        # and a load move, to the new node or between the others, relieves it.
+        for e in events:
+            print("move: " + e[:60] + " ... " + e[-60:])
+        unexplained = [e for e in events if not e.startswith(("balance: ", "load: "))]
+        assert events and not unexplained, unexplained
+        to_new = [e for e in events if e.startswith("balance: ") and "to 127.0.0.4" in e]
+        assert len(to_new) >= 2, events
     finally:
         # The reader ends before the driver does: a request cut off by the
         # driver's shutdown would never return, and the process never exit.
