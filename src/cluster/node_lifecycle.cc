@@ -11,6 +11,7 @@
 #include "cluster/placed_tables.h"
 #include "cluster/replicated_tablet.h"
 #include "cluster/tablet_map_sync.h"
+#include "cluster/tablet_resize.h"
 #include "common/bytes.h"
 #include "common/uuid.h"
 #include "db/database.h"
@@ -102,8 +103,11 @@ Result<DecommissionReport> Leave(ReplicationServices* s, const MemberState& leav
     }
   }
   const std::string id = UuidText(leaving.record.host_id);
+  // Its split and merge proposals go too (a removed node's would stay
+  // forever; the leader already ignores a non-member's).
   auto left = s->membership->etcd().Txn({}, {EtcdOp::Delete(kNodesPrefix + id), EtcdOp::Delete(kLoadPrefix + id),
-                                             EtcdOp::Delete(kPlacementAcksPrefix + id)});
+                                             EtcdOp::Delete(kPlacementAcksPrefix + id),
+                                             EtcdOp::Delete(kResizePrefix + id)});
   if (!left.ok()) {
     report.error = "every replica moved, but the node's record stays: " + left.status().ToString();
     return report;

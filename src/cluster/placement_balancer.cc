@@ -398,13 +398,16 @@ Status PlacementBalancer::CarryOut(const std::shared_ptr<const TableSchema>& tab
   }
   if (!id) return behind;
   const std::string reason = decided.reason + " (proposed by node " + decided.host + ", decided by the balancer leader)";
+  // Recorded only while this node still leads: a round that outlived its
+  // leadership (a pause longer than the lease) writes nothing.
+  const TabletChangeSource fenced(TabletChangeOrigin::kThisNode, leader_revision_.load());
   Status done = Status::OK();
   if (split) {
     std::optional<std::string> cut;
     if (decided.position) cut = AbsoluteKey(table->id, *decided.position);
-    done = db->SplitTablet(*table, *id, cut, reason).status();
+    done = db->SplitTablet(*table, *id, cut, reason, fenced).status();
   } else {
-    done = db->MergeTablets(*table, *id, reason).status();
+    done = db->MergeTablets(*table, *id, reason, fenced).status();
   }
   if (!done.ok()) {
     spdlog::info("tablets: {}.{}: the {} node {} proposed failed: {}", table->keyspace, table->name,

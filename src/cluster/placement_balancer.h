@@ -13,7 +13,9 @@
 // A deposed leader writes nothing: every placement write of its moves also
 // compares the leader key's create_revision with the one it created
 // (MigrationOptions::fence_key), so once the key expired or another node
-// holds it the move stops, and the migration resumer finishes it.
+// holds it the move stops, and the migration resumer finishes it; its
+// splits and merges carry that revision as their leader term
+// (TabletChangeSource, BalancerLeaderFence) and are refused likewise.
 //
 // A round (every interval, leader only): one replica added or dropped of a
 // tablet whose replica count differs from its keyspace's factors (an ALTER
@@ -82,8 +84,6 @@ class TableSchema;
 namespace tessera::cluster {
 
 struct ReplicationServices;
-
-inline constexpr char kBalancerLeaderKey[] = "/tessera/balancer/leader";
 
 // One placement tablet of a table, as a round sees it.
 struct PlacedTablet {

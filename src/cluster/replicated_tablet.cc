@@ -581,24 +581,24 @@ bool ClusterReplicaResolver::PlacementStartsAt(const TableSchema& table, const s
 }
 
 Status ClusterReplicaResolver::BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split,
-                                           TabletChangeOrigin origin) {
+                                           const TabletChangeSource& source) {
   if (table.keyspace.starts_with("system")) return Status::OK();
   TESSERA_ASSIGN_OR_RETURN(std::string relative, PlacedBoundary(table, tablet, split));
-  if (origin == TabletChangeOrigin::kPlacement) {
+  if (source.origin == TabletChangeOrigin::kPlacement) {
     return PlacementStartsAt(table, relative) ? Status::OK() : Status::NotFound("no longer in the placement");
   }
-  return services_->placements->RecordSplit(table.uuid, relative).status();
+  return services_->placements->RecordSplit(table.uuid, relative, BalancerLeaderFence(source.leader_term)).status();
 }
 
 Status ClusterReplicaResolver::BeforeMerge(const TableSchema& table, const Tablet& left, const Tablet& right,
-                                           TabletChangeOrigin origin) {
+                                           const TabletChangeSource& source) {
   if (table.keyspace.starts_with("system")) return Status::OK();
   TESSERA_ASSIGN_OR_RETURN(std::string relative, PlacedBoundary(table, left, right.start));
-  if (origin == TabletChangeOrigin::kPlacement) {
+  if (source.origin == TabletChangeOrigin::kPlacement) {
     return PlacementStartsAt(table, relative) ? Status::NotFound("the placement has this boundary again")
                                               : Status::OK();
   }
-  return services_->placements->RecordMerge(table.uuid, relative).status();
+  return services_->placements->RecordMerge(table.uuid, relative, BalancerLeaderFence(source.leader_term)).status();
 }
 
 std::shared_ptr<Replica> ClusterReplicaResolver::ReplicaFor(const TableSchema& table, const Tablet& tablet) {

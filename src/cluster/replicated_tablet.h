@@ -308,17 +308,19 @@ class ClusterReplicaResolver : public ReplicaResolver {
   explicit ClusterReplicaResolver(ReplicationServices* services) : services_(services) {}
   std::shared_ptr<Replica> ReplicaFor(const TableSchema& table, const Tablet& tablet) override;
   // A split decided here (kThisNode) is recorded in the table's placement in
-  // etcd (TabletPlacements::RecordSplit) before this node applies it. One
+  // etcd (TabletPlacements::RecordSplit) before this node applies it; with a
+  // leader term (the balancer leader's decision) only while the leader key
+  // still has that create revision (BalancerLeaderFence; else Busy). One
   // applied from the placement (kPlacement: another node's, through
   // TabletMapSync) is allowed only at a boundary the cached placement has
   // (else NotFound), and nothing is written to etcd.
   Status BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split,
-                     TabletChangeOrigin origin) override;
-  // Records the merge (TabletPlacements::RecordMerge); refused when the two
-  // tablets have different replica sets. kPlacement: allowed only at a
+                     const TabletChangeSource& source) override;
+  // Records the merge (TabletPlacements::RecordMerge, fenced as a split);
+  // refused when the two tablets have different replica sets. kPlacement: allowed only at a
   // boundary the cached placement no longer has (else NotFound), nothing recorded.
   Status BeforeMerge(const TableSchema& table, const Tablet& left, const Tablet& right,
-                     TabletChangeOrigin origin) override;
+                     const TabletChangeSource& source) override;
 
  private:
   // `boundary` (a storage key) made table-relative, once the table's

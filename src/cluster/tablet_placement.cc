@@ -209,7 +209,17 @@ Result<int64_t> TabletPlacements::Change(const std::string& table_uuid, const Pl
   return Status::Busy("tablet placement of " + UuidText(table_uuid) + " changed 20 times during a tablet change");
 }
 
-Result<bool> TabletPlacements::RecordSplit(const std::string& table_uuid, const std::string& split) {
+std::vector<EtcdCompare> BalancerLeaderFence(int64_t leader_term) {
+  if (leader_term == 0) return {};
+  EtcdCompare leader;
+  leader.key = kBalancerLeaderKey;
+  leader.target = EtcdCompare::Target::kCreateRevision;
+  leader.revision = leader_term;
+  return {leader};
+}
+
+Result<bool> TabletPlacements::RecordSplit(const std::string& table_uuid, const std::string& split,
+                                           const std::vector<EtcdCompare>& fence) {
   auto revision = Change(table_uuid, [&](std::vector<TabletReplicas> placement)
                                 -> Result<std::optional<std::vector<TabletReplicas>>> {
     auto pos = std::find_if(placement.begin(), placement.end(), [&](const auto& t) { return t.Contains(split); });
@@ -222,12 +232,13 @@ Result<bool> TabletPlacements::RecordSplit(const std::string& table_uuid, const 
     pos->end = split;
     placement.insert(std::next(pos), std::move(right));
     return Changed(std::move(placement));
-  });
+  }, fence);
   if (!revision.ok()) return revision.status();
   return *revision != 0;
 }
 
-Result<bool> TabletPlacements::RecordMerge(const std::string& table_uuid, const std::string& boundary) {
+Result<bool> TabletPlacements::RecordMerge(const std::string& table_uuid, const std::string& boundary,
+                                           const std::vector<EtcdCompare>& fence) {
   auto revision = Change(table_uuid, [&](std::vector<TabletReplicas> placement)
                                 -> Result<std::optional<std::vector<TabletReplicas>>> {
     auto right = std::find_if(placement.begin(), placement.end(), [&](const auto& t) { return t.start == boundary; });
@@ -243,7 +254,7 @@ Result<bool> TabletPlacements::RecordMerge(const std::string& table_uuid, const 
     left->end = right->end;
     placement.erase(right);
     return Changed(std::move(placement));
-  });
+  }, fence);
   if (!revision.ok()) return revision.status();
   return *revision != 0;
 }

@@ -49,6 +49,15 @@ namespace tessera::cluster {
 class EtcdClient;
 
 inline constexpr char kTabletsPrefix[] = "/tessera/tablets/";
+// The placement balancer's leader key (value: the leader's host id text;
+// FROZEN; cluster/placement_balancer.h).
+inline constexpr char kBalancerLeaderKey[] = "/tessera/balancer/leader";
+
+// The condition that fences a balancer leader's placement writes: the
+// leader key still has create revision `leader_term` (the one it had when
+// this node took it), so once the key expired or another node holds it the
+// write fails. Empty for term 0 (no fence).
+std::vector<EtcdCompare> BalancerLeaderFence(int64_t leader_term);
 
 struct PlacementNode {
   std::string host_id;  // 16 bytes
@@ -94,14 +103,18 @@ class TabletPlacements {
                                                                   const MakePlacement& make);
   // Splits the placement tablet holding table-relative key `split` at it
   // (both halves keep its replicas). Returns false when `split` already
-  // starts a tablet. Errors: NotFound when the table has no placement yet,
-  // Busy after 20 lost races, IOError (etcd), Corruption.
-  Result<bool> RecordSplit(const std::string& table_uuid, const std::string& split);
+  // starts a tablet. `fence`: more conditions the transaction needs
+  // (BalancerLeaderFence). Errors: NotFound when the table has no placement
+  // yet, Busy ("fenced") when a `fence` condition failed, Busy after 20 lost
+  // races, IOError (etcd), Corruption.
+  Result<bool> RecordSplit(const std::string& table_uuid, const std::string& split,
+                           const std::vector<EtcdCompare>& fence = {});
   // Joins the placement tablets on either side of table-relative boundary
   // `boundary`. Returns false when no tablet starts there (already joined).
   // Errors: InvalidArgument when the two have different replica sets (a
   // join would move data: tablet migration); those of RecordSplit.
-  Result<bool> RecordMerge(const std::string& table_uuid, const std::string& boundary);
+  Result<bool> RecordMerge(const std::string& table_uuid, const std::string& boundary,
+                           const std::vector<EtcdCompare>& fence = {});
   // Replaces the placement tablet starting at table-relative `start` by
   // what `change` makes of it (nullopt: nothing to do), in a transaction on
   // the key's mod_revision; returns the etcd revision of the new value (0

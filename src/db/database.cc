@@ -648,7 +648,8 @@ std::unique_ptr<KvIterator> Database::OwnCopyIterator(const Tablet& tablet, std:
 
 Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& table, TabletId id,
                                                             std::optional<std::string> split_position,
-                                                            const std::string& reason, TabletChangeOrigin origin) {
+                                                            const std::string& reason,
+                                                            const TabletChangeSource& source) {
   std::string split;
   if (!split_position) {
     // The median partition is found by reading the tablet: on a cluster
@@ -676,7 +677,7 @@ Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& t
       if (!n.ok() || *n != split.size()) return Status::InvalidArgument("split position is not a partition boundary");
     }
   }
-  if (resolver_) TESSERA_RETURN_IF_ERROR(resolver_->BeforeSplit(table, *tablet, split, origin));
+  if (resolver_) TESSERA_RETURN_IF_ERROR(resolver_->BeforeSplit(table, *tablet, split, source));
   TabletMap next = *current;
   TESSERA_ASSIGN_OR_RETURN(auto ids, next.Split(id, split, NowMicros()));
   TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));
@@ -687,7 +688,7 @@ Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& t
 }
 
 Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left, const std::string& reason,
-                                        TabletChangeOrigin origin) {
+                                        const TabletChangeSource& source) {
   std::lock_guard<std::mutex> admin(admin_mu_);
   auto current = TabletsOf(table.id);
   if (!current) return Status::NotFound("table " + table.name + " has no tablets");
@@ -696,7 +697,7 @@ Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left,
   auto pos = std::find_if(ts.begin(), ts.end(), [&](const Tablet& t) { return t.id == left; });
   TabletId right = (pos != ts.end() && std::next(pos) != ts.end()) ? std::next(pos)->id : 0;
   if (resolver_ && right != 0) {
-    TESSERA_RETURN_IF_ERROR(resolver_->BeforeMerge(table, *pos, *std::next(pos), origin));
+    TESSERA_RETURN_IF_ERROR(resolver_->BeforeMerge(table, *pos, *std::next(pos), source));
   }
   TESSERA_ASSIGN_OR_RETURN(TabletId merged, next.Merge(left, NowMicros()));
   TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));

@@ -378,13 +378,15 @@ class Database {
   // Returns the two new tablet ids. Errors: NotFound (also when the tablet
   // split or merged while its median was found), InvalidArgument (a tablet
   // holding a single partition: a partition is never split). The median is
-  // read without holding the lock DDL, splits and merges take. `origin`
+  // read without holding the lock DDL, splits and merges take. `source`
   // reaches the attached resolver (ReplicaResolver::BeforeSplit,
-  // BeforeMerge): kPlacement for a change the cluster's metadata already holds.
+  // BeforeMerge): kPlacement for a change the cluster's metadata already
+  // holds; a leader term for the balancer leader's decision (Busy once that
+  // leadership is gone).
   Result<std::pair<TabletId, TabletId>> SplitTablet(const TableSchema& table, TabletId tablet,
                                                     std::optional<std::string> split_position = std::nullopt,
                                                     const std::string& reason = "manual",
-                                                    TabletChangeOrigin origin = TabletChangeOrigin::kThisNode);
+                                                    const TabletChangeSource& source = {});
   // Where SplitTablet without a position would cut tablet `tablet`: the
   // middle token or the median partition of this node's own copy (what a
   // node proposes; it reads nothing over the network). Errors: as
@@ -392,7 +394,7 @@ class Database {
   // InvalidArgument for a single partition).
   Result<std::string> MiddleSplitPosition(const TableSchema& table, TabletId tablet);
   Result<TabletId> MergeTablets(const TableSchema& table, TabletId left, const std::string& reason = "manual",
-                                TabletChangeOrigin origin = TabletChangeOrigin::kThisNode);
+                                const TabletChangeSource& source = {});
   std::vector<TabletEvent> TabletEvents() const;
   // Tablets replaced after the one numbered `after_sequence`, oldest first;
   // the last kMaxRetiredTablets are kept. A tablet is recorded here after the

@@ -88,6 +88,19 @@ struct Tablet {
 // holds it (another node recorded it there first).
 enum class TabletChangeOrigin { kThisNode, kPlacement };
 
+// A split or merge's origin and, for one a cluster's balancer leader
+// decided, the leadership it was decided under (`leader_term`: the cluster
+// layer's number for that leadership, cluster/tablet_placement.h
+// BalancerLeaderFence; 0: none). A resolver records a change with a term
+// only while that leadership still holds, so a deposed leader's late
+// decision changes nothing (Busy "fenced"). Implicit from an origin alone.
+struct TabletChangeSource {
+  TabletChangeSource(TabletChangeOrigin o = TabletChangeOrigin::kThisNode) : origin(o) {}  // NOLINT(runtime/explicit)
+  TabletChangeSource(TabletChangeOrigin o, int64_t term) : origin(o), leader_term(term) {}
+  TabletChangeOrigin origin;
+  int64_t leader_term = 0;
+};
+
 // Chooses the Replica of each tablet of a table. Database consults it, when
 // one is attached, for every tablet map it loads or publishes; the cluster
 // layer gives the tablets of replicated keyspaces a replica that spreads
@@ -102,16 +115,17 @@ class ReplicaResolver {
   // the split go ahead here. A split decided here (kThisNode) the cluster
   // layer first records in the cluster's tablet metadata, which every other
   // node then applies (kPlacement: checked against that metadata, nothing
-  // recorded). Errors refuse the split (the tablet stays whole). Called under
+  // recorded). A source with a leader term is recorded only while that
+  // leadership holds (else Busy). Errors refuse the split (the tablet stays whole). Called under
   // Database's tablet-change lock: it may read Database (tablets, catalog)
   // but must not split, merge or publish tablets.
   [[nodiscard]] virtual Status BeforeSplit(const TableSchema& table, const Tablet& tablet, const std::string& split,
-                                           TabletChangeOrigin origin) = 0;
+                                           const TabletChangeSource& source) = 0;
   // The same before `left` and its right neighbour `right` merge. Errors
   // refuse the merge (InvalidArgument when the two have different replica
   // sets: joining them would move data).
   [[nodiscard]] virtual Status BeforeMerge(const TableSchema& table, const Tablet& left, const Tablet& right,
-                                           TabletChangeOrigin origin) = 0;
+                                           const TabletChangeSource& source) = 0;
 };
 
 class TabletMap {

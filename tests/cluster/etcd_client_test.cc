@@ -260,6 +260,50 @@ TEST_F(EtcdClientTest, AFencedTabletChangeIsRefusedOnceTheFenceFails) {
 }
 
 
+// Issue 28 item 4: the balancer leader's splits and merges are fenced by its
+// leader key as its moves are: recorded while the key keeps the create
+// revision the leader took it at, refused (nothing written) once another
+// node holds it.
+TEST_F(EtcdClientTest, ALeadersSplitsAndMergesAreRefusedOnceAnotherNodeLeads) {
+  const std::string uuid(16, '\x04');
+  TabletPlacements node(client_.get());
+  ASSERT_TRUE(node.Get(uuid, [] { return Result<std::vector<TabletReplicas>>(TwoTablets()); }).ok());
+  EXPECT_TRUE(BalancerLeaderFence(0).empty());
+  ASSERT_TRUE(client_->Delete(kBalancerLeaderKey).ok());
+  ASSERT_TRUE(client_->Put(kBalancerLeaderKey, "leader one").ok());
+  auto key = client_->Range(kBalancerLeaderKey);
+  ASSERT_TRUE(key.ok() && key->kvs.size() == 1);
+  const std::vector<EtcdCompare> term = BalancerLeaderFence(key->kvs[0].create_revision);
+  ASSERT_EQ(term.size(), 1u);
+  auto split = node.RecordSplit(uuid, "f", term);
+  ASSERT_TRUE(split.ok() && *split) << split.status().ToString();
+  auto merge = node.RecordMerge(uuid, "f", term);
+  ASSERT_TRUE(merge.ok() && *merge) << merge.status().ToString();
+  auto resplit = node.RecordSplit(uuid, "f", term);
+  ASSERT_TRUE(resplit.ok() && *resplit) << resplit.status().ToString();
+
+  // The lease ran out and another node took the key: a new create revision.
+  ASSERT_TRUE(client_->Delete(kBalancerLeaderKey).ok());
+  ASSERT_TRUE(client_->Put(kBalancerLeaderKey, "leader two").ok());
+  auto before = client_->Range(kTabletsPrefix + UuidText(uuid));
+  ASSERT_TRUE(before.ok() && before->kvs.size() == 1);
+  auto late_split = node.RecordSplit(uuid, "t", term);
+  ASSERT_TRUE(late_split.status().code() == Status::Code::kBusy) << late_split.status().ToString();
+  EXPECT_NE(late_split.status().ToString().find("fenced"), std::string::npos) << late_split.status().ToString();
+  auto late_merge = node.RecordMerge(uuid, "f", term);
+  ASSERT_TRUE(late_merge.status().code() == Status::Code::kBusy) << late_merge.status().ToString();
+  auto after = client_->Range(kTabletsPrefix + UuidText(uuid));
+  ASSERT_TRUE(after.ok() && after->kvs.size() == 1);
+  EXPECT_EQ(after->kvs[0].mod_revision, before->kvs[0].mod_revision);  // nothing written
+  auto placement = DecodePlacement(after->kvs[0].value);
+  ASSERT_TRUE(placement.ok());
+  ASSERT_EQ(placement->size(), 3u);  // "", "f", "m": neither the split at "t" nor the merge at "f"
+  EXPECT_EQ((*placement)[1].start, "f");
+  EXPECT_EQ((*placement)[2].start, "m");
+  ASSERT_TRUE(client_->Delete(kBalancerLeaderKey).ok());
+}
+
+
 // Issue 29 item 1: two nodes' stores over one etcd see the same roles and
 // permissions; concurrent grants to one role all land (compare-and-swap).
 TEST_F(EtcdClientTest, AuthStoresOfTwoNodesShareRolesAndPermissions) {

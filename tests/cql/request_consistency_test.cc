@@ -80,10 +80,10 @@ class RecordingResolver : public ReplicaResolver {
   std::shared_ptr<Replica> ReplicaFor(const TableSchema&, const Tablet&) override {
     return std::make_shared<RecordingReplica>(engine_, recorder_);
   }
-  Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, TabletChangeOrigin) override {
+  Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, const TabletChangeSource&) override {
     return Status::OK();
   }
-  Status BeforeMerge(const TableSchema&, const Tablet&, const Tablet&, TabletChangeOrigin) override {
+  Status BeforeMerge(const TableSchema&, const Tablet&, const Tablet&, const TabletChangeSource&) override {
     return Status::OK();
   }
 

@@ -75,10 +75,10 @@ class OneTableResolver : public ReplicaResolver {
   std::shared_ptr<Replica> ReplicaFor(const TableSchema& table, const Tablet&) override {
     return table.name == table_ ? replica_ : nullptr;
   }
-  Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, TabletChangeOrigin) override {
+  Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, const TabletChangeSource&) override {
     return Status::OK();
   }
-  Status BeforeMerge(const TableSchema&, const Tablet&, const Tablet&, TabletChangeOrigin) override {
+  Status BeforeMerge(const TableSchema&, const Tablet&, const Tablet&, const TabletChangeSource&) override {
     return Status::OK();
   }
 
@@ -169,6 +169,66 @@ TEST(TabletSplitMergeTest, SizesAndMediansAreReadFromThisNodesOwnCopy) {
   ASSERT_TRUE(partition.ok()) << partition.status().ToString();
   EXPECT_EQ(partition->rows, 1u);
   EXPECT_EQ(replica->reads.load(), 1);
+  db->AttachReplicaResolver(nullptr);
+}
+
+// A resolver fencing as the cluster's does: a change carrying a leader term
+// other than the current one is refused (a deposed balancer leader's).
+class FencingResolver : public ReplicaResolver {
+ public:
+  std::shared_ptr<Replica> ReplicaFor(const TableSchema&, const Tablet&) override { return nullptr; }
+  Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, const TabletChangeSource& s) override {
+    return Check(s);
+  }
+  Status BeforeMerge(const TableSchema&, const Tablet&, const Tablet&, const TabletChangeSource& s) override {
+    return Check(s);
+  }
+  std::atomic<int64_t> current_term{7};
+  std::vector<TabletChangeSource> seen;  // what each change carried, in order
+
+ private:
+  Status Check(const TabletChangeSource& s) {
+    seen.push_back(s);
+    if (s.leader_term != 0 && s.leader_term != current_term) return Status::Busy("fenced");
+    return Status::OK();
+  }
+};
+
+// Issue 28 item 4: the balancer leader's splits and merges carry its
+// leadership's term to the resolver, which refuses them once another
+// leadership began; the refused change leaves the map as it was.
+TEST(TabletSplitMergeTest, ALeaderTermReachesTheResolverAndAFencedChangeLeavesTheMapAlone) {
+  TestDatabase db("leader_term");
+  auto t = MakeTable(db.db(), "fenced", Distribution::kRange, {"k:int:pk", "v:text:regular"});
+  for (int k = 0; k < 100; ++k) ASSERT_TRUE(db->Apply(InsertRow(t, {Int(k)}, {}, {{"v", "x"}})).ok());
+  FencingResolver resolver;
+  db->AttachReplicaResolver(&resolver);
+  const TabletChangeSource by_leader(TabletChangeOrigin::kThisNode, 7);
+  auto first = db->SplitTablet(*t, db->Tablets(*t)[0].id, std::nullopt, "leader", by_leader);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(db->Tablets(*t).size(), 2u);
+
+  resolver.current_term = 9;  // another node leads now
+  const auto before = db->Tablets(*t);
+  auto late_split = db->SplitTablet(*t, before[1].id, std::nullopt, "deposed leader", by_leader);
+  EXPECT_TRUE(late_split.status().code() == Status::Code::kBusy) << late_split.status().ToString();
+  auto late_merge = db->MergeTablets(*t, before[0].id, "deposed leader", by_leader);
+  EXPECT_TRUE(late_merge.status().code() == Status::Code::kBusy) << late_merge.status().ToString();
+  const auto after = db->Tablets(*t);
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[0].id, before[0].id);
+  EXPECT_EQ(after[1].id, before[1].id);
+
+  // The new leader's merge, and a change applied from the placement (no term), go through.
+  auto merged = db->MergeTablets(*t, before[0].id, "leader", TabletChangeSource(TabletChangeOrigin::kThisNode, 9));
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  auto applied = db->SplitTablet(*t, *merged, std::nullopt, "placement", TabletChangeOrigin::kPlacement);
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  ASSERT_EQ(resolver.seen.size(), 5u);
+  EXPECT_EQ(resolver.seen[0].leader_term, 7);
+  EXPECT_EQ(resolver.seen[3].leader_term, 9);
+  EXPECT_EQ(resolver.seen[4].origin, TabletChangeOrigin::kPlacement);
+  EXPECT_EQ(resolver.seen[4].leader_term, 0);
   db->AttachReplicaResolver(nullptr);
 }
 
