@@ -134,6 +134,13 @@ struct InternodeClient::Impl {
       args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 1000);
       args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
       args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+      // No gRPC retries: the coordinator already answers a failed call
+      // (a hint, another replica, the speculative retry), and without the
+      // retry filter a call's message is not copied and buffered for a
+      // retry that never comes (no retry policy is configured): 472 against
+      // 516 us of node CPU per QUORUM read over 4 runs each
+      // (bench/cluster_read_cost.sh, bench/RESULTS.md).
+      args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
       args.SetMaxReceiveMessageSize(256 << 20);
       args.SetMaxSendMessageSize(256 << 20);
       stub = pb::Internode::NewStub(grpc::CreateCustomChannel(target, credentials, args));
