@@ -45,15 +45,18 @@ int RunServer(const ServerConfig& config) {
   options.database.commitlog_sync_period_micros = config.commitlog_sync_period_ms * 1000;
   options.database.commitlog_sync_group_window_micros =
       static_cast<int64_t>(config.commitlog_sync_group_window_ms * 1000);
-  // A batch or group write waits for its fsync on its thread, and a cluster
-  // coordinator for its replicas (until the request path is asynchronous):
-  // those need more threads than cores. A cluster at 4 per core measured
-  // +36% RF 1 writes on 3 nodes and +50% QUORUM writes over one per core, and
-  // -39% on a cluster of one node, whose writes never wait (bench/RESULTS.md).
+  // A batch or group write waits for its fsync on its thread: those modes
+  // need more threads than cores. A cluster coordinator's requests that are
+  // not asynchronous yet wait for replicas on their thread: they get 4 per
+  // core of their own (--waiting-request-threads), so that the others, which
+  // answer from replica answers, keep one thread per core (8 threads on 2
+  // cores cost those writes 5-30%, bench/RESULTS.md).
   options.request_threads = config.request_threads >= 0 ? config.request_threads
                             : options.database.commitlog_sync != CommitlogSync::kPeriodic ? 64
-                            : !config.etcd.empty()                                     ? 4 * server::DefaultRequestThreads()
                                                                                        : server::DefaultRequestThreads();
+  options.waiting_request_threads = config.waiting_request_threads >= 0 ? config.waiting_request_threads
+                                    : !config.etcd.empty() ? 4 * server::DefaultRequestThreads()
+                                                           : 0;
   options.enable_user_defined_functions = config.enable_user_defined_functions;
   options.keyviz = config.keyviz;
   if (options.keyviz.column_micros < 100'000 || options.keyviz.max_columns < 1 || options.keyviz.max_rows < 1) {

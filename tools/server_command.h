@@ -26,6 +26,7 @@ struct ServerConfig {
   double commitlog_sync_group_window_ms = 15;
   bool enable_user_defined_functions = false;  // NodeOptions::enable_user_defined_functions
   int request_threads = -1;  // NodeOptions::request_threads; -1: one per core, 64 for batch and group durability
+  int waiting_request_threads = -1;  // NodeOptions::waiting_request_threads; -1: 4 per core in a cluster, else 0
   // Tablet balancer (enabled by default in the server) and guardrails; the
   // defaults are documented in tablets/balancer_policy.h and db/guardrails.h.
   BalancerOptions balancer = [] {

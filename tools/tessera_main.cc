@@ -72,7 +72,11 @@ int main(int argc, char** argv) {
                   "RocksDB block cache size (0: a quarter of the memory the machine or its control group allows)")->capture_default_str();
   cmd->add_option("--request-threads", server.request_threads,
                   "threads running CQL requests; a connection's requests run concurrently (0: one after the "
-                  "other; -1: one per core, 4 per core in a cluster, 64 with --commitlog-sync batch or group)")
+                  "other; -1: one per core, 64 with --commitlog-sync batch or group)")
+      ->check(CLI::Range(-1, 256))->capture_default_str();
+  cmd->add_option("--waiting-request-threads", server.waiting_request_threads,
+                  "threads of their own for the CQL requests of a cluster node that may wait for other nodes on "
+                  "their thread (0: none, they take request threads; -1: 4 per core in a cluster, else 0)")
       ->check(CLI::Range(-1, 256))->capture_default_str();
   cmd->add_flag("--enable-user-defined-functions", server.enable_user_defined_functions,
                 "allow CREATE FUNCTION / AGGREGATE (LANGUAGE lua, sandboxed: 1 s and 16 MiB per call), as Cassandra's "

@@ -308,6 +308,10 @@ class Database {
   // the answer (a node drains its internode client before closing its
   // Database).
   void ApplyBatchAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency, WriteDone done);
+  // Whether ApplyBatchAsync answers `mutations` from its replicas' answers
+  // (false: it runs them as ApplyBatch does, on the calling thread, which
+  // may wait for other nodes). Thread-safe.
+  bool AppliesWithoutWaiting(const std::vector<Mutation>& mutations, const RequestConsistency& consistency) const;
   Result<std::optional<RowResult>> ReadRow(const std::shared_ptr<const TableSchema>& table,
                                            const std::vector<std::string>& partition_key,
                                            const std::vector<std::string>& clustering,

@@ -53,14 +53,17 @@ struct Database::RoutedWrite {
   std::vector<uint32_t> tables;  // per mutation
 };
 
+bool Database::AppliesWithoutWaiting(const std::vector<Mutation>& mutations,
+                                     const RequestConsistency& consistency) const {
+  return cluster_tablets_.load(std::memory_order_relaxed) && !mutations.empty() && !consistency.paxos &&
+         !any_index_.load(std::memory_order_acquire) &&
+         std::none_of(mutations.begin(), mutations.end(),
+                      [](const Mutation& m) { return m.table->HasOnlineLayout() || m.table->HasCounters(); });
+}
+
 void Database::ApplyBatchAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
                                WriteDone done) {
-  const bool own_path =
-      !cluster_tablets_.load(std::memory_order_relaxed) || mutations.empty() || consistency.paxos ||
-      any_index_.load(std::memory_order_acquire) ||
-      std::any_of(mutations.begin(), mutations.end(),
-                  [](const Mutation& m) { return m.table->HasOnlineLayout() || m.table->HasCounters(); });
-  if (own_path) {
+  if (!AppliesWithoutWaiting(mutations, consistency)) {
     std::vector<std::string> warnings;
     Status s = ApplyBatch(mutations, &warnings, consistency);
     return done(std::move(s), std::move(warnings));

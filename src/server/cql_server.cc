@@ -35,6 +35,9 @@ struct ListenerShared {
   ConnectionLimiter* limiter = nullptr;
   std::atomic<size_t> requests_in_flight{0};
   bool concurrent_requests = false;  // false: requests run inline on the connection's strand
+  // The threads of requests that may wait for other nodes
+  // (RequestProcessor::MayWait); null: they run with the others.
+  asio::thread_pool* waiting = nullptr;
   LatencyHistogram request_latency;  // CqlServer::request_latency()
 };
 
@@ -289,19 +292,23 @@ class Connection : public std::enable_shared_from_this<Connection> {
     // when this one is busy); a separate pool cost 30-40% on 2 cores.
     dispatched_ = true;
     ++in_flight_;
-    asio::defer(socket_.get_executor(),
-                [self = shared_from_this(), stream = h.stream, request = std::move(*request), started = read_at_,
-                 flags]() mutable {
-                  // A write on a cluster answers from the thread of its
-                  // replicas' answer: this thread goes on to the next request.
-                  self->shared_->processor->ProcessAsync(
-                      self->state_, request, flags, [self, stream, started](cql::Reply reply) {
-                        // dispatch: runs here at once when the strand is idle, no scheduler round trip.
-                        asio::dispatch(self->strand_, [self, stream, started, reply = std::move(reply)] {
-                          self->Complete(stream, reply, started);
-                        });
-                      });
-                });
+    const bool may_wait = shared_->waiting != nullptr && shared_->processor->MayWait(state_, *request);
+    auto run = [self = shared_from_this(), stream = h.stream, request = std::move(*request), started = read_at_,
+                flags]() mutable {
+      // A write on a cluster answers from the thread of its
+      // replicas' answer: this thread goes on to the next request.
+      self->shared_->processor->ProcessAsync(
+          self->state_, request, flags, [self, stream, started](cql::Reply reply) {
+            // dispatch: runs here at once when the strand is idle, no scheduler round trip.
+            asio::dispatch(self->strand_, [self, stream, started, reply = std::move(reply)] {
+              self->Complete(stream, reply, started);
+            });
+          });
+    };
+    // One that may wait for other nodes on its thread waits on a thread
+    // of its own kind, never on one that reads connections.
+    if (may_wait) return asio::post(*shared_->waiting, std::move(run));
+    asio::defer(socket_.get_executor(), std::move(run));
   }
 
   // A concurrent request's reply, on the strand. While a write is under
@@ -492,6 +499,7 @@ struct CqlServer::Impl {
   std::unique_ptr<ConnectionLimiter> limiter;
   ListenerShared shared;
   asio::io_context io;
+  std::optional<asio::thread_pool> waiting;  // CqlServerOptions::waiting_threads
   std::optional<asio::ip::tcp::acceptor> acceptor;
   std::vector<std::thread> threads;
   mutable std::mutex mu;
@@ -543,6 +551,10 @@ Status CqlServer::Start() {
   impl_->shared.options = &impl_->options;
   impl_->shared.limiter = impl_->limiter.get();
   impl_->shared.concurrent_requests = impl_->options.request_threads > 0;
+  if (impl_->shared.concurrent_requests && impl_->options.waiting_threads > 0) {
+    impl_->waiting.emplace(static_cast<size_t>(impl_->options.waiting_threads));
+    impl_->shared.waiting = &*impl_->waiting;
+  }
   if (impl_->options.tls.enabled) {
     TESSERA_ASSIGN_OR_RETURN(impl_->shared.tls, MakeServerTlsContext(impl_->options.tls));
   }
@@ -585,6 +597,14 @@ void CqlServer::Stop() {
   impl_->io.stop();
   for (auto& t : impl_->threads) t.join();
   impl_->threads.clear();
+  if (impl_->waiting) {
+    // As the loop's: requests not started are dropped, running ones
+    // (waiting for replicas) finish first, by their time-outs at most.
+    impl_->waiting->stop();
+    impl_->waiting->join();
+    impl_->shared.waiting = nullptr;
+    impl_->waiting.reset();
+  }
 }
 
 uint16_t CqlServer::port() const {

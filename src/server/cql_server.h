@@ -46,7 +46,12 @@
 // and scans without filter or static columns answer from the thread of the
 // replica answer that completes them; the requests that still wait for
 // replicas on their thread (filtered scans, index reads, GROUP BY,
-// lightweight transactions, counter writes) hold one of these threads.
+// lightweight transactions, counter writes) hold one of these threads,
+// unless waiting_threads > 0: then a request the processor says may wait
+// (RequestProcessor::MayWait: all but the EXECUTEs of statements whose runs
+// answered from replica answers) runs on waiting_threads threads of its
+// own, and request_threads can stay at one per core (bench/RESULTS.md:
+// 8 threads on 2 cores cost the cluster's writes 5-30%).
 //
 // Thread safety: Start/Stop from one thread; BroadcastSchemaChange and the
 // accessors from any thread.
@@ -73,6 +78,7 @@ struct CqlServerOptions {
   uint16_t port = 9042;      // 0: any free port (tests)
   int threads = 2;
   int request_threads = DefaultRequestThreads();  // see "Threads" above; 0: inline on the strand
+  int waiting_threads = 0;  // see "Threads" above; 0: none (requests that wait hold request threads)
   std::string cql_version = "3.4.5";
   TlsOptions tls;
   ConnectionLimits limits;

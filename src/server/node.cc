@@ -362,6 +362,7 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
   cql_options.tls = options.client_tls;
   cql_options.limits = options.limits;
   cql_options.request_threads = options.request_threads;
+  cql_options.waiting_threads = options.waiting_request_threads;
   cql::NodeInfo info;
   info.rpc_address = options.cql_address;
   info.rpc_port = options.cql_port;

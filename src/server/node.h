@@ -93,6 +93,9 @@ struct NodeOptions {
   ConnectionLimits limits;
   // Threads running CQL requests (CqlServerOptions::request_threads; 0: inline).
   int request_threads = DefaultRequestThreads();
+  // Threads running the requests that may wait for other nodes
+  // (CqlServerOptions::waiting_threads; 0: none, they take request threads).
+  int waiting_request_threads = 0;
   // CREATE FUNCTION / AGGREGATE in Lua (Cassandra's enable_user_defined_functions).
   bool enable_user_defined_functions = false;
   NodeClusterOptions cluster;

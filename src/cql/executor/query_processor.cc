@@ -273,7 +273,10 @@ std::optional<Reply> QueryProcessor::Query(ConnectionState& conn, const std::str
 
 std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStatement& parsed,
                                          const std::string& text, const QueryParameters& params, ReplyDone* later,
-                                         const Trace& trace) {
+                                         const Trace& trace, int* runs) {
+  auto ran = [runs](bool answers_later) {
+    if (runs) *runs = answers_later ? kAnswersLater : kAnswersOnThread;
+  };
   if (static_cast<int>(params.values.size()) < parsed.bind_marker_count) {
     return Error(Status::InvalidArgument("There were " + std::to_string(parsed.bind_marker_count) +
                                          " markers(?) in CQL but " + std::to_string(params.values.size()) +
@@ -320,6 +323,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
   consistency.trace = trace;
   auto apply = [&](const ::tessera::Result<std::vector<Mutation>>& m) -> std::optional<Reply> {
     if (!m.ok()) return Error(m.status());
+    ran(db_->AppliesWithoutWaiting(*m, consistency));
     return ApplyWrites(*m, consistency, later);
   };
   WriteContext write{bind, ks, params.default_timestamp, consistency};
@@ -342,6 +346,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
       ctx.defer_read = true;
     }
     auto rs = ExecuteSelect(*db_, &system_tables_, *sel, ctx);
+    if (deferred.table || rs.ok()) ran(deferred.table != nullptr);  // an error may come before any read
     if (deferred.table) return SelectAfterDeferredRead(*sel, ctx, std::move(deferred), params, later);
     if (deferred.static_skipped) {
       ctx.deferred = nullptr;
@@ -351,6 +356,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
     return SelectReply(rs, params.consistency, params.skip_metadata);
   }
   if (ConditionalWrites::IsConditional(s)) {
+    ran(false);
     return Conditional([&](const ApplyFn& apply) { return conditional_writes_.Run(s, write, apply); });
   }
   if (const auto* ins = std::get_if<InsertStatement>(&s)) return apply(BuildInsert(*db_, *ins, write));
@@ -402,7 +408,9 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
     }
     Status counters = CheckBatchCounters(b->type, all);
     if (!counters.ok()) return Error(counters);
-    return ApplyWrites(all, RequestConsistency{consistency.level, BatchWriteType(b->type), nullptr, consistency.trace}, later);
+    const RequestConsistency batch{consistency.level, BatchWriteType(b->type), nullptr, consistency.trace};
+    ran(db_->AppliesWithoutWaiting(all, batch));
+    return ApplyWrites(all, batch, later);
   }
   if (const auto* describe = std::get_if<DescribeStatement>(&s)) {
     auto rows = ExecuteDescribe(*db_, *describe, ks);

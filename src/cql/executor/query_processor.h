@@ -24,6 +24,7 @@
 // Thread safety: Process is thread-safe.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -65,6 +66,11 @@ class QueryProcessor : public RequestProcessor {
   // or with GROUP BY; everything else as Process.
   void ProcessAsync(ConnectionState& connection, const Request& request, RequestFlags flags,
                     std::function<void(Reply)> done) override;
+  // False only for an EXECUTE on a cluster node of a prepared statement
+  // whose runs so far all went the way that answers from replica answers
+  // (Prepared::runs; not at SERIAL); true for everything else, including
+  // a statement's first run.
+  bool MayWait(const ConnectionState& connection, const Request& request) override;
   std::string Authenticator() const override;
   // In a cluster: the coordinator every schema statement goes through.
   // REQUIRES: set before the first request; outlives the processor.
@@ -118,7 +124,15 @@ class QueryProcessor : public RequestProcessor {
     std::string table_version;
     // The v5 result metadata id of its result columns at PREPARE (16 bytes).
     std::string result_metadata_id;
+    // How its runs went on a cluster node (Run's `runs`; MayWait): unknown
+    // until a run reaches its reads or writes; then kAnswersLater while
+    // every run went the way that answers from replica answers, and
+    // kAnswersOnThread, for good, once one went the way that may wait on its
+    // thread. Shared by the copies FindPrepared refreshes; reset with a
+    // new schema object (an index added changes the write path).
+    std::shared_ptr<std::atomic<int>> runs = std::make_shared<std::atomic<int>>(kRunsUnknown);
   };
+  static constexpr int kRunsUnknown = 0, kAnswersLater = 1, kAnswersOnThread = 2;
   // Finds a prepared statement that still fits the schema; else evicts it and returns null.
   std::shared_ptr<const Prepared> FindPrepared(const std::string& id, const std::string& connection_keyspace);
   std::optional<Reply> Query(ConnectionState& conn, const std::string& text, const QueryParameters& params,
@@ -131,8 +145,14 @@ class QueryProcessor : public RequestProcessor {
                                ReplyDone* later, const Trace& trace);
   std::optional<Reply> Batch(ConnectionState& conn, const BatchRequest& batch, ReplyDone* later, const Trace& trace);
   // `text` is the statement as the client sent it (the schema log records it).
+  // `runs`, when given, is set to how the statement ran on a cluster node
+  // (Prepared::runs): kAnswersLater when its reads or writes went the way
+  // that answers from replica answers, kAnswersOnThread when they went the
+  // way that may wait on this thread; left alone when no read or write was
+  // reached (an error first, a statement of another kind).
   std::optional<Reply> Run(ConnectionState& conn, const ParsedStatement& parsed, const std::string& text,
-                           const QueryParameters& params, ReplyDone* later, const Trace& trace);
+                           const QueryParameters& params, ReplyDone* later, const Trace& trace,
+                           int* runs = nullptr);
   // Runs a schema statement on this node; nullopt for any other statement.
   // `originating`: false when replaying another node's statement (that node
   // builds a new index's entries).

@@ -86,6 +86,7 @@ std::shared_ptr<const QueryProcessor::Prepared> QueryProcessor::FindPrepared(con
     // and remember the new schema object, so the next EXECUTE compares pointers again.
     auto refreshed = std::make_shared<Prepared>(*p);
     refreshed->table = std::move(now);
+    refreshed->runs = std::make_shared<std::atomic<int>>(kRunsUnknown);
     if (current) it->second = refreshed;
     return refreshed;
   }
@@ -132,6 +133,21 @@ Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text, co
                {}};
 }
 
+bool QueryProcessor::MayWait(const ConnectionState& /*connection*/, const Request& request) {
+  const auto* e = std::get_if<ExecuteRequest>(&request);
+  if (!cluster_ || !e) return true;
+  const auto level = static_cast<ConsistencyLevel>(e->params.consistency);
+  if (level == ConsistencyLevel::kSerial || level == ConsistencyLevel::kLocalSerial) return true;
+  std::shared_ptr<const Prepared> p;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = prepared_.find(e->id);
+    if (it == prepared_.end()) return true;
+    p = it->second;
+  }
+  return p->runs->load(std::memory_order_relaxed) != kAnswersLater;
+}
+
 std::optional<Reply> QueryProcessor::Execute(ConnectionState& conn, const std::string& id,
                                              const std::optional<std::string>& result_metadata_id,
                                              const QueryParameters& params, ReplyDone* later, const Trace& trace) {
@@ -165,7 +181,14 @@ std::optional<Reply> QueryProcessor::Execute(ConnectionState& conn, const std::s
       wrapped = true;
     }
   }
-  std::optional<Reply> r = Run(scoped, p->parsed, p->query, metadata_changed ? with_metadata : params, later, trace);
+  int runs = kRunsUnknown;
+  std::optional<Reply> r =
+      Run(scoped, p->parsed, p->query, metadata_changed ? with_metadata : params, later, trace, &runs);
+  // What MayWait goes by: once a run went the way that may wait, for good.
+  int was = p->runs->load(std::memory_order_relaxed);
+  while (runs != kRunsUnknown && was != kAnswersOnThread && was != runs &&
+         !p->runs->compare_exchange_weak(was, runs, std::memory_order_relaxed)) {
+  }
   if (std::holds_alternative<UseStatement>(p->parsed.statement)) conn.set_keyspace(scoped.keyspace());
   if (metadata_changed && !wrapped && r) r = mark_changed(std::move(*r));
   return r;

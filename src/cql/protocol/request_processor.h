@@ -99,6 +99,15 @@ class RequestProcessor {
                             std::function<void(Reply)> done) {
     done(Process(connection, request, flags));
   }
+  // Whether `request` may hold its thread while it waits for other nodes
+  // (a statement not yet asynchronous on a cluster): the server then runs
+  // it on its threads for waiting requests (CqlServerOptions::
+  // waiting_threads), so that it never holds one that reads connections and
+  // runs the requests that do not wait. A guess from earlier runs, never
+  // wrong for long: a request that waits anyway holds its thread until its
+  // replicas answer or time out. Called on a connection's thread before
+  // ProcessAsync. The default: true (every request may wait).
+  virtual bool MayWait(const ConnectionState& /*connection*/, const Request& /*request*/) { return true; }
   // The authenticator class STARTUP must be answered with (AUTHENTICATE),
   // or empty when no login is needed (READY).
   virtual std::string Authenticator() const { return ""; }
