@@ -118,14 +118,7 @@ Status Migration::Validate(const TabletReplicas& tablet) {
 
 Result<int64_t> Migration::Write(const std::optional<TabletTransition>& next, const std::vector<std::string>& replicas) {
   const auto expected = current_;
-  std::vector<EtcdCompare> fence;
-  if (!o_.fence_key.empty()) {
-    EtcdCompare leader;
-    leader.key = o_.fence_key;
-    leader.target = EtcdCompare::Target::kCreateRevision;
-    leader.revision = o_.fence_create_revision;
-    fence.push_back(std::move(leader));
-  }
+  const std::vector<EtcdCompare> fence = KeyCreatedAtFence(o_.fence_key, o_.fence_create_revision);
   auto revision = s_->placements->ChangeTablet(
       table_->uuid, r_.start, [&](TabletReplicas t) -> Result<std::optional<TabletReplicas>> {
         if (t.transition != expected) {

@@ -209,13 +209,18 @@ Result<int64_t> TabletPlacements::Change(const std::string& table_uuid, const Pl
   return Status::Busy("tablet placement of " + UuidText(table_uuid) + " changed 20 times during a tablet change");
 }
 
+std::vector<EtcdCompare> KeyCreatedAtFence(const std::string& key, int64_t create_revision) {
+  if (key.empty()) return {};
+  EtcdCompare leader;
+  leader.key = key;
+  leader.target = EtcdCompare::Target::kCreateRevision;
+  leader.revision = create_revision;
+  return {leader};
+}
+
 std::vector<EtcdCompare> BalancerLeaderFence(int64_t leader_term) {
   if (leader_term == 0) return {};
-  EtcdCompare leader;
-  leader.key = kBalancerLeaderKey;
-  leader.target = EtcdCompare::Target::kCreateRevision;
-  leader.revision = leader_term;
-  return {leader};
+  return KeyCreatedAtFence(kBalancerLeaderKey, leader_term);
 }
 
 Result<bool> TabletPlacements::RecordSplit(const std::string& table_uuid, const std::string& split,

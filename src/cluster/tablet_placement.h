@@ -53,10 +53,13 @@ inline constexpr char kTabletsPrefix[] = "/tessera/tablets/";
 // FROZEN; cluster/placement_balancer.h).
 inline constexpr char kBalancerLeaderKey[] = "/tessera/balancer/leader";
 
-// The condition that fences a balancer leader's placement writes: the
-// leader key still has create revision `leader_term` (the one it had when
-// this node took it), so once the key expired or another node holds it the
-// write fails. Empty for term 0 (no fence).
+// The condition that fences a leader's placement writes: `key` still has
+// create revision `create_revision` (the one it had when this node took
+// it), so once the key expired or another node holds it the write fails.
+// Empty for an empty key (no fence).
+std::vector<EtcdCompare> KeyCreatedAtFence(const std::string& key, int64_t create_revision);
+// KeyCreatedAtFence of the balancer leader key at `leader_term`; empty for
+// term 0 (no fence).
 std::vector<EtcdCompare> BalancerLeaderFence(int64_t leader_term);
 
 struct PlacementNode {

@@ -185,9 +185,11 @@ std::optional<Reply> QueryProcessor::Execute(ConnectionState& conn, const std::s
   std::optional<Reply> r =
       Run(scoped, p->parsed, p->query, metadata_changed ? with_metadata : params, later, trace, &runs);
   // What MayWait goes by: once a run went the way that may wait, for good.
-  int was = p->runs->load(std::memory_order_relaxed);
-  while (runs != kRunsUnknown && was != kAnswersOnThread && was != runs &&
-         !p->runs->compare_exchange_weak(was, runs, std::memory_order_relaxed)) {
+  if (runs == kAnswersOnThread) {
+    p->runs->store(kAnswersOnThread, std::memory_order_relaxed);
+  } else if (runs == kAnswersLater) {
+    int unknown = kRunsUnknown;
+    p->runs->compare_exchange_strong(unknown, kAnswersLater, std::memory_order_relaxed);
   }
   if (std::holds_alternative<UseStatement>(p->parsed.statement)) conn.set_keyspace(scoped.keyspace());
   if (metadata_changed && !wrapped && r) r = mark_changed(std::move(*r));
