@@ -13,6 +13,23 @@ void LoadWindow::Add(int64_t now_micros, uint64_t n) {
   b.count.fetch_add(n, std::memory_order_relaxed);
 }
 
+void LoadWindow::InheritFrom(const LoadWindow& other, double share) {
+  for (size_t i = 0; i < buckets_.size(); ++i) {
+    const int64_t second = other.buckets_[i].second.load(std::memory_order_relaxed);
+    if (second == INT64_MIN) continue;
+    const auto count = static_cast<uint64_t>(
+        static_cast<double>(other.buckets_[i].count.load(std::memory_order_relaxed)) * share + 0.5);
+    Bucket& b = buckets_[i];
+    const int64_t mine = b.second.load(std::memory_order_relaxed);
+    if (mine == second) {
+      b.count.fetch_add(count, std::memory_order_relaxed);
+    } else if (mine < second) {
+      b.second.store(second, std::memory_order_relaxed);
+      b.count.store(count, std::memory_order_relaxed);
+    }
+  }
+}
+
 double LoadWindow::Rate(int64_t now_micros, int64_t since_micros) const {
   const int64_t whole = now_micros / 1'000'000 - since_micros / 1'000'000;
   const int64_t seconds = whole < 1 ? 1 : (whole > kSeconds ? kSeconds : whole);

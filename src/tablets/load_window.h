@@ -27,6 +27,13 @@ class LoadWindow {
   // whole seconds since then while that is under kSeconds (at least 1), so a
   // young tablet's rate is not diluted by seconds before it existed.
   double Rate(int64_t now_micros, int64_t since_micros) const;
+  // Adds `share` (0 to 1) of `other`'s counts to this window, second by
+  // second: a split half starts from its share of the parent's recent load,
+  // a merged tablet from the sum of both tablets', so neither reads as idle
+  // for its first second. A second this window counts newer than `other`'s
+  // in the same bucket is kept. REQUIRES: no concurrent Add to this window
+  // (it is not yet published); `other` may be counting meanwhile.
+  void InheritFrom(const LoadWindow& other, double share);
 
  private:
   struct Bucket {

@@ -7,6 +7,33 @@
 #include "keys/storage_key.h"
 
 namespace tessera {
+namespace {
+
+// The share of a sample's weight at positions in [start, end); 0.5 for an
+// empty sample (nothing says where the load was).
+double SampleShare(const KeySample::Snapshot& sample, std::string_view start, std::string_view end) {
+  double in = 0, all = 0;
+  for (const auto& [key, weight] : sample.keys) {
+    all += weight;
+    if (start <= key && key < end) in += weight;
+  }
+  return all > 0 ? in / all : 0.5;
+}
+
+// `share` of `from`'s rate windows into `to`'s, from `from`'s beginning on.
+void InheritRates(const Tablet& from, double share, Tablet* to) {
+  const TabletCounters& f = *from.counters;
+  TabletCounters& t = *to->counters;
+  t.read_rate.InheritFrom(f.read_rate, share);
+  t.write_rate.InheritFrom(f.write_rate, share);
+  t.read_bytes_rate.InheritFrom(f.read_bytes_rate, share);
+  t.write_bytes_rate.InheritFrom(f.write_bytes_rate, share);
+  t.replica_read_rate.InheritFrom(f.replica_read_rate, share);
+  t.replica_write_rate.InheritFrom(f.replica_write_rate, share);
+  t.rates_since_micros = from.rates_since_micros();
+}
+
+}  // namespace
 
 TabletMap TabletMap::Create(const TableSchema& table, std::shared_ptr<Replica> replica, int64_t now) {
   TabletMap m;
@@ -66,9 +93,15 @@ Result<std::pair<TabletId, TabletId>> TabletMap::Split(TabletId id, std::string 
   left.created_micros = right.created_micros = now;
   left.replica = right.replica = it->replica;
   // The halves keep what the parent's sample saw of their ranges, so that a
-  // tail (or a skew) is still recognised right after the split.
+  // tail (or a skew) is still recognised right after the split, and their
+  // shares of its rates, so that neither reads as idle for its first second
+  // (a node that just split its hot tablet would look cold to the placement
+  // balancer).
   left.counters->sample.InheritFrom(it->counters->sample, left.start, left.end);
   right.counters->sample.InheritFrom(it->counters->sample, right.start, right.end);
+  const double left_share = SampleShare(it->counters->sample.Take(now), left.start, left.end);
+  InheritRates(*it, left_share, &left);
+  InheritRates(*it, 1.0 - left_share, &right);
   const std::pair<TabletId, TabletId> ids{left.id, right.id};
   *it = std::move(left);
   tablets_.insert(std::next(it), std::move(right));  // invalidates `it`
@@ -86,6 +119,9 @@ Result<TabletId> TabletMap::Merge(TabletId left_id, int64_t now) {
   merged.end = right->end;
   merged.created_micros = now;
   merged.replica = it->replica;
+  InheritRates(*it, 1.0, &merged);
+  InheritRates(*right, 1.0, &merged);
+  merged.counters->rates_since_micros = std::min(it->rates_since_micros(), right->rates_since_micros());
   const TabletId id = merged.id;
   *it = std::move(merged);
   tablets_.erase(right);

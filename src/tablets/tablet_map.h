@@ -53,6 +53,12 @@ struct TabletCounters {
   // Recently accessed partitions (split-key choice, tail detection).
   KeySample sample;
 
+  // Where the rates' history begins, in microseconds since the epoch (the
+  // `since` of LoadWindow::Rate); 0: at the tablet's creation. A split half
+  // or a merged tablet inherits its parents' windows and their beginning
+  // (TabletMap::Split, Merge). Set before the tablet is published.
+  int64_t rates_since_micros = 0;
+
   void CountRead(int64_t now_micros, uint64_t rows, uint64_t bytes) {
     reads += rows;
     CountReadBytes(now_micros, bytes);
@@ -81,6 +87,8 @@ struct Tablet {
   std::shared_ptr<TabletCounters> counters = std::make_shared<TabletCounters>();
   std::shared_ptr<Replica> replica;
   bool Contains(std::string_view key) const { return start <= key && key < end; }
+  // The `since` of this tablet's rates (TabletCounters::rates_since_micros).
+  int64_t rates_since_micros() const { return counters->rates_since_micros ? counters->rates_since_micros : created_micros; }
 };
 
 // Where a split or merge comes from: decided on this node (the balancer, an
@@ -143,9 +151,13 @@ class TabletMap {
   const Tablet* FindById(TabletId id) const;
 
   // Replaces tablet `id` by [start, split_key) and [split_key, end) with new ids.
+  // Each half's rates start from the parent's recent load times the share of
+  // the parent's key sample that falls in it (half each when the sample is
+  // empty); its sample keeps the parent's keys in its range.
   // Errors: NotFound (no such tablet), InvalidArgument (split_key not strictly inside).
   Result<std::pair<TabletId, TabletId>> Split(TabletId id, std::string split_key, int64_t now_micros);
-  // Replaces tablet `left_id` and its right neighbour by one tablet with a new id.
+  // Replaces tablet `left_id` and its right neighbour by one tablet with a new
+  // id, whose rates start from the sum of both tablets'.
   // Errors: NotFound, InvalidArgument (no right neighbour).
   Result<TabletId> Merge(TabletId left_id, int64_t now_micros);
 

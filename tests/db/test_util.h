@@ -24,9 +24,12 @@ class TestDatabase {
   ~TestDatabase();
   Database* operator->() { return db_.get(); }
   Database& db() { return *db_; }
-  // Closes and reopens on the same directory (restart).
+  // Closes and reopens on the same directory (restart); the manual clock
+  // moves 1 ms on.
   void Reopen();
   void Close() { db_.reset(); }
+  // Opens the directory (after Close, or a first time): the clock stays.
+  void Open();
   const std::string& dir() const { return dir_; }
   // The manual clock, microseconds since the epoch.
   void AdvanceSeconds(int64_t s) { clock_->fetch_add(s * 1'000'000); }

@@ -228,6 +228,28 @@ def test_prepared_condition_and_batch_markers_are_typed_by_their_columns(session
     assert session.execute("SELECT * FROM docs WHERE id = 7").one() is None
 
 
+def test_prepared_collection_element_markers_are_typed_as_cassandra_types_them(session):
+    """A list element by index (`l[?] = ?`, `DELETE l[?]`) and a map element
+    (`m[?] = ?`) are described as Cassandra's receivers: idx(l) int and
+    value(l) the element type, key(m) and value(m); before, `l[0] = ?` was
+    described as the whole list and the driver refused an int for it."""
+    session.execute("CREATE TABLE IF NOT EXISTS elems (id int PRIMARY KEY, l list<text>, m map<int, text>)")
+    session.execute("INSERT INTO elems (id, l, m) VALUES (1, ['a', 'b'], {1: 'x'})")
+    set_at = session.prepare("UPDATE elems SET l[?] = ?, m[?] = ? WHERE id = ?")
+    assert [(c.name, c.type.typename) for c in set_at.column_metadata] == [
+        ("idx(l)", "int"), ("value(l)", "varchar"), ("key(m)", "int"), ("value(m)", "varchar"), ("id", "int")]
+    set_first = session.prepare("UPDATE elems SET l[0] = ? WHERE id = ?")
+    assert [(c.name, c.type.typename) for c in set_first.column_metadata] == [("value(l)", "varchar"), ("id", "int")]
+    delete_at = session.prepare("DELETE l[?] FROM elems WHERE id = ?")
+    assert [(c.name, c.type.typename) for c in delete_at.column_metadata] == [("idx(l)", "int"), ("id", "int")]
+    session.execute(set_at, (1, "B", 2, "y", 1))
+    session.execute(set_first, ("A", 1))
+    row = session.execute("SELECT l, m FROM elems WHERE id = 1").one()
+    assert (row.l, row.m) == (["A", "B"], {1: "x", 2: "y"})
+    session.execute(delete_at, (0, 1))
+    assert session.execute("SELECT l FROM elems WHERE id = 1").one().l == ["B"]
+
+
 def test_a_prepared_select_star_sees_a_column_added_after_it(session):
     """Issue 31 (CASSANDRA-7910): ALTER TABLE ADD evicts the table's prepared
     statements, so EXECUTE answers Unprepared, the driver prepares again and

@@ -11,7 +11,12 @@ prepared QUORUM writes and reads of another table, already run once (so the
 node knows they answer from replica answers), go through the same connection.
 Every one of them completes while the 24 are still held; then the hold is
 released and the 24 complete too. Before this change the 24 held every one of
-the node's 8 request threads and the others queued behind them."""
+the node's 8 request threads and the others queued behind them.
+
+Among the held requests are 4 EXECUTEs of a prepared `SET l[0] = ?`, which
+writes from replica answers but reads the list first on its thread: they too
+wait on the waiting threads (classified as answering later, they held both
+request threads before, and the prepared pairs timed out)."""
 import os
 import time
 import urllib.request
@@ -37,9 +42,12 @@ def test_requests_that_answer_from_replicas_pass_requests_held_on_their_threads(
     held = []
     try:
         session.execute("CREATE KEYSPACE held WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}")
-        session.execute("CREATE TABLE held.t (k int PRIMARY KEY, v int)")
+        session.execute("CREATE TABLE held.t (k int PRIMARY KEY, v int, l list<int>)")
         session.execute("CREATE TABLE held.fast (k int PRIMARY KEY, v int)")
-        session.execute("INSERT INTO held.t (k, v) VALUES (0, 0)")
+        session.execute("INSERT INTO held.t (k, v, l) VALUES (0, 0, [0])")
+        set_element = session.prepare("UPDATE held.t SET l[0] = ? WHERE k = 0")
+        set_element.consistency_level = Q
+        session.execute(set_element, (1,))  # its first run: it reads before it writes
         insert = session.prepare("INSERT INTO held.fast (k, v) VALUES (?, ?)")
         insert.consistency_level = Q
         select = session.prepare("SELECT v FROM held.fast WHERE k = ?")
@@ -54,6 +62,7 @@ def test_requests_that_answer_from_replicas_pass_requests_held_on_their_threads(
             read_held = SimpleStatement("SELECT v FROM held.t WHERE k = 0", consistency_level=Q)
             answered = []  # appended to by the driver's thread as held reads complete
             held = [session.execute_async(read_held) for _ in range(24)]
+            held += [session.execute_async(set_element, (2,)) for _ in range(4)]
             for f in held:
                 f.add_callbacks(lambda rows: answered.append(True), lambda e: answered.append(e))
 
@@ -73,8 +82,11 @@ def test_requests_that_answer_from_replicas_pass_requests_held_on_their_threads(
         finally:
             status, body = cluster.admin_post(1, "/failpoints?name=%s&action=off" % FAILPOINT)
             assert status == 200, body
-        for f in held:
+        for f in held[:24]:
             assert f.result().one().v == 0
+        for f in held[24:]:
+            f.result()
+        assert session.execute(SimpleStatement("SELECT l FROM held.t WHERE k = 0", consistency_level=Q)).one().l == [2]
     finally:
         driver.shutdown()
 

@@ -56,6 +56,49 @@ TEST(TabletMapTest, SplitAndMergeKeepCoverageAndCountersAreShared) {
   EXPECT_FALSE(m.Split(12345, "x", 3).ok());
 }
 
+TEST(TabletMapTest, SplitHalvesAndAMergedTabletKeepTheirShareOfTheRates) {
+  constexpr int64_t kSecond = 1'000'000;
+  const int64_t t0 = 1'700'000'000 * kSecond;
+  auto m = TabletMap::Create(Table(Distribution::kRange, 1), nullptr, t0);
+  const std::string lo = TablePrefix(5) + "a", hi = TablePrefix(5) + "x";
+  // 30 s of 100 replica reads a second, three in four of them at "a".
+  TabletCounters& c = *m.tablets()[0].counters;
+  for (int s = 0; s < 30; ++s) {
+    for (int i = 0; i < 100; ++i) {
+      const int64_t now = t0 + s * kSecond + i * 1000;
+      c.CountReplicaRequest(now, /*write=*/false);
+      c.CountRead(now, 1, 10);
+      c.sample.Add(now, i % 4 == 3 ? hi : lo, 1, /*write=*/false);
+    }
+  }
+  const int64_t split_at = t0 + 30 * kSecond + 1;
+  auto ids = m.Split(m.tablets()[0].id, TablePrefix(5) + "m", split_at);
+  ASSERT_TRUE(ids.ok());
+  const Tablet& left = m.tablets()[0];
+  const Tablet& right = m.tablets()[1];
+  // Right after the split, neither half reads as idle: they share the
+  // parent's 100/s as its sample shares the load (about 3 to 1).
+  const double l = left.counters->replica_read_rate.Rate(split_at, left.rates_since_micros());
+  const double r = right.counters->replica_read_rate.Rate(split_at, right.rates_since_micros());
+  EXPECT_NEAR(l + r, 100.0, 1.0);
+  EXPECT_NEAR(l, 75.0, 10.0);
+  EXPECT_NEAR(left.counters->read_rate.Rate(split_at, left.rates_since_micros()), l, 1.0);
+  EXPECT_EQ(left.rates_since_micros(), t0);  // the parent's history, not a young tablet's
+  EXPECT_EQ(left.created_micros, split_at);  // while its age is its own
+  // 5 s on, new reads add to the inherited ones; a merge sums both.
+  for (int s = 30; s < 35; ++s) {
+    for (int i = 0; i < 100; ++i) m.Find(lo).counters->CountReplicaRequest(t0 + s * kSecond + i * 1000, false);
+  }
+  const int64_t merge_at = t0 + 35 * kSecond + 1;
+  const double before = m.tablets()[0].counters->replica_read_rate.Rate(merge_at, m.tablets()[0].rates_since_micros()) +
+                        m.tablets()[1].counters->replica_read_rate.Rate(merge_at, m.tablets()[1].rates_since_micros());
+  auto merged = m.Merge(ids->first, merge_at);
+  ASSERT_TRUE(merged.ok());
+  const Tablet& whole = m.tablets()[0];
+  EXPECT_NEAR(whole.counters->replica_read_rate.Rate(merge_at, whole.rates_since_micros()), before, 1.0);
+  EXPECT_NEAR(before, 100.0, 1.0);  // 5 s inherited at 100/s, 5 s of new reads at 100/s
+}
+
 TEST(TabletMapTest, JsonRoundTrip) {
   auto m = TabletMap::Create(Table(Distribution::kHash, 8), nullptr, 77);
   ASSERT_TRUE(m.Split(m.tablets()[3].id, m.tablets()[3].start + "\x01", 78).ok());

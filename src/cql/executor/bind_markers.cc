@@ -1,6 +1,6 @@
 // DescribeBindMarkers: the name and type of every bind marker of a statement,
 // as PREPARED metadata reports them (Cassandra's receivers: the column, or
-// [limit], [ttl], [timestamp], partition key token, in(col), key(col),
+// [limit], [ttl], [timestamp], partition key token, in(col), key(col), idx(col),
 // value(col)).
 #include <map>
 
@@ -149,6 +149,9 @@ class Describer {
         if (a.op == Assignment::Op::kSetElement && c->type.kind() == TypeKind::kMap) {
           Mark(*a.key, "key(" + c->name + ")", c->type.params()[0]);
           Mark(a.value, "value(" + c->name + ")", c->type.params()[1]);
+        } else if (a.op == Assignment::Op::kSetElement && c->type.kind() == TypeKind::kList) {  // l[?] = ?
+          Mark(*a.key, "idx(" + c->name + ")", CqlType::Scalar(TypeKind::kInt));
+          Mark(a.value, "value(" + c->name + ")", c->type.params()[0]);
         } else if (a.op == Assignment::Op::kSetField) {  // udt.field = ?: the field's type, named "udt.field"
           std::optional<size_t> f = c->type.kind() == TypeKind::kUdt ? UserTypeFieldIndex(c->type, a.field) : std::nullopt;
           if (f) Mark(a.value, c->name + "." + a.field, c->type.params()[*f]);
@@ -164,6 +167,7 @@ class Describer {
       for (const auto& target : del->columns) {
         const ColumnDef* c = t_.FindColumn(target.column);
         if (c && target.key && c->type.kind() == TypeKind::kMap) Mark(*target.key, "key(" + c->name + ")", c->type.params()[0]);
+        if (c && target.key && c->type.kind() == TypeKind::kList) Mark(*target.key, "idx(" + c->name + ")", CqlType::Scalar(TypeKind::kInt));
       }
       Using(del->using_clause);
       TESSERA_RETURN_IF_ERROR(Relations(del->where));

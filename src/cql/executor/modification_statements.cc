@@ -166,9 +166,10 @@ struct ListOp {
 
 Status ApplyListOps(Database& db, const std::shared_ptr<const TableSchema>& t, const std::vector<std::string>& pk,
                     const std::vector<std::string>& ck, const std::vector<ListOp>& ops, RowWrite* row,
-                    RowWrite* static_row, const RequestConsistency& consistency) {
+                    RowWrite* static_row, const WriteContext& ctx) {
+  if (!ops.empty() && ctx.read_before_write) *ctx.read_before_write = true;
   for (const auto& op : ops) {
-    TESSERA_ASSIGN_OR_RETURN(auto list, ReadList(db, t, pk, ck, *op.column, consistency));
+    TESSERA_ASSIGN_OR_RETURN(auto list, ReadList(db, t, pk, ck, *op.column, ctx.consistency));
     RowWrite* target = op.column->kind == ColumnKind::kStatic ? static_row : row;
     if (op.kind == ListOp::Kind::kRemoveValues) {
       for (const auto& [id, value] : list) {
@@ -432,7 +433,7 @@ Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s
     for (const auto& ck : target.clustering.empty() ? static_row_only : target.clustering) {
       RowWrite r = row;
       r.clustering = ck;
-      TESSERA_RETURN_IF_ERROR(ApplyListOps(db, t, pk, ck, list_ops, &r, &st, ctx.consistency));
+      TESSERA_RETURN_IF_ERROR(ApplyListOps(db, t, pk, ck, list_ops, &r, &st, ctx));
       if (!r.cells.empty()) m.rows.push_back(std::move(r));
     }
     if (!st.cells.empty()) m.rows.push_back(std::move(st));
@@ -524,7 +525,7 @@ Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& s
       for (const auto& ck : target.clustering) {
         RowWrite rr = row;
         rr.clustering = ck;
-        TESSERA_RETURN_IF_ERROR(ApplyListOps(db, t, pk, ck, list_ops, &rr, &static_row, ctx.consistency));
+        TESSERA_RETURN_IF_ERROR(ApplyListOps(db, t, pk, ck, list_ops, &rr, &static_row, ctx));
         if (!rr.cells.empty()) m.rows.push_back(std::move(rr));
       }
       if (!static_row.cells.empty()) m.rows.push_back(static_row);

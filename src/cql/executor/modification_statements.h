@@ -46,6 +46,10 @@ struct WriteContext {
   // A conditional statement's serial consistency (SERIAL or LOCAL_SERIAL;
   // protocol flag 0x10): the level of its Paxos rounds (conditional_writes.h).
   ConsistencyLevel serial = ConsistencyLevel::kSerial;
+  // When set, a statement that read the current list before it wrote sets
+  // it to true (the read waits on the calling thread: QueryProcessor then
+  // runs the statement on a waiting-request thread).
+  bool* read_before_write = nullptr;
 };
 
 // Counter tables (TableSchema::HasCounters; Cassandra's rules and messages):

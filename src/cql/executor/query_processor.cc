@@ -321,12 +321,14 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
   };
   RequestConsistency consistency = ConsistencyOf(params.consistency);
   consistency.trace = trace;
+  bool read_before_write = false;  // l[i] = v, DELETE l[i], l = l - [..] read on this thread
   auto apply = [&](const ::tessera::Result<std::vector<Mutation>>& m) -> std::optional<Reply> {
     if (!m.ok()) return Error(m.status());
-    ran(db_->AppliesWithoutWaiting(*m, consistency));
+    ran(!read_before_write && db_->AppliesWithoutWaiting(*m, consistency));
     return ApplyWrites(*m, consistency, later);
   };
   WriteContext write{bind, ks, params.default_timestamp, consistency};
+  write.read_before_write = &read_before_write;
   if (params.serial_consistency) write.serial = static_cast<ConsistencyLevel>(*params.serial_consistency);
   if (const auto* sel = std::get_if<SelectStatement>(&s)) {
     if (trace) {
@@ -409,7 +411,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
     Status counters = CheckBatchCounters(b->type, all);
     if (!counters.ok()) return Error(counters);
     const RequestConsistency batch{consistency.level, BatchWriteType(b->type), nullptr, consistency.trace};
-    ran(db_->AppliesWithoutWaiting(all, batch));
+    ran(!read_before_write && db_->AppliesWithoutWaiting(all, batch));
     return ApplyWrites(all, batch, later);
   }
   if (const auto* describe = std::get_if<DescribeStatement>(&s)) {
