@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cluster/etcd_client.h"
+#include "cluster/node_record.h"
 #include "cluster/replica_reads.h"
 #include "common/bytes.h"
 #include "common/uuid.h"
@@ -180,8 +181,13 @@ void ClusterResizeProposals::Propose(const TableSchema& table, std::vector<Resiz
   if (!changed && published_) return;
   std::vector<PlacementResizeProposal> all;
   for (const auto& [t, list] : by_table_) all.insert(all.end(), list.begin(), list.end());
-  published_ = etcd_->Put(kResizePrefix + self_, EncodeResizeProposals(all)).ok();
-  if (!published_) spdlog::warn("tablets: publishing this node's split and merge proposals failed");
+  // Only while the node is a member: decommission and removenode delete its
+  // record and this key in one transaction, and a leaving node's balancer
+  // still running must not put the key back for good.
+  const EtcdCompare member{kNodesPrefix + self_, EtcdCompare::Target::kVersion, EtcdCompare::Result::kGreater, 0, {}};
+  auto put = etcd_->Txn({member}, {EtcdOp::Put(kResizePrefix + self_, EncodeResizeProposals(all))});
+  published_ = put.ok() && put->succeeded;
+  if (!put.ok()) spdlog::warn("tablets: publishing this node's split and merge proposals failed: {}", put.status().ToString());
 }
 
 }  // namespace tessera::cluster

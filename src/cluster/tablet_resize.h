@@ -89,8 +89,10 @@ class ClusterResizeProposals : public ResizeProposals {
   ClusterResizeProposals(EtcdClient* etcd, std::string self_host_id);
 
   bool DecidedElsewhere(const TableSchema& table) override;
-  // Puts the node's key when its proposals changed (a failed put is tried
-  // again at the next call).
+  // Puts the node's key when its proposals changed, only while the node's
+  // record (kNodesPrefix + host id) exists: a node decommissioned or
+  // removed publishes nothing. A failed or refused put is tried again at
+  // the next call.
   void Propose(const TableSchema& table, std::vector<ResizeProposal> proposals) override;
 
  private:

@@ -3,8 +3,11 @@
 #include "cluster/etcd_client.h"
 #include "auth/auth_service.h"
 #include "cluster/etcd_auth_store.h"
+#include "cluster/node_record.h"
+#include "cluster/tablet_resize.h"
 #include "cluster/tablet_placement.h"
 #include "common/uuid.h"
+#include "keys/storage_key.h"
 #include "tests/cluster/local_etcd.h"
 
 #include <arpa/inet.h>
@@ -303,6 +306,38 @@ TEST_F(EtcdClientTest, ALeadersSplitsAndMergesAreRefusedOnceAnotherNodeLeads) {
   ASSERT_TRUE(client_->Delete(kBalancerLeaderKey).ok());
 }
 
+
+TEST_F(EtcdClientTest, ADecommissionedNodesSplitProposalsAreNotPublishedAgain) {
+  const std::string host(16, '\x07');
+  const std::string id = UuidText(host);
+  ASSERT_TRUE(client_->Put(kNodesPrefix + id, "{}").ok());
+  ClusterResizeProposals proposals(client_.get(), host);
+  TableSchema table;
+  table.id = 9;
+  table.uuid = std::string(16, '\x09');
+  ResizeProposal split;
+  split.start = TablePrefix(9);
+  split.end = TablePrefix(10);
+  split.reason = "size";
+  auto published = [&] {
+    auto key = client_->Range(kResizePrefix + id);
+    EXPECT_TRUE(key.ok()) << key.status().ToString();
+    return key.ok() && key->kvs.size() == 1;
+  };
+  proposals.Propose(table, {split});
+  EXPECT_TRUE(published());
+  // Decommission: the node's record and its proposals go in one transaction;
+  // its balancer, still running, proposes another cut of the tablet.
+  ASSERT_TRUE(client_->Txn({}, {EtcdOp::Delete(kNodesPrefix + id), EtcdOp::Delete(kResizePrefix + id)}).ok());
+  split.split_position = TablePrefix(9) + "m";
+  proposals.Propose(table, {split});
+  EXPECT_FALSE(published());
+  // Restarted, it joins again: the standing proposals go out at the next round.
+  ASSERT_TRUE(client_->Put(kNodesPrefix + id, "{}").ok());
+  proposals.Propose(table, {split});
+  EXPECT_TRUE(published());
+  ASSERT_TRUE(client_->Txn({}, {EtcdOp::Delete(kNodesPrefix + id), EtcdOp::Delete(kResizePrefix + id)}).ok());
+}
 
 // Issue 29 item 1: two nodes' stores over one etcd see the same roles and
 // permissions; concurrent grants to one role all land (compare-and-swap).
