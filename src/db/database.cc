@@ -473,12 +473,13 @@ std::vector<TabletStatus> Database::Tablets(const TableSchema& table) {
     s.writes = c.writes;
     s.bytes_read = c.bytes_read;
     s.bytes_written = c.bytes_written;
-    s.reads_per_second = c.read_rate.Rate(now, t.rates_since_micros());
-    s.writes_per_second = c.write_rate.Rate(now, t.rates_since_micros());
-    s.read_bytes_per_second = c.read_bytes_rate.Rate(now, t.rates_since_micros());
-    s.write_bytes_per_second = c.write_bytes_rate.Rate(now, t.rates_since_micros());
-    s.replica_reads_per_second = c.replica_read_rate.Rate(now, t.rates_since_micros());
-    s.replica_writes_per_second = c.replica_write_rate.Rate(now, t.rates_since_micros());
+    const int64_t since = t.rates_since_micros();
+    s.reads_per_second = c.read_rate.Rate(now, since);
+    s.writes_per_second = c.write_rate.Rate(now, since);
+    s.read_bytes_per_second = c.read_bytes_rate.Rate(now, since);
+    s.write_bytes_per_second = c.write_bytes_rate.Rate(now, since);
+    s.replica_reads_per_second = c.replica_read_rate.Rate(now, since);
+    s.replica_writes_per_second = c.replica_write_rate.Rate(now, since);
     s.size_bytes = t.replica->ApproximateSize(t.start, t.end);
     s.replicas = t.replica->Hosts();
     s.rows_estimate = avg > 0 ? static_cast<uint64_t>(static_cast<double>(s.size_bytes) / avg) : 0;
@@ -512,10 +513,10 @@ TableLoad Database::TabletLoads(const TableSchema& table) {
     l.size_bytes = t.replica->ApproximateSize(t.start, t.end);
     l.flushed_bytes = t.replica->ApproximateSize(t.start, t.end, /*include_memtables=*/false);
     l.bytes_written = c.bytes_written;
-    l.writes_per_second = c.write_rate.Rate(now, t.rates_since_micros());
-    l.rows_per_second = c.read_rate.Rate(now, t.rates_since_micros()) + l.writes_per_second;
-    l.bytes_per_second =
-        c.read_bytes_rate.Rate(now, t.rates_since_micros()) + c.write_bytes_rate.Rate(now, t.rates_since_micros());
+    const int64_t since = t.rates_since_micros();
+    l.writes_per_second = c.write_rate.Rate(now, since);
+    l.rows_per_second = c.read_rate.Rate(now, since) + l.writes_per_second;
+    l.bytes_per_second = c.read_bytes_rate.Rate(now, since) + c.write_bytes_rate.Rate(now, since);
     l.sample = c.sample.Take(now);
     load.tablets.push_back(std::move(l));
   }

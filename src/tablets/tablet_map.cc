@@ -20,7 +20,8 @@ double SampleShare(const KeySample::Snapshot& sample, std::string_view start, st
   return all > 0 ? in / all : 0.5;
 }
 
-// `share` of `from`'s rate windows into `to`'s, from `from`'s beginning on.
+// `share` of `from`'s rate windows into `to`'s (the caller sets where
+// `to`'s rates begin).
 void InheritRates(const Tablet& from, double share, Tablet* to) {
   const TabletCounters& f = *from.counters;
   TabletCounters& t = *to->counters;
@@ -30,7 +31,6 @@ void InheritRates(const Tablet& from, double share, Tablet* to) {
   t.write_bytes_rate.InheritFrom(f.write_bytes_rate, share);
   t.replica_read_rate.InheritFrom(f.replica_read_rate, share);
   t.replica_write_rate.InheritFrom(f.replica_write_rate, share);
-  t.rates_since_micros = from.rates_since_micros();
 }
 
 }  // namespace
@@ -102,6 +102,7 @@ Result<std::pair<TabletId, TabletId>> TabletMap::Split(TabletId id, std::string 
   const double left_share = SampleShare(it->counters->sample.Take(now), left.start, left.end);
   InheritRates(*it, left_share, &left);
   InheritRates(*it, 1.0 - left_share, &right);
+  left.counters->rates_since_micros = right.counters->rates_since_micros = it->rates_since_micros();
   const std::pair<TabletId, TabletId> ids{left.id, right.id};
   *it = std::move(left);
   tablets_.insert(std::next(it), std::move(right));  // invalidates `it`
