@@ -25,7 +25,7 @@ Result<WriteSet> ReplicaService::LeadCounterWrite(const std::string& table_uuid,
     keys.push_back(op.key);
     stripes.insert(std::hash<std::string>{}(op.key) % kCounterStripes);
   }
-  if (!keys.empty()) db_->CountReplicaRequest(id, AbsoluteKey(id, keys.front()), true);
+  if (!keys.empty()) db_->CountReplicaRequest(id, AbsoluteKey(id, keys.front()), true, relative_writes.bytes());
   std::vector<std::unique_lock<std::mutex>> locks;
   for (size_t s : stripes) locks.emplace_back(counter_stripes_[s]);
   TESSERA_ASSIGN_OR_RETURN(auto stored, ReadKeysLocal(db_->engine(), id, keys));
@@ -66,7 +66,7 @@ Result<PaxosResponse> ReplicaService::Paxos(const PaxosRequest& request) {
   TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(request.table_uuid));
   Count(request.update.bytes() + request.partition.size());
   if (request.phase == PaxosRequest::Phase::kCommit) {
-    db_->CountReplicaRequest(id, AbsoluteKey(id, request.partition), true);
+    db_->CountReplicaRequest(id, AbsoluteKey(id, request.partition), true, request.update.bytes());
   }
   return paxos_.Handle(id, request);
 }
@@ -77,7 +77,7 @@ Status ReplicaService::Apply(const std::string& table_uuid, const WriteSet& rela
   TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(table_uuid));
   Count(relative_writes.bytes());
   if (!relative_writes.empty()) {
-    db_->CountReplicaRequest(id, AbsoluteKey(id, relative_writes.ops().front().key), true);
+    db_->CountReplicaRequest(id, AbsoluteKey(id, relative_writes.ops().front().key), true, relative_writes.bytes());
   }
   Status s = ApplyLocal(db_->engine(), id, relative_writes);
   if (steps) {

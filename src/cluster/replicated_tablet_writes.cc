@@ -189,7 +189,7 @@ void ReplicatedTablet::ReplicateAsync(const WritePlan& w, const WriteSet& writes
                              });
   }
   if (local) {
-    services_->db->CountReplicaRequest(table_->id, start_, /*write=*/true);
+    services_->db->CountReplicaRequest(table_->id, start_, /*write=*/true, writes.bytes());
     Status s = services_->db->engine()->Write(writes);
     if (consistency.trace) {
       TraceStep(consistency, s.ok() ? "Mutation applied on this node's replica"

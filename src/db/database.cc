@@ -512,7 +512,10 @@ TableLoad Database::TabletLoads(const TableSchema& table) {
     l.age_micros = now - t.created_micros;
     l.size_bytes = t.replica->ApproximateSize(t.start, t.end);
     l.flushed_bytes = t.replica->ApproximateSize(t.start, t.end, /*include_memtables=*/false);
-    l.bytes_written = c.bytes_written;
+    // Coordinated here or stored here, whichever is more: a node that stores
+    // a tablet others coordinate must see its copy grow (the size check's
+    // trigger, TabletBalancer::VerifySizes).
+    l.bytes_written = std::max(c.bytes_written.load(), c.replica_bytes_written.load());
     const int64_t since = t.rates_since_micros();
     l.writes_per_second = c.write_rate.Rate(now, since);
     l.rows_per_second = c.read_rate.Rate(now, since) + l.writes_per_second;
@@ -710,10 +713,10 @@ Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left,
   return merged;
 }
 
-void Database::CountReplicaRequest(uint32_t table_id, std::string_view key, bool write) {
+void Database::CountReplicaRequest(uint32_t table_id, std::string_view key, bool write, uint64_t bytes) {
   auto map = TabletsOf(table_id);
   if (!map) return;
-  map->Find(key).counters->CountReplicaRequest(NowMicros(), write);
+  map->Find(key).counters->CountReplicaRequest(NowMicros(), write, bytes);
   auto metrics = MetricsOf(table_id);
   ++(write ? metrics->replica_writes : metrics->replica_reads);
 }

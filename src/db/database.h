@@ -412,9 +412,11 @@ class Database {
   void RecordTabletEvent(TabletEvent e);
   // Counts one request served as a replica (TabletCounters::
   // CountReplicaRequest) on the tablet of table `table_id` holding storage
-  // key `key` (absolute), and on the table's TableMetrics totals. Does
-  // nothing for a dropped table. Thread-safe.
-  void CountReplicaRequest(uint32_t table_id, std::string_view key, bool write);
+  // key `key` (absolute), and on the table's TableMetrics totals; a write's
+  // `bytes` (keys + values applied to this node's copy) count towards the
+  // tablet's replica_bytes_written. Does nothing for a dropped table.
+  // Thread-safe.
+  void CountReplicaRequest(uint32_t table_id, std::string_view key, bool write, uint64_t bytes = 0);
 
   // --- Detection ---
   const Guardrails& guardrails() const { return guardrails_; }

@@ -64,7 +64,7 @@ struct TabletLoad {
   int64_t age_micros = 0;
   uint64_t size_bytes = 0;       // estimate (the balancer verifies it before a size split)
   uint64_t flushed_bytes = 0;    // the flushed part of the estimate (SST files only)
-  uint64_t bytes_written = 0;    // since the tablet was created
+  uint64_t bytes_written = 0;    // since the tablet was created, through this node or into its copy
   double rows_per_second = 0;    // reads + writes
   double writes_per_second = 0;
   double bytes_per_second = 0;   // read + written

@@ -49,6 +49,11 @@ struct TabletCounters {
   // counters above count where a request was coordinated; these count where
   // it was served, which is what a placement balancer moves.
   LoadWindow replica_read_rate, replica_write_rate;
+  // Bytes (keys + values) of the writes applied to this node's copy as a
+  // replica, since the tablet was created: on a node that stores a tablet
+  // other nodes coordinate, bytes_written above stays 0 while its copy grows,
+  // and this is what tells the size check to count it (TabletBalancer).
+  std::atomic<uint64_t> replica_bytes_written{0};
 
   // Recently accessed partitions (split-key choice, tail detection).
   KeySample sample;
@@ -68,8 +73,9 @@ struct TabletCounters {
     bytes_read += bytes;
     read_bytes_rate.Add(now_micros, bytes);
   }
-  void CountReplicaRequest(int64_t now_micros, bool write) {
+  void CountReplicaRequest(int64_t now_micros, bool write, uint64_t bytes = 0) {
     (write ? replica_write_rate : replica_read_rate).Add(now_micros, 1);
+    if (write) replica_bytes_written += bytes;
   }
   void CountWrite(int64_t now_micros, uint64_t rows, uint64_t bytes) {
     writes += rows;

@@ -115,13 +115,16 @@ def test_the_hot_tail_is_served_by_one_node_at_a_time(demo):
     t = {t["name"]: t for t in report["tables"]}["demo.access_by_time"]
     assert t["tablets"] >= 2, t["tablets"]  # split by size while loading
     # One node at a time: the tail may move with its tablet (the balancer
-    # splits and places the hot tablet; writes go to both nodes while it
-    # moves), but between moves one node serves all of it. Runs measured
-    # 0.90-1.00 and 0.79-1.00, and 0.74 with three cluster tests beside it
-    # on 2 cores (moves take longer when starved); the fixes stay under 0.5
-    # and at 0.0-0.04.
-    assert t["busiest_node_write_share"] > 0.7, t["busiest_node_write_share"]
-    assert t["one_node_sample_share"] >= 0.6, t["one_node_sample_share"]
+    # splits and places the hot tablet; writes go to both nodes for the 3-4 s
+    # it moves), but between moves one node serves all of it. Since the
+    # node storing the tail splits it by size (it once waited for RocksDB's
+    # memtable estimate, often in vain), the tail splits every half MiB and
+    # moves up to twice in the 12 s load: runs measured busiest shares of
+    # 1.00 (no move), 0.77 and 0.70 with another cluster test beside it, and
+    # one-node shares of 1.00, 0.64 and 0.52. The fixes stay at 0.36-0.46
+    # and 0.0-0.04, below the bounds asserted here.
+    assert t["busiest_node_write_share"] > 0.6, t["busiest_node_write_share"]
+    assert t["one_node_sample_share"] >= 0.4, t["one_node_sample_share"]
     # The newest minutes are read where the tail is: mostly one node.
     reads = [n["reads_served"] for n in t["nodes"]]
     assert max(reads) >= 0.6 * sum(reads), reads
@@ -132,7 +135,7 @@ def test_the_seeds_fixes_are_served_by_every_node(demo, name):
     _, report, _, _ = demo
     t = {t["name"]: t for t in report["tables"]}[name]
     assert t["nodes_serving_writes"] == 3, [n["writes_served"] for n in t["nodes"]]
-    assert t["busiest_node_write_share"] < 0.7, t["busiest_node_write_share"]
+    assert t["busiest_node_write_share"] < 0.6, t["busiest_node_write_share"]
     assert t["one_node_sample_share"] < 0.2, t["one_node_sample_share"]
     reads = [n["reads_served"] for n in t["nodes"]]
     assert min(reads) > 0.05 * sum(reads), reads
