@@ -1,13 +1,13 @@
 #include "db/mutation_builder.h"
 
+#include "db/partition_rows.h"  // Views
+
 #include "keys/storage_key.h"
 #include "storage/partition_header.h"
 #include "types/serialization.h"
 
 namespace tessera {
 namespace {
-
-std::vector<std::string_view> Views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
 
 Status ValidateCell(const TableSchema& t, const RowWrite& row, const CellWrite& c) {
   const ColumnDef* col = t.FindColumnById(c.column_id);

@@ -22,9 +22,6 @@
 namespace tessera {
 namespace {
 
-constexpr uint64_t kFirstWindowKeys = 32;
-constexpr uint64_t kMaxWindowKeys = 512;
-
 class RangeRead : public std::enable_shared_from_this<RangeRead> {
  public:
   RangeRead(const ReadContext& ctx, const RangeRequest& req, RangeDone done)
@@ -80,7 +77,7 @@ class RangeRead : public std::enable_shared_from_this<RangeRead> {
     const uint64_t wanted = req_.limit - std::min<uint64_t>(req_.limit, out_.rows);
     r.limit = static_cast<uint32_t>(std::clamp<uint64_t>(std::min(wanted, window_keys_), kFirstWindowKeys,
                                                          kMaxWindowKeys));
-    window_keys_ = std::min(kMaxWindowKeys, window_keys_ * 4);
+    window_keys_ = std::min<uint64_t>(kMaxWindowKeys, window_keys_ * 4);
     return r;
   }
 

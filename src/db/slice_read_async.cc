@@ -20,9 +20,6 @@
 namespace tessera {
 namespace {
 
-constexpr uint32_t kFirstWindowKeys = 32;  // as a replicated tablet's iterator (ReplicationServices)
-constexpr uint32_t kMaxWindowKeys = 512;
-
 class SliceRead : public std::enable_shared_from_this<SliceRead> {
  public:
   SliceRead(const ReadContext& ctx, std::shared_ptr<Replica> replica, std::shared_ptr<TabletCounters> counters,

@@ -10,6 +10,7 @@
 // thread at a time (the chain's), never concurrently.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -19,6 +20,12 @@
 #include "tablets/replica.h"
 
 namespace tessera {
+
+// The keys a read's windows ask for: the first window is small, so that a
+// short slice or page moves a few keys, and each next one 4 times the last
+// up to the largest (as a replicated tablet's iterator, ReplicationServices).
+constexpr uint32_t kFirstWindowKeys = 32;
+constexpr uint32_t kMaxWindowKeys = 512;
 
 // What a chain keeps between an ask and its answer.
 struct WindowRelay {

@@ -95,7 +95,7 @@ ResultSet Rows(std::vector<Described> described, bool with_statement) {
   return rs;
 }
 
-Status NoKeyspace() { return Status::InvalidArgument("No keyspace specified and no current keyspace"); }
+Status NoKeyspaceToDescribe() { return Status::InvalidArgument("No keyspace specified and no current keyspace"); }
 
 }  // namespace
 
@@ -215,7 +215,7 @@ Result<ResultSet> ExecuteDescribe(const Database& db, const DescribeStatement& s
   std::vector<Described> out;
   const std::string ks = s.name.keyspace.empty() ? current : s.name.keyspace;
   auto keyspace = [&](const std::string& name) -> Result<KeyspaceMetadata> {
-    if (name.empty()) return NoKeyspace();
+    if (name.empty()) return NoKeyspaceToDescribe();
     auto meta = catalog.GetKeyspace(name);
     if (!meta.ok()) return Status::InvalidArgument("'" + name + "' not found in keyspaces");
     return meta;

@@ -30,7 +30,7 @@
 namespace tessera::cql {
 namespace {
 
-Reply Result(std::string body) { return Reply{Opcode::kResult, std::move(body), {}}; }
+Reply ResultReply(std::string body) { return Reply{Opcode::kResult, std::move(body), {}}; }
 
 // An ERROR reply whose body depends on the protocol version (Reply::error).
 Reply VersionedError(ErrorResponse e) {
@@ -305,8 +305,8 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
   if (IsAuthStatement(s)) {
     auto r = ExecuteAuthStatement(auth_, conn.user(), s, ks);
     if (!r.ok()) return Error(r.status());
-    if (!*r) return Result(EncodeVoidResult());
-    return Result(EncodeRows(**r, params.skip_metadata));
+    if (!*r) return ResultReply(EncodeVoidResult());
+    return ResultReply(EncodeRows(**r, params.skip_metadata));
   }
   if (auth_) {
     Status allowed = CheckAccess(*auth_, db_->catalog(), conn.user(), s, ks);
@@ -315,7 +315,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
   auto schema_result = [&](const ::tessera::Result<SchemaOutcome>& r) -> Reply {
     if (!r.ok()) return Error(r.status(), &s);
     if (r->change) UpdateGrants(conn.user(), s, ks);
-    if (!r->change) return Result(EncodeVoidResult());
+    if (!r->change) return ResultReply(EncodeVoidResult());
     if (on_schema_change_) on_schema_change_(*r->change, /*originating=*/true);
     return Reply{Opcode::kResult, EncodeSchemaChangeResult(*r->change), DesignLintWarnings(s, ks)};
   };
@@ -417,7 +417,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
   if (const auto* describe = std::get_if<DescribeStatement>(&s)) {
     auto rows = ExecuteDescribe(*db_, *describe, ks);
     if (!rows.ok()) return Error(rows.status());
-    return Result(EncodeRows(*rows, /*skip_metadata=*/false));  // prepared DESCRIBEs carry no result metadata
+    return ResultReply(EncodeRows(*rows, /*skip_metadata=*/false));  // prepared DESCRIBEs carry no result metadata
   }
   if (const auto* function = std::get_if<FunctionStatement>(&s); function && !functions_->enabled()) {
     // No user-defined function or aggregate exists: they are disabled, as
@@ -426,7 +426,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
       return Error(Status::InvalidArgument(
           "User-defined functions are disabled in cassandra.yaml - set enable_user_defined_functions=true to enable"));
     }
-    if (function->if_not_exists) return Result(EncodeVoidResult());
+    if (function->if_not_exists) return ResultReply(EncodeVoidResult());
     const std::string name = (function->name.keyspace.empty() ? ks : function->name.keyspace) + "." + function->name.name;
     return Error(Status::InvalidArgument((function->aggregate ? "Aggregate '" : "Function '") + name +
                                          "' doesn't exist"));
@@ -438,7 +438,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
       return Error(Status::InvalidArgument("Keyspace '" + use->keyspace + "' does not exist"));
     }
     conn.set_keyspace(use->keyspace);
-    return Result(EncodeSetKeyspaceResult(use->keyspace));
+    return ResultReply(EncodeSetKeyspaceResult(use->keyspace));
   }
   const bool schema_statement = std::holds_alternative<CreateKeyspaceStatement>(s) ||
                                 std::holds_alternative<AlterKeyspaceStatement>(s) ||
@@ -467,12 +467,12 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
   if (auto r = ExecuteSchema(s, ks)) return schema_result(*r);
   if (const auto* x = std::get_if<CreateSequenceStatement>(&s)) {
     Status st = ExecuteCreateSequence(*db_, *x, ks);
-    return st.ok() ? Result(EncodeVoidResult()) : Error(st);
+    return st.ok() ? ResultReply(EncodeVoidResult()) : Error(st);
   }
   if (const auto* x = std::get_if<TruncateStatement>(&s)) {
     // As Cassandra: a truncation reaches every replica or fails (TruncateTable at ALL).
     Status st = ExecuteTruncate(*db_, *x, ks);
-    return st.ok() ? Result(EncodeVoidResult()) : Error(st);
+    return st.ok() ? ResultReply(EncodeVoidResult()) : Error(st);
   }
   return Error(Status::InvalidArgument("unsupported statement"));
 }

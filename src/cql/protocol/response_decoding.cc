@@ -3,17 +3,16 @@
 namespace tessera::cql {
 namespace {
 
-constexpr int32_t kMetaGlobalTableSpec = 0x0001, kMetaHasMorePages = 0x0002, kMetaNoMetadata = 0x0004;
 constexpr int kMaxTypeDepth = 32;
 
-Status Malformed(const char* what, const WireReader& r) {
+Status MalformedResponse(const char* what, const WireReader& r) {
   return Status::Corruption(std::string("malformed response: ") + what + " at byte " + std::to_string(r.position()));
 }
 
 Result<CqlType> DecodeType(WireReader* r, int depth) {
-  if (depth > kMaxTypeDepth) return Malformed("type nested too deeply", *r);
+  if (depth > kMaxTypeDepth) return MalformedResponse("type nested too deeply", *r);
   uint16_t id;
-  if (!r->Short(&id)) return Malformed("type id", *r);
+  if (!r->Short(&id)) return MalformedResponse("type id", *r);
   const auto kind = static_cast<TypeKind>(id);
   switch (kind) {
     case TypeKind::kList:
@@ -29,7 +28,7 @@ Result<CqlType> DecodeType(WireReader* r, int depth) {
     }
     case TypeKind::kTuple: {
       uint16_t n;
-      if (!r->Short(&n)) return Malformed("tuple arity", *r);
+      if (!r->Short(&n)) return MalformedResponse("tuple arity", *r);
       std::vector<CqlType> components;
       for (uint16_t i = 0; i < n; ++i) {
         TESSERA_ASSIGN_OR_RETURN(CqlType c, DecodeType(r, depth + 1));
@@ -40,13 +39,13 @@ Result<CqlType> DecodeType(WireReader* r, int depth) {
     case TypeKind::kUdt: {
       std::string keyspace, name;
       uint16_t n;
-      if (!r->String(&keyspace) || !r->String(&name) || !r->Short(&n)) return Malformed("user type", *r);
-      if (n == 0) return Malformed("user type without fields", *r);
+      if (!r->String(&keyspace) || !r->String(&name) || !r->Short(&n)) return MalformedResponse("user type", *r);
+      if (n == 0) return MalformedResponse("user type without fields", *r);
       std::vector<std::string> field_names;
       std::vector<CqlType> field_types;
       for (uint16_t i = 0; i < n; ++i) {
         std::string field;
-        if (!r->String(&field)) return Malformed("user type field name", *r);
+        if (!r->String(&field)) return MalformedResponse("user type field name", *r);
         TESSERA_ASSIGN_OR_RETURN(CqlType t, DecodeType(r, depth + 1));
         field_names.push_back(std::move(field));
         field_types.push_back(std::move(t));
@@ -59,27 +58,27 @@ Result<CqlType> DecodeType(WireReader* r, int depth) {
   }
   if (id == 0x0000) {  // a custom type: vectors (Cassandra 5.0) are the only one we read
     std::string class_name;
-    if (!r->String(&class_name)) return Malformed("custom type class", *r);
+    if (!r->String(&class_name)) return MalformedResponse("custom type class", *r);
     auto type = ParseMarshalClassName(class_name);
-    if (!type.ok()) return Malformed("unsupported custom type", *r);
+    if (!type.ok()) return MalformedResponse("unsupported custom type", *r);
     return type;
   }
-  if (id > static_cast<uint16_t>(TypeKind::kDuration)) return Malformed("unsupported type", *r);
+  if (id > static_cast<uint16_t>(TypeKind::kDuration)) return MalformedResponse("unsupported type", *r);
   return CqlType::Scalar(kind);
 }
 
 Status DecodeSpecs(WireReader* r, int32_t count, bool global, std::vector<ColumnSpec>* out) {
   std::string ks, table;
-  if (global && (!r->String(&ks) || !r->String(&table))) return Malformed("global table spec", *r);
+  if (global && (!r->String(&ks) || !r->String(&table))) return MalformedResponse("global table spec", *r);
   for (int32_t i = 0; i < count; ++i) {
     ColumnSpec c;
     if (global) {
       c.keyspace = ks;
       c.table = table;
     } else if (!r->String(&c.keyspace) || !r->String(&c.table)) {
-      return Malformed("column table spec", *r);
+      return MalformedResponse("column table spec", *r);
     }
-    if (!r->String(&c.name)) return Malformed("column name", *r);
+    if (!r->String(&c.name)) return MalformedResponse("column name", *r);
     TESSERA_ASSIGN_OR_RETURN(c.type, DecodeType(r, 0));
     out->push_back(std::move(c));
   }
@@ -88,10 +87,10 @@ Status DecodeSpecs(WireReader* r, int32_t count, bool global, std::vector<Column
 
 Status DecodeRowsMetadata(WireReader* r, DecodedRows* rows, int32_t* column_count) {
   int32_t flags;
-  if (!r->Int(&flags) || !r->Int(column_count) || *column_count < 0) return Malformed("rows metadata", *r);
+  if (!r->Int(&flags) || !r->Int(column_count) || *column_count < 0) return MalformedResponse("rows metadata", *r);
   if (flags & kMetaHasMorePages) {
     std::optional<std::string> state;
-    if (!r->Bytes(&state)) return Malformed("paging state", *r);
+    if (!r->Bytes(&state)) return MalformedResponse("paging state", *r);
     rows->paging_state = state.value_or("");
   }
   if (flags & kMetaNoMetadata) return Status::OK();
@@ -101,16 +100,16 @@ Status DecodeRowsMetadata(WireReader* r, DecodedRows* rows, int32_t* column_coun
 Status DecodeRows(WireReader* r, DecodedRows* rows) {
   int32_t columns = 0, count = 0;
   TESSERA_RETURN_IF_ERROR(DecodeRowsMetadata(r, rows, &columns));
-  if (!r->Int(&count) || count < 0) return Malformed("row count", *r);
+  if (!r->Int(&count) || count < 0) return MalformedResponse("row count", *r);
   // Every cell takes at least its 4-byte length: a count the body cannot
   // hold is malformed, before anything is allocated for it. Rows without
   // columns take no bytes at all, and no server sends them.
   const uint64_t cells = static_cast<uint64_t>(count) * static_cast<uint64_t>(columns);
-  if (cells > r->remaining() / 4 || (columns == 0 && count > 0)) return Malformed("row count", *r);
+  if (cells > r->remaining() / 4 || (columns == 0 && count > 0)) return MalformedResponse("row count", *r);
   for (int32_t i = 0; i < count; ++i) {
     std::vector<std::optional<std::string>> row(static_cast<size_t>(columns));
     for (auto& cell : row) {
-      if (!r->Bytes(&cell)) return Malformed("cell", *r);
+      if (!r->Bytes(&cell)) return MalformedResponse("cell", *r);
     }
     rows->rows.push_back(std::move(row));
   }
@@ -118,14 +117,14 @@ Status DecodeRows(WireReader* r, DecodedRows* rows) {
 }
 
 Status DecodePrepared(WireReader* r, DecodedPrepared* p) {
-  if (!r->ShortBytes(&p->id)) return Malformed("prepared id", *r);
+  if (!r->ShortBytes(&p->id)) return MalformedResponse("prepared id", *r);
   int32_t flags, count, pk_count;
   if (!r->Int(&flags) || !r->Int(&count) || !r->Int(&pk_count) || count < 0 || pk_count < 0) {
-    return Malformed("prepared metadata", *r);
+    return MalformedResponse("prepared metadata", *r);
   }
   for (int32_t i = 0; i < pk_count; ++i) {
     uint16_t index;
-    if (!r->Short(&index)) return Malformed("partition key index", *r);
+    if (!r->Short(&index)) return MalformedResponse("partition key index", *r);
     p->partition_key_indexes.push_back(index);
   }
   TESSERA_RETURN_IF_ERROR(DecodeSpecs(r, count, flags & kMetaGlobalTableSpec, &p->bind_columns));
@@ -138,12 +137,12 @@ Status DecodePrepared(WireReader* r, DecodedPrepared* p) {
 
 Status DecodeSchemaChange(WireReader* r, SchemaChange* c) {
   if (!r->String(&c->change_type) || !r->String(&c->target) || !r->String(&c->keyspace)) {
-    return Malformed("schema change", *r);
+    return MalformedResponse("schema change", *r);
   }
   if (c->target == "KEYSPACE") return Status::OK();
-  if (!r->String(&c->name)) return Malformed("schema change name", *r);
+  if (!r->String(&c->name)) return MalformedResponse("schema change name", *r);
   if ((c->target == "FUNCTION" || c->target == "AGGREGATE") && !r->StringList(&c->argument_types)) {
-    return Malformed("schema change arguments", *r);
+    return MalformedResponse("schema change arguments", *r);
   }
   return Status::OK();
 }
@@ -159,25 +158,25 @@ Result<DecodedResponse> DecodeResponse(uint8_t opcode, uint8_t flags, std::strin
   if (flags & kFlagTracing) {
     for (int i = 0; i < 16; ++i) {
       uint8_t b;
-      if (!r.Byte(&b)) return Malformed("tracing id", r);
+      if (!r.Byte(&b)) return MalformedResponse("tracing id", r);
       out.tracing_id.push_back(static_cast<char>(b));
     }
   }
-  if ((flags & kFlagWarning) && !r.StringList(&out.warnings)) return Malformed("warnings", r);
+  if ((flags & kFlagWarning) && !r.StringList(&out.warnings)) return MalformedResponse("warnings", r);
   switch (out.opcode) {
     case Opcode::kError:
-      if (!r.Int(&out.error_code) || !r.String(&out.error_message)) return Malformed("error", r);
+      if (!r.Int(&out.error_code) || !r.String(&out.error_message)) return MalformedResponse("error", r);
       return out;  // code-specific fields are not needed by the client
     case Opcode::kReady:
     case Opcode::kSupported:
     case Opcode::kAuthSuccess:
       return out;
     case Opcode::kAuthenticate:
-      if (!r.String(&out.authenticator)) return Malformed("authenticator", r);
+      if (!r.String(&out.authenticator)) return MalformedResponse("authenticator", r);
       return out;
     case Opcode::kEvent: {
       std::string type;
-      if (!r.String(&type)) return Malformed("event type", r);
+      if (!r.String(&type)) return MalformedResponse("event type", r);
       if (type == "SCHEMA_CHANGE") TESSERA_RETURN_IF_ERROR(DecodeSchemaChange(&r, &out.schema_change));
       return out;
     }
@@ -186,16 +185,16 @@ Result<DecodedResponse> DecodeResponse(uint8_t opcode, uint8_t flags, std::strin
     default:
       return Status::Corruption("unexpected response opcode " + std::to_string(opcode));
   }
-  if (!r.Int(&out.result_kind)) return Malformed("result kind", r);
+  if (!r.Int(&out.result_kind)) return MalformedResponse("result kind", r);
   switch (out.result_kind) {
     case 1: break;
     case 2: TESSERA_RETURN_IF_ERROR(DecodeRows(&r, &out.rows)); break;
     case 3:
-      if (!r.String(&out.keyspace)) return Malformed("keyspace", r);
+      if (!r.String(&out.keyspace)) return MalformedResponse("keyspace", r);
       break;
     case 4: TESSERA_RETURN_IF_ERROR(DecodePrepared(&r, &out.prepared)); break;
     case 5: TESSERA_RETURN_IF_ERROR(DecodeSchemaChange(&r, &out.schema_change)); break;
-    default: return Malformed("result kind", r);
+    default: return MalformedResponse("result kind", r);
   }
   return out;
 }

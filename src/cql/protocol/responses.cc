@@ -7,8 +7,6 @@ namespace {
 
 constexpr int32_t kResultVoid = 0x0001, kResultRows = 0x0002, kResultSetKeyspace = 0x0003,
                   kResultPrepared = 0x0004, kResultSchemaChange = 0x0005;
-constexpr int32_t kMetaGlobalTableSpec = 0x0001, kMetaHasMorePages = 0x0002, kMetaNoMetadata = 0x0004,
-                  kMetaMetadataChanged = 0x0008;
 
 bool SameTable(const std::vector<ColumnSpec>& cols) {
   for (const auto& c : cols) {
