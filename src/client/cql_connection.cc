@@ -263,7 +263,7 @@ Result<cql::DecodedResponse> CqlConnection::Query(const std::string& text, cql::
 Result<cql::DecodedPrepared> CqlConnection::Prepare(const std::string& text) {
   TESSERA_ASSIGN_OR_RETURN(auto r, Call(cql::PrepareRequest{text}));
   if (r.is_error()) return ServerErrorStatus(r);
-  if (r.result_kind != 4) return Status::Corruption("PREPARE did not return a Prepared result");
+  if (r.result_kind != cql::kResultPrepared) return Status::Corruption("PREPARE did not return a Prepared result");
   return std::move(r.prepared);
 }
 

@@ -1,7 +1,6 @@
 #include "db/mutation_builder.h"
 
 #include "db/partition_rows.h"  // Views
-
 #include "keys/storage_key.h"
 #include "storage/partition_header.h"
 #include "types/serialization.h"

@@ -154,8 +154,8 @@ bool Shell::Cql(const std::string& statement) {
       PrintError(&*r, Status::OK());
       return false;
     }
-    if (d.result_kind == 3) keyspace_ = d.keyspace;
-    if (d.result_kind != 2) return d.tracing_id.empty() || PrintTrace(d.tracing_id);
+    if (d.result_kind == cql::kResultSetKeyspace) keyspace_ = d.keyspace;
+    if (d.result_kind != cql::kResultRows) return d.tracing_id.empty() || PrintTrace(d.tracing_id);
     if (!d.tracing_id.empty()) trace_id = d.tracing_id;  // the last page's
     if (!d.rows.columns.empty()) columns = d.rows.columns;
     PrintRows(columns, d.rows, expand_, shown, out_);

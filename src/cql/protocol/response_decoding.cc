@@ -187,13 +187,13 @@ Result<DecodedResponse> DecodeResponse(uint8_t opcode, uint8_t flags, std::strin
   }
   if (!r.Int(&out.result_kind)) return MalformedResponse("result kind", r);
   switch (out.result_kind) {
-    case 1: break;
-    case 2: TESSERA_RETURN_IF_ERROR(DecodeRows(&r, &out.rows)); break;
-    case 3:
+    case kResultVoid: break;
+    case kResultRows: TESSERA_RETURN_IF_ERROR(DecodeRows(&r, &out.rows)); break;
+    case kResultSetKeyspace:
       if (!r.String(&out.keyspace)) return MalformedResponse("keyspace", r);
       break;
-    case 4: TESSERA_RETURN_IF_ERROR(DecodePrepared(&r, &out.prepared)); break;
-    case 5: TESSERA_RETURN_IF_ERROR(DecodeSchemaChange(&r, &out.schema_change)); break;
+    case kResultPrepared: TESSERA_RETURN_IF_ERROR(DecodePrepared(&r, &out.prepared)); break;
+    case kResultSchemaChange: TESSERA_RETURN_IF_ERROR(DecodeSchemaChange(&r, &out.schema_change)); break;
     default: return MalformedResponse("result kind", r);
   }
   return out;

@@ -42,7 +42,7 @@ struct DecodedResponse {
   int32_t error_code = 0;
   std::string error_message;
   // RESULT
-  int32_t result_kind = 0;  // 1 Void, 2 Rows, 3 Set_keyspace, 4 Prepared, 5 Schema_change
+  int32_t result_kind = 0;  // kResultVoid ... kResultSchemaChange (responses.h)
   DecodedRows rows;
   DecodedPrepared prepared;
   std::string keyspace;        // Set_keyspace

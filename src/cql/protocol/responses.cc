@@ -5,8 +5,6 @@
 namespace tessera::cql {
 namespace {
 
-constexpr int32_t kResultVoid = 0x0001, kResultRows = 0x0002, kResultSetKeyspace = 0x0003,
-                  kResultPrepared = 0x0004, kResultSchemaChange = 0x0005;
 
 bool SameTable(const std::vector<ColumnSpec>& cols) {
   for (const auto& c : cols) {

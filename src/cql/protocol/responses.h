@@ -57,6 +57,9 @@ struct ErrorResponse {
   uint16_t contentions = 0;
 };
 constexpr uint16_t kReasonReadTooManyTombstones = 0x0001;  // FROZEN ON THE WIRE
+// A RESULT's <kind> (§4.2.5). FROZEN ON THE WIRE.
+constexpr int32_t kResultVoid = 0x0001, kResultRows = 0x0002, kResultSetKeyspace = 0x0003,
+                  kResultPrepared = 0x0004, kResultSchemaChange = 0x0005;
 // A Rows or Prepared result's metadata <flags> (§4.2.5.2). FROZEN ON THE WIRE.
 constexpr int32_t kMetaGlobalTableSpec = 0x0001, kMetaHasMorePages = 0x0002, kMetaNoMetadata = 0x0004,
                   kMetaMetadataChanged = 0x0008;
