@@ -336,6 +336,7 @@ void InternodeClient::ReadRange(const std::string& target, const RangeQuery& q, 
   call->request.set_limit(q.limit);
   call->request.set_from_end(q.from_end);
   call->request.set_trace(trace != nullptr);
+  call->request.set_internal(q.internal);
   SetDeadline(&call->context, timeout_micros);
   impl_->Count(q.from.size() + q.lower.size() + q.upper.size());
   ++impl_->messages;

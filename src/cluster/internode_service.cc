@@ -155,6 +155,7 @@ class Service final : public pb::Internode::CallbackService {
     q.reverse = r->reverse();
     q.from_end = r->from_end();
     q.limit = r->limit();
+    q.internal = r->internal();
     std::optional<tracing::ReplicaSteps> traced;
     if (r->trace()) traced.emplace();
     auto batch = replica_->ReadRange(q, traced ? &*traced : nullptr);

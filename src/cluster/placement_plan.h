@@ -21,7 +21,10 @@
 //     empty: the least busy), of a tablet the emptiest does not hold: the one
 //     that leaves the two nodes closest in load and in bytes (each relative
 //     to its mean, bytes once the largest node is min_bytes / 2 above it; a
-//     cold, small one when the emptiest is the busier and the larger).
+//     cold, small one when the emptiest is the busier and the larger). Moves
+//     within min_load_gain of the two nodes' current peak of the best count
+//     as equal, and of equals the coldest, then the smallest, moves: a gain
+//     that small is not worth moving load.
 //  2. Bytes (only with current reports): when the largest node stores more
 //     than bytes_max_over_mean x the mean and at least min_bytes above it,
 //     move the replica that lowers the larger of the two nodes' bytes the

@@ -34,6 +34,11 @@ struct RangeQuery {
   bool reverse = false;         // descending from `from`
   bool from_end = false;        // reverse only: from `upper` down (`from` ignored)
   uint32_t limit = 512;
+  // A node's own read, not a client's (a migration streaming the tablet's
+  // data, a split finding its median, an index or view build): the replica
+  // does not count it as served load (system.tablets
+  // replica_reads_per_second, what the placement balancer weighs).
+  bool internal = false;
 };
 
 // A replica's vector index search (internode.proto VectorSearchRequest).

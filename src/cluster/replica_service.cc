@@ -126,7 +126,7 @@ Result<RangeBatch> ReplicaService::ReadRange(const RangeQuery& query, tracing::R
   TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(query.table_uuid));
   RangeQuery q = query;
   q.limit = std::max<uint32_t>(1, q.limit);
-  db_->CountReplicaRequest(id, AbsoluteKey(id, q.from_end || q.from.empty() ? q.lower : q.from), false);
+  if (!q.internal) db_->CountReplicaRequest(id, AbsoluteKey(id, q.from_end || q.from.empty() ? q.lower : q.from), false);
   TESSERA_ASSIGN_OR_RETURN(RangeBatch batch, ReadRangeLocal(db_->engine(), id, q));
   size_t bytes = 0;
   for (const auto& [k, v] : batch.entries) bytes += k.size() + v.size();

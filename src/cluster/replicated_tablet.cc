@@ -485,7 +485,9 @@ Result<KeyWindow> ReconcileRangeAnswers(uint32_t table_id, bool reverse, const s
   return window;
 }
 
-Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query, const RequestConsistency& consistency) {
+Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& asked_query, const RequestConsistency& consistency) {
+  RangeQuery query = asked_query;
+  query.internal = query.internal || consistency.internal;
   // Held until answered (as a write's): cleanup waits for reads routed to
   // the leaving replica (PlacementFence).
   PlacementFence::RequestGuard fence(&services_->placement_fence);
@@ -501,7 +503,7 @@ Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query, const Re
                                          std::move(done));
           },
           [&] {
-            services_->db->CountReplicaRequest(table_->id, start_, /*write=*/false);
+            if (!query.internal) services_->db->CountReplicaRequest(table_->id, start_, /*write=*/false);
             return ReadRangeLocal(services_->db->engine(), table_->id, query);
           }));
   std::vector<WriteSet> repairs;

@@ -395,12 +395,13 @@ void ReplicatedTablet::ReadWindowAsync(const KeyWindowRead& read, const RequestC
   query->reverse = read.reverse;
   query->from_end = read.from_end;
   query->limit = read.limit;
+  query->internal = consistency.internal;
   auto self = shared_from_this();
   // Data from every replica asked, as a range read's window (ReadWindow).
   AskPeer<RangeBatch> ask = [self, query, trace = consistency.trace](const Peer& peer, size_t, int64_t timeout,
                                                                     std::function<void(Result<RangeBatch>)> answered) {
     if (peer.info.local) {
-      self->services_->db->CountReplicaRequest(self->table_->id, self->start_, /*write=*/false);
+      if (!query->internal) self->services_->db->CountReplicaRequest(self->table_->id, self->start_, /*write=*/false);
       return answered(ReadRangeLocal(self->services_->db->engine(), self->table_->id, *query));
     }
     self->services_->client->ReadRange(peer.endpoint, *query, timeout, trace, std::move(answered));

@@ -246,6 +246,7 @@ Status Migration::StreamTo(const std::string& target, const std::vector<std::str
   q.from = r_.start;
   q.from_inclusive = true;
   q.limit = o_.window_keys;
+  q.internal = true;
   size_t source = 0;
   Status last = Status::IOError("no replica of the tablet is up to stream from");
   for (;;) {

@@ -15,7 +15,7 @@ Result<std::optional<std::string>> GreatestKeyOfLastVersion(const TableSchema& t
   const std::string begin = TablePrefix(t.id) + last.start, end = TablePrefix(t.id + 1);
   std::optional<std::string> greatest;
   for (uint32_t b = 0; b < last.count; ++b) {
-    auto it = replica->NewIterator(PhysicalKey(t.id, b, begin), PhysicalKey(t.id, b, end), kLocalConsistency);
+    auto it = replica->NewIterator(PhysicalKey(t.id, b, begin), PhysicalKey(t.id, b, end), kHousekeepingConsistency);
     it->SeekToLast();
     if (!it->Valid()) {
       TESSERA_RETURN_IF_ERROR(it->status());

@@ -567,7 +567,7 @@ Result<LargePartition> Database::MeasurePartition(const TableSchema& table, cons
   // Its own copy when this node stores one; else through the replicas (a
   // coordinator that noted the partition's writes may store none of it).
   auto it = OwnCopyIterator(tablet, position, end);
-  if (!it) it = tablet.replica->NewIterator(position, end, kLocalConsistency);
+  if (!it) it = tablet.replica->NewIterator(position, end, kHousekeepingConsistency);
   // A partition-bucketed partition's sub-partitions all start with its (logical) position.
   const size_t kind_at = position.size() + (table.partition_buckets.enabled() ? kSubPartitionBytes : 0);
   for (it->Seek(position); it->Valid() && m.rows < kMaxVisited; it->Next()) {
@@ -617,7 +617,7 @@ Result<std::string> Database::MiddleOf(const TableSchema& table, const Tablet& t
   // found by jumping from partition to partition.
   std::vector<std::string> positions;
   auto it = own_copy ? OwnCopyIterator(tablet, tablet.start, tablet.end)
-                     : tablet.replica->NewIterator(tablet.start, tablet.end, kLocalConsistency);
+                     : tablet.replica->NewIterator(tablet.start, tablet.end, kHousekeepingConsistency);
   if (!it) return Status::NotFound("this node stores no copy of tablet " + std::to_string(tablet.id) + " of " + table.name);
   for (it->Seek(tablet.start); it->Valid() && positions.size() < kMaxSampledPartitions;) {
     TESSERA_ASSIGN_OR_RETURN(size_t n, PartitionPositionSize(table, it->key()));

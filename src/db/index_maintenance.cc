@@ -337,7 +337,7 @@ void Database::BuildIndex(std::stop_token stop, std::string keyspace, std::strin
         }
         std::optional<RowResult> static_row;
         std::vector<RowResult> rows;
-        TESSERA_RETURN_IF_ERROR(ReadWholePartition(current, pk, kLocalConsistency, &static_row, &rows));
+        TESSERA_RETURN_IF_ERROR(ReadWholePartition(current, pk, kHousekeepingConsistency, &static_row, &rows));
         IndexEntrySets after;
         auto& entries = after[{current->id, index}];
         if (IsStaticIndex(*current, *def)) {

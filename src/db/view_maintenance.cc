@@ -218,7 +218,7 @@ void Database::BuildView(std::stop_token stop, std::string keyspace, std::string
         }
         std::optional<RowResult> static_row;
         std::vector<RowResult> rows;
-        TESSERA_RETURN_IF_ERROR(ReadWholePartition(current, pk, kLocalConsistency, &static_row, &rows));
+        TESSERA_RETURN_IF_ERROR(ReadWholePartition(current, pk, kHousekeepingConsistency, &static_row, &rows));
         ViewRowSets after;
         CollectViewRows(*current, {view}, pk, rows, &after);  // this view alone: the others keep their own rows
         TESSERA_RETURN_IF_ERROR(WriteViewChanges({}, after, kLocalConsistency));

@@ -59,10 +59,17 @@ struct RequestConsistency {
   // The request's trace (null: not traced): the steps taken for it are
   // recorded there, on whatever thread takes them.
   std::shared_ptr<tracing::TraceSession> trace;
+  // A node's own read (a split's median, a view or index build), not a
+  // client's: the replicas do not count its range reads as served load
+  // (cluster/replica_reads.h RangeQuery::internal).
+  bool internal = false;
 };
 
 // ONE, SIMPLE: what internal reads and writes of a single node use.
 inline const RequestConsistency kLocalConsistency{};
+// ONE, internal: what a node's housekeeping reads of its tablets use.
+inline const RequestConsistency kHousekeepingConsistency{ConsistencyLevel::kOne, WriteType::kSimple, nullptr, nullptr,
+                                                         true};
 // ALL: what TRUNCATE and repair use (every replica or fail, as Cassandra).
 inline const RequestConsistency kAllConsistency{ConsistencyLevel::kAll, WriteType::kSimple};
 

@@ -147,6 +147,44 @@ TEST(InternodeTest, RequestsQueuedBehindCallsInFlightShareMessagesAndEachGetsIts
   server.Stop();
 }
 
+// A client's range read counts as load the replica served
+// (replica_reads_per_second, what the placement balancer weighs); a node's
+// own read does not: a migration streaming the tablet, a split finding its
+// median (seen: a hand split on a node without a copy read the tablet's
+// 6,000 partitions one window each from its replica, which then showed 400
+// reads/s no client made, and test_hot_tablet_spread's premise failed).
+TEST(InternodeTest, ANodesOwnRangeReadsAreNotCountedAsServedReads) {
+  testing::TestDatabase db("internode_internal_reads");
+  auto table = testing::MakeTable(db.db(), "kv", Distribution::kRange, {"k:int:pk", "v:text:regular"});
+  ReplicaService replica(&db.db());
+  InternodeServer server(&replica);
+  ASSERT_TRUE(server.Start("127.0.0.1", 0).ok());
+  InternodeClient client;
+  const std::string target = "127.0.0.1:" + std::to_string(server.port());
+  // The total behind replica_reads_per_second (whose window counts whole
+  // seconds only).
+  auto served = [&] { return db->MetricsOf(table->id)->replica_reads.load(); };
+  auto read_range = [&](bool internal) {
+    RangeQuery q;
+    q.table_uuid = table->uuid;
+    q.limit = 4;
+    q.internal = internal;
+    Countdown done(1);
+    Result<RangeBatch> answer = Status::Corruption("no answer");
+    client.ReadRange(target, q, kTimeoutMicros, nullptr, [&](Result<RangeBatch> r) {
+      answer = std::move(r);
+      done.Done();
+    });
+    EXPECT_TRUE(done.Wait());
+    EXPECT_TRUE(answer.ok()) << answer.status().ToString();
+  };
+  for (int i = 0; i < 20; ++i) read_range(/*internal=*/true);
+  EXPECT_EQ(served(), 0u) << "a node's own reads counted as served load";
+  for (int i = 0; i < 3; ++i) read_range(/*internal=*/false);
+  EXPECT_EQ(served(), 3u) << "client reads not counted";
+  server.Stop();
+}
+
 TEST(InternodeTest, EveryRequestToANodeThatIsNotThereEndsWithAnError) {
   InternodeClient client;
   // Nothing listens there: the calls in flight fail, and so do the requests
