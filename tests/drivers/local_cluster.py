@@ -293,6 +293,13 @@ def metric(cluster, node, name):
     raise AssertionError("no metric " + name)
 
 
+def paused_failpoints(cluster, node):
+    """The failpoints node `node` holds a thread at (GET /failpoints "paused")."""
+    url = "http://%s:%d/failpoints" % (cluster.address(node), cluster.admin_port)
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.loads(r.read())["paused"]
+
+
 class Writes:
     """Inserts keys first, first + 1, ... through `statement` on a thread for
     as long as the `with` block runs; `acked` and `errors` after it."""

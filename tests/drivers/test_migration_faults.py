@@ -25,7 +25,7 @@ from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
 from cassandra.policies import WhiteListRoundRobinPolicy
 from cassandra.query import SimpleStatement
 
-from local_cluster import metric, running_cluster, wait_until
+from local_cluster import metric, paused_failpoints, running_cluster, wait_until
 
 BINARY = os.environ["TESSERA_BINARY"]
 ONE, ALL = ConsistencyLevel.ONE, ConsistencyLevel.ALL
@@ -137,10 +137,14 @@ def test_a_migration_that_loses_a_participant_completes_or_reverts(cluster, tabl
 
     mover = threading.Thread(target=run_move)
     mover.start()
-    wait_until(lambda: (tablets(cluster, other)[0]["transition"] or {}).get("stage") == stage, 60,
-               "the move held at " + stage)
-    # Every node applied the stage (its barrier passed): none purges the moving tablet's tombstones.
-    assert all(metric(cluster, n, "tessera_tombstone_purge_held_ranges") >= 1 for n in NODES)
+    # Held at the failpoint: the stage's barrier passed, so every node applied
+    # it. (A node showing the stage is not enough: seen once, the check below
+    # ran while another node was still applying it.)
+    wait_until(lambda: "migration." + stage in paused_failpoints(cluster, driver), 60, "the move held at " + stage)
+    assert (tablets(cluster, other)[0]["transition"] or {}).get("stage") == stage
+    # Every node applied the stage: none purges the moving tablet's tombstones.
+    held = [metric(cluster, n, "tessera_tombstone_purge_held_ranges") for n in NODES]
+    assert all(h >= 1 for h in held), held
     d, s = session_on(cluster, survivors)
     try:
         k = table["next"]

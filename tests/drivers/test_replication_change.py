@@ -21,7 +21,7 @@ import pytest
 from cassandra import ConsistencyLevel, InvalidRequest
 from cassandra.query import SimpleStatement
 
-from local_cluster import Writes, node_session, running_cluster, wait_until
+from local_cluster import Writes, node_session, paused_failpoints, running_cluster, wait_until
 
 BINARY = os.environ["TESSERA_BINARY"]
 ONE = ConsistencyLevel.ONE
@@ -37,12 +37,6 @@ def cluster():
 def balanced_cluster():
     yield from running_cluster(BINARY, 3, ["--cluster-lease-seconds=3", "--placement-balancer",
                                            "--placement-balancer-interval-ms=1000"])
-
-
-def paused_failpoints(cluster, node):
-    url = "http://%s:%d/failpoints" % (cluster.address(node), cluster.admin_port)
-    with urllib.request.urlopen(url, timeout=10) as r:
-        return json.loads(r.read())["paused"]
 
 
 def placement(cluster, node=1):

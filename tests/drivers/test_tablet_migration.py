@@ -24,7 +24,7 @@ import pytest
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
 
-from local_cluster import Writes, metric, node_session, running_cluster, wait_until
+from local_cluster import Writes, metric, node_session, paused_failpoints, running_cluster, wait_until
 
 BINARY = os.environ["TESSERA_BINARY"]
 Q, ALL = ConsistencyLevel.QUORUM, ConsistencyLevel.ALL
@@ -188,12 +188,6 @@ def test_refused_moves_change_nothing(cluster):
                          replicas[0], "--to", outsider)
     assert code == 1 and "no tablet of the table starts at 1234" in err, err
     assert tablets(cluster) == before
-
-
-def paused_failpoints(cluster, node):
-    url = "http://%s:%d/failpoints" % (cluster.address(node), cluster.admin_port)
-    with urllib.request.urlopen(url, timeout=10) as r:
-        return json.loads(r.read())["paused"]
 
 
 def test_a_split_recorded_after_a_move_was_planned_refuses_the_move(cluster):
