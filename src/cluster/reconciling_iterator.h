@@ -5,9 +5,12 @@
 // see an ordinary storage iterator.
 //
 // A window is complete for its stretch of keys: every key between the
-// window's first entry and its last (or the range's end, when `more` is
-// false) is in it. Moving past the last entry fetches the next window from
-// just after it; a change of direction fetches from the current key.
+// position it was fetched from and its last entry (or the range's end, when
+// `more` is false) is in it. Moving past the last entry fetches the next
+// window from just after it; a change of direction fetches from the current
+// key. A forward Seek to a key the current forward window covers moves
+// within it and fetches nothing (a split's median, jumping from partition to
+// partition through a remote replica, once fetched a window per partition).
 //
 // Errors: a failed fetch makes the iterator invalid with that status
 // (ReadTimeout, Unavailable, IOError); readers check status() after a step.
@@ -16,6 +19,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,9 +59,12 @@ class ReconcilingIterator : public KvIterator {
 
  private:
   void Load(WindowRequest request);
+  // Whether a forward window's stretch covers `target` (see the header comment).
+  bool Covers(std::string_view target) const;
   std::string lower_, upper_;
   Fetch fetch_;
   KeyWindow window_;
+  std::optional<WindowRequest> fetched_from_;  // what window_ answers (none: no window)
   size_t pos_ = 0;
   bool reverse_ = false;
   Status status_;
