@@ -485,9 +485,7 @@ Result<KeyWindow> ReconcileRangeAnswers(uint32_t table_id, bool reverse, const s
   return window;
 }
 
-Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& asked_query, const RequestConsistency& consistency) {
-  RangeQuery query = asked_query;
-  query.internal = query.internal || consistency.internal;
+Result<KeyWindow> ReplicatedTablet::ReadWindow(const RangeQuery& query, const RequestConsistency& consistency) {
   // Held until answered (as a write's): cleanup waits for reads routed to
   // the leaving replica (PlacementFence).
   PlacementFence::RequestGuard fence(&services_->placement_fence);
@@ -545,6 +543,7 @@ std::unique_ptr<KvIterator> ReplicatedTablet::NewIterator(std::string lower, std
   base.lower = RelativeKey(table_->id, lower).value_or(std::string());
   base.upper = upper.empty() ? std::string() : RelativeKey(table_->id, upper).value_or(std::string());
   base.limit = std::min(services_->first_read_window_keys, services_->read_window_keys);
+  base.internal = consistency.internal;
   auto next_limit = std::make_shared<uint32_t>(base.limit);  // shared by the iterator's copies of `fetch`
   // The iterator reads its windows later, at the level it was made with.
   auto fetch = [this, base, next_limit, consistency](const WindowRequest& w) -> Result<KeyWindow> {

@@ -85,7 +85,8 @@ struct TabletStatus {
   // Rates divide by the tablet's age while it is younger than the window.
   double reads_per_second = 0, writes_per_second = 0, read_bytes_per_second = 0, write_bytes_per_second = 0;
   // Requests this node served as one of the tablet's replicas, per second
-  // over the same window (CountReplicaRequest); 0 on a single node.
+  // over the same window (CountReplicaRequest; a node's own range reads,
+  // RangeQuery::internal, are not counted); 0 on a single node.
   double replica_reads_per_second = 0, replica_writes_per_second = 0;
   // "normal", "hot" (load above the split threshold) or "hold: <condition>"
   // (hot, and the balancer declines to split it; see TabletHold).

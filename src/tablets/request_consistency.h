@@ -65,11 +65,11 @@ struct RequestConsistency {
   bool internal = false;
 };
 
-// ONE, SIMPLE: what internal reads and writes of a single node use.
+// ONE, SIMPLE: the default of Database's calls, and a node's own writes.
 inline const RequestConsistency kLocalConsistency{};
-// ONE, internal: what a node's housekeeping reads of its tablets use.
-inline const RequestConsistency kHousekeepingConsistency{ConsistencyLevel::kOne, WriteType::kSimple, nullptr, nullptr,
-                                                         true};
+// ONE, internal: a node's own reads of its tablets (split medians,
+// partition measures, index and view builds).
+inline const RequestConsistency kHousekeepingConsistency{.internal = true};
 // ALL: what TRUNCATE and repair use (every replica or fail, as Cassandra).
 inline const RequestConsistency kAllConsistency{ConsistencyLevel::kAll, WriteType::kSimple};
 

@@ -13,15 +13,17 @@
 namespace tessera::cluster {
 namespace {
 
+std::string Key(int i) {
+  char key[8];
+  std::snprintf(key, sizeof key, "k%03d", i);
+  return key;
+}
+
 // Keys "k000".."k099" in windows of `limit` keys, each fetch recorded.
 class FakeReplicas {
  public:
   explicit FakeReplicas(size_t limit) : limit_(limit) {
-    for (int i = 0; i < 100; ++i) {
-      char key[8];
-      std::snprintf(key, sizeof key, "k%03d", i);
-      data_[key] = "v" + std::to_string(i);
-    }
+    for (int i = 0; i < 100; ++i) data_[Key(i)] = "v" + std::to_string(i);
   }
   Result<KeyWindow> Fetch(const WindowRequest& w) {
     fetches.push_back(w.from);
@@ -90,11 +92,9 @@ TEST(ReconcilingIteratorTest, JumpingForwardFetchesAWindowPerWindowNotPerSeek) {
   auto it = replicas.Iterator();
   int seeks = 0;
   for (int i = 0; i < 100; i += 3, ++seeks) {
-    char key[8];
-    std::snprintf(key, sizeof key, "k%03d", i);
-    it.Seek(key);
-    ASSERT_TRUE(it.Valid()) << key;
-    EXPECT_EQ(it.key(), key);
+    it.Seek(Key(i));
+    ASSERT_TRUE(it.Valid()) << Key(i);
+    EXPECT_EQ(it.key(), Key(i));
   }
   EXPECT_EQ(seeks, 34);
   EXPECT_LE(replicas.fetches.size(), 8u) << "about a fetch per seek";

@@ -5,7 +5,6 @@
 namespace tessera::cql {
 namespace {
 
-
 bool SameTable(const std::vector<ColumnSpec>& cols) {
   for (const auto& c : cols) {
     if (c.keyspace != cols[0].keyspace || c.table != cols[0].table) return false;
