@@ -54,7 +54,7 @@ class InMemoryTransport final : public InternodeTransport {
   }
 
   void ReadKeys(const std::string& target, const std::string& table_uuid,
-                const std::vector<std::string>& relative_keys, bool digest, int64_t timeout_micros,
+                const std::vector<std::string>& relative_keys, bool digest, bool internal, int64_t timeout_micros,
                 const std::shared_ptr<tracing::TraceSession>& trace,
                 std::function<void(Result<std::vector<std::optional<std::string>>>)> done) override {
     size_t bytes = 0;
@@ -62,10 +62,10 @@ class InMemoryTransport final : public InternodeTransport {
     Count(bytes);
     Call<Result<std::vector<std::optional<std::string>>>>(
         target, timeout_micros,
-        [table_uuid, keys = relative_keys, digest, trace, source = EndpointAddress(target)](ReplicaService* r) {
-          if (!trace) return r->ReadKeys(table_uuid, keys, digest);
+        [table_uuid, keys = relative_keys, digest, internal, trace, source = EndpointAddress(target)](ReplicaService* r) {
+          if (!trace) return r->ReadKeys(table_uuid, keys, digest, nullptr, internal);
           tracing::ReplicaSteps steps;
-          auto values = r->ReadKeys(table_uuid, keys, digest, &steps);
+          auto values = r->ReadKeys(table_uuid, keys, digest, &steps, internal);
           trace->AddSteps(std::move(steps.events()), source);
           return values;
         },

@@ -361,12 +361,14 @@ void InternodeClient::ReadRange(const std::string& target, const RangeQuery& q, 
 }
 
 void InternodeClient::ReadKeys(const std::string& target, const std::string& table_uuid,
-                               const std::vector<std::string>& keys, bool digest, int64_t timeout_micros,
+                               const std::vector<std::string>& keys, bool digest, bool internal,
+                               int64_t timeout_micros,
                                const std::shared_ptr<tracing::TraceSession>& trace,
                                std::function<void(Result<std::vector<std::optional<std::string>>>)> done) {
   auto q = std::make_unique<Queued>();
   q->read.set_table_uuid(table_uuid);
   q->read.set_digest(digest);
+  q->read.set_internal(internal);
   q->read.set_trace(trace != nullptr);
   q->trace = trace;
   size_t bytes = 0;

@@ -54,7 +54,7 @@ class InternodeClient final : public InternodeTransport {
                  const std::shared_ptr<tracing::TraceSession>& trace,
                  std::function<void(Result<RangeBatch>)> done) override;
   void ReadKeys(const std::string& target, const std::string& table_uuid, const std::vector<std::string>& relative_keys,
-                bool digest, int64_t timeout_micros, const std::shared_ptr<tracing::TraceSession>& trace,
+                bool digest, bool internal, int64_t timeout_micros, const std::shared_ptr<tracing::TraceSession>& trace,
                 std::function<void(Result<std::vector<std::optional<std::string>>>)> done) override;
   void Digest(const std::string& target, const std::string& table_uuid, const std::string& lower,
               const std::string& upper, int64_t timeout_micros, std::function<void(Result<RangeDigest>)> done) override;

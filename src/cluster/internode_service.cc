@@ -174,7 +174,7 @@ class Service final : public pb::Internode::CallbackService {
     std::vector<std::string> keys(r->keys().begin(), r->keys().end());
     std::optional<tracing::ReplicaSteps> traced;
     if (r->trace()) traced.emplace();
-    auto values = replica_->ReadKeys(r->table_uuid(), keys, r->digest(), traced ? &*traced : nullptr);
+    auto values = replica_->ReadKeys(r->table_uuid(), keys, r->digest(), traced ? &*traced : nullptr, r->internal());
     if (traced) ToTraceSteps(traced->events(), reply->mutable_steps());
     if (!values.ok()) return ToGrpc(values.status());
     for (auto& v : *values) {

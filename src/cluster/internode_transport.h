@@ -51,8 +51,10 @@ class InternodeTransport {
                          const std::shared_ptr<tracing::TraceSession>& trace,
                          std::function<void(Result<RangeBatch>)> done) = 0;
   // `digest`: each found value comes back as its ValueDigest (replica_reads.h).
+  // `internal`: not counted as a request the target served (RangeQuery::internal).
   virtual void ReadKeys(const std::string& target, const std::string& table_uuid,
-                        const std::vector<std::string>& relative_keys, bool digest, int64_t timeout_micros,
+                        const std::vector<std::string>& relative_keys, bool digest, bool internal,
+                        int64_t timeout_micros,
                         const std::shared_ptr<tracing::TraceSession>& trace,
                         std::function<void(Result<std::vector<std::optional<std::string>>>)> done) = 0;
   virtual void Digest(const std::string& target, const std::string& table_uuid, const std::string& lower,

@@ -189,8 +189,9 @@ bool PlacementBalancer::Round() {
         break;
       }
       if (d.kind == PlacementDecision::Kind::kSplit) {
-        if (!Split(p.table, p.tablet.start, d.reason)) return started > 0;
-        recent_splits_.push_back({UuidText(p.table->uuid), p.tablet.start, p.tablet.end, tablets[d.tablet].load});
+        RecentSplit split{UuidText(p.table->uuid), p.tablet.start, p.tablet.end, tablets[d.tablet].load};
+        if (!Split(p.table, p.tablet.start, d.reason, d.split_share, &split)) return started > 0;
+        recent_splits_.push_back(std::move(split));
         last_change_micros_ = WallMicros();
         return true;
       }
@@ -250,16 +251,22 @@ bool PlacementBalancer::CompleteReplication(const std::vector<PlacedTable>& tabl
 }
 
 // A tablet split less than a settle period ago reports next to nothing (its
-// counters are new, its window still empty), but the leader cut it where
-// its load balances: until the reports settle, each of its pieces is taken
-// to carry half of what the whole did.
+// counters are new, its window still empty), but the leader cut it where its
+// sample put a known share of the load on each side: until the reports
+// settle, the pieces are taken to carry those shares of what the whole did
+// (a piece split again meanwhile: half of its side's).
 void PlacementBalancer::AssumeSplitLoads(const std::vector<PlacedTablet>& placed,
                                          std::vector<TabletPlacementLoad>* tablets) const {
   for (const auto& split : recent_splits_) {
     for (size_t i = 0; i < placed.size(); ++i) {
       const TabletReplicas& t = placed[i].tablet;
       const bool inside = t.start >= split.start && (split.end.empty() || (!t.end.empty() && t.end <= split.end));
-      if (UuidText(placed[i].table->uuid) == split.table_uuid && inside) (*tablets)[i].load = split.load / 2;
+      if (UuidText(placed[i].table->uuid) != split.table_uuid || !inside) continue;
+      if (split.cut.empty()) {
+        (*tablets)[i].load = split.load / 2;
+      } else {
+        (*tablets)[i].load = split.load * (t.start < split.cut ? split.left_share : 1 - split.left_share);
+      }
     }
   }
 }
@@ -282,7 +289,7 @@ bool PlacementBalancer::Move(const std::shared_ptr<const TableSchema>& table, co
 // or at the median partition when it sampled too few; through Database, so
 // that the split goes through the placement in etcd like any other.
 bool PlacementBalancer::Split(const std::shared_ptr<const TableSchema>& table, const std::string& start,
-                              const std::string& reason) {
+                              const std::string& reason, double share, RecentSplit* split) {
   Database* db = services_->db;
   const std::string absolute = AbsoluteKey(table->id, start);
   TableLoad load = db->TabletLoads(*table);
@@ -295,18 +302,24 @@ bool PlacementBalancer::Split(const std::shared_ptr<const TableSchema>& table, c
     if (t.start != absolute) continue;
     std::optional<std::string> cut;
     std::string refusal, how = "; cut at the median partition (too few keys sampled here)";
+    double left_share = 0.5;
     if (t.sample.keys.size() >= kMinSampledKeys) {
-      cut = LoadSplitPosition(load, t, db->balancer_options(), &refusal);
+      cut = LoadSplitPosition(load, t, db->balancer_options(), &refusal, share, &left_share);
       if (!cut) {
         RecordRefusal("", *table, "split of the hottest tablet declined: " + refusal, WallMicros());
         return false;
       }
-      how = "; cut where this node's sample of " + std::to_string(t.sample.keys.size()) + " keys balances the load";
+      how = fmt::format("; cut where this node's sample of {} keys puts {:.0f}% / {:.0f}% of the load",
+                        t.sample.keys.size(), left_share * 100, (1 - left_share) * 100);
     }
-    auto split = db->SplitTablet(*table, t.id, cut, reason + how);
-    if (!split.ok()) {
-      RecordRefusal("", *table, "split of the hottest tablet failed: " + split.status().ToString(), WallMicros());
+    auto done = db->SplitTablet(*table, t.id, cut, reason + how);
+    if (!done.ok()) {
+      RecordRefusal("", *table, "split of the hottest tablet failed: " + done.status().ToString(), WallMicros());
       return false;
+    }
+    if (cut) {
+      split->cut = RelativeKey(table->id, *cut).value_or(std::string());
+      split->left_share = split->cut.empty() ? 0.5 : left_share;
     }
     spdlog::info("tablets: {}.{}: split tablet {}: {}{}", table->keyspace, table->name, t.id, reason, how);
     return true;

@@ -154,7 +154,11 @@ class PlacementBalancer {
   void StartMove(const std::shared_ptr<const TableSchema>& table, const std::string& start, const PlacementDecision& d);
   // Collects the moves that ended; `wait`: all of them, once they end.
   void ReapMoves(bool wait);
-  bool Split(const std::shared_ptr<const TableSchema>& table, const std::string& start, const std::string& reason);
+  // `share`: PlacementDecision::split_share. On success, the cut is in
+  // `*split` (its `cut` and `left_share`).
+  struct RecentSplit;
+  bool Split(const std::shared_ptr<const TableSchema>& table, const std::string& start, const std::string& reason,
+             double share, RecentSplit* split);
   void RecordRefusal(const std::string& dc, const TableSchema& table, const std::string& reason, int64_t now);
   void AssumeSplitLoads(const std::vector<PlacedTablet>& placed, std::vector<TabletPlacementLoad>* tablets) const;
 
@@ -163,6 +167,8 @@ class PlacementBalancer {
     std::string table_uuid;  // text form
     std::string start, end;  // table-relative; empty end: the table's end
     double load = 0;
+    std::string cut;         // table-relative; empty: not known (each piece half the load)
+    double left_share = 0.5; // of `load`, the pieces before `cut`
   };
 
   ReplicationServices* const services_;

@@ -300,11 +300,18 @@ PlacementDecision PlanPlacement(const std::string& dc, const std::vector<NodePla
   if (hottest && tablets[*hottest].load > hot.load - mean) {
     d.kind = PlacementDecision::Kind::kSplit;
     d.tablet = *hottest;
+    size_t coldest = busiest == 0 ? 1 : 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (i != busiest && nodes[i].load < nodes[coldest].load) coldest = i;
+    }
+    const double piece = std::min(hot.load - mean, mean - nodes[coldest].load);
+    d.split_share = std::clamp(piece / tablets[*hottest].load, 0.1, 0.5);
     std::snprintf(why, sizeof why,
                   "load: %s serves %s requests/s (mean %s in %s) and no move lowers that; its hottest tablet serves "
-                  "%s of them, more than the excess: split it so that its halves can be placed apart",
+                  "%s of them, more than the excess: split it so that a piece of %s can be placed apart (%s serves %s)",
                   hot.address.c_str(), Rate(hot.load).c_str(), Rate(mean).c_str(), dc.c_str(),
-                  Rate(tablets[*hottest].load).c_str());
+                  Rate(tablets[*hottest].load).c_str(), Rate(d.split_share * tablets[*hottest].load).c_str(),
+                  nodes[coldest].address.c_str(), Rate(nodes[coldest].load).c_str());
     d.reason = why;
     return d;
   }

@@ -41,8 +41,11 @@
 //     and never so that rule 1 would move a replica back or rule 2 would act
 //     on the target (hysteresis: nothing oscillates between the rules).
 //  4. Split: when no move helps and the busiest node's hottest tablet alone
-//     carries more than its excess over the mean, split that tablet (its
-//     halves are then moved apart by rules 1 and 3).
+//     carries more than its excess over the mean, split that tablet, cutting
+//     off the load the least busy node lacks to the mean (at most the
+//     excess, at most half; the pieces are then moved apart by rules 1 and
+//     3). Halves alone can leave 4 equal pieces on 3 nodes 2/1/1 (1.5x the
+//     mean), and take a split and a move more for each step down from there.
 //  5. Otherwise a refusal, with its reason (the balancer records it).
 //
 // Thread safety: a pure function.
@@ -88,6 +91,10 @@ struct PlacementDecision {
   size_t tablet = 0;      // kMove, kSplit, kRefusal: index into the tablets given
   std::string from, to;   // kMove: host ids; kSplit, kRefusal: `from` is the busiest node
   std::string reason;     // for system.tablet_events and the log
+  // kSplit: the share (0.1 to 0.5) of the tablet's load to cut off on one
+  // side: the piece that brings the least busy node up to the mean, or the
+  // busiest down to it, whichever is less (0.5: halves).
+  double split_share = 0.5;
 };
 
 // Fills each node's `load` and `bytes` from the tablets' (sums over its replicas).

@@ -140,10 +140,10 @@ Result<RangeBatch> ReplicaService::ReadRange(const RangeQuery& query, tracing::R
 
 Result<std::vector<std::optional<std::string>>> ReplicaService::ReadKeys(
     const std::string& table_uuid, const std::vector<std::string>& relative_keys, bool digest,
-    tracing::ReplicaSteps* steps) {
+    tracing::ReplicaSteps* steps, bool internal) {
   if (steps) steps->Event(digest ? "DIGEST message received" : "READ message received");
   TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(table_uuid));
-  if (!relative_keys.empty()) db_->CountReplicaRequest(id, AbsoluteKey(id, relative_keys.front()), false);
+  if (!relative_keys.empty() && !internal) db_->CountReplicaRequest(id, AbsoluteKey(id, relative_keys.front()), false);
   TESSERA_ASSIGN_OR_RETURN(auto values, ReadKeysLocal(db_->engine(), id, relative_keys));
   size_t bytes = 0;
   for (auto& v : values) {

@@ -52,10 +52,12 @@ class ReplicaService {
                              tracing::ReplicaSteps* steps = nullptr);
   Result<RangeBatch> ReadRange(const RangeQuery& query, tracing::ReplicaSteps* steps = nullptr);
   // `digest`: each found value replaced by its ValueDigest (replica_reads.h).
+  // `internal`: not counted as a request served (RangeQuery::internal).
   Result<std::vector<std::optional<std::string>>> ReadKeys(const std::string& table_uuid,
                                                            const std::vector<std::string>& relative_keys,
                                                            bool digest = false,
-                                                           tracing::ReplicaSteps* steps = nullptr);
+                                                           tracing::ReplicaSteps* steps = nullptr,
+                                                           bool internal = false);
   Result<RangeDigest> Digest(const std::string& table_uuid, const std::string& lower, const std::string& upper);
   // The table-relative storage keys of the query's k nearest rows this node
   // stores in its ranges, nearest first (Database::SearchVectorIndex).

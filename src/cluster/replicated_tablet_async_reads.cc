@@ -308,11 +308,11 @@ void ReplicatedTablet::ReadKeysAsync(std::vector<std::string> keys, const Reques
   auto self = shared_from_this();
   auto shared_keys = std::make_shared<const std::vector<std::string>>(std::move(keys));
   const size_t block_for = static_cast<size_t>(plan.block_for);
-  AskPeer<KeysAnswer> ask = [self, shared_keys, block_for, trace = consistency.trace](
+  AskPeer<KeysAnswer> ask = [self, shared_keys, block_for, trace = consistency.trace, internal = consistency.internal](
                                 const Peer& peer, size_t index, int64_t timeout,
                                 std::function<void(Result<KeysAnswer>)> answered) {
     if (peer.info.local) {  // always the first candidate: data
-      self->services_->db->CountReplicaRequest(self->table_->id, self->start_, /*write=*/false);
+      if (!internal) self->services_->db->CountReplicaRequest(self->table_->id, self->start_, /*write=*/false);
       auto values = ReadKeysLocal(self->services_->db->engine(), self->table_->id, *shared_keys);
       if (!values.ok()) return answered(values.status());
       return answered(KeysAnswer{false, std::move(values).value()});
@@ -320,7 +320,7 @@ void ReplicatedTablet::ReadKeysAsync(std::vector<std::string> keys, const Reques
     // The first candidate answers data; the others of the first block_for
     // digests; any asked later (speculation, an error answer) data again.
     const bool digest = index > 0 && index < block_for;
-    self->services_->client->ReadKeys(peer.endpoint, self->table_->uuid, *shared_keys, digest, timeout, trace,
+    self->services_->client->ReadKeys(peer.endpoint, self->table_->uuid, *shared_keys, digest, internal, timeout, trace,
                                       [digest, answered = std::move(answered)](Result<Values> r) {
                                         if (!r.ok()) return answered(r.status());
                                         answered(KeysAnswer{digest, std::move(r).value()});
@@ -348,14 +348,14 @@ void ReplicatedTablet::ReadKeysInFullAsync(std::vector<std::string> keys, const 
   if (!counted) CountCoordinated((*read)->all);
   auto self = shared_from_this();
   auto shared_keys = std::make_shared<const std::vector<std::string>>(std::move(keys));
-  AskPeer<Values> ask = [self, shared_keys, trace = consistency.trace](const Peer& peer, size_t, int64_t timeout,
-                                                                      std::function<void(Result<Values>)> answered) {
+  AskPeer<Values> ask = [self, shared_keys, trace = consistency.trace, internal = consistency.internal](
+                             const Peer& peer, size_t, int64_t timeout, std::function<void(Result<Values>)> answered) {
     if (peer.info.local) {
-      self->services_->db->CountReplicaRequest(self->table_->id, self->start_, /*write=*/false);
+      if (!internal) self->services_->db->CountReplicaRequest(self->table_->id, self->start_, /*write=*/false);
       return answered(ReadKeysLocal(self->services_->db->engine(), self->table_->id, *shared_keys));
     }
-    self->services_->client->ReadKeys(peer.endpoint, self->table_->uuid, *shared_keys, /*digest=*/false, timeout,
-                                      trace, std::move(answered));
+    self->services_->client->ReadKeys(peer.endpoint, self->table_->uuid, *shared_keys, /*digest=*/false, internal,
+                                      timeout, trace, std::move(answered));
   };
   AskedDone<Values> finished = [self, fence, shared_keys, consistency, done = std::move(done)](
                                    Result<std::vector<Values>> answers, std::vector<Peer> asked) {
@@ -382,6 +382,9 @@ void ReplicatedTablet::ReadWindowAsync(const KeyWindowRead& read, const RequestC
   if (!replicas.ok()) return done(replicas.status());
   const std::vector<const Target*>& asked = (*replicas)->asked;
   if (asked.size() == 1 && asked.front()->info.local) {  // this node alone: its storage, as NewIterator
+    // Counted as a request served, as the same window read from another
+    // node is (ReplicaService::ReadRange).
+    if (!consistency.internal) services_->db->CountReplicaRequest(table_->id, start_, /*write=*/false);
     auto it = services_->db->engine()->NewIterator(read.lower, read.upper);
     return done(ReadWindowFrom(it.get(), read));
   }

@@ -41,13 +41,17 @@ class SliceRead : public std::enable_shared_from_this<SliceRead> {
         done_(std::move(done)) {}
 
   // The header (and static row) and the first window, at once; the later
-  // of the two answers goes on.
+  // of the two answers goes on. With a window, the header's lookup is not
+  // counted as a request of its own where it is served: the window counts
+  // the read (RequestConsistency::internal).
   void Start() {
     auto self = shared_from_this();
     std::vector<std::string> keys{position_ + static_cast<char>(KeyKind::kPartitionHeader)};
     if (table_->HasStatic()) keys.push_back(position_ + static_cast<char>(KeyKind::kStaticRow));
     joining_ = read_rows_ ? 2 : 1;
-    replica_->MultiGetAsync(std::move(keys), consistency_,
+    RequestConsistency header_consistency = consistency_;
+    header_consistency.internal = header_consistency.internal || read_rows_;
+    replica_->MultiGetAsync(std::move(keys), header_consistency,
                             [self](std::vector<std::string> values, std::vector<Status> statuses) {
                               self->Joined(self->TakeHeader(values, statuses), std::nullopt);
                             });

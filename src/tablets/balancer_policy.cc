@@ -38,9 +38,10 @@ struct Cut {
 };
 
 // The sampled key that splits the tablet's sampled load most evenly, as a
-// partition boundary strictly inside the tablet. nullopt: fewer than two
-// distinct candidates.
-std::optional<Cut> BalancedCut(const TabletLoad& t, bool hash) {
+// partition boundary strictly inside the tablet: closest to `share` of it on
+// one side (either side; 0.5: in halves). nullopt: fewer than two distinct
+// candidates.
+std::optional<Cut> BalancedCut(const TabletLoad& t, bool hash, double share = 0.5) {
   std::vector<std::pair<std::string, double>> candidates;
   double total = 0;
   for (const auto& [key, weight] : t.sample.keys) {
@@ -59,7 +60,7 @@ std::optional<Cut> BalancedCut(const TabletLoad& t, bool hash) {
     left += candidates[i - 1].second;
     const std::string& pos = candidates[i].first;
     if (pos <= t.start || pos >= t.end) continue;
-    double imbalance = std::abs(2 * left - total);
+    double imbalance = std::min(std::abs(left - share * total), std::abs(left - (1 - share) * total));
     if (!best || imbalance < best_imbalance) {
       best = Cut{pos, left / total};
       best_imbalance = imbalance;
@@ -143,18 +144,19 @@ bool IsAppendTail(const TabletLoad& t, const BalancerOptions& o) {
 }
 
 std::optional<std::string> LoadSplitPosition(const TableLoad& table, const TabletLoad& t, const BalancerOptions& o,
-                                             std::string* refusal) {
+                                             std::string* refusal, double share, double* left_share) {
   const bool hash = table.hash && !table.sub_partitions;
   if (auto hold = Hold(t, hash, o)) {
     *refusal = hold->condition + ": " + hold->reason;
     return std::nullopt;
   }
-  auto cut = BalancedCut(t, hash);
+  auto cut = BalancedCut(t, hash, std::clamp(share, 0.0, 0.5));
   if (!cut) {
     *refusal = "split declined: fewer than two sampled partitions inside the tablet (" +
                std::to_string(t.sample.keys.size()) + " sampled)";
     return std::nullopt;
   }
+  if (left_share) *left_share = cut->left_share;
   return cut->position;
 }
 

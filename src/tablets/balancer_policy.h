@@ -96,15 +96,19 @@ using HotSince = std::map<TabletId, int64_t>;
 std::vector<BalancerDecision> PlanTable(const TableLoad& table, const BalancerOptions& options, int64_t now_micros,
                                         HotSince* hot_since);
 
-// Where a load split of `tablet` (one of `table`'s) would cut, as PlanTable's
-// load splits do: at the sampled partition boundary that divides its sampled
-// load most evenly. nullopt when splitting cannot spread its load, with the
-// reason in *refusal: a hold condition (append_tail, single_partition,
-// skewed_partition) or too few sampled partitions. For a caller that decided
-// by other numbers than the split thresholds that the tablet is too hot
-// (the cluster's placement balancer, cluster/placement_balancer.h).
+// Where a load split of `tablet` (one of `table`'s) would cut: at the sampled
+// partition boundary that leaves closest to `share` (0 to 0.5; 0.5, as
+// PlanTable's load splits: in halves) of its sampled load on one side, either
+// side; `*left_share` (when given) is the share left of the cut. nullopt when
+// splitting cannot spread its load, with the reason in *refusal: a hold
+// condition (append_tail, single_partition, skewed_partition: judged by the
+// even cut, whatever `share`) or too few sampled partitions. For a caller
+// that decided by other numbers than the split thresholds that the tablet is
+// too hot (the cluster's placement balancer, cluster/placement_balancer.h,
+// which cuts off the piece that fills the least busy node up to the mean).
 std::optional<std::string> LoadSplitPosition(const TableLoad& table, const TabletLoad& tablet,
-                                             const BalancerOptions& options, std::string* refusal);
+                                             const BalancerOptions& options, std::string* refusal,
+                                             double share = 0.5, double* left_share = nullptr);
 
 // Whether the load of a tablet is above the split threshold.
 bool IsHot(const TabletLoad& tablet, const BalancerOptions& options);

@@ -59,9 +59,10 @@ struct RequestConsistency {
   // The request's trace (null: not traced): the steps taken for it are
   // recorded there, on whatever thread takes them.
   std::shared_ptr<tracing::TraceSession> trace;
-  // A node's own read (a split's median, a view or index build), not a
-  // client's: the replicas do not count its range reads as served load
-  // (cluster/replica_reads.h RangeQuery::internal).
+  // A read the replicas do not count as a request they served
+  // (cluster/replica_reads.h RangeQuery::internal): a node's own (a split's
+  // median, a view or index build), or the partition header lookup that a
+  // slice read asks with its first window, which counts the read.
   bool internal = false;
 };
 

@@ -103,7 +103,7 @@ TEST(InternodeTest, RequestsQueuedBehindCallsInFlightShareMessagesAndEachGetsIts
   for (int i = 0; i <= kRequests; ++i) {
     const std::string uuid = i == kRequests ? std::string(16, '\x7f') : table->uuid;
     // Odd ones are digest reads (the value's ValueDigest instead of the value).
-    client.ReadKeys(target, uuid, {RelativeKey(i), "missing"}, /*digest=*/i % 2 == 1, kTimeoutMicros,
+    client.ReadKeys(target, uuid, {RelativeKey(i), "missing"}, /*digest=*/i % 2 == 1, /*internal=*/false, kTimeoutMicros,
                     traces[static_cast<size_t>(i)], [&, i](Result<std::vector<std::optional<std::string>>> r) {
                       read[static_cast<size_t>(i)] = std::move(r);
                       reads.Done();
@@ -178,10 +178,28 @@ TEST(InternodeTest, ANodesOwnRangeReadsAreNotCountedAsServedReads) {
     EXPECT_TRUE(done.Wait());
     EXPECT_TRUE(answer.ok()) << answer.status().ToString();
   };
-  for (int i = 0; i < 20; ++i) read_range(/*internal=*/true);
+  // Key lookups the same: internal ones are a node's own, or a slice read's
+  // partition header asked with its first window (which counts the read).
+  auto read_keys = [&](bool internal) {
+    Countdown done(1);
+    Result<std::vector<std::optional<std::string>>> answer = Status::Corruption("no answer");
+    client.ReadKeys(target, table->uuid, {RelativeKey(1)}, /*digest=*/false, internal, kTimeoutMicros, nullptr,
+                    [&](Result<std::vector<std::optional<std::string>>> r) {
+                      answer = std::move(r);
+                      done.Done();
+                    });
+    EXPECT_TRUE(done.Wait());
+    EXPECT_TRUE(answer.ok()) << answer.status().ToString();
+  };
+  for (int i = 0; i < 20; ++i) {
+    read_range(/*internal=*/true);
+    read_keys(/*internal=*/true);
+  }
   EXPECT_EQ(served(), 0u) << "a node's own reads counted as served load";
   for (int i = 0; i < 3; ++i) read_range(/*internal=*/false);
   EXPECT_EQ(served(), 3u) << "client reads not counted";
+  for (int i = 0; i < 2; ++i) read_keys(/*internal=*/false);
+  EXPECT_EQ(served(), 5u) << "client key lookups not counted";
   server.Stop();
 }
 

@@ -110,6 +110,22 @@ TEST(PlacementPlanTest, ASingleTabletHotterThanTheExcessIsSplitNotMoved) {
   ASSERT_EQ(d.kind, Kind::kSplit) << d.reason;
   EXPECT_EQ(tablets[d.tablet].start, "b");
   EXPECT_EQ(d.from, "A");
+  // The mean is 133; B and C serve nothing: the piece to cut off is what
+  // one of them lacks to the mean, a third of the 400.
+  EXPECT_NEAR(d.split_share, 1.0 / 3, 1e-9);
+  EXPECT_NE(d.reason.find("a piece of 133 can be placed apart"), std::string::npos) << d.reason;
+  // The piece is at most the excess: A at 400 of a mean of 250 (B 0, C 350)
+  // gives off 150 of its 400, not the 250 B lacks.
+  std::vector<TabletPlacementLoad> near = {Tablet("b", "A", 400), Tablet("c", "B", 0), Tablet("d", "C", 350)};
+  d = PlanPlacement("dc1", Nodes(near, 3), near, {}, true);
+  ASSERT_EQ(d.kind, Kind::kSplit) << d.reason;
+  EXPECT_NEAR(d.split_share, 150.0 / 400, 1e-9);
+  // And the least busy node's lack, when that is less: A at 300 of a mean of
+  // 233 (B and C 200 each) gives off 33.
+  near = {Tablet("b", "A", 300), Tablet("c", "B", 200), Tablet("d", "C", 200)};
+  d = PlanPlacement("dc1", Nodes(near, 3), near, {}, true);
+  ASSERT_EQ(d.kind, Kind::kSplit) << d.reason;
+  EXPECT_NEAR(d.split_share, (700.0 / 3 - 200) / 300, 1e-9);
 }
 
 TEST(PlacementPlanTest, BalancedOrQuietClustersAreLeftAlone) {
@@ -187,9 +203,11 @@ TEST(PlacementPlanTest, CountMovesPreferSmallReplicasToTheLargerNode) {
 }
 
 // Applies decisions to a hot tablet of 600 requests/s spread uniformly over
-// its keys (a split halves it) until the plan rests: every node then serves
-// under 1.5x the mean, and nothing moves back and forth.
-TEST(PlacementPlanTest, AHotTabletIsSplitAndSpreadUntilNoNodeServesOneAndAHalfTimesTheMean) {
+// its keys (a split cuts off its split_share) until the plan rests: every
+// node then serves under load_max_over_mean (1.25x) the mean (here exactly
+// the mean), after two splits and two moves (halves alone took 4 splits and
+// 3 moves, and rested at 1.125x), and nothing moves back and forth.
+TEST(PlacementPlanTest, AHotTabletIsSplitAndSpreadUntilNoNodeServesOneAndAQuarterTimesTheMean) {
   std::vector<TabletPlacementLoad> tablets = {Tablet("a", "A", 0), Tablet("h", "B", 600), Tablet("z", "C", 0)};
   int splits = 0, moves = 0;
   std::map<std::string, int> moved;
@@ -200,8 +218,9 @@ TEST(PlacementPlanTest, AHotTabletIsSplitAndSpreadUntilNoNodeServesOneAndAHalfTi
     TabletPlacementLoad& t = tablets[d.tablet];
     if (d.kind == Kind::kSplit) {
       ++splits;
-      t.load /= 2;
-      tablets.push_back({t.start + std::to_string(step), t.replicas, t.load});
+      const double piece = t.load * d.split_share;
+      t.load -= piece;
+      tablets.push_back({t.start + std::to_string(step), t.replicas, piece});
     } else {
       ++moves;
       ++moved[t.start];
@@ -214,9 +233,9 @@ TEST(PlacementPlanTest, AHotTabletIsSplitAndSpreadUntilNoNodeServesOneAndAHalfTi
     mean += n.load / 3;
     max = std::max(max, n.load);
   }
-  EXPECT_LT(max, 1.5 * mean);
-  EXPECT_GE(splits, 2);
-  EXPECT_LE(splits + moves, 12);
+  EXPECT_LT(max, 1.25 * mean);
+  EXPECT_EQ(splits, 2);
+  EXPECT_LE(splits + moves, 4);
   for (const auto& [start, n] : moved) EXPECT_LE(n, 2) << start << " moved back and forth";
   EXPECT_EQ(PlanPlacement("dc1", nodes, tablets, {}, true).kind, Kind::kNone);
 }

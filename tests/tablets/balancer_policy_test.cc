@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace tessera {
@@ -58,6 +59,30 @@ TEST(BalancerPolicyTest, SplitsASustainedHotTabletAtTheLoadMedian) {
   ASSERT_TRUE(d[0].split_position.has_value());
   EXPECT_EQ(*d[0].split_position, Key(80));
   EXPECT_NE(d[0].reason.find("(50% / 50%)"), std::string::npos) << d[0].reason;
+}
+
+// The placement balancer's cut (LoadSplitPosition): a share of the load on
+// one side, whichever side is nearer to it.
+TEST(BalancerPolicyTest, ALoadSplitPositionCutsOffTheShareAskedFor) {
+  // Keys 0..99, uniform: a third on the left is key 33 (the cut before it
+  // leaves keys 0..32, 33%), or key 67 on the right, equally near.
+  auto table = OneTablet(Loaded(1, 0, 100, 300, [](int) { return 1.0; }));
+  std::string refusal;
+  double left = 0;
+  auto cut = LoadSplitPosition(table, table.tablets[0], Options(), &refusal, 1.0 / 3, &left);
+  ASSERT_TRUE(cut.has_value()) << refusal;
+  EXPECT_TRUE(*cut == Key(33) || *cut == Key(67)) << *cut;
+  EXPECT_NEAR(std::min(left, 1 - left), 0.33, 0.005);
+  // The default: halves, as PlanTable cuts.
+  cut = LoadSplitPosition(table, table.tablets[0], Options(), &refusal);
+  ASSERT_TRUE(cut.has_value()) << refusal;
+  EXPECT_EQ(*cut, Key(50));
+  // Load only on keys 60..99: 10% is 4 of its 40 keys, from either end.
+  table = OneTablet(Loaded(1, 0, 100, 300, [](int k) { return k >= 60 ? 1.0 : 0.0; }));
+  cut = LoadSplitPosition(table, table.tablets[0], Options(), &refusal, 0.1, &left);
+  ASSERT_TRUE(cut.has_value()) << refusal;
+  EXPECT_TRUE(*cut == Key(64) || *cut == Key(96)) << *cut;
+  EXPECT_NEAR(std::min(left, 1 - left), 0.1, 1e-9);
 }
 
 TEST(BalancerPolicyTest, ACoolingTabletStartsItsSustainOver) {
