@@ -29,20 +29,36 @@ class TesseraServer:
         self.extra_args = list(extra_args)
         self.proc = None
 
-    def start(self):
-        self.log = open(os.path.join(self.dir, "server.log"), "ab")
-        self.proc = subprocess.Popen([self.binary, "server", "--data-dir", os.path.join(self.dir, "data"),
-                                      "--listen", "127.0.0.1:%d" % self.port,
-                                      "--admin-listen", "127.0.0.1:%d" % self.admin_port] + self.extra_args,
-                                     stdout=self.log, stderr=self.log)
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
+    def start(self, attempts=5):
+        """Starts the server and waits for its "ready" line. The ports are
+        chosen free, then closed, so another process can take one before
+        the server binds it (seen under CTest -j2: the server exited, the
+        port answered for someone else, and the driver's handshake timed
+        out): a server that exits with an address in use starts again on
+        new ports; a restart keeps its ports."""
+        for attempt in range(attempts):
+            self.log = open(os.path.join(self.dir, "server.log"), "ab")
+            begin = self.log.tell()
+            self.proc = subprocess.Popen([self.binary, "server", "--data-dir", os.path.join(self.dir, "data"),
+                                          "--listen", "127.0.0.1:%d" % self.port,
+                                          "--admin-listen", "127.0.0.1:%d" % self.admin_port] + self.extra_args,
+                                         stdout=self.log, stderr=self.log)
+            deadline = time.time() + 30
+            while time.time() < deadline:
+                with open(os.path.join(self.dir, "server.log"), "rb") as f:
+                    f.seek(begin)
+                    text = f.read().decode(errors="replace")
+                if "tessera server ready" in text:
+                    return
+                if self.proc.poll() is not None:
+                    break
                 time.sleep(0.1)
-        raise RuntimeError("tessera server did not start")
+            else:
+                raise RuntimeError("tessera server did not start in 30 s:\n" + text[-2000:])
+            self.proc = None
+            if "in use" not in text or attempt + 1 == attempts:
+                raise RuntimeError("tessera server exited:\n" + text[-2000:])
+            self.port, self.admin_port = free_port(), free_port()
 
     def admin(self, method, path, credentials=None):
         """An admin HTTP request, with HTTP Basic (user, password) when given; returns (status, body text)."""
@@ -68,7 +84,7 @@ class TesseraServer:
 
     def restart(self):
         self.stop()
-        self.start()
+        self.start(attempts=1)
 
 
 def own_server(*extra_args):
