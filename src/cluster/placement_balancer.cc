@@ -285,9 +285,10 @@ bool PlacementBalancer::Move(const std::shared_ptr<const TableSchema>& table, co
 }
 
 // A load split of the placement tablet starting at `start` (table-relative),
-// cut where this node's sample of the keys it coordinated balances the load,
-// or at the median partition when it sampled too few; through Database, so
-// that the split goes through the placement in etcd like any other.
+// cut where this node's sample of the keys it coordinated puts `share` of the
+// load on one side, or at the median partition when it sampled too few;
+// through Database, so that the split goes through the placement in etcd
+// like any other.
 bool PlacementBalancer::Split(const std::shared_ptr<const TableSchema>& table, const std::string& start,
                               const std::string& reason, double share, RecentSplit* split) {
   Database* db = services_->db;

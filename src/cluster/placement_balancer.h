@@ -98,8 +98,8 @@ struct PlacementBalancerOptions {
   // Wall-clock time every node's load report must postdate the last move or
   // split by before the load rules act on them (a tablet split less than 3 s
   // ago shows under 90 % of its rate: its window counts whole seconds);
-  // until then, pieces of a tablet this leader split are taken to carry half
-  // of its load each.
+  // until then, pieces of a tablet this leader split are taken to carry the
+  // shares of its load its cut put on each side (AssumeSplitLoads).
   int64_t load_settle_micros = 3'000'000;
   int64_t refusal_interval_micros = 30'000'000;
   // Moves run on threads of their own, several at once: a node is the

@@ -28,15 +28,19 @@ class TesseraServer:
         self.admin_port = free_port()
         self.extra_args = list(extra_args)
         self.proc = None
+        self.log = None
 
     def start(self, attempts=5):
         """Starts the server and waits for its "ready" line. The ports are
         chosen free, then closed, so another process can take one before
-        the server binds it (seen under CTest -j2: the server exited, the
-        port answered for someone else, and the driver's handshake timed
-        out): a server that exits with an address in use starts again on
-        new ports; a restart keeps its ports."""
+        the server binds it (most likely what CI met under CTest -j2: a
+        driver's handshake timed out on a port that accepted connections),
+        and a port that accepts a connection may be someone else's: a server
+        that exits with an address in use starts again on new ports; a
+        restart keeps its ports."""
         for attempt in range(attempts):
+            if self.log:
+                self.log.close()
             self.log = open(os.path.join(self.dir, "server.log"), "ab")
             begin = self.log.tell()
             self.proc = subprocess.Popen([self.binary, "server", "--data-dir", os.path.join(self.dir, "data"),
