@@ -3,8 +3,9 @@ and three nodes on 127.0.0.1-3 running both balancers, loads the shipped
 access log through CQL into three key designs at replication factor 1,
 reads each back, reports per node the writes and reads served and the
 tablets held, and stops every process it started. The timestamp-first
-table's hot tail is served by one node at a time; the seeds' fixes (the
-key-order swap, the hash prefix) are served by all three."""
+table's hot tail is written on one node at a time and read on the one or
+two holding its last hour; the seeds' fixes (the key-order swap, the hash
+prefix) are served by all three."""
 import json
 import os
 import socket
@@ -125,9 +126,15 @@ def test_the_hot_tail_is_served_by_one_node_at_a_time(demo):
     # and 0.0-0.04, below the bounds asserted here.
     assert t["busiest_node_write_share"] > 0.6, t["busiest_node_write_share"]
     assert t["one_node_sample_share"] >= 0.4, t["one_node_sample_share"]
-    # The newest minutes are read where the tail is: mostly one node.
+    # The newest minutes are read where the tail is. The log's last hour is
+    # 2,669 rows, about 200 KB of text: less than the tail's piece after a
+    # size split (half of 512 KiB), so it lies in one tablet or across one
+    # split. Read on one node (runs saw 316 of 316 reads served there) or on
+    # the two holding the split's sides, when they differ (CI of 08ad173:
+    # [166, 150, 0]); a move in the read phase can add a little on a third.
+    # The fixes below are read on all three.
     reads = [n["reads_served"] for n in t["nodes"]]
-    assert max(reads) >= 0.6 * sum(reads), reads
+    assert max(reads) >= 0.6 * sum(reads) or min(reads) <= 0.05 * sum(reads), reads
 
 
 @pytest.mark.parametrize("name", ["demo.access_by_host", "demo.access_by_time_bucketed"])
