@@ -16,11 +16,17 @@ namespace tessera::cluster {
 std::string EncodeNodeLoad(const NodeLoad& load) {
   nlohmann::json tablets = nlohmann::json::array();
   for (const auto& t : load.tablet_loads) {
-    tablets.push_back({{"table", t.table_uuid},
-                       {"start", ToHex(t.start)},
-                       {"reads", t.reads},
-                       {"writes", t.writes},
-                       {"bytes", t.bytes}});
+    nlohmann::json e = {{"table", t.table_uuid},
+                        {"start", ToHex(t.start)},
+                        {"reads", t.reads},
+                        {"writes", t.writes},
+                        {"bytes", t.bytes}};
+    if (!t.sample.empty()) {
+      nlohmann::json sample = nlohmann::json::array();
+      for (const auto& [key, weight] : t.sample) sample.push_back({ToHex(key), weight});
+      e["sample"] = std::move(sample);
+    }
+    tablets.push_back(std::move(e));
   }
   return nlohmann::json{{"bytes", load.bytes},
                         {"tablets", load.tablets},
@@ -59,6 +65,17 @@ Status DecodeTabletLoads(const nlohmann::json& j, const std::string& text, std::
       if (!e["bytes"].is_number_unsigned()) return bad;
       t.bytes = e["bytes"].get<uint64_t>();
     }
+    if (e.contains("sample")) {
+      if (!e["sample"].is_array()) return bad;
+      for (const auto& k : e["sample"]) {
+        std::string key;
+        if (!k.is_array() || k.size() != 2 || !k[0].is_string() || !FromHex(k[0].get<std::string>(), &key) ||
+            !k[1].is_number() || !(k[1].get<double>() >= 0)) {
+          return bad;
+        }
+        t.sample.emplace_back(std::move(key), k[1].get<double>());
+      }
+    }
     t.table_uuid = e["table"].get<std::string>();
     out->push_back(std::move(t));
   }
@@ -66,6 +83,65 @@ Status DecodeTabletLoads(const nlohmann::json& j, const std::string& text, std::
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, double>> CoarsenSample(const std::vector<std::pair<std::string, double>>& keys,
+                                                          size_t max_keys) {
+  std::vector<std::pair<std::string, double>> out;
+  double total = 0;
+  size_t weighted = 0;
+  for (const auto& k : keys) {
+    if (k.second > 0) total += k.second, ++weighted;
+  }
+  const size_t runs = std::max<size_t>(max_keys, 1);
+  // The weight is cut into `runs` equal shares; a run holds the keys whose
+  // weight before them falls in one share, so no run outweighs a share by
+  // more than its last key, and a heavy key ends its run.
+  double before = 0;  // the weight of the keys before the one at hand
+  size_t run_share = 0;
+  for (const auto& [key, weight] : keys) {
+    if (weight <= 0) continue;
+    const size_t share = std::min(runs - 1, static_cast<size_t>(before * static_cast<double>(runs) / total));
+    if (weighted <= runs || out.empty() || share != run_share) {
+      out.emplace_back(key, 0);
+      run_share = share;
+    }
+    out.back().second += weight;
+    before += weight;
+  }
+  return out;
+}
+
+KeySample::Snapshot ClusterKeySample(uint32_t table_id, const std::string& table_uuid_text, const TabletLoad& own,
+                                     const std::string& self_host_text, const std::map<std::string, NodeLoad>& reports,
+                                     size_t* nodes) {
+  KeySample::Snapshot merged = own.sample;
+  *nodes = own.sample.keys.empty() ? 0 : 1;
+  for (const auto& [host, report] : reports) {
+    if (host == self_host_text) continue;
+    bool contributed = false;
+    for (const TabletLoadReport& r : report.tablet_loads) {
+      if (r.table_uuid != table_uuid_text) continue;
+      for (const auto& [relative, weight] : r.sample) {
+        std::string key = AbsoluteKey(table_id, relative);
+        if (key < own.start || (!own.end.empty() && key >= own.end)) continue;
+        merged.keys.emplace_back(std::move(key), weight);
+        contributed = true;
+      }
+    }
+    *nodes += contributed;
+  }
+  std::sort(merged.keys.begin(), merged.keys.end());
+  std::vector<std::pair<std::string, double>> unique;
+  for (auto& k : merged.keys) {
+    if (!unique.empty() && unique.back().first == k.first) {
+      unique.back().second += k.second;
+    } else {
+      unique.push_back(std::move(k));
+    }
+  }
+  merged.keys = std::move(unique);
+  return merged;
+}
 
 Result<NodeLoad> DecodeNodeLoad(const std::string& text) {
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -93,10 +169,55 @@ Result<NodeLoad> DecodeNodeLoad(const std::string& text) {
   }
 }
 
+namespace {
+
+// The key samples of the kMaxSampledTablets tablets of replicated tables this
+// node coordinated the most rows of (Database::TabletLoads: its own requests,
+// not those it served as a replica), on their entries in load->tablet_loads.
+void AddKeySamples(Database& db, const std::vector<std::shared_ptr<const TableSchema>>& replicated, NodeLoad* load) {
+  constexpr size_t kMinSampledKeys = 8;  // fewer tell the leader nothing (PlacementBalancer's threshold)
+  struct Sampled {
+    std::shared_ptr<const TableSchema> table;
+    TabletLoad tablet;
+  };
+  std::vector<Sampled> sampled;
+  for (const auto& table : replicated) {
+    for (TabletLoad& t : db.TabletLoads(*table).tablets) {
+      if (t.rows_per_second > 0 && t.sample.keys.size() >= kMinSampledKeys) sampled.push_back({table, std::move(t)});
+    }
+  }
+  const size_t n = std::min(sampled.size(), kMaxSampledTablets);
+  std::partial_sort(sampled.begin(), sampled.begin() + static_cast<std::ptrdiff_t>(n), sampled.end(),
+                    [](const Sampled& a, const Sampled& b) { return a.tablet.rows_per_second > b.tablet.rows_per_second; });
+  for (size_t i = 0; i < n; ++i) {
+    const TableSchema& table = *sampled[i].table;
+    const TabletLoad& t = sampled[i].tablet;
+    std::vector<std::pair<std::string, double>> relative;
+    for (const auto& [key, weight] : t.sample.keys) {
+      if (auto r = RelativeKey(table.id, key)) relative.emplace_back(std::move(*r), weight);
+    }
+    TabletLoadReport entry{UuidText(table.uuid), RelativeKey(table.id, t.start).value_or(std::string()), 0, 0, 0,
+                           CoarsenSample(relative, kMaxReportedSampleKeys)};
+    auto it = std::find_if(load->tablet_loads.begin(), load->tablet_loads.end(), [&](const TabletLoadReport& r) {
+      return r.table_uuid == entry.table_uuid && r.start == entry.start;
+    });
+    if (it != load->tablet_loads.end()) {
+      it->sample = std::move(entry.sample);
+    } else {
+      load->tablet_loads.push_back(std::move(entry));
+    }
+  }
+}
+
+}  // namespace
+
 NodeLoad MeasureNodeLoad(Database& db, const std::string& self_host_id) {
   NodeLoad load;
+  std::vector<std::shared_ptr<const TableSchema>> replicated;  // tables the placement balancer places
   for (const auto& table : db.catalog().AllTables()) {
-    for (const TabletStatus& t : db.Tablets(*table)) {
+    const std::vector<TabletStatus> tablets = db.Tablets(*table);
+    if (!tablets.empty() && !tablets.front().replicas.empty()) replicated.push_back(table);
+    for (const TabletStatus& t : tablets) {
       load.replica_reads_per_second += t.replica_reads_per_second;
       load.replica_writes_per_second += t.replica_writes_per_second;
       if (t.replica_reads_per_second + t.replica_writes_per_second > 0 || (!t.replicas.empty() && t.size_bytes > 0)) {
@@ -118,6 +239,7 @@ NodeLoad MeasureNodeLoad(Database& db, const std::string& self_host_id) {
   auto rest = list.begin() + static_cast<std::ptrdiff_t>(std::min(list.size(), kMaxReportedTablets));
   std::sort(rest, list.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
   if (list.size() > 2 * kMaxReportedTablets) list.resize(2 * kMaxReportedTablets);
+  AddKeySamples(db, replicated, &load);
   load.at_micros =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count();

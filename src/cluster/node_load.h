@@ -6,7 +6,7 @@
 //   /tessera/load/<host_id text> = {"bytes": n, "tablets": n, "at_micros": n,
 //       "replica_reads_per_second": x, "replica_writes_per_second": x,
 //       "tablet_loads": [{"table": uuid text, "start": hex, "reads": x, "writes": x,
-//                         "bytes": n}, ...]}
+//                         "bytes": n, "sample": [[hex, x], ...]}, ...]}
 //     bytes     approximate bytes this node stores (RocksDB approximate
 //               sizes, memtables included) for the tablets it holds a
 //               replica of, plus its node-local (system) tables
@@ -22,8 +22,18 @@
 //               longer holds is still listed while its window runs down, so
 //               that a moved tablet's load is the sum of its old and new
 //               holders' reports.
-//   The last three, and a tablet's "bytes", are optional (absent in reports
-//   of older nodes: 0, none).
+//     sample    the partitions this node coordinated requests for in the
+//               tablet (tablets/key_sample.h), so that the balancer leader
+//               cuts a load split where the cluster's requests fall, not
+//               only its own (it coordinates few or none of them when
+//               drivers route to replicas): table-relative partition
+//               positions in hex, ascending, each with the rows accessed
+//               from it up to the next (CoarsenSample); for the
+//               kMaxSampledTablets tablets this node coordinated the most
+//               rows of, listed with reads and writes of 0 when it is no
+//               replica of them
+//   The last three, and a tablet's "bytes" and "sample", are optional
+//   (absent in reports of older nodes: 0, none).
 // The key is not bound to the node's lease: a node that is down keeps
 // showing its last load, as nodetool status does. It goes with the node
 // record when a node is removed (issue 11).
@@ -38,12 +48,16 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
+#include "tablets/balancer_policy.h"
+#include "tablets/key_sample.h"
 
 namespace tessera {
 class Database;
@@ -56,6 +70,9 @@ class EtcdClient;
 inline constexpr char kLoadPrefix[] = "/tessera/load/";
 
 inline constexpr size_t kMaxReportedTablets = 256;
+// Tablets reported with their key sample, and the most keys each sample keeps.
+inline constexpr size_t kMaxSampledTablets = 8;
+inline constexpr size_t kMaxReportedSampleKeys = 64;
 
 // Requests per second one node served for one tablet as its replica.
 struct TabletLoadReport {
@@ -63,7 +80,17 @@ struct TabletLoadReport {
   std::string start;       // table-relative start key (bytes)
   double reads = 0, writes = 0;
   uint64_t bytes = 0;  // what this node stores of the tablet
+  // Table-relative partition positions, ascending, with their rows (see "sample" above).
+  std::vector<std::pair<std::string, double>> sample;
 };
+
+// `keys` (ascending, weighted) in at most `max_keys` entries (>= 1): runs of
+// neighbouring keys of about equal weight, each kept as its first key
+// carrying the whole run's weight, so that a cut before any kept key divides
+// the weight exactly as it divided `keys`. Keys of weight 0 or less are
+// dropped; fewer than `max_keys` keys come back unchanged.
+std::vector<std::pair<std::string, double>> CoarsenSample(const std::vector<std::pair<std::string, double>>& keys,
+                                                          size_t max_keys);
 
 struct NodeLoad {
   uint64_t bytes = 0;
@@ -76,6 +103,18 @@ struct NodeLoad {
 std::string EncodeNodeLoad(const NodeLoad& load);
 // Corruption for text that is not a load report.
 Result<NodeLoad> DecodeNodeLoad(const std::string& text);
+
+// The sample of a tablet's keys from the whole cluster, for the balancer
+// leader's load split: `own` (this node's TabletLoad of it, absolute keys,
+// its live sample) joined by what every other node last reported of the
+// requests it coordinated in the table (`reports` by host id text, the one of
+// `self_host_text` left out; keys outside `own`'s bounds too, as a node whose
+// map is behind reports a wider tablet), in absolute keys, ascending, equal
+// keys summed. The write, advance and tail counts stay `own`'s. `*nodes`: how
+// many nodes' samples it holds.
+KeySample::Snapshot ClusterKeySample(uint32_t table_id, const std::string& table_uuid_text, const TabletLoad& own,
+                                     const std::string& self_host_text, const std::map<std::string, NodeLoad>& reports,
+                                     size_t* nodes);
 
 // This node's load now. self_host_id: 16 bytes.
 NodeLoad MeasureNodeLoad(Database& db, const std::string& self_host_id);

@@ -190,7 +190,7 @@ bool PlacementBalancer::Round() {
       }
       if (d.kind == PlacementDecision::Kind::kSplit) {
         RecentSplit split{UuidText(p.table->uuid), p.tablet.start, p.tablet.end, tablets[d.tablet].load};
-        if (!Split(p.table, p.tablet.start, d.reason, d.split_share, &split)) return started > 0;
+        if (!Split(p.table, p.tablet.start, d.reason, d.split_share, reports, &split)) return started > 0;
         recent_splits_.push_back(std::move(split));
         last_change_micros_ = WallMicros();
         return true;
@@ -284,13 +284,15 @@ bool PlacementBalancer::Move(const std::shared_ptr<const TableSchema>& table, co
   return report.ok() && report->completed;
 }
 
+
 // A load split of the placement tablet starting at `start` (table-relative),
-// cut where this node's sample of the keys it coordinated puts `share` of the
-// load on one side, or at the median partition when it sampled too few;
+// cut where the cluster's sample of the keys (ClusterKeySample) puts `share` of
+// the load on one side, or at the median partition when it sampled too few;
 // through Database, so that the split goes through the placement in etcd
 // like any other.
 bool PlacementBalancer::Split(const std::shared_ptr<const TableSchema>& table, const std::string& start,
-                              const std::string& reason, double share, RecentSplit* split) {
+                              const std::string& reason, double share, const std::map<std::string, NodeLoad>& reports,
+                              RecentSplit* split) {
   Database* db = services_->db;
   const std::string absolute = AbsoluteKey(table->id, start);
   TableLoad load = db->TabletLoads(*table);
@@ -299,10 +301,14 @@ bool PlacementBalancer::Split(const std::shared_ptr<const TableSchema>& table, c
                   std::to_string(load.tablets.size()) + " tablets, the most a table may have", WallMicros());
     return false;
   }
-  for (const TabletLoad& t : load.tablets) {
-    if (t.start != absolute) continue;
+  for (const TabletLoad& own : load.tablets) {
+    if (own.start != absolute) continue;
+    size_t nodes = 0;
+    TabletLoad t = own;
+    t.sample = ClusterKeySample(table->id, UuidText(table->uuid), own, UuidText(services_->self_host_id), reports,
+                                &nodes);
     std::optional<std::string> cut;
-    std::string refusal, how = "; cut at the median partition (too few keys sampled here)";
+    std::string refusal, how = "; cut at the median partition (too few keys sampled)";
     double left_share = 0.5;
     if (t.sample.keys.size() >= kMinSampledKeys) {
       cut = LoadSplitPosition(load, t, db->balancer_options(), &refusal, share, &left_share);
@@ -310,8 +316,9 @@ bool PlacementBalancer::Split(const std::shared_ptr<const TableSchema>& table, c
         RecordRefusal("", *table, "split of the hottest tablet declined: " + refusal, WallMicros());
         return false;
       }
-      how = fmt::format("; cut where this node's sample of {} keys puts {:.0f}% / {:.0f}% of the load",
-                        t.sample.keys.size(), left_share * 100, (1 - left_share) * 100);
+      how = fmt::format("; cut where the sample of {} keys from {} node{} puts {:.0f}% / {:.0f}% of the load",
+                        t.sample.keys.size(), nodes, nodes == 1 ? "" : "s", left_share * 100,
+                        (1 - left_share) * 100);
     }
     auto done = db->SplitTablet(*table, t.id, cut, reason + how);
     if (!done.ok()) {

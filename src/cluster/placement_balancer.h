@@ -38,8 +38,11 @@
 // rests on rates from before it. A move goes through MoveTabletReplica,
 // which records it and its reason in system.tablet_events on the leader
 // (kind "migration"); a split through Database::SplitTablet (kind "split",
-// cut at the load median of this node's key sample, or at the median
-// partition when it sampled too few keys); a refusal is recorded (kind
+// cut where the key samples put the piece's share of the load: this node's
+// own sample of the requests it coordinated, joined by those the other
+// nodes last reported (NodeLoad's "sample"), since with token-aware drivers
+// the leader coordinates few of the tablet's requests; at the median
+// partition when they sampled too few keys); a refusal is recorded (kind
 // "refusal") at most once per refusal_interval_micros per data center.
 //
 // Splits and merges of replicated tablets (issue 28, item 4): the leader
@@ -70,6 +73,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/node_load.h"
 #include "cluster/placed_tables.h"
 #include "cluster/placement_plan.h"
 #include "cluster/tablet_placement.h"
@@ -154,11 +158,12 @@ class PlacementBalancer {
   void StartMove(const std::shared_ptr<const TableSchema>& table, const std::string& start, const PlacementDecision& d);
   // Collects the moves that ended; `wait`: all of them, once they end.
   void ReapMoves(bool wait);
-  // `share`: PlacementDecision::split_share. On success, the cut is in
+  // `share`: PlacementDecision::split_share; `reports`: the round's load
+  // reports, whose key samples join this node's. On success, the cut is in
   // `*split` (its `cut` and `left_share`).
   struct RecentSplit;
   bool Split(const std::shared_ptr<const TableSchema>& table, const std::string& start, const std::string& reason,
-             double share, RecentSplit* split);
+             double share, const std::map<std::string, NodeLoad>& reports, RecentSplit* split);
   void RecordRefusal(const std::string& dc, const TableSchema& table, const std::string& reason, int64_t now);
   void AssumeSplitLoads(const std::vector<PlacedTablet>& placed, std::vector<TabletPlacementLoad>* tablets) const;
 

@@ -17,6 +17,9 @@
 #include <vector>
 
 #include "client/cql_connection.h"
+#include "cluster/etcd_client.h"
+#include "cluster/node_load.h"
+#include "common/uuid.h"
 #include "server/node.h"
 #include "tests/cluster/local_etcd.h"
 
@@ -91,6 +94,7 @@ class InMemoryClusterTest : public ::testing::Test {
     o.cluster.failure_detector_timeout_ms = 1000;
     o.cluster.write_timeout_micros = 1'000'000;
     o.cluster.read_timeout_micros = 1'000'000;
+    o.cluster.load_report_interval_ms = 300;
     return o;
   }
 
@@ -286,6 +290,38 @@ TEST_F(InMemoryClusterTest, CounterIncrementsCountOnceThroughLossHintsAndRepair)
     ASSERT_TRUE(r.ok() && !r->is_error() && r->rows.rows.size() == 1 && r->rows.rows[0][0]);
     EXPECT_EQ(*r->rows.rows[0][0], expected) << "node " << n;
   }
+}
+
+// The load reports carry the key sample of the requests a node coordinated
+// (cluster/node_load.h "sample"), which the balancer leader joins to its own
+// when it cuts a load split: with token-aware drivers, the leader coordinates
+// few of a tablet's requests. Here node 2 coordinates every write; only its
+// report samples ks.t, and its sample covers the keys written.
+TEST_F(InMemoryClusterTest, LoadReportsCarryTheKeySampleOfTheRequestsANodeCoordinated) {
+  CreateTable();
+  for (int k = 0; k < 300; ++k) {
+    auto w = Run(2, "INSERT INTO ks.t (k, v) VALUES (" + std::to_string(k) + ", 1)", cql::Consistency::kQuorum);
+    ASSERT_TRUE(w.ok() && !w->is_error()) << (w.ok() ? w->error_message : w.status().ToString());
+  }
+  EtcdClient etcd(etcd_.endpoint());
+  auto sampled = [&](int n) {  // the keys and weight node n's last report samples in ks.t
+    std::pair<size_t, double> out{0, 0};
+    auto r = etcd.Range(std::string(kLoadPrefix) + UuidText(nodes_[n - 1]->host_id()));
+    if (!r.ok() || r->kvs.empty()) return out;
+    auto load = DecodeNodeLoad(r->kvs.front().value);
+    if (!load.ok()) return out;
+    for (const auto& t : load->tablet_loads) {
+      for (const auto& [key, weight] : t.sample) out.first += 1, out.second += weight;
+    }
+    return out;
+  };
+  WaitFor([&] { return sampled(2).first >= 8; }, "node 2 reports a key sample of ks.t");
+  const auto [keys, weight] = sampled(2);
+  EXPECT_LE(keys, kMaxSampledTablets * kMaxReportedSampleKeys);
+  EXPECT_GE(weight, 300 * 0.5) << "the sample's weight stands for the rows written";
+  EXPECT_LE(weight, 300 * 2.0);
+  EXPECT_EQ(sampled(1).first, 0u);
+  EXPECT_EQ(sampled(3).first, 0u);
 }
 
 }  // namespace
