@@ -25,6 +25,7 @@ std::string EncodeNodeLoad(const NodeLoad& load) {
       nlohmann::json sample = nlohmann::json::array();
       for (const auto& [key, weight] : t.sample) sample.push_back({ToHex(key), weight});
       e["sample"] = std::move(sample);
+      e["tail"] = {t.sampled_writes, t.advances, t.near_tail};
     }
     tablets.push_back(std::move(e));
   }
@@ -76,6 +77,16 @@ Status DecodeTabletLoads(const nlohmann::json& j, const std::string& text, std::
         t.sample.emplace_back(std::move(key), k[1].get<double>());
       }
     }
+    if (e.contains("tail")) {
+      const auto& tail = e["tail"];
+      if (!tail.is_array() || tail.size() != 3) return bad;
+      for (const auto& n : tail) {
+        if (!n.is_number_unsigned()) return bad;
+      }
+      t.sampled_writes = tail[0].get<uint64_t>();
+      t.advances = tail[1].get<uint64_t>();
+      t.near_tail = tail[2].get<uint64_t>();
+    }
     t.table_uuid = e["table"].get<std::string>();
     out->push_back(std::move(t));
   }
@@ -121,12 +132,19 @@ KeySample::Snapshot ClusterKeySample(uint32_t table_id, const std::string& table
     bool contributed = false;
     for (const TabletLoadReport& r : report.tablet_loads) {
       if (r.table_uuid != table_uuid_text) continue;
+      bool inside = false;
       for (const auto& [relative, weight] : r.sample) {
         std::string key = AbsoluteKey(table_id, relative);
         if (key < own.start || (!own.end.empty() && key >= own.end)) continue;
         merged.keys.emplace_back(std::move(key), weight);
-        contributed = true;
+        inside = true;
       }
+      if (inside) {
+        merged.writes += r.sampled_writes;
+        merged.advances += r.advances;
+        merged.near_tail += r.near_tail;
+      }
+      contributed = contributed || inside;
     }
     *nodes += contributed;
   }
@@ -197,12 +215,16 @@ void AddKeySamples(Database& db, const std::vector<std::shared_ptr<const TableSc
       if (auto r = RelativeKey(table.id, key)) relative.emplace_back(std::move(*r), weight);
     }
     TabletLoadReport entry{UuidText(table.uuid), RelativeKey(table.id, t.start).value_or(std::string()), 0, 0, 0,
-                           CoarsenSample(relative, kMaxReportedSampleKeys)};
+                           CoarsenSample(relative, kMaxReportedSampleKeys), t.sample.writes, t.sample.advances,
+                           t.sample.near_tail};
     auto it = std::find_if(load->tablet_loads.begin(), load->tablet_loads.end(), [&](const TabletLoadReport& r) {
       return r.table_uuid == entry.table_uuid && r.start == entry.start;
     });
     if (it != load->tablet_loads.end()) {
       it->sample = std::move(entry.sample);
+      it->sampled_writes = entry.sampled_writes;
+      it->advances = entry.advances;
+      it->near_tail = entry.near_tail;
     } else {
       load->tablet_loads.push_back(std::move(entry));
     }

@@ -6,7 +6,8 @@
 //   /tessera/load/<host_id text> = {"bytes": n, "tablets": n, "at_micros": n,
 //       "replica_reads_per_second": x, "replica_writes_per_second": x,
 //       "tablet_loads": [{"table": uuid text, "start": hex, "reads": x, "writes": x,
-//                         "bytes": n, "sample": [[hex, x], ...]}, ...]}
+//                         "bytes": n, "sample": [[hex, x], ...], "tail": [n, n, n]},
+//                        ...]}
 //     bytes     approximate bytes this node stores (RocksDB approximate
 //               sizes, memtables included) for the tablets it holds a
 //               replica of, plus its node-local (system) tables
@@ -32,8 +33,13 @@
 //               kMaxSampledTablets tablets this node coordinated the most
 //               rows of, listed with reads and writes of 0 when it is no
 //               replica of them
-//   The last three, and a tablet's "bytes" and "sample", are optional
-//   (absent in reports of older nodes: 0, none).
+//     tail      with a sample: the writes it saw, those that advanced the
+//               tablet's greatest key and those near it (KeySample::Snapshot
+//               writes, advances, near_tail), so that the leader declines
+//               to split an append-only tail by load as a node's own
+//               balancer does
+//   The last three, and a tablet's "bytes", "sample" and "tail", are
+//   optional (absent in reports of older nodes: 0, none).
 // The key is not bound to the node's lease: a node that is down keeps
 // showing its last load, as nodetool status does. It goes with the node
 // record when a node is removed (issue 11).
@@ -82,6 +88,7 @@ struct TabletLoadReport {
   uint64_t bytes = 0;  // what this node stores of the tablet
   // Table-relative partition positions, ascending, with their rows (see "sample" above).
   std::vector<std::pair<std::string, double>> sample;
+  uint64_t sampled_writes = 0, advances = 0, near_tail = 0;  // "tail" above
 };
 
 // `keys` (ascending, weighted) in at most `max_keys` entries (>= 1): runs of
@@ -110,8 +117,9 @@ Result<NodeLoad> DecodeNodeLoad(const std::string& text);
 // requests it coordinated in the table (`reports` by host id text, the one of
 // `self_host_text` left out; keys outside `own`'s bounds too, as a node whose
 // map is behind reports a wider tablet), in absolute keys, ascending, equal
-// keys summed. The write, advance and tail counts stay `own`'s. `*nodes`: how
-// many nodes' samples it holds.
+// keys summed; the write, advance and near-tail counts summed likewise, over
+// the reported tablets that had a key inside. `*nodes`: how many nodes'
+// samples it holds.
 KeySample::Snapshot ClusterKeySample(uint32_t table_id, const std::string& table_uuid_text, const TabletLoad& own,
                                      const std::string& self_host_text, const std::map<std::string, NodeLoad>& reports,
                                      size_t* nodes);

@@ -65,6 +65,7 @@ TEST(NodeLoadTest, CarriesATabletsKeySampleAndReadsReportsWithout) {
   NodeLoad load;
   TabletLoadReport t{"5b6962dd-3f90-4c93-8f61-eabfa4a803e2", "", 0, 0};
   t.sample = {{std::string("\x00\x01", 2), 3.5}, {"zz", 1}};
+  t.sampled_writes = 40, t.advances = 31, t.near_tail = 7;
   load.tablet_loads.push_back(t);
   load.tablet_loads.push_back({"5b6962dd-3f90-4c93-8f61-eabfa4a803e2", "\x80", 2, 0});
   const std::string text = EncodeNodeLoad(load);
@@ -75,7 +76,12 @@ TEST(NodeLoadTest, CarriesATabletsKeySampleAndReadsReportsWithout) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   ASSERT_EQ(back->tablet_loads.size(), 2u);
   EXPECT_EQ(back->tablet_loads[0].sample, t.sample);
+  EXPECT_EQ(j.at(0).at("tail"), nlohmann::json::parse("[40, 31, 7]"));
+  EXPECT_EQ(back->tablet_loads[0].sampled_writes, 40u);
+  EXPECT_EQ(back->tablet_loads[0].advances, 31u);
+  EXPECT_EQ(back->tablet_loads[0].near_tail, 7u);
   EXPECT_TRUE(back->tablet_loads[1].sample.empty());
+  EXPECT_EQ(back->tablet_loads[1].sampled_writes, 0u);
 }
 
 // What a cut before any kept key puts on its left: the same weight as in the
@@ -127,7 +133,12 @@ TEST(NodeLoadTest, TheClusterSampleJoinsTheOtherNodesReportsWithinTheTablet) {
   std::map<std::string, NodeLoad> reports;
   TabletLoadReport r{uuid, "", 0, 0};
   r.sample = {{"a", 100}, {"c", 1}, {"k", 40}, {"z", 100}};  // a node whose map still has one tablet
+  r.sampled_writes = 100, r.advances = 90, r.near_tail = 8;
   reports["node-2"].tablet_loads.push_back(r);
+  TabletLoadReport beyond{uuid, "x", 0, 0};  // another tablet of the table, wholly outside
+  beyond.sample = {{"x", 5}};
+  beyond.sampled_writes = 1000;
+  reports["node-2"].tablet_loads.push_back(beyond);
   TabletLoadReport other_table{"00000000-0000-0000-0000-000000000001", "", 0, 0};
   other_table.sample = {{"d", 1000}};
   reports["node-3"].tablet_loads.push_back(other_table);
@@ -139,7 +150,11 @@ TEST(NodeLoadTest, TheClusterSampleJoinsTheOtherNodesReportsWithinTheTablet) {
   EXPECT_EQ(nodes, 2u);
   EXPECT_EQ(merged.keys, (std::vector<std::pair<std::string, double>>{{AbsoluteKey(kTable, "c"), 3},
                                                                       {AbsoluteKey(kTable, "k"), 40}}));
-  EXPECT_EQ(merged.writes, 9u);
+  // Its writes and the other node's that reported keys inside the tablet:
+  // a leader that coordinates none of an append-only tail still sees it.
+  EXPECT_EQ(merged.writes, 109u);
+  EXPECT_EQ(merged.advances, 90u);
+  EXPECT_EQ(merged.near_tail, 8u);
   // A leader that sampled nothing itself: the others' alone.
   own.sample = {};
   EXPECT_EQ(ClusterKeySample(kTable, uuid, own, "self", reports, &nodes).keys.size(), 2u);
@@ -162,7 +177,11 @@ TEST(NodeLoadTest, RefusesWhatIsNoLoadReport) {
                            "{\"bytes\": 1, \"tablets\": 1, \"at_micros\": 2, \"tablet_loads\": [{\"table\": \"t\", \"start\": \"00\", "
                            "\"sample\": [[\"0g\", 1]]}]}",
                            "{\"bytes\": 1, \"tablets\": 1, \"at_micros\": 2, \"tablet_loads\": [{\"table\": \"t\", \"start\": \"00\", "
-                           "\"sample\": [[\"00\", -1]]}]}"}) {
+                           "\"sample\": [[\"00\", -1]]}]}",
+                           "{\"bytes\": 1, \"tablets\": 1, \"at_micros\": 2, \"tablet_loads\": [{\"table\": \"t\", \"start\": \"00\", "
+                           "\"tail\": [1, 2]}]}",
+                           "{\"bytes\": 1, \"tablets\": 1, \"at_micros\": 2, \"tablet_loads\": [{\"table\": \"t\", \"start\": \"00\", "
+                           "\"tail\": [1, -2, 3]}]}"}) {
     auto load = DecodeNodeLoad(text);
     EXPECT_EQ(load.status().code(), Status::Code::kCorruption) << text << ": " << load.status().ToString();
   }
