@@ -189,17 +189,16 @@ Result<NodeLoad> DecodeNodeLoad(const std::string& text) {
 
 namespace {
 
-// The key samples of the kMaxSampledTablets tablets of replicated tables this
-// node coordinated the most rows of (Database::TabletLoads: its own requests,
-// not those it served as a replica), on their entries in load->tablet_loads.
-void AddKeySamples(Database& db, const std::vector<std::shared_ptr<const TableSchema>>& replicated, NodeLoad* load) {
-  constexpr size_t kMinSampledKeys = 8;  // fewer tell the leader nothing (PlacementBalancer's threshold)
+// The key samples of the kMaxSampledTablets tablets of `tables` this node
+// coordinated the most rows of (Database::TabletLoads: its own requests, not
+// those it served as a replica), on their entries in load->tablet_loads.
+void AddKeySamples(Database& db, const std::vector<std::shared_ptr<const TableSchema>>& tables, NodeLoad* load) {
   struct Sampled {
     std::shared_ptr<const TableSchema> table;
     TabletLoad tablet;
   };
   std::vector<Sampled> sampled;
-  for (const auto& table : replicated) {
+  for (const auto& table : tables) {
     for (TabletLoad& t : db.TabletLoads(*table).tablets) {
       if (t.rows_per_second > 0 && t.sample.keys.size() >= kMinSampledKeys) sampled.push_back({table, std::move(t)});
     }
@@ -214,20 +213,16 @@ void AddKeySamples(Database& db, const std::vector<std::shared_ptr<const TableSc
     for (const auto& [key, weight] : t.sample.keys) {
       if (auto r = RelativeKey(table.id, key)) relative.emplace_back(std::move(*r), weight);
     }
-    TabletLoadReport entry{UuidText(table.uuid), RelativeKey(table.id, t.start).value_or(std::string()), 0, 0, 0,
-                           CoarsenSample(relative, kMaxReportedSampleKeys), t.sample.writes, t.sample.advances,
-                           t.sample.near_tail};
+    const std::string uuid = UuidText(table.uuid);
+    const std::string start = RelativeKey(table.id, t.start).value_or(std::string());
     auto it = std::find_if(load->tablet_loads.begin(), load->tablet_loads.end(), [&](const TabletLoadReport& r) {
-      return r.table_uuid == entry.table_uuid && r.start == entry.start;
+      return r.table_uuid == uuid && r.start == start;
     });
-    if (it != load->tablet_loads.end()) {
-      it->sample = std::move(entry.sample);
-      it->sampled_writes = entry.sampled_writes;
-      it->advances = entry.advances;
-      it->near_tail = entry.near_tail;
-    } else {
-      load->tablet_loads.push_back(std::move(entry));
-    }
+    if (it == load->tablet_loads.end()) it = load->tablet_loads.insert(it, TabletLoadReport{uuid, start});
+    it->sample = CoarsenSample(relative, kMaxReportedSampleKeys);
+    it->sampled_writes = t.sample.writes;
+    it->advances = t.sample.advances;
+    it->near_tail = t.sample.near_tail;
   }
 }
 
@@ -235,10 +230,16 @@ void AddKeySamples(Database& db, const std::vector<std::shared_ptr<const TableSc
 
 NodeLoad MeasureNodeLoad(Database& db, const std::string& self_host_id) {
   NodeLoad load;
-  std::vector<std::shared_ptr<const TableSchema>> replicated;  // tables the placement balancer places
+  // Replicated tables (the placement balancer's) with requests coordinated
+  // here: only theirs have key samples worth a TabletLoads read.
+  std::vector<std::shared_ptr<const TableSchema>> sampled;
   for (const auto& table : db.catalog().AllTables()) {
     const std::vector<TabletStatus> tablets = db.Tablets(*table);
-    if (!tablets.empty() && !tablets.front().replicas.empty()) replicated.push_back(table);
+    if (std::any_of(tablets.begin(), tablets.end(), [](const TabletStatus& t) {
+          return !t.replicas.empty() && t.reads_per_second + t.writes_per_second > 0;
+        })) {
+      sampled.push_back(table);
+    }
     for (const TabletStatus& t : tablets) {
       load.replica_reads_per_second += t.replica_reads_per_second;
       load.replica_writes_per_second += t.replica_writes_per_second;
@@ -261,7 +262,7 @@ NodeLoad MeasureNodeLoad(Database& db, const std::string& self_host_id) {
   auto rest = list.begin() + static_cast<std::ptrdiff_t>(std::min(list.size(), kMaxReportedTablets));
   std::sort(rest, list.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
   if (list.size() > 2 * kMaxReportedTablets) list.resize(2 * kMaxReportedTablets);
-  AddKeySamples(db, replicated, &load);
+  AddKeySamples(db, sampled, &load);
   load.at_micros =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count();

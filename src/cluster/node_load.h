@@ -79,6 +79,9 @@ inline constexpr size_t kMaxReportedTablets = 256;
 // Tablets reported with their key sample, and the most keys each sample keeps.
 inline constexpr size_t kMaxSampledTablets = 8;
 inline constexpr size_t kMaxReportedSampleKeys = 64;
+// The fewest sampled keys a load split cuts by (else at the median
+// partition); a node does not report a sample of fewer.
+inline constexpr size_t kMinSampledKeys = 8;
 
 // Requests per second one node served for one tablet as its replica.
 struct TabletLoadReport {

@@ -284,7 +284,6 @@ bool PlacementBalancer::Move(const std::shared_ptr<const TableSchema>& table, co
   return report.ok() && report->completed;
 }
 
-
 // A load split of the placement tablet starting at `start` (table-relative),
 // cut where the cluster's sample of the keys (ClusterKeySample) puts `share` of
 // the load on one side, or at the median partition when it sampled too few;

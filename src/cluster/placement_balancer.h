@@ -137,9 +137,6 @@ class PlacementBalancer {
   bool ResizeOnce();
 
  private:
-  // A split of the hottest tablet samples at least this many keys, or cuts at the median.
-  static constexpr size_t kMinSampledKeys = 8;
-
   bool Lead();
   bool Round();
   bool Resize();
