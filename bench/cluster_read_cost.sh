@@ -7,6 +7,8 @@
 # /proc/<pid>/stat), their context switches per read (every thread's
 # voluntary and involuntary ones, /proc/<pid>/task/*/status) and the p99.
 # CPU and switches per read are steadier than throughput on a shared VM.
+# Then the same two figures per thread role (threads are named: cql-io,
+# cql-waiting, delayed-calls, ...; gRPC's own are nexting_thread).
 # Usage: bench/cluster_read_cost.sh [--seconds N] [--records N] [--server-arg ARG]...
 # TESSERA=path runs another build (to compare two binaries in one session).
 set -euo pipefail
@@ -30,13 +32,32 @@ flags=(--replication-factor 3 --consistency QUORUM --connections 4 --inflight 4 
 pids=$(/usr/bin/python3 -c 'import json,sys; print(" ".join(str(n["pid"]) for n in json.load(open(sys.argv[1]))["nodes"]))' \
   "$work/cluster/cluster.json")
 cpu() { for p in $pids; do awk '{print $14 + $15}' "/proc/$p/stat"; done | awk '{s += $1} END {print s}'; }
+# Every thread's name, CPU ticks and context switches, as JSON in $1.
+threads() {
+  /usr/bin/python3 - "$1" $pids <<'PY'
+import json, os, sys
+out = {}
+for pid in sys.argv[2:]:
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            comm = open(f"/proc/{pid}/task/{t}/comm").read().strip()
+            stat = open(f"/proc/{pid}/task/{t}/stat").read()
+            fields = stat[stat.rindex(")") + 2:].split()
+            switches = sum(int(l.split()[1]) for l in open(f"/proc/{pid}/task/{t}/status") if "ctxt_switches" in l)
+            out[f"{pid}/{t}"] = [comm, int(fields[11]) + int(fields[12]), switches]
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+json.dump(out, open(sys.argv[1], "w"))
+PY
+}
 switches() { cat $(for p in $pids; do echo "/proc/$p/task/"*/status; done) 2>/dev/null | awk '/ctxt_switches/ {s += $2} END {print s}'; }
-c0=$(cpu); s0=$(switches)
+c0=$(cpu); s0=$(switches); threads "$work/threads0.json"
 "$tessera" bench --host "$hosts" --port "$port" --workload point-read --seconds "$seconds" "${flags[@]}" \
   --json "$work/read.json" >&2
-c1=$(cpu); s1=$(switches)
-/usr/bin/python3 - "$work/read.json" "$((c1 - c0))" "$((s1 - s0))" "$(getconf CLK_TCK)" <<'PY'
-import json, sys
+c1=$(cpu); s1=$(switches); threads "$work/threads1.json"
+/usr/bin/python3 - "$work/read.json" "$((c1 - c0))" "$((s1 - s0))" "$(getconf CLK_TCK)" \
+  "$work/threads0.json" "$work/threads1.json" <<'PY'
+import collections, json, sys
 d = json.load(open(sys.argv[1]))
 r = [p for p in d["phases"] if p["phase"] == "run"][-1]
 ticks, switches, hz = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
@@ -45,4 +66,17 @@ print("| reads/s | node CPU per read | context switches per read | p99 | errors 
 print("|---|---|---|---|---|")
 print("| %.0f | %.0f us | %.1f | %.1f ms | %d |" % (r["ops_per_second"], ticks * 1e6 / hz / n, switches / n,
                                              r["all"]["p99_us"] / 1000.0, r["errors"]))
+before, after = json.load(open(sys.argv[5])), json.load(open(sys.argv[6]))
+roles = collections.defaultdict(lambda: [0, 0, 0])
+for key, (comm, cpu, sw) in after.items():
+    cpu0, sw0 = before.get(key, [comm, 0, 0])[1:]
+    roles[comm][0] += cpu - cpu0
+    roles[comm][1] += sw - sw0
+    roles[comm][2] += 1
+print()
+print("| thread role (3 nodes) | threads | CPU per read | context switches per read |")
+print("|---|---|---|---|")
+for comm, (cpu, sw, count) in sorted(roles.items(), key=lambda kv: -kv[1][0]):
+    if cpu or sw >= n / 100:
+        print("| %s | %d | %.0f us | %.2f |" % (comm, count, cpu * 1e6 / hz / n, sw / n))
 PY

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/thread_name.h"
+
 namespace tessera::cluster {
 namespace {
 
@@ -61,7 +63,10 @@ struct DelayedCalls::Impl {
 };
 
 DelayedCalls::DelayedCalls() : impl_(std::make_unique<Impl>()) {
-  impl_->thread = std::thread([impl = impl_.get()] { impl->Run(); });
+  impl_->thread = std::thread([impl = impl_.get()] {
+    SetCurrentThreadName("delayed-calls");
+    impl->Run();
+  });
 }
 
 DelayedCalls::~DelayedCalls() { Stop(); }

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "common/thread_name.h"
+
 namespace tessera::cluster {
 namespace {
 
@@ -266,7 +268,12 @@ EtcdWatch::EtcdWatch(EtcdEndpoint endpoint, std::string key, std::string range_e
 
 EtcdWatch::~EtcdWatch() { Stop(); }
 
-void EtcdWatch::Start() { thread_ = std::thread([this] { Run(); }); }
+void EtcdWatch::Start() {
+  thread_ = std::thread([this] {
+    SetCurrentThreadName("etcd-watch");
+    Run();
+  });
+}
 
 void EtcdWatch::Stop() {
   stopping_ = true;

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/thread_name.h"
 #include "common/uuid.h"
 
 namespace tessera::cluster {
@@ -21,7 +22,10 @@ void HintReplayer::Start() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = false;
   }
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    SetCurrentThreadName("hint-replayer");
+    Run();
+  });
 }
 
 void HintReplayer::Stop() {

@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "common/thread_name.h"
+
 namespace tessera::cluster {
 namespace {
 
@@ -26,7 +28,10 @@ Result<std::unique_ptr<Membership>> Membership::Start(const MembershipOptions& o
   std::unique_ptr<Membership> m(new Membership(options, std::move(listener)));
   TESSERA_RETURN_IF_ERROR(m->Register());
   TESSERA_RETURN_IF_ERROR(m->LoadAndWatch());
-  m->keepalive_ = std::thread([raw = m.get()] { raw->KeepAlive(); });
+  m->keepalive_ = std::thread([raw = m.get()] {
+    SetCurrentThreadName("etcd-lease");
+    raw->KeepAlive();
+  });
   return m;
 }
 

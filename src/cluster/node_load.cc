@@ -8,6 +8,7 @@
 #include "cluster/etcd_client.h"
 #include "cluster/replica_reads.h"
 #include "common/bytes.h"
+#include "common/thread_name.h"
 #include "common/uuid.h"
 #include "db/database.h"
 
@@ -278,7 +279,10 @@ NodeLoadReporter::~NodeLoadReporter() { Stop(); }
 void NodeLoadReporter::Start() {
   std::lock_guard<std::mutex> lock(mu_);
   stopping_ = false;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    SetCurrentThreadName("load-report");
+    Run();
+  });
 }
 
 void NodeLoadReporter::Stop() {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/thread_name.h"
 #include "db/database.h"
 #include "keys/storage_key.h"
 
@@ -18,7 +19,10 @@ void TabletBalancer::Start() {
   std::lock_guard<std::mutex> lock(stop_mu_);
   if (thread_.joinable()) return;
   stopping_ = false;
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    SetCurrentThreadName("tablet-balance");
+    Loop();
+  });
 }
 
 void TabletBalancer::Stop() {

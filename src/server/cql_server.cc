@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/steady_micros.h"
+#include "common/thread_name.h"
 #include "cql/protocol/compression.h"
 #include "cql/protocol/responses.h"
 #include "cql/protocol/segment.h"
@@ -37,7 +38,7 @@ struct ListenerShared {
   bool concurrent_requests = false;  // false: requests run inline on the connection's strand
   // The threads of requests that may wait for other nodes
   // (RequestProcessor::MayWait); null: they run with the others.
-  asio::thread_pool* waiting = nullptr;
+  asio::io_context* waiting = nullptr;
   LatencyHistogram request_latency;  // CqlServer::request_latency()
 };
 
@@ -428,24 +429,46 @@ class Connection : public std::enable_shared_from_this<Connection> {
       sending_.assign(1, std::move(joined));
     }
     for (const auto& f : sending_) buffers.push_back(asio::buffer(f));
-    auto done = asio::bind_executor(strand_, [self = shared_from_this()](std::error_code ec, size_t) {
-      self->sending_.clear();
-      if (!ec) {
-        const int64_t now = SteadyMicros();
-        for (int64_t started : self->sending_started_) {
-          if (started > 0) self->shared_->request_latency.Record(now - started);
-        }
+    if (!tls_) {
+      // Writes what the socket takes now, on this thread (non-blocking): a
+      // reply completed on another thread (a replica answer's) then wakes
+      // no I/O thread just to learn that its write is done. The rest, if
+      // any, goes out asynchronously.
+      std::error_code ec;
+      size_t written = socket_.write_some(buffers, ec);
+      if (ec && ec != asio::error::would_block && ec != asio::error::try_again) return CloseNow();
+      if (ec) written = 0;
+      size_t skip = written;
+      while (!buffers.empty() && skip >= buffers.front().size()) {
+        skip -= buffers.front().size();
+        buffers.erase(buffers.begin());
       }
-      if (ec) return self->CloseNow();
-      if (!self->write_queue_.empty()) return self->DoWrite();
-      self->writing_ = false;
-      if (self->closing_) self->CloseNow();
+      if (buffers.empty()) return WriteDone({});
+      buffers.front() += skip;
+    }
+    auto done = asio::bind_executor(strand_, [self = shared_from_this()](std::error_code ec, size_t) {
+      self->WriteDone(ec);
     });
     if (tls_) {
       asio::async_write(*tls_, buffers, std::move(done));
     } else {
       asio::async_write(socket_, buffers, std::move(done));
     }
+  }
+
+  // The frames of the last DoWrite are out (or `ec` says why not).
+  void WriteDone(std::error_code ec) {
+    sending_.clear();
+    if (!ec) {
+      const int64_t now = SteadyMicros();
+      for (int64_t started : sending_started_) {
+        if (started > 0) shared_->request_latency.Record(now - started);
+      }
+    }
+    if (ec) return CloseNow();
+    if (!write_queue_.empty()) return DoWrite();
+    writing_ = false;
+    if (closing_) CloseNow();
   }
 
   void CloseNow() {
@@ -499,7 +522,10 @@ struct CqlServer::Impl {
   std::unique_ptr<ConnectionLimiter> limiter;
   ListenerShared shared;
   asio::io_context io;
-  std::optional<asio::thread_pool> waiting;  // CqlServerOptions::waiting_threads
+  // CqlServerOptions::waiting_threads run it; the guard keeps them in it while idle.
+  std::optional<asio::io_context> waiting;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> waiting_guard;
+  std::vector<std::thread> waiting_threads;
   std::optional<asio::ip::tcp::acceptor> acceptor;
   std::vector<std::thread> threads;
   mutable std::mutex mu;
@@ -552,8 +578,15 @@ Status CqlServer::Start() {
   impl_->shared.limiter = impl_->limiter.get();
   impl_->shared.concurrent_requests = impl_->options.request_threads > 0;
   if (impl_->shared.concurrent_requests && impl_->options.waiting_threads > 0) {
-    impl_->waiting.emplace(static_cast<size_t>(impl_->options.waiting_threads));
+    impl_->waiting.emplace();
+    impl_->waiting_guard.emplace(impl_->waiting->get_executor());
     impl_->shared.waiting = &*impl_->waiting;
+    for (int i = 0; i < impl_->options.waiting_threads; ++i) {
+      impl_->waiting_threads.emplace_back([this] {
+        SetCurrentThreadName("cql-waiting");
+        impl_->waiting->run();
+      });
+    }
   }
   if (impl_->options.tls.enabled) {
     TESSERA_ASSIGN_OR_RETURN(impl_->shared.tls, MakeServerTlsContext(impl_->options.tls));
@@ -575,7 +608,10 @@ Status CqlServer::Start() {
   impl_->running = true;
   const int threads = std::max({1, impl_->options.threads, impl_->options.request_threads});
   for (int i = 0; i < threads; ++i) {
-    impl_->threads.emplace_back([this] { impl_->io.run(); });
+    impl_->threads.emplace_back([this] {
+      SetCurrentThreadName("cql-io");
+      impl_->io.run();
+    });
   }
   return Status::OK();
 }
@@ -601,7 +637,9 @@ void CqlServer::Stop() {
     // As the loop's: requests not started are dropped, running ones
     // (waiting for replicas) finish first, by their time-outs at most.
     impl_->waiting->stop();
-    impl_->waiting->join();
+    for (auto& t : impl_->waiting_threads) t.join();
+    impl_->waiting_threads.clear();
+    impl_->waiting_guard.reset();
     impl_->shared.waiting = nullptr;
     impl_->waiting.reset();
   }
