@@ -1,12 +1,19 @@
 // The internode client and server in one process, over loopback gRPC:
 // requests to one node queued behind its calls in flight travel together in
 // Batch messages, and each still gets its own answer.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cluster/internode_client.h"
@@ -240,6 +247,114 @@ TEST(InternodeTest, TheClientEndsOnlyOnceItsCallsInFlightHaveEnded) {
   }
   ASSERT_TRUE(done->Wait());
   for (const auto& s : *statuses) EXPECT_FALSE(s.ok());
+}
+
+// A peer that speaks just enough HTTP/2 (RFC 9113) for gRPC to call it
+// connected, and answers its keepalive PINGs, but never answers a call: a
+// node whose process is up and whose requests go nowhere.
+class SilentHttp2Peer {
+ public:
+  SilentHttp2Peer() {
+    listener_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+    EXPECT_EQ(bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    EXPECT_EQ(listen(listener_, 4), 0);
+    socklen_t len = sizeof addr;
+    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~SilentHttp2Peer() {
+    stop_ = true;
+    thread_.join();
+    close(listener_);
+  }
+  std::string target() const { return "127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  static std::string FrameHeader(uint32_t length, uint8_t type, uint8_t flags) {
+    std::string h;
+    h.push_back(static_cast<char>(length >> 16));
+    h.push_back(static_cast<char>(length >> 8));
+    h.push_back(static_cast<char>(length));
+    h.push_back(static_cast<char>(type));
+    h.push_back(static_cast<char>(flags));
+    h.append(4, '\0');  // stream 0
+    return h;
+  }
+  // Polls in 50 ms steps so that the destructor's stop is seen.
+  bool Readable(int fd) {
+    while (!stop_) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 50) > 0) return true;
+    }
+    return false;
+  }
+  void Serve() {
+    if (!Readable(listener_)) return;
+    const int fd = accept(listener_, nullptr, nullptr);
+    if (fd < 0) return;
+    const std::string settings = FrameHeader(0, 0x4, 0);
+    (void)!write(fd, settings.data(), settings.size());
+    std::string in;
+    size_t at = 24;  // the client's connection preface
+    char buf[4096];
+    while (Readable(fd)) {
+      const ssize_t n = read(fd, buf, sizeof buf);
+      if (n <= 0) break;
+      in.append(buf, static_cast<size_t>(n));
+      while (in.size() >= at + 9) {
+        const uint32_t length = (static_cast<uint8_t>(in[at]) << 16) | (static_cast<uint8_t>(in[at + 1]) << 8) |
+                                static_cast<uint8_t>(in[at + 2]);
+        if (in.size() < at + 9 + length) break;
+        const uint8_t type = static_cast<uint8_t>(in[at + 3]), flags = static_cast<uint8_t>(in[at + 4]);
+        std::string reply;
+        if (type == 0x4 && !(flags & 0x1)) reply = FrameHeader(0, 0x4, 0x1);  // SETTINGS: ack
+        if (type == 0x6 && !(flags & 0x1)) reply = FrameHeader(8, 0x6, 0x1) + in.substr(at + 9, 8);  // PING: ack
+        if (!reply.empty()) (void)!write(fd, reply.data(), reply.size());
+        at += 9 + length;  // HEADERS and DATA of calls: never answered
+      }
+    }
+    close(fd);
+  }
+
+  int listener_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+TEST(InternodeTest, ACallToAPeerThatNeverAnswersEndsAtItsDeadline) {
+  // The coordinator's write and read time-outs are its calls' deadlines: a
+  // replica that is connected but silent must end each call by its
+  // deadline, not by the connection's keepalive (this peer answers those)
+  // or never.
+  auto statuses = std::make_shared<std::vector<Status>>(4, Status::OK());
+  auto done = std::make_shared<Countdown>(4);
+  InternodeClient client;
+  // Made after the client, so gone first: should a call outlive the test,
+  // the peer's closed connection ends it before the client waits for it.
+  SilentHttp2Peer peer;
+  for (int i = 0; i < 4; ++i) {
+    WriteSet ws;
+    ws.Merge(RelativeKey(i), Row(i));
+    auto record = [statuses, done, i](Status s) {
+      (*statuses)[static_cast<size_t>(i)] = std::move(s);
+      done->Done();
+    };
+    if (i % 2 == 0) {
+      client.Apply(peer.target(), std::string(16, '\x01'), ws, 300'000, nullptr, record);
+    } else {
+      client.Ping(peer.target(), std::string(16, 'h'), 300'000, record);
+    }
+  }
+  ASSERT_TRUE(done->Wait());
+  for (const auto& s : *statuses) {
+    EXPECT_EQ(s.code(), Status::Code::kBusy) << s.ToString();  // DEADLINE_EXCEEDED
+    EXPECT_NE(s.message().find("timed out"), std::string::npos) << s.ToString();
+  }
 }
 
 }  // namespace
