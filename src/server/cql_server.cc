@@ -125,11 +125,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void ReadAvailable() {
     thread_local std::array<char, kReadBufferBytes> buffer;
     std::error_code ec;
-    socket_.non_blocking(true, ec);
+    SetNonBlocking(ec);
     const size_t n = ec ? 0 : socket_.read_some(asio::buffer(buffer), ec);
     if (ec == asio::error::would_block || ec == asio::error::try_again) return DoRead();
     if (ec) return CloseNow();
     Consume(buffer.data(), n);
+  }
+
+  // Plain connections read and write synchronously without blocking
+  // (ReadAvailable, DoWrite); one ioctl per connection, not per read.
+  void SetNonBlocking(std::error_code& ec) {
+    if (!socket_.non_blocking()) socket_.non_blocking(true, ec);
   }
 
   void Consume(const char* data, size_t n) {
@@ -435,8 +441,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
       // no I/O thread just to learn that its write is done. The rest, if
       // any, goes out asynchronously.
       std::error_code ec;
-      size_t written = socket_.write_some(buffers, ec);
-      if (ec && ec != asio::error::would_block && ec != asio::error::try_again) return CloseNow();
+      SetNonBlocking(ec);
+      size_t written = ec ? 0 : socket_.write_some(buffers, ec);
+      if (ec && ec != asio::error::would_block && ec != asio::error::try_again) return WriteDone(ec);
       if (ec) written = 0;
       size_t skip = written;
       while (!buffers.empty() && skip >= buffers.front().size()) {
