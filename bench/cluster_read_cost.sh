@@ -10,12 +10,17 @@
 # Then the same two figures per thread role (threads are named: cql-io,
 # cql-waiting, delayed-calls, ...; gRPC's own are nexting_thread).
 # Usage: bench/cluster_read_cost.sh [--seconds N] [--records N] [--server-arg ARG]...
-# TESSERA=path runs another build (to compare two binaries in one session).
+# TESSERA=path runs another build (to compare two binaries in one session);
+# WORKLOAD=write measures 1 KB QUORUM writes instead of point reads (the same
+# figures, per write).
 set -euo pipefail
 seconds=20
 records=50000
 source "$(dirname "$0")/cluster_bench_common.sh"
 tessera="${TESSERA:-$tessera}"
+workload="${WORKLOAD:-point-read}"
+op=read
+[ "$workload" = point-read ] || op=write
 work=$(mktemp -d /tmp/tessera_read_cost.XXXXXX)
 cleanup() {
   [ -f "$work/cluster/cluster.json" ] && "$tessera" cluster stop --dir "$work/cluster" >/dev/null 2>&1 || true
@@ -52,17 +57,18 @@ PY
 }
 switches() { cat $(for p in $pids; do echo "/proc/$p/task/"*/status; done) 2>/dev/null | awk '/ctxt_switches/ {s += $2} END {print s}'; }
 c0=$(cpu); s0=$(switches); threads "$work/threads0.json"
-"$tessera" bench --host "$hosts" --port "$port" --workload point-read --seconds "$seconds" "${flags[@]}" \
+"$tessera" bench --host "$hosts" --port "$port" --workload "$workload" --seconds "$seconds" "${flags[@]}" \
   --json "$work/read.json" >&2
 c1=$(cpu); s1=$(switches); threads "$work/threads1.json"
 /usr/bin/python3 - "$work/read.json" "$((c1 - c0))" "$((s1 - s0))" "$(getconf CLK_TCK)" \
-  "$work/threads0.json" "$work/threads1.json" <<'PY'
+  "$work/threads0.json" "$work/threads1.json" "$op" <<'PY'
 import collections, json, sys
 d = json.load(open(sys.argv[1]))
 r = [p for p in d["phases"] if p["phase"] == "run"][-1]
 ticks, switches, hz = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 n = r["operations"]
-print("| reads/s | node CPU per read | context switches per read | p99 | errors |")
+op = sys.argv[7]
+print("| %ss/s | node CPU per %s | context switches per %s | p99 | errors |" % (op, op, op))
 print("|---|---|---|---|---|")
 print("| %.0f | %.0f us | %.1f | %.1f ms | %d |" % (r["ops_per_second"], ticks * 1e6 / hz / n, switches / n,
                                              r["all"]["p99_us"] / 1000.0, r["errors"]))
@@ -74,7 +80,7 @@ for key, (comm, cpu, sw) in after.items():
     roles[comm][1] += sw - sw0
     roles[comm][2] += 1
 print()
-print("| thread role (3 nodes) | threads | CPU per read | context switches per read |")
+print("| thread role (3 nodes) | threads | CPU per %s | context switches per %s |" % (op, op))
 print("|---|---|---|---|")
 for comm, (cpu, sw, count) in sorted(roles.items(), key=lambda kv: -kv[1][0]):
     if cpu or sw >= n / 100:

@@ -87,7 +87,6 @@ ReplicatedTablet::ReplicatedTablet(ReplicationServices* services, std::shared_pt
   auto it = table_->options.extra.find("speculative_retry");
   auto policy = ParseSpeculativeRetry(it == table_->options.extra.end() ? "99p" : it->second);
   if (policy.ok()) speculative_retry_ = *policy;
-  read_latency_ = services_->db->MetricsOf(table_->id);
 }
 
 std::vector<std::string> ReplicatedTablet::Hosts() {
@@ -312,9 +311,14 @@ Result<std::vector<const ReplicatedTablet::Target*>> ReplicatedTablet::ChooseRea
 }
 
 int64_t ReplicatedTablet::SpeculativeThresholdMicros() {
+  using Kind = SpeculativeRetry::Kind;
+  if (speculative_retry_.kind != Kind::kPercentile) {  // no histogram needed
+    static const LatencyHistogram kUnused;
+    return tessera::SpeculativeThresholdMicros(speculative_retry_, kUnused, 10'000, services_->read_timeout_micros);
+  }
   // Until the table has 100 reads here, 10 ms.
-  return tessera::SpeculativeThresholdMicros(speculative_retry_, read_latency_->read_latency, 10'000,
-                                             services_->read_timeout_micros);
+  return tessera::SpeculativeThresholdMicros(speculative_retry_, services_->db->MetricsOf(table_->id)->read_latency,
+                                             10'000, services_->read_timeout_micros);
 }
 
 Status ReplicatedTablet::Repair(const std::vector<const Target*>& asked, const std::vector<WriteSet>& repairs,
@@ -545,8 +549,12 @@ std::unique_ptr<KvIterator> ReplicatedTablet::NewIterator(std::string lower, std
   base.limit = std::min(services_->first_read_window_keys, services_->read_window_keys);
   base.internal = consistency.internal;
   auto next_limit = std::make_shared<uint32_t>(base.limit);  // shared by the iterator's copies of `fetch`
-  // The iterator reads its windows later, at the level it was made with.
-  auto fetch = [this, base, next_limit, consistency](const WindowRequest& w) -> Result<KeyWindow> {
+  // The iterator reads its windows later, at the level it was made with,
+  // and keeps this coordinator alive for them: one made for a request
+  // (ClusterReplicaResolver) may be the caller's only reference. Null for
+  // one not owned by a shared_ptr (repair's), whose owner outlives its reads.
+  auto fetch = [this, self = weak_from_this().lock(), base, next_limit, consistency](const WindowRequest& w)
+      -> Result<KeyWindow> {
     RangeQuery q = base;
     q.limit = *next_limit;
     *next_limit = std::min<uint32_t>(services_->read_window_keys, *next_limit * 4);
@@ -602,11 +610,10 @@ Status ClusterReplicaResolver::BeforeMerge(const TableSchema& table, const Table
   return services_->placements->RecordMerge(table.uuid, relative, BalancerLeaderFence(source.leader_term)).status();
 }
 
-std::shared_ptr<Replica> ClusterReplicaResolver::ReplicaFor(const TableSchema& table, const Tablet& tablet) {
-  if (table.keyspace.starts_with("system")) return nullptr;
-  auto current = services_->db->catalog().GetTableById(table.id);
-  if (!current) return nullptr;
-  return std::make_shared<ReplicatedTablet>(services_, current, tablet.start, tablet.end);
+std::shared_ptr<Replica> ClusterReplicaResolver::ReplicaFor(const std::shared_ptr<const TableSchema>& table,
+                                                            const Tablet& tablet) {
+  if (table->keyspace.starts_with("system")) return nullptr;
+  return std::make_shared<ReplicatedTablet>(services_, table, tablet.start, tablet.end);
 }
 
 void TraceStep(const RequestConsistency& consistency, std::string activity) {

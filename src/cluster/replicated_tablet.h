@@ -1,5 +1,8 @@
-// Replicated tablets: the Replica (tablets/replica.h) of a tablet of a
-// replicated keyspace on a cluster node. This node coordinates: a write goes
+// Replicated tablets: the coordinator of one request to a tablet of a
+// replicated keyspace on a cluster node, behind the Replica interface
+// (tablets/replica.h). ClusterReplicaResolver makes one for each request
+// Database sends to such a tablet, from the schema the request reads; no
+// tablet map holds one. This node coordinates: a write goes
 // to every live replica of the tablet and succeeds once the request's
 // consistency level (tablets/request_consistency.h, passed with each call) has acknowledged it; a
 // read asks as many replicas as the level needs, reconciles their answers
@@ -179,6 +182,8 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
   // REQUIRES: the tablet is owned by a shared_ptr (the resolver makes it so).
   void MultiGetAsync(std::vector<std::string> keys, const RequestConsistency& consistency,
                      MultiGetDone done) override;
+  // The iterator keeps this tablet alive while it reads (when a shared_ptr
+  // owns it, as the resolver's do).
   std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper,
                                           const RequestConsistency& consistency) override;
   // One window, as one step of NewIterator's reads (data from every replica
@@ -297,8 +302,7 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
   ReplicationServices* services_;
   std::shared_ptr<const TableSchema> table_;
   std::string start_, end_;
-  SpeculativeRetry speculative_retry_;          // the table's option, parsed once
-  std::shared_ptr<TableMetrics> read_latency_;  // its read latency (the percentile's source)
+  SpeculativeRetry speculative_retry_;  // the table's option, parsed once (a percentile reads the table's read latency)
 };
 
 // Gives tablets of replicated keyspaces a ReplicatedTablet; system keyspaces
@@ -306,7 +310,9 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
 class ClusterReplicaResolver : public ReplicaResolver {
  public:
   explicit ClusterReplicaResolver(ReplicationServices* services) : services_(services) {}
-  std::shared_ptr<Replica> ReplicaFor(const TableSchema& table, const Tablet& tablet) override;
+  // A new coordinator for this one request (cheap: no I/O), from `table` as
+  // the request reads it, so its options (speculative_retry) are current.
+  std::shared_ptr<Replica> ReplicaFor(const std::shared_ptr<const TableSchema>& table, const Tablet& tablet) override;
   // A split decided here (kThisNode) is recorded in the table's placement in
   // etcd (TabletPlacements::RecordSplit) before this node applies it; with a
   // leader term (the balancer leader's decision) only while the leader key

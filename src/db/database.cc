@@ -112,11 +112,11 @@ Status Database::LoadTablets() {
     std::string doc;
     Status s = engine_->MetaGet(TabletsKey(table->id), &doc);
     if (s.IsNotFound()) {
-      TESSERA_RETURN_IF_ERROR(PublishTablets(TabletMap::Create(*table, local_replica_, NowMicros())));
+      TESSERA_RETURN_IF_ERROR(PublishTablets(TabletMap::Create(*table, NowMicros())));
       continue;
     }
     TESSERA_RETURN_IF_ERROR(s);
-    TESSERA_ASSIGN_OR_RETURN(TabletMap map, TabletMap::FromJson(doc, local_replica_));
+    TESSERA_ASSIGN_OR_RETURN(TabletMap map, TabletMap::FromJson(doc));
     std::lock_guard<std::mutex> lock(tablets_mu_);
     tablet_maps_[table->id] = std::make_shared<const TabletMap>(std::move(map));
   }
@@ -129,34 +129,32 @@ std::shared_ptr<const TabletMap> Database::TabletsOf(uint32_t table_id) const {
   return it == tablet_maps_.end() ? nullptr : it->second;
 }
 
-void Database::ChooseReplicas(TabletMap* map) const {
-  auto table = catalog_.GetTableById(map->table_id());
-  map->SetReplicas([&](const Tablet& t) {
-    auto chosen = resolver_ && table ? resolver_->ReplicaFor(*table, t) : nullptr;
-    return chosen ? chosen : local_replica_;
-  });
+std::shared_ptr<Replica> Database::ReplicaOf(const std::shared_ptr<const TableSchema>& table,
+                                             const Tablet& tablet) const {
+  ReplicaResolver* resolver = resolver_.load(std::memory_order_acquire);
+  if (!resolver) return local_replica_;
+  auto chosen = resolver->ReplicaFor(table, tablet);
+  return chosen ? chosen : local_replica_;
+}
+
+std::shared_ptr<Replica> Database::ReplicaOf(const TableSchema& table, const Tablet& tablet) const {
+  if (!resolver_.load(std::memory_order_acquire)) return local_replica_;
+  return ReplicaOf(SharedSchema(table), tablet);
+}
+
+std::shared_ptr<const TableSchema> Database::SharedSchema(const TableSchema& table) const {
+  auto current = catalog_.GetTableById(table.id);
+  return current ? current : std::make_shared<const TableSchema>(table);
 }
 
 void Database::AttachReplicaResolver(ReplicaResolver* resolver) {
-  std::lock_guard<std::mutex> admin(admin_mu_);
-  resolver_ = resolver;
+  std::lock_guard<std::mutex> admin(admin_mu_);  // no split or merge consults the resolver meanwhile
+  resolver_.store(resolver, std::memory_order_release);
   cluster_tablets_ = resolver != nullptr;
-  std::vector<std::shared_ptr<const TabletMap>> maps;
-  {
-    std::lock_guard<std::mutex> lock(tablets_mu_);
-    for (const auto& [id, map] : tablet_maps_) maps.push_back(map);
-  }
-  for (const auto& map : maps) {
-    TabletMap next = *map;
-    ChooseReplicas(&next);
-    std::lock_guard<std::mutex> lock(tablets_mu_);
-    tablet_maps_[next.table_id()] = std::make_shared<const TabletMap>(std::move(next));
-  }
 }
 
 Status Database::PublishTablets(TabletMap map) {
   TESSERA_RETURN_IF_ERROR(engine_->MetaPut(TabletsKey(map.table_id()), map.ToJson()));
-  ChooseReplicas(&map);
   auto ptr = std::make_shared<const TabletMap>(std::move(map));
   std::lock_guard<std::mutex> lock(tablets_mu_);
   tablet_maps_[ptr->table_id()] = std::move(ptr);
@@ -200,7 +198,7 @@ Result<std::shared_ptr<const TableSchema>> Database::CreateTable(TableSchema tab
     if (created.status().IsAlreadyExists() && if_not_exists) return catalog_.GetTable(keyspace, name);
     return created.status();
   }
-  TESSERA_RETURN_IF_ERROR(PublishTablets(TabletMap::Create(**created, local_replica_, NowMicros())));
+  TESSERA_RETURN_IF_ERROR(PublishTablets(TabletMap::Create(**created, NowMicros())));
   return created;
 }
 
@@ -247,13 +245,13 @@ Status Database::TruncateTable(const std::string& keyspace, const std::string& n
     if (!s.ok() && !s.IsNotFound()) return s;
   }
   large_partitions_.ForgetTable(table->id);
-  if (!resolver_) return RemoveTableData(*table);
+  if (!resolver_.load()) return RemoveTableData(*table);
   auto map = TabletsOf(table->id);
   if (!map) return Status::NotFound("table " + keyspace + "." + name + " was dropped");
   for (const Tablet& t : map->tablets()) {
     WriteSet ws;
     ws.DeleteRange(t.start, t.end);
-    TESSERA_RETURN_IF_ERROR(t.replica->Apply(ws, consistency));
+    TESSERA_RETURN_IF_ERROR(ReplicaOf(table, t)->Apply(ws, consistency));
   }
   return Status::OK();
 }
@@ -292,6 +290,7 @@ ReadContext Database::MakeReadContext(const std::shared_ptr<const TableSchema>& 
   ctx.consistency = consistency;
   const uint32_t id = table->id;
   ctx.tablets = [this, id] { return TabletsOf(id); };
+  ctx.replica_of = [this, table](const Tablet& t) { return ReplicaOf(table, t); };
   ctx.now_micros = NowMicros();
   ctx.count_partition_read = [this, id](std::string_view position) {
     CountPartition(id, position, /*write=*/false, 1);
@@ -423,8 +422,7 @@ Result<std::optional<PaxosRound>> Database::BeginPaxos(const std::shared_ptr<con
   TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(*layout, parts, &position, &token));
   auto map = TabletsOf(layout->id);
   if (!map) return Status::NotFound("table " + table->name + " was dropped");
-  std::shared_ptr<Replica> replica = map->Find(position).replica;
-  return replica->BeginPaxos(position, serial, for_read);
+  return ReplicaOf(layout, map->Find(position))->BeginPaxos(position, serial, for_read);
 }
 
 // --- Tablets ---
@@ -433,7 +431,8 @@ std::vector<Database::TabletRange> Database::TabletRanges(const TableSchema& tab
   std::vector<TabletRange> out;
   auto map = TabletsOf(table.id);
   if (!map) return out;
-  for (const auto& t : map->tablets()) out.push_back({t.start, t.end, t.replica->StoredHere()});
+  const auto schema = SharedSchema(table);
+  for (const auto& t : map->tablets()) out.push_back({t.start, t.end, ReplicaOf(schema, t)->StoredHere()});
   return out;
 }
 
@@ -445,7 +444,7 @@ Result<std::optional<std::vector<std::string>>> Database::SearchVectorsOfTablet(
   auto map = TabletsOf(table.id);
   if (!map) return Status::NotFound("table " + table.keyspace + "." + table.name + " was dropped");
   for (const auto& t : map->tablets()) {
-    if (t.start == tablet_start) return t.replica->SearchVectors(index, query, k);
+    if (t.start == tablet_start) return ReplicaOf(table, t)->SearchVectors(index, query, k);
   }
   return Status::NotFound("the tablet split or merged meanwhile");
 }
@@ -457,6 +456,7 @@ std::vector<TabletStatus> Database::Tablets(const TableSchema& table) {
   uint64_t keys = engine_->IntProperty("rocksdb.estimate-num-keys");
   uint64_t total = engine_->ApproximateSize(std::string(), std::string(8, '\xff'));
   double avg = keys > 0 && total > 0 ? static_cast<double>(total) / static_cast<double>(keys) : 0.0;
+  const auto schema = SharedSchema(table);
   std::map<TabletId, std::string> holds;
   for (const auto& h : TabletHolds()) {
     if (h.table_id == table.id) holds[h.tablet] = "hold: " + h.condition;
@@ -480,8 +480,9 @@ std::vector<TabletStatus> Database::Tablets(const TableSchema& table) {
     s.write_bytes_per_second = c.write_bytes_rate.Rate(now, since);
     s.replica_reads_per_second = c.replica_read_rate.Rate(now, since);
     s.replica_writes_per_second = c.replica_write_rate.Rate(now, since);
-    s.size_bytes = t.replica->ApproximateSize(t.start, t.end);
-    s.replicas = t.replica->Hosts();
+    const auto replica = ReplicaOf(schema, t);
+    s.size_bytes = replica->ApproximateSize(t.start, t.end);
+    s.replicas = replica->Hosts();
     s.rows_estimate = avg > 0 ? static_cast<uint64_t>(static_cast<double>(s.size_bytes) / avg) : 0;
     if (auto h = holds.find(t.id); h != holds.end()) {
       s.state = h->second;
@@ -510,8 +511,9 @@ TableLoad Database::TabletLoads(const TableSchema& table) {
     l.start = t.start;
     l.end = t.end;
     l.age_micros = now - t.created_micros;
-    l.size_bytes = t.replica->ApproximateSize(t.start, t.end);
-    l.flushed_bytes = t.replica->ApproximateSize(t.start, t.end, /*include_memtables=*/false);
+    // This node's share only, whoever serves the tablet (Replica::ApproximateSize).
+    l.size_bytes = local_replica_->ApproximateSize(t.start, t.end);
+    l.flushed_bytes = local_replica_->ApproximateSize(t.start, t.end, /*include_memtables=*/false);
     // Coordinated here or stored here, whichever is more: a node that stores
     // a tablet others coordinate must see its copy grow (the size check's
     // trigger, TabletBalancer::VerifySizes).
@@ -544,7 +546,7 @@ Result<uint64_t> Database::MeasureTabletBytes(const TableSchema& table, TabletId
   const Tablet* tablet = map ? map->FindById(id) : nullptr;
   if (!tablet) return Status::NotFound("no tablet " + std::to_string(id) + " in " + table.name);
   uint64_t bytes = 0;
-  auto it = OwnCopyIterator(*tablet, tablet->start, tablet->end);
+  auto it = OwnCopyIterator(table, *tablet, tablet->start, tablet->end);
   if (!it) return Status::NotFound("this node stores no copy of tablet " + std::to_string(id) + " of " + table.name);
   for (it->Seek(tablet->start); it->Valid() && bytes <= limit; it->Next()) {
     bytes += it->key().size() + it->value().size();
@@ -566,8 +568,8 @@ Result<LargePartition> Database::MeasurePartition(const TableSchema& table, cons
   const Tablet& tablet = map->Find(position);
   // Its own copy when this node stores one; else through the replicas (a
   // coordinator that noted the partition's writes may store none of it).
-  auto it = OwnCopyIterator(tablet, position, end);
-  if (!it) it = tablet.replica->NewIterator(position, end, kHousekeepingConsistency);
+  auto it = OwnCopyIterator(table, tablet, position, end);
+  if (!it) it = ReplicaOf(table, tablet)->NewIterator(position, end, kHousekeepingConsistency);
   // A partition-bucketed partition's sub-partitions all start with its (logical) position.
   const size_t kind_at = position.size() + (table.partition_buckets.enabled() ? kSubPartitionBytes : 0);
   for (it->Seek(position); it->Valid() && m.rows < kMaxVisited; it->Next()) {
@@ -616,8 +618,8 @@ Result<std::string> Database::MiddleOf(const TableSchema& table, const Tablet& t
   // The median partition among (up to kMaxSampledPartitions of) those stored,
   // found by jumping from partition to partition.
   std::vector<std::string> positions;
-  auto it = own_copy ? OwnCopyIterator(tablet, tablet.start, tablet.end)
-                     : tablet.replica->NewIterator(tablet.start, tablet.end, kHousekeepingConsistency);
+  auto it = own_copy ? OwnCopyIterator(table, tablet, tablet.start, tablet.end)
+                     : ReplicaOf(table, tablet)->NewIterator(tablet.start, tablet.end, kHousekeepingConsistency);
   if (!it) return Status::NotFound("this node stores no copy of tablet " + std::to_string(tablet.id) + " of " + table.name);
   for (it->Seek(tablet.start); it->Valid() && positions.size() < kMaxSampledPartitions;) {
     TESSERA_ASSIGN_OR_RETURN(size_t n, PartitionPositionSize(table, it->key()));
@@ -642,11 +644,12 @@ Result<std::string> Database::MiddleSplitPosition(const TableSchema& table, Tabl
   return MiddleOf(table, *tablet, /*own_copy=*/true);
 }
 
-std::unique_ptr<KvIterator> Database::OwnCopyIterator(const Tablet& tablet, std::string lower, std::string upper) {
+std::unique_ptr<KvIterator> Database::OwnCopyIterator(const TableSchema& table, const Tablet& tablet, std::string lower,
+                                                      std::string upper) {
   // A replicated tablet's NewIterator reads at ONE from whichever replica
   // answers fastest, over the network; a node's housekeeping counts what it
   // stores itself (the tablet's replicas hold the same rows).
-  if (!tablet.replica->StoredHere()) return nullptr;
+  if (!ReplicaOf(table, tablet)->StoredHere()) return nullptr;
   return engine_->NewIterator(std::move(lower), std::move(upper));
 }
 
@@ -681,7 +684,7 @@ Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& t
       if (!n.ok() || *n != split.size()) return Status::InvalidArgument("split position is not a partition boundary");
     }
   }
-  if (resolver_) TESSERA_RETURN_IF_ERROR(resolver_->BeforeSplit(table, *tablet, split, source));
+  if (auto* resolver = resolver_.load()) TESSERA_RETURN_IF_ERROR(resolver->BeforeSplit(table, *tablet, split, source));
   TabletMap next = *current;
   TESSERA_ASSIGN_OR_RETURN(auto ids, next.Split(id, split, NowMicros()));
   TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));
@@ -700,8 +703,8 @@ Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left,
   const auto& ts = current->tablets();
   auto pos = std::find_if(ts.begin(), ts.end(), [&](const Tablet& t) { return t.id == left; });
   TabletId right = (pos != ts.end() && std::next(pos) != ts.end()) ? std::next(pos)->id : 0;
-  if (resolver_ && right != 0) {
-    TESSERA_RETURN_IF_ERROR(resolver_->BeforeMerge(table, *pos, *std::next(pos), source));
+  if (auto* resolver = resolver_.load(); resolver && right != 0) {
+    TESSERA_RETURN_IF_ERROR(resolver->BeforeMerge(table, *pos, *std::next(pos), source));
   }
   TESSERA_ASSIGN_OR_RETURN(TabletId merged, next.Merge(left, NowMicros()));
   TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));

@@ -346,15 +346,15 @@ class Database {
                                                ConsistencyLevel serial, bool for_read = false);
 
   // --- Tablets ---
-  // Lets `resolver` choose the replica of every tablet, now and whenever a
-  // tablet map is published (a cluster node: cluster/replicated_tablet.h).
+  // Lets `resolver` choose who serves each request to a tablet (a cluster
+  // node: cluster/replicated_tablet.h); the tablet maps hold no replica.
   // With a resolver attached, a split or merge goes ahead only once the
   // resolver's BeforeSplit / BeforeMerge allowed it (a replicated tablet's
   // map changes through the cluster's metadata first); bucket-count changes
-  // return InvalidArgument. nullptr gives every tablet the local replica
+  // return InvalidArgument. nullptr sends every request to the local replica
   // again.
-  // REQUIRES: `resolver` stays alive until it is replaced; called before
-  // the node serves requests and after it stopped.
+  // REQUIRES: `resolver` stays alive until no request can still be choosing
+  // a replica through it (a node: until its CQL server stopped).
   void AttachReplicaResolver(ReplicaResolver* resolver);
   // True while a resolver is attached (the balancer then leaves bucket
   // counts alone).
@@ -459,8 +459,15 @@ class Database {
   Status LoadTablets();
   std::shared_ptr<const TabletMap> TabletsOf(uint32_t table_id) const;
   Status PublishTablets(TabletMap map);  // persists, then swaps the snapshot
-  void ChooseReplicas(TabletMap* map) const;
-  ReplicaResolver* resolver_ = nullptr;  // set once before serving
+  // Who serves a request to `tablet` of `table` (the schema the request
+  // reads): the attached resolver's choice, else the local replica. The
+  // second form, for callers that hold the table by value (housekeeping,
+  // status), reads its schema from the catalog.
+  std::shared_ptr<Replica> ReplicaOf(const std::shared_ptr<const TableSchema>& table, const Tablet& tablet) const;
+  std::shared_ptr<Replica> ReplicaOf(const TableSchema& table, const Tablet& tablet) const;
+  // `table`'s current schema from the catalog, else a copy of it (dropped).
+  std::shared_ptr<const TableSchema> SharedSchema(const TableSchema& table) const;
+  std::atomic<ReplicaResolver*> resolver_{nullptr};
   std::atomic<bool> cluster_tablets_{false};
   ReadContext MakeReadContext(const std::shared_ptr<const TableSchema>& table, const RequestConsistency& consistency);
   Status ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
@@ -521,9 +528,10 @@ class Database {
   Status ApplyToReplicas(const WriteSet& ws, const RequestConsistency& consistency);
   void ApplyToReplicasAsync(const WriteSet& ws, const RequestConsistency& consistency,
                             std::function<void(Status)> done);
-  // The replica every op of `ws` goes to (its tablet's) when they share one
-  // (always on a single node); else nullptr and `groups` gets each replica
-  // with its ops, the conditional write's partition first when there is one.
+  // The replica every op of `ws` goes to (its tablet's) when they all fall
+  // in one tablet; else nullptr and `groups` gets the replica of each tablet
+  // they reach with its ops, the conditional write's partition first when
+  // there is one.
   Result<std::shared_ptr<Replica>> GroupByReplica(const WriteSet& ws, const RequestConsistency& consistency,
                                   std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>>* groups);
   int64_t NextTimestamp();
@@ -533,7 +541,8 @@ class Database {
   Result<std::string> MiddleOf(const TableSchema& table, const Tablet& tablet, bool own_copy = false);
   // An iterator over [lower, upper) of this node's own copy of `tablet`
   // (the storage engine's); nullptr when this node stores none of it.
-  std::unique_ptr<KvIterator> OwnCopyIterator(const Tablet& tablet, std::string lower, std::string upper);
+  std::unique_ptr<KvIterator> OwnCopyIterator(const TableSchema& table, const Tablet& tablet, std::string lower,
+                                              std::string upper);
   Status RemoveTableData(const TableSchema& table);
 
   std::unique_ptr<StorageEngine> engine_;

@@ -3,6 +3,7 @@
 // counts of what was written; ApplyBatchAsync answers without waiting for
 // another node.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include "common/bytes.h"
@@ -82,34 +83,69 @@ void Database::ApplyBatchAsync(const std::vector<Mutation>& mutations, const Req
 
 Result<std::shared_ptr<Replica>> Database::GroupByReplica(const WriteSet& ws, const RequestConsistency& consistency,
                                           std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>>* groups) {
-  std::map<uint32_t, std::shared_ptr<const TabletMap>> maps;
-  std::vector<std::shared_ptr<Replica>> replicas;  // per op
-  replicas.reserve(ws.ops().size());
+  // The replica of each tablet reached is chosen once (ReplicaOf); tablets
+  // the local replica serves share one group.
+  std::map<uint32_t, std::pair<std::shared_ptr<const TabletMap>, std::shared_ptr<const TableSchema>>> tables;
+  struct Reached {
+    uint32_t table_id;
+    TabletId tablet_id;
+    size_t replica;  // into `replicas`
+  };
+  std::vector<Reached> reached;
+  std::vector<std::shared_ptr<Replica>> replicas;  // distinct
+  auto replica_of = [&](std::string_view key) -> Result<size_t> {
+    if (key.size() < 4) return Status::InvalidArgument("a write outside every table");
+    const uint32_t table_id = GetBigEndian32(key.data());
+    auto& [map, table] = tables[table_id];
+    if (!map) {
+      map = TabletsOf(table_id);
+      table = catalog_.GetTableById(table_id);
+    }
+    if (!map || !table) return Status::NotFound("the table was dropped");
+    const Tablet& tablet = map->Find(key);
+    for (const Reached& r : reached) {
+      if (r.table_id == table_id && r.tablet_id == tablet.id) return r.replica;
+    }
+    std::shared_ptr<Replica> replica = ReplicaOf(table, tablet);
+    size_t index = replicas.size();
+    if (replica == local_replica_) {
+      index = static_cast<size_t>(std::find(replicas.begin(), replicas.end(), replica) - replicas.begin());
+    }
+    if (index == replicas.size()) replicas.push_back(std::move(replica));
+    reached.push_back({table_id, tablet.id, index});
+    return index;
+  };
+  std::vector<size_t> replica_of_op;
+  replica_of_op.reserve(ws.ops().size());
   for (const WriteSet::Op& op : ws.ops()) {
-    if (op.key.size() < 4) return Status::InvalidArgument("a write outside every table");
-    const uint32_t table_id = GetBigEndian32(op.key.data());
-    auto& map = maps[table_id];
-    if (!map) map = TabletsOf(table_id);
-    if (!map) return Status::NotFound("the table was dropped");
-    replicas.push_back(map->Find(op.key).replica);
+    TESSERA_ASSIGN_OR_RETURN(size_t index, replica_of(op.key));
+    replica_of_op.push_back(index);
   }
   if (replicas.empty()) return std::shared_ptr<Replica>();
-  if (std::all_of(replicas.begin(), replicas.end(), [&](const auto& r) { return r == replicas.front(); })) {
-    return replicas.front();
-  }
+  if (replicas.size() == 1) return replicas.front();
+  constexpr size_t kNone = SIZE_MAX;
+  std::vector<size_t> group_of_replica;
   // A conditional write's own partition goes first.
   if (consistency.paxos) {
-    const auto& map = maps[GetBigEndian32(consistency.paxos->partition.data())];
-    if (map) groups->push_back({map->Find(consistency.paxos->partition).replica, WriteSet()});
+    Result<size_t> index = replica_of(consistency.paxos->partition);
+    if (index.ok()) {
+      group_of_replica.assign(replicas.size(), kNone);
+      group_of_replica[*index] = 0;
+      groups->push_back({replicas[*index], WriteSet()});
+    }
   }
-  for (size_t i = 0; i < replicas.size(); ++i) {
-    auto group = std::find_if(groups->begin(), groups->end(), [&](const auto& g) { return g.first == replicas[i]; });
-    if (group == groups->end()) group = groups->insert(groups->end(), {replicas[i], WriteSet()});
+  group_of_replica.resize(replicas.size(), kNone);
+  for (size_t i = 0; i < replica_of_op.size(); ++i) {
+    size_t& group = group_of_replica[replica_of_op[i]];
+    if (group == kNone) {
+      group = groups->size();
+      groups->push_back({replicas[replica_of_op[i]], WriteSet()});
+    }
     const WriteSet::Op& op = ws.ops()[i];
     if (op.kind == WriteSet::Op::kMerge) {
-      group->second.Merge(op.key, op.value);
+      (*groups)[group].second.Merge(op.key, op.value);
     } else {
-      group->second.DeleteRange(op.key, op.value);
+      (*groups)[group].second.DeleteRange(op.key, op.value);
     }
   }
   return std::shared_ptr<Replica>();

@@ -43,7 +43,7 @@ class RangeRead : public std::enable_shared_from_this<RangeRead> {
       // The resumed partition's header sorts before the cursor: read it first.
       auto self = shared_from_this();
       auto map = ctx_.tablets();
-      map->Find(resumed_position_).replica->MultiGetAsync(
+      ctx_.replica_of(map->Find(resumed_position_))->MultiGetAsync(
           {resumed_position_ + static_cast<char>(KeyKind::kPartitionHeader)}, ctx_.consistency,
           [self](std::vector<std::string> values, std::vector<Status> statuses) {
             Status s = statuses[0];
@@ -59,14 +59,15 @@ class RangeRead : public std::enable_shared_from_this<RangeRead> {
  private:
   // The next window of the current tablet segment.
   // A segment keeps the tablet it started on (as the blocking scan keeps its
-  // iterator), even if the tablet splits meanwhile: a split keeps replicas.
+  // iterator) and the replica chosen for it, even if the tablet splits
+  // meanwhile: a split keeps the replica set.
   KeyWindowRead NextRead() {
     if (segment_end_.empty()) {  // a new segment
       auto map = ctx_.tablets();
       const Tablet& tablet = map->Find(pos_);
       segment_begin_ = pos_;
       segment_end_ = std::min(tablet.end, req_.range.end);
-      replica_ = tablet.replica;
+      replica_ = ctx_.replica_of(tablet);
       counters_ = tablet.counters;
     }
     KeyWindowRead r;

@@ -127,7 +127,7 @@ Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vect
   const Tablet& tablet = map->Find(k.position);
   std::vector<std::string> values;
   std::vector<Status> found;
-  tablet.replica->MultiGet({k.header_key, k.key}, &values, &found, ctx.consistency);
+  ctx.replica_of(tablet)->MultiGet({k.header_key, k.key}, &values, &found, ctx.consistency);
   return RowFromLookup(*ctx.table, *tablet.counters, ctx.now_micros, k, values, found);
 }
 
@@ -139,7 +139,7 @@ void ReadRowAsync(const ReadContext& ctx, const std::vector<std::string>& pk, co
   if (ctx.count_partition_read) ctx.count_partition_read(keys->position);
   auto map = ctx.tablets();
   const Tablet& tablet = map->Find(keys->position);
-  std::shared_ptr<Replica> replica = tablet.replica;
+  std::shared_ptr<Replica> replica = ctx.replica_of(tablet);
   std::vector<std::string> lookup{keys->header_key, keys->key};
   replica->MultiGetAsync(std::move(lookup), ctx.consistency,
                          [table = ctx.table, counters = tablet.counters, now = ctx.now_micros,
@@ -170,16 +170,17 @@ Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::str
   auto map = ctx.tablets();
   const Tablet& tablet = map->Find(position);
   TabletCounters* counters = tablet.counters.get();
+  const std::shared_ptr<Replica> replica = ctx.replica_of(tablet);
   PartitionHeader header;
-  TESSERA_RETURN_IF_ERROR(LoadHeader(tablet.replica.get(), ctx.consistency, position, &header, counters));
+  TESSERA_RETURN_IF_ERROR(LoadHeader(replica.get(), ctx.consistency, position, &header, counters));
   if (req.cursor.empty()) {
     TESSERA_ASSIGN_OR_RETURN(out.partition.static_row,
-                             ReadStatic(t, tablet.replica.get(), ctx.consistency, position, header, now, counters));
+                             ReadStatic(t, replica.get(), ctx.consistency, position, header, now, counters));
   }
   if (lo >= hi || req.limit == 0) return out;
   if (ctx.count_partition_read) ctx.count_partition_read(position);
 
-  auto it = tablet.replica->NewIterator(lo, hi, ctx.consistency);
+  auto it = replica->NewIterator(lo, hi, ctx.consistency);
   if (!req.reversed) {
     resume_key.empty() ? it->Seek(lo) : it->Seek(resume_key);
   } else {
@@ -238,7 +239,7 @@ class RangeScanner {
 
  private:
   Status ScanSegment(const Tablet& tablet, const std::string& begin, const std::string& end) {
-    auto it = tablet.replica->NewIterator(begin, end, ctx_.consistency);
+    auto it = ctx_.replica_of(tablet)->NewIterator(begin, end, ctx_.consistency);
     it->Seek(begin);
     while (it->Valid() && !done_) {
       std::string_view key = it->key();
@@ -281,12 +282,13 @@ class RangeScanner {
     current_position_.assign(key.substr(0, n));
     current_ = PartitionResult{};
     TESSERA_RETURN_IF_ERROR(DecodePartitionKey(t_, key, &current_));
-    TESSERA_RETURN_IF_ERROR(LoadHeader(tablet.replica.get(), ctx_.consistency, current_position_, &header_, tablet.counters.get()));
+    const std::shared_ptr<Replica> replica = ctx_.replica_of(tablet);
+    TESSERA_RETURN_IF_ERROR(LoadHeader(replica.get(), ctx_.consistency, current_position_, &header_, tablet.counters.get()));
     tablet.counters->sample.Add(ctx_.now_micros, current_position_, 1, /*write=*/false);
     bool resumed = !resumed_position_.empty() && current_position_ == resumed_position_;
     if (!resumed) {
       rows_in_partition_ = 0;
-      TESSERA_ASSIGN_OR_RETURN(current_.static_row, ReadStatic(t_, tablet.replica.get(), ctx_.consistency, current_position_, header_,
+      TESSERA_ASSIGN_OR_RETURN(current_.static_row, ReadStatic(t_, replica.get(), ctx_.consistency, current_position_, header_,
                                                                now_, tablet.counters.get()));
       static_key_ = current_position_ + static_cast<char>(KeyKind::kStaticRow);
     }

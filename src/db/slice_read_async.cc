@@ -203,7 +203,7 @@ void ReadSliceAsync(const ReadContext& ctx, const std::vector<std::string>& pk, 
   if (read_rows && ctx.count_partition_read) ctx.count_partition_read(position);
   auto map = ctx.tablets();
   const Tablet& tablet = map->Find(position);
-  std::make_shared<SliceRead>(ctx, tablet.replica, tablet.counters, std::move(position), std::move(lo), std::move(hi),
+  std::make_shared<SliceRead>(ctx, ctx.replica_of(tablet), tablet.counters, std::move(position), std::move(lo), std::move(hi),
                               std::move(resume_key), req, read_rows, std::move(out), std::move(done))
       ->Start();
 }

@@ -72,7 +72,7 @@ Result<std::vector<Stream>> OpenStreams(const ReadContext& ctx, const TabletMap&
     if (st.tablet != probed_tablet) {
       probed_tablet = st.tablet;
       empty_below = 0;
-      probe = st.tablet->replica->NewIterator(std::max(st.tablet->start, SubPartitionPosition(logical, 0)),
+      probe = ctx.replica_of(*st.tablet)->NewIterator(std::max(st.tablet->start, SubPartitionPosition(logical, 0)),
                                               st.tablet->end, ctx.consistency);
     }
     probe->Seek(from);
@@ -84,7 +84,7 @@ Result<std::vector<Stream>> OpenStreams(const ReadContext& ctx, const TabletMap&
                                                                                       : UINT32_MAX;
       continue;
     }
-    st.it = st.tablet->replica->NewIterator(from, to, ctx.consistency);
+    st.it = ctx.replica_of(*st.tablet)->NewIterator(from, to, ctx.consistency);
     req.reversed ? st.it->SeekToLast() : st.it->Seek(from);
     streams.push_back(std::move(st));
   }
@@ -106,11 +106,12 @@ Status ReadMerged(const ReadContext& ctx, const MergedRead& m, const SliceReques
   auto map = ctx.tablets();
   const std::string home_position = SubPartitionPosition(m.logical, 0);
   const Tablet& home = map->Find(home_position);
+  const std::shared_ptr<Replica> home_replica = ctx.replica_of(home);
   PartitionHeader header;
-  TESSERA_RETURN_IF_ERROR(LoadHeader(home.replica.get(), ctx.consistency, home_position, &header, home.counters.get()));
+  TESSERA_RETURN_IF_ERROR(LoadHeader(home_replica.get(), ctx.consistency, home_position, &header, home.counters.get()));
   if (m.read_static) {
     TESSERA_ASSIGN_OR_RETURN(out->partition.static_row,
-                             ReadStatic(t, home.replica.get(), ctx.consistency, home_position, header, now, home.counters.get()));
+                             ReadStatic(t, home_replica.get(), ctx.consistency, home_position, header, now, home.counters.get()));
   }
   if (lo >= hi || req.limit == 0) return Status::OK();
   if (m.count_partition && ctx.count_partition_read) ctx.count_partition_read(m.logical);
@@ -168,7 +169,7 @@ Result<std::optional<std::string>> NextPartition(const ReadContext& ctx, std::st
     auto map = ctx.tablets();
     const Tablet& tablet = map->Find(from);
     const std::string segment_end = std::min(tablet.end, end);
-    auto it = tablet.replica->NewIterator(from, segment_end, ctx.consistency);
+    auto it = ctx.replica_of(tablet)->NewIterator(from, segment_end, ctx.consistency);
     it->Seek(from);
     if (it->Valid()) {
       TESSERA_ASSIGN_OR_RETURN(size_t n, LogicalPartitionPositionSize(*ctx.table, it->key()));
@@ -198,7 +199,7 @@ Result<std::optional<RowResult>> ReadSubPartitionedRow(const ReadContext& ctx, c
   const std::string home_position = SubPartitionPosition(logical, 0);
   const Tablet& home = map->Find(home_position);
   PartitionHeader header;
-  TESSERA_RETURN_IF_ERROR(LoadHeader(home.replica.get(), ctx.consistency, home_position, &header, home.counters.get()));
+  TESSERA_RETURN_IF_ERROR(LoadHeader(ctx.replica_of(home).get(), ctx.consistency, home_position, &header, home.counters.get()));
   // The row is where its partition's current count puts it, or where an earlier count did.
   const auto& counts = t.partition_buckets.CountsFor(EncodedPartitionKeyOf(t, logical));
   RowFragment row;
@@ -218,7 +219,7 @@ Result<std::optional<RowResult>> ReadSubPartitionedRow(const ReadContext& ctx, c
     }
     std::string value;
     const std::string key = position + static_cast<char>(KeyKind::kRow) + ck;
-    Status s = tablet.replica->Get(key, &value, ctx.consistency);
+    Status s = ctx.replica_of(tablet)->Get(key, &value, ctx.consistency);
     if (s.IsNotFound()) continue;
     TESSERA_RETURN_IF_ERROR(s);
     tablet.counters->CountReadBytes(ctx.now_micros, key.size() + value.size());

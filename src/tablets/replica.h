@@ -1,8 +1,10 @@
-// Replica: where a tablet's reads and writes go. Today every tablet has one
-// LocalReplica over the node's StorageEngine; a replication layer (a later
-// issue) puts a consensus group behind this same interface, which is why
-// writes travel as WriteSets (self-contained, shippable) and not as calls
-// into RocksDB.
+// Replica: who serves a request to a tablet. On one node (and for a cluster
+// node's system tables) the LocalReplica over the node's StorageEngine; on a
+// cluster node, for the tablets of replicated keyspaces, a coordinator made
+// for the request by the cluster layer (cluster/replicated_tablet.h, chosen
+// through tablets/tablet_map.h's ReplicaResolver), which is why writes
+// travel as WriteSets (self-contained, shippable) and not as calls into
+// RocksDB. Tablet maps hold none: Database chooses one per request.
 //
 // Every read and write takes the request's consistency (tablets/
 // request_consistency.h) as a parameter: a replicated tablet waits for as

@@ -35,7 +35,7 @@ void InheritRates(const Tablet& from, double share, Tablet* to) {
 
 }  // namespace
 
-TabletMap TabletMap::Create(const TableSchema& table, std::shared_ptr<Replica> replica, int64_t now) {
+TabletMap TabletMap::Create(const TableSchema& table, int64_t now) {
   TabletMap m;
   m.table_id_ = table.id;
   const std::string begin = TablePrefix(table.id), end = TablePrefix(table.id + 1);
@@ -58,7 +58,6 @@ TabletMap TabletMap::Create(const TableSchema& table, std::shared_ptr<Replica> r
     t.start = bounds[i];
     t.end = bounds[i + 1];
     t.created_micros = now;
-    t.replica = replica;
     m.tablets_.push_back(std::move(t));
   }
   return m;
@@ -91,7 +90,6 @@ Result<std::pair<TabletId, TabletId>> TabletMap::Split(TabletId id, std::string 
   right.start = std::move(split_key);
   right.end = it->end;
   left.created_micros = right.created_micros = now;
-  left.replica = right.replica = it->replica;
   // The halves keep what the parent's sample saw of their ranges, so that a
   // tail (or a skew) is still recognised right after the split, and their
   // shares of its rates, so that neither reads as idle for its first second
@@ -119,7 +117,6 @@ Result<TabletId> TabletMap::Merge(TabletId left_id, int64_t now) {
   merged.start = it->start;
   merged.end = right->end;
   merged.created_micros = now;
-  merged.replica = it->replica;
   InheritRates(*it, 1.0, &merged);
   InheritRates(*right, 1.0, &merged);
   merged.counters->rates_since_micros = std::min(it->rates_since_micros(), right->rates_since_micros());
@@ -137,7 +134,7 @@ std::string TabletMap::ToJson() const {
   return nlohmann::json{{"format", 1}, {"table_id", table_id_}, {"next_id", next_id_}, {"tablets", arr}}.dump();
 }
 
-Result<TabletMap> TabletMap::FromJson(const std::string& text, std::shared_ptr<Replica> replica) {
+Result<TabletMap> TabletMap::FromJson(const std::string& text) {
   try {
     auto j = nlohmann::json::parse(text);
     if (j.at("format").get<int>() != 1) return Status::Corruption("unsupported tablet map format");
@@ -151,7 +148,6 @@ Result<TabletMap> TabletMap::FromJson(const std::string& text, std::shared_ptr<R
         return Status::Corruption("bad tablet bounds");
       }
       t.created_micros = e.at("created_micros").get<int64_t>();
-      t.replica = replica;
       m.tablets_.push_back(std::move(t));
     }
     if (m.tablets_.empty()) return Status::Corruption("tablet map without tablets");
@@ -159,10 +155,6 @@ Result<TabletMap> TabletMap::FromJson(const std::string& text, std::shared_ptr<R
   } catch (const nlohmann::json::exception& e) {
     return Status::Corruption(std::string("tablet map: ") + e.what());
   }
-}
-
-void TabletMap::SetReplicas(const std::function<std::shared_ptr<Replica>(const Tablet&)>& choose) {
-  for (Tablet& t : tablets_) t.replica = choose(t);
 }
 
 }  // namespace tessera

@@ -13,6 +13,11 @@
 // Counters (reads, writes, bytes) live behind a shared_ptr so that copies of
 // the map (copy-on-write snapshots) count into the same tablet.
 //
+// A tablet is bounds and counters only: who serves its reads and writes (the
+// local replica, or on a cluster node the coordinator of a replicated tablet)
+// is chosen for each request (ReplicaResolver below), so the map holds no
+// replica of another node (issue 28, item 4 and must-show 5).
+//
 // Thread safety: a TabletMap is not synchronised; the owner publishes
 // immutable snapshots. TabletCounters are atomic.
 #pragma once
@@ -91,7 +96,6 @@ struct Tablet {
   std::string end;    // exclusive
   int64_t created_micros = 0;
   std::shared_ptr<TabletCounters> counters = std::make_shared<TabletCounters>();
-  std::shared_ptr<Replica> replica;
   bool Contains(std::string_view key) const { return start <= key && key < end; }
   // The `since` of this tablet's rates (TabletCounters::rates_since_micros).
   int64_t rates_since_micros() const { return counters->rates_since_micros ? counters->rates_since_micros : created_micros; }
@@ -115,16 +119,22 @@ struct TabletChangeSource {
   int64_t leader_term = 0;
 };
 
-// Chooses the Replica of each tablet of a table. Database consults it, when
-// one is attached, for every tablet map it loads or publishes; the cluster
-// layer gives the tablets of replicated keyspaces a replica that spreads
-// reads and writes over the tablet's replica set.
+// Chooses who serves a request to a tablet. Database, when one is attached,
+// asks it for every request it sends to a tablet (each key read, write group,
+// range-read step's iterator); the cluster layer answers for the tablets of
+// replicated keyspaces with a coordinator that spreads the request over the
+// tablet's replica set (cluster/replicated_tablet.h), made for that request
+// from the schema it was given, so an ALTER TABLE option reaches the next
+// request. Nothing is cached in the tablet map (the map holds no replica).
 // Thread safety: implementations are thread-safe.
 class ReplicaResolver {
  public:
   virtual ~ReplicaResolver() = default;
-  // The replica of `tablet` of `table`; nullptr for the node's local replica.
-  virtual std::shared_ptr<Replica> ReplicaFor(const TableSchema& table, const Tablet& tablet) = 0;
+  // The replica serving a request to `tablet` of `table` (the schema the
+  // request reads); nullptr for the node's local replica. Cheap: no I/O, no
+  // waiting (called on the request's thread for each tablet it reaches).
+  virtual std::shared_ptr<Replica> ReplicaFor(const std::shared_ptr<const TableSchema>& table,
+                                              const Tablet& tablet) = 0;
   // Asked before `tablet` of `table` splits at storage key `split`: OK lets
   // the split go ahead here. A split decided here (kThisNode) the cluster
   // layer first records in the cluster's tablet metadata, which every other
@@ -147,7 +157,7 @@ class TabletMap {
   // The initial tablets of a new table: hash tables `initial_tablets` equal
   // token ranges; bucketed range tables one per bucket of the current count;
   // other range tables one.
-  static TabletMap Create(const TableSchema& table, std::shared_ptr<Replica> replica, int64_t now_micros);
+  static TabletMap Create(const TableSchema& table, int64_t now_micros);
 
   uint32_t table_id() const { return table_id_; }
   const std::vector<Tablet>& tablets() const { return tablets_; }
@@ -167,13 +177,9 @@ class TabletMap {
   // Errors: NotFound, InvalidArgument (no right neighbour).
   Result<TabletId> Merge(TabletId left_id, int64_t now_micros);
 
-  // Gives every tablet the replica `choose` returns for it (not persisted:
-  // replicas are chosen when a map is loaded or published).
-  void SetReplicas(const std::function<std::shared_ptr<Replica>(const Tablet&)>& choose);
-
   std::string ToJson() const;
   // Errors: Corruption on a malformed document.
-  static Result<TabletMap> FromJson(const std::string& text, std::shared_ptr<Replica> replica);
+  static Result<TabletMap> FromJson(const std::string& text);
 
  private:
   uint32_t table_id_ = 0;

@@ -25,13 +25,19 @@ using Seen = std::pair<ConsistencyLevel, WriteType>;
 struct Recorder {
   std::mutex mu;
   std::vector<Seen> reads, writes;
+  std::vector<std::string> applied_to;  // the tablet (its start) of each write, in order
   void Read(const RequestConsistency& c) {
     std::lock_guard<std::mutex> lock(mu);
     reads.emplace_back(c.level, c.write_type);
   }
-  void Write(const RequestConsistency& c) {
+  void Write(const RequestConsistency& c, const std::string& tablet_start) {
     std::lock_guard<std::mutex> lock(mu);
     writes.emplace_back(c.level, c.write_type);
+    applied_to.push_back(tablet_start);
+  }
+  std::vector<std::string> TakeAppliedTo() {
+    std::lock_guard<std::mutex> lock(mu);
+    return std::exchange(applied_to, {});
   }
   // The distinct levels seen since the last Take, and forgets them.
   std::set<ConsistencyLevel> TakeReadLevels() {
@@ -51,9 +57,13 @@ struct Recorder {
 
 class RecordingReplica : public LocalReplica {
  public:
-  RecordingReplica(StorageEngine* engine, Recorder* recorder) : LocalReplica(engine), recorder_(recorder) {}
+  RecordingReplica(StorageEngine* engine, Recorder* recorder, const Tablet& tablet)
+      : LocalReplica(engine), recorder_(recorder), tablet_start_(tablet.start), tablet_end_(tablet.end) {}
   Status Apply(const WriteSet& writes, const RequestConsistency& c) override {
-    recorder_->Write(c);
+    for (const auto& op : writes.ops()) {
+      EXPECT_TRUE(op.key >= tablet_start_ && op.key < tablet_end_) << "a write reached another tablet's replica";
+    }
+    recorder_->Write(c, tablet_start_);
     return LocalReplica::Apply(writes, c);
   }
   Status Get(std::string_view key, std::string* value, const RequestConsistency& c) override {
@@ -72,13 +82,14 @@ class RecordingReplica : public LocalReplica {
 
  private:
   Recorder* recorder_;
+  const std::string tablet_start_, tablet_end_;
 };
 
 class RecordingResolver : public ReplicaResolver {
  public:
   RecordingResolver(StorageEngine* engine, Recorder* recorder) : engine_(engine), recorder_(recorder) {}
-  std::shared_ptr<Replica> ReplicaFor(const TableSchema&, const Tablet&) override {
-    return std::make_shared<RecordingReplica>(engine_, recorder_);
+  std::shared_ptr<Replica> ReplicaFor(const std::shared_ptr<const TableSchema>&, const Tablet& tablet) override {
+    return std::make_shared<RecordingReplica>(engine_, recorder_, tablet);
   }
   Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, const TabletChangeSource&) override {
     return Status::OK();
@@ -165,6 +176,32 @@ TEST_F(RequestConsistencyTest, WritesCarryTheRequestLevelAndWriteType) {
   // TRUNCATE reaches every replica or fails, whatever the request's level.
   Query("TRUNCATE ks.plain", Consistency::kOne);
   EXPECT_EQ(recorder_.TakeWrites(), (std::set<Seen>{{ConsistencyLevel::kAll, WriteType::kSimple}}));
+}
+
+// The replica serving a tablet is chosen per request (tablet maps hold
+// none), and a write's ops are grouped by the tablet they fall in: one
+// write per tablet reached, with every op of that tablet and no other.
+TEST_F(RequestConsistencyTest, AWriteReachesEachTabletItTouchesOnceWithAllItsOps) {
+  recorder_.TakeAppliedTo();
+  std::vector<std::string> one_partition;
+  for (int c = 0; c < 10; ++c) {
+    one_partition.push_back("INSERT INTO ks.t (k, c, v) VALUES (1, " + std::to_string(c) + ", 'x')");
+  }
+  Batch(BatchRequest::kUnlogged, Consistency::kQuorum, one_partition);
+  EXPECT_EQ(recorder_.TakeAppliedTo().size(), 1u);
+
+  std::vector<std::string> spread;
+  for (int k = 0; k < 32; ++k) spread.push_back("INSERT INTO ks.plain (k, v) VALUES (" + std::to_string(k) + ", 'y')");
+  Batch(BatchRequest::kUnlogged, Consistency::kQuorum, spread);
+  const std::vector<std::string> applied = recorder_.TakeAppliedTo();
+  const std::set<std::string> distinct(applied.begin(), applied.end());
+  EXPECT_EQ(distinct.size(), applied.size()) << "a tablet was written twice by one batch";
+  auto plain = tdb_->db().GetTable("ks", "plain");
+  ASSERT_TRUE(plain.ok());
+  const auto tablets = tdb_->db().TabletRanges(**plain);
+  ASSERT_EQ(tablets.size(), 4u);  // a hash table's initial tablets
+  EXPECT_EQ(applied.size(), tablets.size()) << "32 partitions reach every tablet of 4";
+  for (const auto& t : tablets) EXPECT_EQ(distinct.count(t.start), 1u);
 }
 
 TEST_F(RequestConsistencyTest, ReadsCarryTheRequestLevel) {

@@ -72,8 +72,8 @@ class OneTableResolver : public ReplicaResolver {
  public:
   OneTableResolver(std::string table, std::shared_ptr<Replica> replica)
       : table_(std::move(table)), replica_(std::move(replica)) {}
-  std::shared_ptr<Replica> ReplicaFor(const TableSchema& table, const Tablet&) override {
-    return table.name == table_ ? replica_ : nullptr;
+  std::shared_ptr<Replica> ReplicaFor(const std::shared_ptr<const TableSchema>& table, const Tablet&) override {
+    return table->name == table_ ? replica_ : nullptr;
   }
   Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, const TabletChangeSource&) override {
     return Status::OK();
@@ -226,7 +226,7 @@ TEST(TabletSplitMergeTest, ACopyThatOtherNodesCoordinateIsSplitBySize) {
 // other than the current one is refused (a deposed balancer leader's).
 class FencingResolver : public ReplicaResolver {
  public:
-  std::shared_ptr<Replica> ReplicaFor(const TableSchema&, const Tablet&) override { return nullptr; }
+  std::shared_ptr<Replica> ReplicaFor(const std::shared_ptr<const TableSchema>&, const Tablet&) override { return nullptr; }
   Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, const TabletChangeSource& s) override {
     return Check(s);
   }

@@ -29,6 +29,41 @@ def cluster():
                                                           "--write-request-timeout-ms=2000"])
 
 
+def test_altered_speculative_retry_applies_to_the_next_read(cluster):
+    """ALTER TABLE ... WITH speculative_retry reaches the next read of every
+    tablet: a tablet's coordinator is made for each request from the schema
+    the request reads, not kept in the tablet map from when the map was
+    published (then an altered option waited for the next split or restart)."""
+    driver, s1 = node_session(cluster, 1, request_timeout=30)
+    try:
+        s1.execute("CREATE KEYSPACE altered WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+        s1.execute("CREATE TABLE altered.t (k int PRIMARY KEY, v int) WITH speculative_retry = 'NONE'")
+        insert = SimpleStatement("INSERT INTO altered.t (k, v) VALUES (%s, %s)", consistency_level=Q)
+        select = SimpleStatement("SELECT v FROM altered.t WHERE k = %s", consistency_level=Q)
+        for k in range(100):
+            s1.execute(insert, (k, k))
+
+        def retries_of_100_reads():
+            before = metric(cluster, 1, "tessera_coordinator_speculative_retries_total")
+            for k in range(100):
+                assert s1.execute(select, (k,)).one().v == k
+            return metric(cluster, 1, "tessera_coordinator_speculative_retries_total") - before
+
+        none = retries_of_100_reads()
+        s1.execute("ALTER TABLE altered.t WITH speculative_retry = 'ALWAYS'")
+        always = retries_of_100_reads()
+        s1.execute("ALTER TABLE altered.t WITH speculative_retry = 'NONE'")
+        none_again = retries_of_100_reads()
+        print("speculative retries of 100 QUORUM reads: NONE %d, ALWAYS %d, NONE again %d" % (none, always, none_again))
+        assert none == 0
+        # ALWAYS asks one more replica as soon as the read is sent, unless the
+        # replicas asked have all answered by the time its timer runs.
+        assert always >= 10
+        assert none_again == 0
+    finally:
+        driver.shutdown()
+
+
 def test_a_stopped_replica_costs_one_speculative_interval(cluster):
     sessions = [node_session(cluster, n, request_timeout=30) for n in (1, 2)]
     try:
