@@ -311,11 +311,6 @@ Result<std::vector<const ReplicatedTablet::Target*>> ReplicatedTablet::ChooseRea
 }
 
 int64_t ReplicatedTablet::SpeculativeThresholdMicros() {
-  using Kind = SpeculativeRetry::Kind;
-  if (speculative_retry_.kind != Kind::kPercentile) {  // no histogram needed
-    static const LatencyHistogram kUnused;
-    return tessera::SpeculativeThresholdMicros(speculative_retry_, kUnused, 10'000, services_->read_timeout_micros);
-  }
   // Until the table has 100 reads here, 10 ms.
   return tessera::SpeculativeThresholdMicros(speculative_retry_, services_->db->MetricsOf(table_->id)->read_latency,
                                              10'000, services_->read_timeout_micros);

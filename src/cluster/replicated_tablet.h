@@ -302,7 +302,7 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
   ReplicationServices* services_;
   std::shared_ptr<const TableSchema> table_;
   std::string start_, end_;
-  SpeculativeRetry speculative_retry_;  // the table's option, parsed once (a percentile reads the table's read latency)
+  SpeculativeRetry speculative_retry_;  // the table's option, parsed once per request
 };
 
 // Gives tablets of replicated keyspaces a ReplicatedTablet; system keyspaces
