@@ -12,7 +12,9 @@
 # Usage: bench/cluster_read_cost.sh [--seconds N] [--records N] [--server-arg ARG]...
 # TESSERA=path runs another build (to compare two binaries in one session);
 # WORKLOAD=write measures 1 KB QUORUM writes instead of point reads (the same
-# figures, per write).
+# figures, per write); WORKLOAD=latest-n QUORUM slice reads of 10 rows of a
+# time series (--records rows loaded over 1,000 series), with the internode
+# messages each cost (tessera_internode_messages_sent_total, summed).
 set -euo pipefail
 seconds=20
 records=50000
@@ -20,7 +22,9 @@ source "$(dirname "$0")/cluster_bench_common.sh"
 tessera="${TESSERA:-$tessera}"
 workload="${WORKLOAD:-point-read}"
 op=read
-[ "$workload" = point-read ] || op=write
+[ "$workload" = point-read ] || [ "$workload" = latest-n ] || op=write
+load=write
+[ "$workload" = latest-n ] && load=latest-n
 work=$(mktemp -d /tmp/tessera_read_cost.XXXXXX)
 cleanup() {
   [ -f "$work/cluster/cluster.json" ] && "$tessera" cluster stop --dir "$work/cluster" >/dev/null 2>&1 || true
@@ -28,12 +32,13 @@ cleanup() {
 }
 trap cleanup EXIT
 port=$(free_port)
-"$tessera" cluster start --nodes 3 --dir "$work/cluster" --port "$port" --admin-port "$(free_port)" \
+admin_port=$(free_port)
+"$tessera" cluster start --nodes 3 --dir "$work/cluster" --port "$port" --admin-port "$admin_port" \
   --etcd-port "$(free_port)" --etcd-peer-port "$(free_port)" --internode-port "$(free_port)" "${server_args[@]}" >&2
 hosts=127.0.0.1,127.0.0.2,127.0.0.3
 flags=(--replication-factor 3 --consistency QUORUM --connections 4 --inflight 4 --recordcount "$records"
        --value-bytes 1000)
-"$tessera" bench --host "$hosts" --port "$port" --workload write --load --seconds 1 "${flags[@]}" >&2
+"$tessera" bench --host "$hosts" --port "$port" --workload "$load" --load --seconds 1 "${flags[@]}" >&2
 pids=$(/usr/bin/python3 -c 'import json,sys; print(" ".join(str(n["pid"]) for n in json.load(open(sys.argv[1]))["nodes"]))' \
   "$work/cluster/cluster.json")
 cpu() { for p in $pids; do awk '{print $14 + $15}' "/proc/$p/stat"; done | awk '{s += $1} END {print s}'; }
@@ -55,23 +60,39 @@ for pid in sys.argv[2:]:
 json.dump(out, open(sys.argv[1], "w"))
 PY
 }
+# "requests messages": the internode requests and messages (gRPC calls) the three nodes sent so far.
+internode() {
+  /usr/bin/python3 - "$admin_port" <<'PY'
+import sys, urllib.request
+total = {"tessera_internode_requests_sent_total": 0.0, "tessera_internode_messages_sent_total": 0.0}
+for n in range(1, 4):
+    with urllib.request.urlopen("http://127.0.0.%d:%s/metrics" % (n, sys.argv[1]), timeout=10) as r:
+        for line in r.read().decode().splitlines():
+            if line.split(" ")[0] in total:
+                total[line.split(" ")[0]] += float(line.split()[1])
+print("%d %d" % (total["tessera_internode_requests_sent_total"], total["tessera_internode_messages_sent_total"]))
+PY
+}
 switches() { cat $(for p in $pids; do echo "/proc/$p/task/"*/status; done) 2>/dev/null | awk '/ctxt_switches/ {s += $2} END {print s}'; }
-c0=$(cpu); s0=$(switches); threads "$work/threads0.json"
+c0=$(cpu); s0=$(switches); threads "$work/threads0.json"; read -r q0 m0 <<< "$(internode)"
 "$tessera" bench --host "$hosts" --port "$port" --workload "$workload" --seconds "$seconds" "${flags[@]}" \
   --json "$work/read.json" >&2
-c1=$(cpu); s1=$(switches); threads "$work/threads1.json"
+c1=$(cpu); s1=$(switches); threads "$work/threads1.json"; read -r q1 m1 <<< "$(internode)"
 /usr/bin/python3 - "$work/read.json" "$((c1 - c0))" "$((s1 - s0))" "$(getconf CLK_TCK)" \
-  "$work/threads0.json" "$work/threads1.json" "$op" <<'PY'
+  "$work/threads0.json" "$work/threads1.json" "$op" "$((q1 - q0))" "$((m1 - m0))" <<'PY'
 import collections, json, sys
 d = json.load(open(sys.argv[1]))
 r = [p for p in d["phases"] if p["phase"] == "run"][-1]
 ticks, switches, hz = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 n = r["operations"]
 op = sys.argv[7]
-print("| %ss/s | node CPU per %s | context switches per %s | p99 | errors |" % (op, op, op))
-print("|---|---|---|---|---|")
-print("| %.0f | %.0f us | %.1f | %.1f ms | %d |" % (r["ops_per_second"], ticks * 1e6 / hz / n, switches / n,
-                                             r["all"]["p99_us"] / 1000.0, r["errors"]))
+requests, messages = int(sys.argv[8]), int(sys.argv[9])
+print("| %ss/s | node CPU per %s | context switches per %s | internode requests / messages per %s | p99 | errors |"
+      % (op, op, op, op))
+print("|---|---|---|---|---|---|")
+print("| %.0f | %.0f us | %.1f | %.2f / %.2f | %.1f ms | %d |" % (
+    r["ops_per_second"], ticks * 1e6 / hz / n, switches / n, requests / n, messages / n,
+    r["all"]["p99_us"] / 1000.0, r["errors"]))
 before, after = json.load(open(sys.argv[5])), json.load(open(sys.argv[6]))
 roles = collections.defaultdict(lambda: [0, 0, 0])
 for key, (comm, cpu, sw) in after.items():

@@ -337,8 +337,13 @@ void InternodeClient::ReadRange(const std::string& target, const RangeQuery& q, 
   call->request.set_from_end(q.from_end);
   call->request.set_trace(trace != nullptr);
   call->request.set_internal(q.internal);
+  size_t key_bytes = 0;
+  for (const auto& k : q.keys) {
+    call->request.add_keys(k);
+    key_bytes += k.size();
+  }
   SetDeadline(&call->context, timeout_micros);
-  impl_->Count(q.from.size() + q.lower.size() + q.upper.size());
+  impl_->Count(q.from.size() + q.lower.size() + q.upper.size() + key_bytes);
   ++impl_->messages;
   auto stub = impl_->StubFor(target);
   impl_->CallStarted();
@@ -355,6 +360,14 @@ void InternodeClient::ReadRange(const std::string& target, const RangeQuery& q, 
                              batch.more = call->reply.more();
                              for (auto& e : *call->reply.mutable_entries()) {
                                batch.entries.emplace_back(std::move(*e.mutable_key()), std::move(*e.mutable_value()));
+                             }
+                             const auto& found = call->reply.key_found();
+                             auto* values = call->reply.mutable_key_values();
+                             if (found.size() == values->size()) {
+                               for (int i = 0; i < found.size(); ++i) {
+                                 batch.key_values.push_back(found[i] ? std::optional<std::string>(std::move(*values->Mutable(i)))
+                                                                     : std::nullopt);
+                               }
                              }
                              done(std::move(batch));
                            });

@@ -156,6 +156,7 @@ class Service final : public pb::Internode::CallbackService {
     q.from_end = r->from_end();
     q.limit = r->limit();
     q.internal = r->internal();
+    q.keys.assign(r->keys().begin(), r->keys().end());
     std::optional<tracing::ReplicaSteps> traced;
     if (r->trace()) traced.emplace();
     auto batch = replica_->ReadRange(q, traced ? &*traced : nullptr);
@@ -167,6 +168,10 @@ class Service final : public pb::Internode::CallbackService {
       kv->set_value(std::move(v));
     }
     reply->set_more(batch->more);
+    for (auto& v : batch->key_values) {
+      reply->add_key_found(v.has_value());
+      reply->add_key_values(v ? std::move(*v) : std::string());
+    }
     return grpc::Status::OK;
   }
 

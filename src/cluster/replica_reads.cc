@@ -32,9 +32,11 @@ Result<RangeBatch> ReadRangeLocal(StorageEngine* engine, uint32_t table_id, cons
   read.reverse = q.reverse;
   read.from_end = q.from_end;
   read.limit = q.limit;
-  auto it = engine->NewIterator(AbsoluteKey(table_id, q.lower), AbsoluteEnd(table_id, q.upper));
+  read.lower = AbsoluteKey(table_id, q.lower);
+  for (const auto& k : q.keys) read.keys.push_back(AbsoluteKey(table_id, k));
+  auto it = engine->NewIterator(IteratorLower(read), AbsoluteEnd(table_id, q.upper));
   TESSERA_ASSIGN_OR_RETURN(KeyWindow window, ReadWindowFrom(it.get(), read, /*strip_key_bytes=*/4));
-  return RangeBatch{std::move(window.entries), window.more};
+  return RangeBatch{std::move(window.entries), window.more, std::move(window.key_values)};
 }
 
 std::string ValueDigest(std::string_view value) {

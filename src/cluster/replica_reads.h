@@ -39,6 +39,10 @@ struct RangeQuery {
   // does not count it as served load (system.tablets
   // replica_reads_per_second, what the placement balancer weighs).
   bool internal = false;
+  // Point keys read with the range from the same snapshot (KeyWindowRead::
+  // keys: a slice's partition header and static row), each below `lower`;
+  // their values come back in RangeBatch::key_values.
+  std::vector<std::string> keys;  // table-relative
 };
 
 // A replica's vector index search (internode.proto VectorSearchRequest).
@@ -53,6 +57,9 @@ struct VectorSearchQuery {
 struct RangeBatch {
   std::vector<std::pair<std::string, std::string>> entries;  // relative keys, in the query's direction
   bool more = false;  // the limit cut the range short
+  // One per RangeQuery::keys (nullopt: none stored); empty when the replica
+  // did not read them (a node of an older release ignores them).
+  std::vector<std::optional<std::string>> key_values;
 };
 
 // Stored values of the keys the query selects, reconciled (merge operands

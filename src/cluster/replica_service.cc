@@ -130,10 +130,14 @@ Result<RangeBatch> ReplicaService::ReadRange(const RangeQuery& query, tracing::R
   TESSERA_ASSIGN_OR_RETURN(RangeBatch batch, ReadRangeLocal(db_->engine(), id, q));
   size_t bytes = 0;
   for (const auto& [k, v] : batch.entries) bytes += k.size() + v.size();
+  for (const auto& v : batch.key_values) bytes += v ? v->size() : 0;
   Count(bytes);
   if (steps) {
     steps->Event("Read " + std::to_string(batch.entries.size()) + (batch.entries.size() == 1 ? " key" : " keys") +
-                 " of a range from the replica's store");
+                 " of a range" +
+                 (q.keys.empty() ? std::string()
+                                : " and " + std::to_string(q.keys.size()) + (q.keys.size() == 1 ? " point key" : " point keys")) +
+                 " from the replica's store");
   }
   return batch;
 }

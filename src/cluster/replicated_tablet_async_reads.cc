@@ -274,6 +274,29 @@ void RepairAsync(ReplicationServices* services, const std::shared_ptr<const Tabl
   }
 }
 
+// The point keys read with a window (RangeQuery::keys), reconciled as a
+// full key read's answers: `window` gets their values (absolute keys
+// unchanged), `repairs` (one per answer, as ReconcileRangeAnswers left
+// them) what each replica lacks. When an answer holds no values for them (a
+// replica of an older release), `window` gets none, and the caller reads
+// them on their own.
+Status ReconcileWindowKeys(const std::vector<std::string>& relative_keys,
+                           const std::vector<RangeBatch>& answers, KeyWindow* window, std::vector<WriteSet>* repairs) {
+  window->key_values.clear();
+  if (relative_keys.empty()) return Status::OK();
+  std::vector<std::vector<std::optional<std::string>>> values;
+  for (const RangeBatch& a : answers) {
+    if (a.key_values.size() != relative_keys.size()) return Status::OK();
+    values.push_back(a.key_values);
+  }
+  std::vector<WriteSet> key_repairs;
+  TESSERA_RETURN_IF_ERROR(ReconcileKeyAnswers(relative_keys, values, &window->key_values, &key_repairs));
+  for (size_t i = 0; i < key_repairs.size() && i < repairs->size(); ++i) {
+    for (const WriteSet::Op& op : key_repairs[i].ops()) (*repairs)[i].Merge(op.key, op.value);  // merges only
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 void ReplicatedTablet::MultiGetAsync(std::vector<std::string> keys, const RequestConsistency& consistency,
@@ -385,7 +408,7 @@ void ReplicatedTablet::ReadWindowAsync(const KeyWindowRead& read, const RequestC
     // Counted as a request served, as the same window read from another
     // node is (ReplicaService::ReadRange).
     if (!consistency.internal) services_->db->CountReplicaRequest(table_->id, start_, /*write=*/false);
-    auto it = services_->db->engine()->NewIterator(read.lower, read.upper);
+    auto it = services_->db->engine()->NewIterator(IteratorLower(read), read.upper);
     return done(ReadWindowFrom(it.get(), read));
   }
   CountCoordinated((*replicas)->all);
@@ -399,8 +422,10 @@ void ReplicatedTablet::ReadWindowAsync(const KeyWindowRead& read, const RequestC
   query->from_end = read.from_end;
   query->limit = read.limit;
   query->internal = consistency.internal;
+  for (const auto& k : read.keys) query->keys.push_back(RelativeKey(table_->id, k).value_or(std::string()));
   auto self = shared_from_this();
-  // Data from every replica asked, as a range read's window (ReadWindow).
+  // Data from every replica asked, as a range read's window (ReadWindow),
+  // with the point keys' values in the same answer.
   AskPeer<RangeBatch> ask = [self, query, trace = consistency.trace](const Peer& peer, size_t, int64_t timeout,
                                                                     std::function<void(Result<RangeBatch>)> answered) {
     if (peer.info.local) {
@@ -416,6 +441,9 @@ void ReplicatedTablet::ReadWindowAsync(const KeyWindowRead& read, const RequestC
     auto window = ReconcileRangeAnswers(self->table_->id, query->reverse, *answers, &repairs);
     if (!window.ok()) return done(window.status());
     auto out = std::make_shared<KeyWindow>(std::move(window).value());
+    if (Status keys = ReconcileWindowKeys(query->keys, *answers, out.get(), &repairs); !keys.ok()) {
+      return done(keys);
+    }
     RepairAsync(self->services_, self->table_, asked, repairs, consistency, [out, fence, done](Status repaired) {
       if (!repaired.ok()) return done(repaired);
       done(std::move(*out));

@@ -1,14 +1,14 @@
 // ReadSliceAsync (db/reader.h): one partition's slice read as a chain of
 // callbacks, so that a SELECT of a slice holds no thread while replicas
-// answer (issue 28 item 1). The partition header (with the static row, in
-// one key read) and the first window of rows are asked at once (the blocking ReadSlice asks for the header, then
-// the static row, then its windows, one after the other); the windows chain
-// as db/window_chain.h says. A window asks for no
+// answer (issue 28 item 1). The partition header and the static row come
+// with the first window of rows, in one read (KeyWindowRead::keys: one
+// request per replica, one snapshot; the blocking ReadSlice asks for the
+// header, then the static row, then its windows, one after the other); the
+// windows chain as db/window_chain.h says. A window asks for no
 // more keys than the rows still wanted (the slice's LIMIT reaches the
 // replicas), and at most 512.
 #include <algorithm>
 #include <memory>
-#include <mutex>
 
 #include "db/partition_rows.h"
 #include "db/reader.h"
@@ -40,28 +40,59 @@ class SliceRead : public std::enable_shared_from_this<SliceRead> {
         out_(std::move(out)),
         done_(std::move(done)) {}
 
-  // The header (and static row) and the first window, at once; the later
-  // of the two answers goes on. With a window, the header's lookup is not
-  // counted as a request of its own where it is served: the window counts
-  // the read (RequestConsistency::internal).
+  // The header (and static row) with the first window, in one read: one
+  // request per replica asked, answered from one snapshot (issue 28 item
+  // 2). Without rows wanted, the header alone.
   void Start() {
     auto self = shared_from_this();
-    std::vector<std::string> keys{position_ + static_cast<char>(KeyKind::kPartitionHeader)};
-    if (table_->HasStatic()) keys.push_back(position_ + static_cast<char>(KeyKind::kStaticRow));
-    joining_ = read_rows_ ? 2 : 1;
-    RequestConsistency header_consistency = consistency_;
-    header_consistency.internal = header_consistency.internal || read_rows_;
-    replica_->MultiGetAsync(std::move(keys), header_consistency,
-                            [self](std::vector<std::string> values, std::vector<Status> statuses) {
-                              self->Joined(self->TakeHeader(values, statuses), std::nullopt);
-                            });
-    if (!read_rows_) return;
-    replica_->ReadWindowAsync(NextRead(), consistency_, [self](Result<KeyWindow> w) {
-      self->Joined(Status::OK(), std::move(w));
-    });
+    if (!read_rows_) {
+      return replica_->MultiGetAsync(HeaderKeys(), consistency_,
+                                     [self](std::vector<std::string> values, std::vector<Status> statuses) {
+                                       self->Finish(self->TakeHeader(values, statuses));
+                                     });
+    }
+    KeyWindowRead first = NextRead();
+    first.keys = HeaderKeys();
+    replica_->ReadWindowAsync(first, consistency_, [self](Result<KeyWindow> w) { self->FirstWindow(std::move(w)); });
   }
 
  private:
+  // The partition header's key and, for a table with static columns, the static row's.
+  std::vector<std::string> HeaderKeys() const {
+    std::vector<std::string> keys{position_ + static_cast<char>(KeyKind::kPartitionHeader)};
+    if (table_->HasStatic()) keys.push_back(position_ + static_cast<char>(KeyKind::kStaticRow));
+    return keys;
+  }
+
+  // The first window, with the header's keys; a replica of an older release
+  // answers without them, so they are read on their own then (not counted
+  // as a request of their own where served: the window counted the read).
+  void FirstWindow(Result<KeyWindow> window) {
+    if (!window.ok()) return Finish(window.status());
+    const size_t n = table_->HasStatic() ? 2 : 1;
+    if (window->key_values.size() != n) {
+      auto self = shared_from_this();
+      RequestConsistency header_consistency = consistency_;
+      header_consistency.internal = true;
+      auto first = std::make_shared<KeyWindow>(std::move(window).value());
+      return replica_->MultiGetAsync(
+          HeaderKeys(), header_consistency,
+          [self, first](std::vector<std::string> values, std::vector<Status> statuses) {
+            if (Status s = self->TakeHeader(values, statuses); !s.ok()) return self->Finish(std::move(s));
+            if (self->Take(std::move(*first))) self->ReadMore();
+          });
+    }
+    std::vector<std::string> values(n);
+    std::vector<Status> statuses(n, Status::NotFound(""));
+    for (size_t i = 0; i < n; ++i) {
+      if (!window->key_values[i]) continue;
+      values[i] = std::move(*window->key_values[i]);
+      statuses[i] = Status::OK();
+    }
+    if (Status s = TakeHeader(values, statuses); !s.ok()) return Finish(std::move(s));
+    if (Take(std::move(window))) ReadMore();
+  }
+
   // The partition header and, for a table with static columns, the live static row.
   Status TakeHeader(const std::vector<std::string>& values, const std::vector<Status>& statuses) {
     if (!statuses[0].ok() && !statuses[0].IsNotFound()) return statuses[0];
@@ -94,18 +125,6 @@ class SliceRead : public std::enable_shared_from_this<SliceRead> {
     r.limit = static_cast<uint32_t>(std::clamp<uint64_t>(std::min<uint64_t>(wanted, window_keys_), 1, kMaxWindowKeys));
     window_keys_ = std::min<uint64_t>(kMaxWindowKeys, window_keys_ * 4);
     return r;
-  }
-
-  void Joined(Status header, std::optional<Result<KeyWindow>> window) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!header.ok() && header_status_.ok()) header_status_ = std::move(header);
-      if (window) first_ = std::move(window);
-      if (--joining_ > 0) return;
-    }
-    if (!header_status_.ok()) return Finish(header_status_);
-    if (!read_rows_) return Finish(Status::OK());
-    if (Take(std::move(*first_))) ReadMore();
   }
 
   void ReadMore() {
@@ -173,10 +192,6 @@ class SliceRead : public std::enable_shared_from_this<SliceRead> {
   PartitionHeader header_;
   std::string last_key_;  // the last key taken; empty before the first window
   uint64_t window_keys_ = kFirstWindowKeys;
-  std::mutex mu_;
-  int joining_ = 2;  // the header and the first window (1: the header alone)
-  Status header_status_;
-  std::optional<Result<KeyWindow>> first_;
   std::shared_ptr<WindowRelay> relay_ = std::make_shared<WindowRelay>();
 };
 

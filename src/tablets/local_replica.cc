@@ -40,7 +40,28 @@ std::unique_ptr<KvIterator> LocalReplica::NewIterator(std::string lower, std::st
   return engine_->NewIterator(std::move(lower), std::move(upper));
 }
 
+const std::string& IteratorLower(const KeyWindowRead& read) {
+  const std::string* least = &read.lower;
+  for (const std::string& k : read.keys) least = k < *least ? &k : least;
+  return *least;
+}
+
 Result<KeyWindow> ReadWindowFrom(KvIterator* it, const KeyWindowRead& read, size_t strip_key_bytes) {
+  KeyWindow window;
+  // The point keys first: the iterator's snapshot is the window's.
+  window.key_values.reserve(read.keys.size());
+  for (const std::string& key : read.keys) {
+    if (key >= read.lower) return Status::InvalidArgument("a key read with a window lies within the window's range");
+    it->Seek(key);
+    if (it->Valid() && it->key() == key) {
+      window.key_values.emplace_back(std::string(it->value()));
+    } else {
+      window.key_values.emplace_back(std::nullopt);
+    }
+  }
+  TESSERA_RETURN_IF_ERROR(it->status());
+  // With point keys the iterator reaches below `lower`: a reverse window stops there itself.
+  const bool check_lower = !read.keys.empty();
   if (!read.reverse) {
     it->Seek(read.from);
     if (!read.from_inclusive && it->Valid() && it->key() == read.from) it->Next();
@@ -50,8 +71,8 @@ Result<KeyWindow> ReadWindowFrom(KvIterator* it, const KeyWindowRead& read, size
     it->SeekForPrev(read.from);
     if (!read.from_inclusive && it->Valid() && it->key() == read.from) it->Prev();
   }
-  KeyWindow window;
   for (; it->Valid(); read.reverse ? it->Prev() : it->Next()) {
+    if (check_lower && it->key() < read.lower) break;
     if (window.entries.size() >= read.limit) {
       window.more = true;
       break;
@@ -64,7 +85,7 @@ Result<KeyWindow> ReadWindowFrom(KvIterator* it, const KeyWindowRead& read, size
 }
 
 void Replica::ReadWindowAsync(const KeyWindowRead& read, const RequestConsistency& consistency, WindowDone done) {
-  auto it = NewIterator(read.lower, read.upper, consistency);
+  auto it = NewIterator(IteratorLower(read), read.upper, consistency);
   done(ReadWindowFrom(it.get(), read));
 }
 

@@ -37,6 +37,11 @@ struct KeyWindowRead {
   bool reverse = false;      // descending from `from`
   bool from_end = false;     // reverse only: from `upper` down (`from` ignored)
   uint32_t limit = 512;      // keys, >= 1
+  // Point keys read with the window, from the same snapshot: a slice's
+  // partition header and static row, so that one request per replica
+  // answers the whole slice (issue 28 item 2). Each below `lower`; empty
+  // for a range read's windows.
+  std::vector<std::string> keys;
 };
 
 // A window's keys, complete for its stretch: every key between its first
@@ -44,12 +49,23 @@ struct KeyWindowRead {
 struct KeyWindow {
   std::vector<std::pair<std::string, std::string>> entries;  // absolute keys, in the read's direction
   bool more = false;  // keys may follow the last entry in that direction
+  // One per KeyWindowRead::keys (nullopt: no value stored), or empty when
+  // they were not read with the window (a replica of an older release
+  // ignores them; the caller then reads them on their own).
+  std::vector<std::optional<std::string>> key_values;
 };
 
-// Reads one window from `it`, an iterator already bounded to the read's
-// [lower, upper): seeks to `read.from` (or the end) and takes up to
-// read.limit keys, each with its first `strip_key_bytes` bytes removed (4:
-// table-relative keys). Errors: the iterator's status.
+// The lower bound an iterator for `read` needs: read.lower, or below it the
+// least of read.keys.
+const std::string& IteratorLower(const KeyWindowRead& read);
+
+// Reads one window from `it`, an iterator bounded to [IteratorLower(read),
+// read.upper) (in its own key space: with `strip_key_bytes`, the read's
+// keys and bounds are absolute): first each of read.keys (into
+// key_values), then seeks to `read.from` (or the end) and takes up to
+// read.limit keys of [lower, upper), each with its first `strip_key_bytes`
+// bytes removed (4: table-relative keys). Errors: the iterator's status;
+// InvalidArgument for a key of read.keys at or above read.lower.
 Result<KeyWindow> ReadWindowFrom(KvIterator* it, const KeyWindowRead& read, size_t strip_key_bytes = 0);
 
 class Replica {

@@ -210,6 +210,74 @@ TEST(InternodeTest, ANodesOwnRangeReadsAreNotCountedAsServedReads) {
   server.Stop();
 }
 
+// A slice's partition header and static row travel with its first window
+// (RangeQuery::keys): one gRPC call answers the keys below the range and the
+// range itself, counted as one request served; a key within the range is
+// refused.
+TEST(InternodeTest, ARangeReadAnswersThePointKeysItCarriesInTheSameCall) {
+  testing::TestDatabase db("internode_range_with_keys");
+  auto table = testing::MakeTable(db.db(), "kv", Distribution::kRange, {"k:int:pk", "v:text:regular"});
+  ReplicaService replica(&db.db());
+  InternodeServer server(&replica);
+  ASSERT_TRUE(server.Start("127.0.0.1", 0).ok());
+  InternodeClient client;
+  const std::string target = "127.0.0.1:" + std::to_string(server.port());
+  WriteSet ws;
+  for (const char* key : {"a0", "b1", "b2", "b3", "c"}) ws.Merge(key, Row(key[0] * 10 + key[1]));
+  Countdown written(1);
+  Status applied = Status::Corruption("no answer");
+  client.Apply(target, table->uuid, ws, kTimeoutMicros, nullptr, [&](Status s) {
+    applied = std::move(s);
+    written.Done();
+  });
+  ASSERT_TRUE(written.Wait());
+  ASSERT_TRUE(applied.ok()) << applied.ToString();
+
+  auto read = [&](std::vector<std::string> keys, bool reverse) {
+    RangeQuery q;
+    q.table_uuid = table->uuid;
+    q.lower = "b";
+    q.upper = "c";
+    q.from = reverse ? "c" : "b";
+    q.reverse = reverse;
+    q.from_end = reverse;
+    q.limit = 10;
+    q.keys = std::move(keys);
+    Countdown done(1);
+    Result<RangeBatch> answer = Status::Corruption("no answer");
+    client.ReadRange(target, q, kTimeoutMicros, nullptr, [&](Result<RangeBatch> r) {
+      answer = std::move(r);
+      done.Done();
+    });
+    EXPECT_TRUE(done.Wait());
+    return answer;
+  };
+  const uint64_t messages_before = client.messages_sent();
+  for (bool reverse : {false, true}) {
+    auto batch = read({"a0", "a1"}, reverse);
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : batch->entries) keys.push_back(k);
+    // Only the range's keys: a reverse read stops at `lower`, above the point keys.
+    EXPECT_EQ(keys, reverse ? std::vector<std::string>({"b3", "b2", "b1"})
+                            : std::vector<std::string>({"b1", "b2", "b3"}));
+    ASSERT_EQ(batch->key_values.size(), 2u);
+    ASSERT_TRUE(batch->key_values[0].has_value());
+    EXPECT_EQ(*batch->key_values[0], Row('a' * 10 + '0'));
+    EXPECT_FALSE(batch->key_values[1].has_value());
+  }
+  EXPECT_EQ(client.messages_sent() - messages_before, 2u);
+  EXPECT_EQ(db->MetricsOf(table->id)->replica_reads.load(), 2u);
+  // Without keys, none come back; a key within the range is refused.
+  auto plain = read({}, false);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->key_values.empty());
+  auto inside = read({"b2"}, false);
+  ASSERT_FALSE(inside.ok());
+  EXPECT_TRUE(inside.status().IsInvalidArgument()) << inside.status().ToString();
+  server.Stop();
+}
+
 TEST(InternodeTest, EveryRequestToANodeThatIsNotThereEndsWithAnError) {
   InternodeClient client;
   // Nothing listens there: the calls in flight fail, and so do the requests

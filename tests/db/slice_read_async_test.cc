@@ -119,5 +119,65 @@ TEST(SliceReadAsyncTest, ErrorsAnswerThroughTheCallback) {
   EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
 }
 
+// A replica of an older release answers a window without the point keys it
+// carries (KeyWindowRead::keys, the partition header and static row): the
+// slice then reads them on their own, so a partition deletion still hides
+// the rows written before it.
+class KeysIgnoringReplica : public LocalReplica {
+ public:
+  using LocalReplica::LocalReplica;
+  void ReadWindowAsync(const KeyWindowRead& read, const RequestConsistency& consistency, WindowDone done) override {
+    keyed_windows += !read.keys.empty();
+    KeyWindowRead without = read;
+    without.keys.clear();
+    LocalReplica::ReadWindowAsync(without, consistency, std::move(done));
+  }
+  int keyed_windows = 0;
+};
+
+TEST(SliceReadAsyncTest, AReplicaThatIgnoresThePointKeysStillGetsTheHeaderAndStaticRowRead) {
+  TestDatabase db("slice_read_async_old_replica");
+  auto t = MakeTable(db.db(), "t", Distribution::kHash, {"k:text:pk", "c:int:ck", "s:text:static", "v:text:regular"});
+  for (int c = 0; c < 10; ++c) {
+    Mutation m = InsertRow(t, {Text("p")}, {Int(c)}, {{"v", "old"}});
+    m.timestamp_micros = 100;
+    ASSERT_TRUE(db->Apply(m).ok());
+  }
+  Mutation gone;  // hides rows 0..9
+  gone.table = t;
+  gone.partition_key = {Text("p")};
+  gone.delete_partition = true;
+  gone.timestamp_micros = 200;
+  ASSERT_TRUE(db->Apply(gone).ok());
+  Mutation st = InsertRow(t, {Text("p")}, {Int(3)}, {{"v", "new"}});
+  st.timestamp_micros = 300;
+  st.rows.push_back(RowWrite{{}, true, false, false, {CellWrite{t->FindColumn("s")->id, std::string("s")}}});
+  ASSERT_TRUE(db->Apply(st).ok());
+
+  const TabletMap map = TabletMap::Create(*t, 0);
+  auto tablets = std::make_shared<const TabletMap>(map);
+  auto replica = std::make_shared<KeysIgnoringReplica>(db->engine());
+  ReadContext ctx;
+  ctx.table = t;
+  ctx.tablets = [tablets] { return tablets; };
+  ctx.replica_of = [replica](const Tablet&) -> std::shared_ptr<Replica> { return replica; };
+  ctx.now_micros = db->NowMicros();
+  for (bool reversed : {false, true}) {
+    SliceRequest req;
+    req.reversed = reversed;
+    std::optional<Result<SliceResult>> answer;
+    ReadSliceAsync(ctx, {Text("p")}, req, [&](Result<SliceResult> r) { answer = std::move(r); });
+    ASSERT_TRUE(answer.has_value());
+    ASSERT_TRUE(answer->ok()) << answer->status().ToString();
+    auto expected = db->ReadSlice(t, {Text("p")}, req);
+    ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+    EXPECT_EQ(Shown(**answer), Shown(*expected));
+    ASSERT_EQ((*answer)->partition.rows.size(), 1u);
+    EXPECT_EQ(AsInt((*answer)->partition.rows[0].clustering[0]), 3);
+    ASSERT_TRUE((*answer)->partition.static_row.has_value());
+  }
+  EXPECT_EQ(replica->keyed_windows, 2);  // the keys were asked for, and ignored
+}
+
 }  // namespace
 }  // namespace tessera
