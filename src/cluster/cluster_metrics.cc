@@ -58,7 +58,8 @@ std::string RenderClusterMetrics(const ReplicationServices& s, const ReplicaServ
   Metric(&out, "tessera_coordinator_speculative_retries_total", "counter",
          "Reads that asked one more replica (speculative_retry, or an error answer).", s.speculative_retries.load());
   Metric(&out, "tessera_coordinator_digest_reads_total", "counter",
-         "Key reads answered by one replica's data and the others' digests.", s.digest_reads.load());
+         "Key reads and windows (of slices, scan pages) answered by one replica's data and the others' digests.",
+         s.digest_reads.load());
   Metric(&out, "tessera_coordinator_digest_mismatches_total", "counter",
          "Digest reads whose replicas disagreed, then read in full and repaired.", s.digest_mismatches.load());
   Metric(&out, "tessera_paxos_rounds_total", "counter",

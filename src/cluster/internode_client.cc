@@ -337,6 +337,7 @@ void InternodeClient::ReadRange(const std::string& target, const RangeQuery& q, 
   call->request.set_from_end(q.from_end);
   call->request.set_trace(trace != nullptr);
   call->request.set_internal(q.internal);
+  call->request.set_digest(q.digest);
   size_t key_bytes = 0;
   for (const auto& k : q.keys) {
     call->request.add_keys(k);
@@ -369,6 +370,7 @@ void InternodeClient::ReadRange(const std::string& target, const RangeQuery& q, 
                                                                      : std::nullopt);
                                }
                              }
+                             if (!call->reply.digest().empty()) batch.digest = std::move(*call->reply.mutable_digest());
                              done(std::move(batch));
                            });
 }

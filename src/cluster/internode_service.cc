@@ -157,6 +157,7 @@ class Service final : public pb::Internode::CallbackService {
     q.limit = r->limit();
     q.internal = r->internal();
     q.keys.assign(r->keys().begin(), r->keys().end());
+    q.digest = r->digest();
     std::optional<tracing::ReplicaSteps> traced;
     if (r->trace()) traced.emplace();
     auto batch = replica_->ReadRange(q, traced ? &*traced : nullptr);
@@ -172,6 +173,7 @@ class Service final : public pb::Internode::CallbackService {
       reply->add_key_found(v.has_value());
       reply->add_key_values(v ? std::move(*v) : std::string());
     }
+    if (batch->digest) reply->set_digest(std::move(*batch->digest));
     return grpc::Status::OK;
   }
 

@@ -1,5 +1,6 @@
 #include "cluster/replica_reads.h"
 
+#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack (WindowDigest)
 #include <xxhash.h>
 
 #include "common/bytes.h"
@@ -39,11 +40,42 @@ Result<RangeBatch> ReadRangeLocal(StorageEngine* engine, uint32_t table_id, cons
   return RangeBatch{std::move(window.entries), window.more, std::move(window.key_values)};
 }
 
-std::string ValueDigest(std::string_view value) {
-  const uint64_t h = XXH3_64bits(value.data(), value.size());
+namespace {
+
+std::string BigEndian64(uint64_t h) {
   std::string out(8, '\0');
   for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>(h >> (56 - 8 * i));
   return out;
+}
+
+}  // namespace
+
+std::string WindowDigest(const RangeBatch& batch) {
+  XXH3_state_t stack_state;
+  XXH3_state_t* state = &stack_state;
+  XXH3_64bits_reset(state);
+  std::string length;
+  auto part = [&](std::string_view bytes) {
+    length.clear();
+    PutVarint64(&length, bytes.size());
+    XXH3_64bits_update(state, length.data(), length.size());
+    XXH3_64bits_update(state, bytes.data(), bytes.size());
+  };
+  const char kAbsent = 0, kPresent = 1;
+  for (const auto& [k, v] : batch.entries) {
+    part(k);
+    part(v);
+  }
+  for (const auto& v : batch.key_values) {
+    XXH3_64bits_update(state, v ? &kPresent : &kAbsent, 1);
+    if (v) part(*v);
+  }
+  XXH3_64bits_update(state, batch.more ? &kPresent : &kAbsent, 1);
+  return BigEndian64(XXH3_64bits_digest(state));
+}
+
+std::string ValueDigest(std::string_view value) {
+  return BigEndian64(XXH3_64bits(value.data(), value.size()));
 }
 
 Result<std::vector<std::optional<std::string>>> ReadKeysLocal(StorageEngine* engine, uint32_t table_id,

@@ -43,6 +43,9 @@ struct RangeQuery {
   // keys: a slice's partition header and static row), each below `lower`;
   // their values come back in RangeBatch::key_values.
   std::vector<std::string> keys;  // table-relative
+  // Answer the window's WindowDigest instead of its entries and key values
+  // (Cassandra's digest read, for a window).
+  bool digest = false;
 };
 
 // A replica's vector index search (internode.proto VectorSearchRequest).
@@ -60,11 +63,21 @@ struct RangeBatch {
   // One per RangeQuery::keys (nullopt: none stored); empty when the replica
   // did not read them (a node of an older release ignores them).
   std::vector<std::optional<std::string>> key_values;
+  // A digest answer (RangeQuery::digest): the window's WindowDigest, and no
+  // entries or key values. nullopt: a data answer (also a node of an older
+  // release asked for a digest).
+  std::optional<std::string> digest;
 };
 
 // Stored values of the keys the query selects, reconciled (merge operands
 // folded) as this node holds them.
 Result<RangeBatch> ReadRangeLocal(StorageEngine* engine, uint32_t table_id, const RangeQuery& query);
+// A window's digest for digest reads: 8 bytes, the big-endian XXH3-64 over,
+// per entry in order, varint key length, key (relative), varint value
+// length, value; then per key value a byte 1, varint length and value, or a
+// byte 0; then a byte 1 or 0 for `more`. Replicas that hold the same window
+// answer the same digest. FROZEN ON THE WIRE (ReadRangeRequest.digest).
+std::string WindowDigest(const RangeBatch& batch);
 // One value per key (nullopt: no value).
 Result<std::vector<std::optional<std::string>>> ReadKeysLocal(StorageEngine* engine, uint32_t table_id,
                                                               const std::vector<std::string>& relative_keys);

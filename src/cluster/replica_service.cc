@@ -128,13 +128,20 @@ Result<RangeBatch> ReplicaService::ReadRange(const RangeQuery& query, tracing::R
   q.limit = std::max<uint32_t>(1, q.limit);
   if (!q.internal) db_->CountReplicaRequest(id, AbsoluteKey(id, q.from_end || q.from.empty() ? q.lower : q.from), false);
   TESSERA_ASSIGN_OR_RETURN(RangeBatch batch, ReadRangeLocal(db_->engine(), id, q));
+  const size_t keys_read = batch.entries.size();
   size_t bytes = 0;
+  if (q.digest) {
+    batch.digest = WindowDigest(batch);
+    batch.entries.clear();
+    batch.key_values.clear();
+    bytes = batch.digest->size();
+  }
   for (const auto& [k, v] : batch.entries) bytes += k.size() + v.size();
   for (const auto& v : batch.key_values) bytes += v ? v->size() : 0;
   Count(bytes);
   if (steps) {
-    steps->Event("Read " + std::to_string(batch.entries.size()) + (batch.entries.size() == 1 ? " key" : " keys") +
-                 " of a range" +
+    steps->Event(std::string(q.digest ? "Digest of " : "Read ") + std::to_string(keys_read) +
+                 (keys_read == 1 ? " key" : " keys") + " of a range" +
                  (q.keys.empty() ? std::string()
                                 : " and " + std::to_string(q.keys.size()) + (q.keys.size() == 1 ? " point key" : " point keys")) +
                  " from the replica's store");

@@ -16,8 +16,10 @@
 // BlockingReadRepair). A key read (ReadKeysAsync) asks one replica for data and
 // the others for digests (the 8-byte XXH3 of each stored value); when no
 // data came back or a digest disagrees, it asks again for data from all and
-// reconciles. A range read's windows still take data from every replica
-// asked (so does Cassandra's range read).
+// reconciles; the windows of slices and scan pages read without a thread
+// (ReadWindowAsync) the same, with one digest per window (WindowDigest).
+// A blocking range read's windows (NewIterator) still take data from every
+// replica asked (so does Cassandra's range read).
 //
 // Writes (issue 28, item 1): ApplyAsync returns once the writes are sent;
 // the acknowledgement that completes the level (or the last answer, each
@@ -28,7 +30,8 @@
 // round, a full round after a mismatch, the read repair), its speculative
 // retry fired by ReplicationServices::delayed_calls; MultiGet and Get wait
 // for it on the caller's thread, and range reads (NewIterator) read there;
-// one range-read window (ReadWindowAsync, a slice's) answers as a key read.
+// one range-read window (ReadWindowAsync, a slice's) answers as a key read,
+// its digest round comparing WindowDigests (cluster/replica_reads.h).
 //
 // Replica choice and speculative retry (issue 28, items 2 and 3): a read asks
 // this node first when it is a replica, then the replicas that answered
@@ -141,7 +144,7 @@ struct ReplicationServices {
   std::unique_ptr<DelayedCalls> delayed_calls;
   ReplicaLatency latency;                // what reads and writes saw of each peer
   std::atomic<uint64_t> speculative_retries{0};  // reads that asked one more replica
-  // Key reads answered by one replica's data and the others' digests, and
+  // Key reads and windows answered by one replica's data and the others' digests, and
   // those whose digests disagreed (then read again in full, and repaired).
   std::atomic<uint64_t> digest_reads{0}, digest_mismatches{0};
   // Tablet requests (a write, a key read, a range read step) this node
@@ -230,6 +233,11 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
   void ReadKeysAsync(std::vector<std::string> relative_keys, const RequestConsistency& consistency, KeysDone done);
   void ReadKeysInFullAsync(std::vector<std::string> relative_keys, const RequestConsistency& consistency,
                            bool counted, KeysDone done);
+  // A window's full round (ReadWindowAsync's digest round disagreed, or one
+  // replica is asked): data from every replica asked, reconciled and
+  // repaired before `done`.
+  void ReadWindowInFullAsync(std::shared_ptr<const RangeQuery> query, const RequestConsistency& consistency,
+                             bool counted, WindowDone done);
   // Writes each of `repairs` back to the replica of `asked` at its index;
   // ReadTimeout (at `consistency`) unless all acknowledge.
   Status Repair(const std::vector<const Target*>& asked, const std::vector<WriteSet>& repairs,

@@ -297,6 +297,27 @@ Status ReconcileWindowKeys(const std::vector<std::string>& relative_keys,
   return Status::OK();
 }
 
+// The data answer among a window's `answers` when every answer, data or
+// digest, has its WindowDigest; null when none is data or one disagrees
+// (a replica of an older release answers data to a digest request, which
+// counts by its digest as well).
+RangeBatch* AgreedWindow(std::vector<RangeBatch>& answers) {
+  RangeBatch* data = nullptr;
+  for (RangeBatch& a : answers) {
+    if (!a.digest) {
+      data = &a;
+      break;
+    }
+  }
+  if (data == nullptr) return nullptr;
+  const std::string digest = WindowDigest(*data);
+  for (const RangeBatch& a : answers) {
+    if (&a == data) continue;
+    if ((a.digest ? *a.digest : WindowDigest(a)) != digest) return nullptr;
+  }
+  return data;
+}
+
 }  // namespace
 
 void ReplicatedTablet::MultiGetAsync(std::vector<std::string> keys, const RequestConsistency& consistency,
@@ -411,7 +432,6 @@ void ReplicatedTablet::ReadWindowAsync(const KeyWindowRead& read, const RequestC
     auto it = services_->db->engine()->NewIterator(IteratorLower(read), read.upper);
     return done(ReadWindowFrom(it.get(), read));
   }
-  CountCoordinated((*replicas)->all);
   auto query = std::make_shared<RangeQuery>();
   query->table_uuid = table_->uuid;
   query->lower = RelativeKey(table_->id, read.lower).value_or(std::string());
@@ -423,6 +443,56 @@ void ReplicatedTablet::ReadWindowAsync(const KeyWindowRead& read, const RequestC
   query->limit = read.limit;
   query->internal = consistency.internal;
   for (const auto& k : read.keys) query->keys.push_back(RelativeKey(table_->id, k).value_or(std::string()));
+  const ConsistencyPlan& plan = (*replicas)->plan;
+  // One replica alone (ONE, or RF 1): its data, as a full read asks.
+  if (plan.block_for <= 1) return ReadWindowInFullAsync(std::move(query), consistency, /*counted=*/false, std::move(done));
+  CountCoordinated((*replicas)->all);
+  auto self = shared_from_this();
+  const size_t block_for = static_cast<size_t>(plan.block_for);
+  // The first candidate (this node when it is one) answers data; the others
+  // of the first block_for digests of the same window; any asked later
+  // (speculation, an error answer) data again.
+  auto digest_query = std::make_shared<RangeQuery>(*query);
+  digest_query->digest = true;
+  AskPeer<RangeBatch> ask = [self, query, digest_query, block_for, trace = consistency.trace](
+                                const Peer& peer, size_t index, int64_t timeout,
+                                std::function<void(Result<RangeBatch>)> answered) {
+    if (peer.info.local) {
+      if (!query->internal) self->services_->db->CountReplicaRequest(self->table_->id, self->start_, /*write=*/false);
+      return answered(ReadRangeLocal(self->services_->db->engine(), self->table_->id, *query));
+    }
+    const bool digest = index > 0 && index < block_for;
+    self->services_->client->ReadRange(peer.endpoint, digest ? *digest_query : *query, timeout, trace,
+                                       std::move(answered));
+  };
+  AskedDone<RangeBatch> finished = [self, fence, query, consistency, done = std::move(done)](
+                                       Result<std::vector<RangeBatch>> answers, std::vector<Peer>) mutable {
+    if (!answers.ok()) return done(answers.status());
+    ++self->services_->digest_reads;
+    if (RangeBatch* data = AgreedWindow(*answers)) {
+      std::vector<RangeBatch> one;
+      one.push_back(std::move(*data));
+      std::vector<WriteSet> none;  // one answer: nothing to repair
+      auto window = ReconcileRangeAnswers(self->table_->id, query->reverse, one, &none);
+      if (!window.ok()) return done(window.status());
+      if (Status keys = ReconcileWindowKeys(query->keys, one, &*window, &none); !keys.ok()) return done(keys);
+      return done(std::move(window));
+    }
+    ++self->services_->digest_mismatches;
+    if (consistency.trace) TraceStep(consistency, "Digest mismatch: reading data from every replica asked");
+    self->ReadWindowInFullAsync(query, consistency, /*counted=*/true, std::move(done));
+  };
+  std::make_shared<ParallelAsk<RangeBatch>>(services_, PeersOf(asked), plan, SpeculativeThresholdMicros(), consistency,
+                                            std::move(ask), std::move(finished), kRangeMessage)
+      ->Start();
+}
+
+void ReplicatedTablet::ReadWindowInFullAsync(std::shared_ptr<const RangeQuery> query,
+                                             const RequestConsistency& consistency, bool counted, WindowDone done) {
+  auto fence = std::make_shared<PlacementFence::RequestGuard>(&services_->placement_fence);
+  auto replicas = PlanRead(consistency.level);
+  if (!replicas.ok()) return done(replicas.status());
+  if (!counted) CountCoordinated((*replicas)->all);
   auto self = shared_from_this();
   // Data from every replica asked, as a range read's window (ReadWindow),
   // with the point keys' values in the same answer.
@@ -449,8 +519,9 @@ void ReplicatedTablet::ReadWindowAsync(const KeyWindowRead& read, const RequestC
       done(std::move(*out));
     });
   };
-  std::make_shared<ParallelAsk<RangeBatch>>(services_, PeersOf(asked), (*replicas)->plan, SpeculativeThresholdMicros(),
-                                            consistency, std::move(ask), std::move(finished), kRangeMessage)
+  std::make_shared<ParallelAsk<RangeBatch>>(services_, PeersOf((*replicas)->asked), (*replicas)->plan,
+                                            SpeculativeThresholdMicros(), consistency, std::move(ask),
+                                            std::move(finished), kRangeMessage)
       ->Start();
 }
 

@@ -97,6 +97,7 @@ class InMemoryClusterTest : public ::testing::Test {
     o.cluster.write_timeout_micros = 1'000'000;
     o.cluster.read_timeout_micros = 1'000'000;
     o.cluster.load_report_interval_ms = load_report_interval_ms_;
+    o.cluster.max_hints_bytes_per_node = max_hints_bytes_per_node_;
     return o;
   }
 
@@ -134,6 +135,7 @@ class InMemoryClusterTest : public ::testing::Test {
   }
 
   int64_t load_report_interval_ms_ = server::NodeClusterOptions().load_report_interval_ms;
+  uint64_t max_hints_bytes_per_node_ = server::NodeClusterOptions().max_hints_bytes_per_node;
   std::filesystem::path dir_;
   tessera::testing::LocalEtcd etcd_;
   std::unique_ptr<InMemoryNetwork> network_;
@@ -243,6 +245,52 @@ TEST_F(InMemoryClusterTest, AReplicaCutOffCostsTheOthersNothingAndCatchesUpAfter
     EXPECT_EQ(GetBigEndian32(row[0]->data()), static_cast<uint32_t>(c));
     EXPECT_EQ(GetBigEndian32(row[1]->data()), static_cast<uint32_t>(c + 7));
   }
+}
+
+// A slice read asks one replica for its window's data and the others for
+// digests of the same window (ReplicatedTablet::ReadWindowAsync): a replica
+// that missed rows disagrees, so the read asks again in full, answers every
+// row and repairs that replica's copy.
+class InMemoryClusterNoHintsTest : public InMemoryClusterTest {
+ protected:
+  void SetUp() override {
+    max_hints_bytes_per_node_ = 0;  // every hint dropped: a cut-off replica stays behind until read repair
+    InMemoryClusterTest::SetUp();
+  }
+};
+
+TEST_F(InMemoryClusterNoHintsTest, ASliceWhoseReplicasDisagreeIsReadAgainInFullAndRepaired) {
+  ASSERT_TRUE(conns_[0]->Query("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', "
+                               "'replication_factor': 3}").ok());
+  ASSERT_TRUE(conns_[0]->Query("CREATE TABLE ks.w (k int, c int, v int, PRIMARY KEY (k, c))").ok());
+  for (int n = 1; n <= kNodes; ++n) {
+    WaitFor([&] { return conns_[n - 1]->Query("SELECT k FROM ks.w LIMIT 1").ok(); },
+            "node " + std::to_string(n) + " knows ks.w");
+  }
+  auto rows_of = [&](int n, cql::Consistency consistency) -> int {
+    auto r = Run(n, "SELECT c, v FROM ks.w WHERE k = 1", consistency);
+    EXPECT_TRUE(r.ok() && !r->is_error()) << (r.ok() ? r->error_message : r.status().ToString());
+    return r.ok() && !r->is_error() ? static_cast<int>(r->rows.rows.size()) : -1;
+  };
+  network_->Cut(Endpoint(1), Endpoint(2));
+  network_->Cut(Endpoint(1), Endpoint(3));
+  constexpr int kRows = 10;
+  for (int c = 0; c < kRows; ++c) {
+    auto w = Run(2, "INSERT INTO ks.w (k, c, v) VALUES (1, " + std::to_string(c) + ", " + std::to_string(c) + ")",
+                 cql::Consistency::kQuorum);
+    ASSERT_TRUE(w.ok() && !w->is_error()) << (w.ok() ? w->error_message : w.status().ToString());
+  }
+  network_->HealAll();
+  WaitFor([&] {
+    auto r = Run(1, "SELECT k FROM ks.w WHERE k = 0", cql::Consistency::kAll);
+    return r.ok() && !r->is_error();
+  }, "node 1 coordinates ALL again after the heal");
+  // Node 1's own copy (a read at ONE asks this node first) missed every row.
+  EXPECT_EQ(rows_of(1, cql::Consistency::kOne), 0);
+  // At QUORUM node 1 answers data (none) and node 2 a digest of its rows: they disagree.
+  EXPECT_EQ(rows_of(1, cql::Consistency::kQuorum), kRows);
+  // The full round repaired node 1's copy before it answered.
+  EXPECT_EQ(rows_of(1, cql::Consistency::kOne), kRows);
 }
 
 // Issue 30: conditional statements run Paxos over the partition's replicas,

@@ -233,8 +233,9 @@ TEST(InternodeTest, ARangeReadAnswersThePointKeysItCarriesInTheSameCall) {
   ASSERT_TRUE(written.Wait());
   ASSERT_TRUE(applied.ok()) << applied.ToString();
 
-  auto read = [&](std::vector<std::string> keys, bool reverse) {
+  auto read = [&](std::vector<std::string> keys, bool reverse, bool digest = false) {
     RangeQuery q;
+    q.digest = digest;
     q.table_uuid = table->uuid;
     q.lower = "b";
     q.upper = "c";
@@ -268,6 +269,22 @@ TEST(InternodeTest, ARangeReadAnswersThePointKeysItCarriesInTheSameCall) {
   }
   EXPECT_EQ(client.messages_sent() - messages_before, 2u);
   EXPECT_EQ(db->MetricsOf(table->id)->replica_reads.load(), 2u);
+  // A digest read of the same window: its WindowDigest alone, which a
+  // window with one value more does not share.
+  auto data = read({"a0", "a1"}, false);
+  auto digest = read({"a0", "a1"}, false, /*digest=*/true);
+  ASSERT_TRUE(data.ok() && digest.ok());
+  EXPECT_FALSE(data->digest.has_value());
+  ASSERT_TRUE(digest->digest.has_value());
+  EXPECT_EQ(digest->digest->size(), 8u);
+  EXPECT_EQ(*digest->digest, WindowDigest(*data));
+  EXPECT_TRUE(digest->entries.empty() && digest->key_values.empty());
+  RangeBatch changed = *data;
+  changed.entries.back().second += "x";
+  EXPECT_NE(WindowDigest(changed), *digest->digest);
+  changed = *data;
+  changed.key_values[1] = "";
+  EXPECT_NE(WindowDigest(changed), *digest->digest);
   // Without keys, none come back; a key within the range is refused.
   auto plain = read({}, false);
   ASSERT_TRUE(plain.ok());

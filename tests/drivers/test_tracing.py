@@ -197,10 +197,11 @@ def test_a_cluster_coordinator_traces_its_messages_to_the_other_replica():
             assert any(a.startswith("RANGE answered by /127.0.0.2 after ") for a in slice_steps), slice_steps
             assert "Reading a key range on this node's replica" in slice_steps, slice_steps
             # One message to node 2 for the whole slice: the partition header comes with the rows
-            # (one snapshot), not in a READ of its own.
+            # (one snapshot), not in a READ of its own; node 2 answers a digest of what it read
+            # (the data comes from node 1's own replica).
             remote = [e.description for e in slice_trace.events if str(e.source) == "127.0.0.2"]
             assert remote == ["RANGE message received",
-                              "Read 3 keys of a range and 1 point key from the replica's store"], remote
+                              "Digest of 3 keys of a range and 1 point key from the replica's store"], remote
 
             # Node 2 lists the session too (its coordinator sent it there), so a
             # driver that reads the trace through another node finds it.
