@@ -60,38 +60,41 @@ for pid in sys.argv[2:]:
 json.dump(out, open(sys.argv[1], "w"))
 PY
 }
-# "requests messages": the internode requests and messages (gRPC calls) the three nodes sent so far.
+# "requests messages bytes": the internode requests and messages (gRPC calls) the three nodes sent so
+# far, and the key and value bytes they answered (tessera_internode_bytes_served_total).
 internode() {
   /usr/bin/python3 - "$admin_port" <<'PY'
 import sys, urllib.request
-total = {"tessera_internode_requests_sent_total": 0.0, "tessera_internode_messages_sent_total": 0.0}
+total = {"tessera_internode_requests_sent_total": 0.0, "tessera_internode_messages_sent_total": 0.0,
+         "tessera_internode_bytes_served_total": 0.0}
 for n in range(1, 4):
     with urllib.request.urlopen("http://127.0.0.%d:%s/metrics" % (n, sys.argv[1]), timeout=10) as r:
         for line in r.read().decode().splitlines():
             if line.split(" ")[0] in total:
                 total[line.split(" ")[0]] += float(line.split()[1])
-print("%d %d" % (total["tessera_internode_requests_sent_total"], total["tessera_internode_messages_sent_total"]))
+print("%d %d %d" % (total["tessera_internode_requests_sent_total"], total["tessera_internode_messages_sent_total"],
+                   total["tessera_internode_bytes_served_total"]))
 PY
 }
 switches() { cat $(for p in $pids; do echo "/proc/$p/task/"*/status; done) 2>/dev/null | awk '/ctxt_switches/ {s += $2} END {print s}'; }
-c0=$(cpu); s0=$(switches); threads "$work/threads0.json"; read -r q0 m0 <<< "$(internode)"
+c0=$(cpu); s0=$(switches); threads "$work/threads0.json"; read -r q0 m0 b0 <<< "$(internode)"
 "$tessera" bench --host "$hosts" --port "$port" --workload "$workload" --seconds "$seconds" "${flags[@]}" \
   --json "$work/read.json" >&2
-c1=$(cpu); s1=$(switches); threads "$work/threads1.json"; read -r q1 m1 <<< "$(internode)"
+c1=$(cpu); s1=$(switches); threads "$work/threads1.json"; read -r q1 m1 b1 <<< "$(internode)"
 /usr/bin/python3 - "$work/read.json" "$((c1 - c0))" "$((s1 - s0))" "$(getconf CLK_TCK)" \
-  "$work/threads0.json" "$work/threads1.json" "$op" "$((q1 - q0))" "$((m1 - m0))" <<'PY'
+  "$work/threads0.json" "$work/threads1.json" "$op" "$((q1 - q0))" "$((m1 - m0))" "$((b1 - b0))" <<'PY'
 import collections, json, sys
 d = json.load(open(sys.argv[1]))
 r = [p for p in d["phases"] if p["phase"] == "run"][-1]
 ticks, switches, hz = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 n = r["operations"]
 op = sys.argv[7]
-requests, messages = int(sys.argv[8]), int(sys.argv[9])
-print("| %ss/s | node CPU per %s | context switches per %s | internode requests / messages per %s | p99 | errors |"
-      % (op, op, op, op))
-print("|---|---|---|---|---|---|")
-print("| %.0f | %.0f us | %.1f | %.2f / %.2f | %.1f ms | %d |" % (
-    r["ops_per_second"], ticks * 1e6 / hz / n, switches / n, requests / n, messages / n,
+requests, messages, served = int(sys.argv[8]), int(sys.argv[9]), int(sys.argv[10])
+print("| %ss/s | node CPU per %s | context switches per %s | internode requests / messages per %s "
+      "| bytes answered per %s | p99 | errors |" % (op, op, op, op, op))
+print("|---|---|---|---|---|---|---|")
+print("| %.0f | %.0f us | %.1f | %.2f / %.2f | %.0f | %.1f ms | %d |" % (
+    r["ops_per_second"], ticks * 1e6 / hz / n, switches / n, requests / n, messages / n, served / n,
     r["all"]["p99_us"] / 1000.0, r["errors"]))
 before, after = json.load(open(sys.argv[5])), json.load(open(sys.argv[6]))
 roles = collections.defaultdict(lambda: [0, 0, 0])

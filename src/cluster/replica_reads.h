@@ -40,7 +40,7 @@ struct RangeQuery {
   // replica_reads_per_second, what the placement balancer weighs).
   bool internal = false;
   // Point keys read with the range from the same snapshot (KeyWindowRead::
-  // keys: a slice's partition header and static row), each below `lower`;
+  // keys: a slice's partition header and static row), ascending, each below `lower`;
   // their values come back in RangeBatch::key_values.
   std::vector<std::string> keys;  // table-relative
   // Answer the window's WindowDigest instead of its entries and key values

@@ -48,11 +48,24 @@ const std::string& IteratorLower(const KeyWindowRead& read) {
 
 Result<KeyWindow> ReadWindowFrom(KvIterator* it, const KeyWindowRead& read, size_t strip_key_bytes) {
   KeyWindow window;
-  // The point keys first: the iterator's snapshot is the window's.
+  // The point keys first, from one Seek and steps forward (a partition's
+  // header and static row sort next to each other, below its rows): the
+  // iterator's snapshot is the window's. A step costs far less than a Seek,
+  // which visits every level of the store.
+  constexpr int kMaxSteps = 8;  // then a Seek after all
   window.key_values.reserve(read.keys.size());
-  for (const std::string& key : read.keys) {
-    if (key >= read.lower) return Status::InvalidArgument("a key read with a window lies within the window's range");
-    it->Seek(key);
+  for (size_t i = 0; i < read.keys.size(); ++i) {
+    const std::string& key = read.keys[i];
+    if (key >= read.lower || (i > 0 && key <= read.keys[i - 1])) {
+      return Status::InvalidArgument("the keys read with a window must ascend below its range");
+    }
+    if (i == 0) {
+      it->Seek(key);
+    } else {
+      int steps = 0;
+      while (it->Valid() && it->key() < key && steps++ < kMaxSteps) it->Next();
+      if (it->Valid() && it->key() < key) it->Seek(key);
+    }
     if (it->Valid() && it->key() == key) {
       window.key_values.emplace_back(std::string(it->value()));
     } else {
@@ -60,10 +73,18 @@ Result<KeyWindow> ReadWindowFrom(KvIterator* it, const KeyWindowRead& read, size
     }
   }
   TESSERA_RETURN_IF_ERROR(it->status());
+  // A forward window needs no Seek when the iterator, past the last point
+  // key, already stands at or beyond its start: no key lies between.
+  bool at_start = false;
+  if (!read.reverse && !read.keys.empty()) {
+    if (it->Valid() && it->key() == read.keys.back()) it->Next();
+    at_start = !it->Valid() || it->key() >= read.from;
+    TESSERA_RETURN_IF_ERROR(it->status());
+  }
   // With point keys the iterator reaches below `lower`: a reverse window stops there itself.
   const bool check_lower = !read.keys.empty();
   if (!read.reverse) {
-    it->Seek(read.from);
+    if (!at_start) it->Seek(read.from);
     if (!read.from_inclusive && it->Valid() && it->key() == read.from) it->Next();
   } else if (read.from_end) {
     it->SeekToLast();

@@ -39,8 +39,8 @@ struct KeyWindowRead {
   uint32_t limit = 512;      // keys, >= 1
   // Point keys read with the window, from the same snapshot: a slice's
   // partition header and static row, so that one request per replica
-  // answers the whole slice (issue 28 item 2). Each below `lower`; empty
-  // for a range read's windows.
+  // answers the whole slice (issue 28 item 2). Ascending, each below
+  // `lower`; empty for a range read's windows.
   std::vector<std::string> keys;
 };
 
@@ -65,7 +65,7 @@ const std::string& IteratorLower(const KeyWindowRead& read);
 // key_values), then seeks to `read.from` (or the end) and takes up to
 // read.limit keys of [lower, upper), each with its first `strip_key_bytes`
 // bytes removed (4: table-relative keys). Errors: the iterator's status;
-// InvalidArgument for a key of read.keys at or above read.lower.
+// InvalidArgument when read.keys do not ascend below read.lower.
 Result<KeyWindow> ReadWindowFrom(KvIterator* it, const KeyWindowRead& read, size_t strip_key_bytes = 0);
 
 class Replica {
