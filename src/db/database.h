@@ -322,6 +322,8 @@ class Database {
   // answer. REQUIRES: this Database outlives the answer (as ApplyBatchAsync).
   void ReadRowAsync(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& partition_key,
                     const std::vector<std::string>& clustering, const RequestConsistency& consistency, RowDone done);
+  // On a cluster node ReadSlice runs ReadSliceAsync and waits (its first
+  // request to each replica brings the header and static row with the rows).
   Result<SliceResult> ReadSlice(const std::shared_ptr<const TableSchema>& table,
                                 const std::vector<std::string>& partition_key, const SliceRequest& request,
                                 const RequestConsistency& consistency = kLocalConsistency);

@@ -202,6 +202,15 @@ def test_a_cluster_coordinator_traces_its_messages_to_the_other_replica():
             remote = [e.description for e in slice_trace.events if str(e.source) == "127.0.0.2"]
             assert remote == ["RANGE message received",
                               "Digest of 3 keys of a range and 1 point key from the replica's store"], remote
+            # A filtered slice reads on the request's thread (Database::ReadSlice), through the same
+            # read: one message per replica, not a READ of the header before the rows.
+            rs = s.execute(SimpleStatement("SELECT c FROM ctr.wide WHERE k = 1 AND v = 3 ALLOW FILTERING",
+                                           consistency_level=ConsistencyLevel.ALL), trace=True)
+            assert [r.c for r in rs] == [3]
+            remote = [e.description for e in rs.get_query_trace(max_wait_sec=5).events
+                      if str(e.source) == "127.0.0.2"]
+            assert remote == ["RANGE message received",
+                              "Digest of 5 keys of a range and 1 point key from the replica's store"], remote
 
             # Node 2 lists the session too (its coordinator sent it there), so a
             # driver that reads the trace through another node finds it.
