@@ -318,6 +318,18 @@ RangeBatch* AgreedWindow(std::vector<RangeBatch>& answers) {
   return data;
 }
 
+// The data answer every replica agreed with as the caller's window: keys
+// made absolute, values moved (what ReconcileRangeAnswers and
+// ReconcileWindowKeys make of one answer, without their copies).
+KeyWindow AgreedAsWindow(uint32_t table_id, size_t point_keys, RangeBatch data) {
+  KeyWindow window;
+  window.more = data.more && !data.entries.empty();
+  window.entries.reserve(data.entries.size());
+  for (auto& [k, v] : data.entries) window.entries.emplace_back(AbsoluteKey(table_id, k), std::move(v));
+  if (point_keys > 0 && data.key_values.size() == point_keys) window.key_values = std::move(data.key_values);
+  return window;
+}
+
 }  // namespace
 
 void ReplicatedTablet::MultiGetAsync(std::vector<std::string> keys, const RequestConsistency& consistency,
@@ -470,13 +482,7 @@ void ReplicatedTablet::ReadWindowAsync(const KeyWindowRead& read, const RequestC
     if (!answers.ok()) return done(answers.status());
     ++self->services_->digest_reads;
     if (RangeBatch* data = AgreedWindow(*answers)) {
-      std::vector<RangeBatch> one;
-      one.push_back(std::move(*data));
-      std::vector<WriteSet> none;  // one answer: nothing to repair
-      auto window = ReconcileRangeAnswers(self->table_->id, query->reverse, one, &none);
-      if (!window.ok()) return done(window.status());
-      if (Status keys = ReconcileWindowKeys(query->keys, one, &*window, &none); !keys.ok()) return done(keys);
-      return done(std::move(window));
+      return done(AgreedAsWindow(self->table_->id, query->keys.size(), std::move(*data)));
     }
     ++self->services_->digest_mismatches;
     if (consistency.trace) TraceStep(consistency, "Digest mismatch: reading data from every replica asked");
