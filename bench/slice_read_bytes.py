@@ -37,10 +37,10 @@ try:
     q.consistency_level = ConsistencyLevel.QUORUM
     for _ in range(20):
         s.execute(q)
-    b0 = served(); t0 = time.time()
+    b0 = served(); t0 = time.monotonic()
     for _ in range(300):
         assert len(list(s.execute(q))) == 10
-    t1 = time.time(); b1 = served()
+    t1 = time.monotonic(); b1 = served()
     print("300 QUORUM slices LIMIT 10: %.0f bytes served per read, %.2f ms per read" % ((b1 - b0) / 300, (t1 - t0) / 300 * 1000))
     d.shutdown()
 finally:

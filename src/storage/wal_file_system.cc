@@ -54,25 +54,25 @@ class PowerLossFile : public rocksdb::FSWritableFileOwnerWrapper {
   rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
                            rocksdb::IODebugContext* dbg) override {
     rocksdb::IOStatus s = target()->Append(data, options, dbg);
-    if (s.ok()) size_ += data.size();
+    if (s.ok()) size_.fetch_add(data.size());
     return s;
   }
   rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
                            const rocksdb::DataVerificationInfo& info, rocksdb::IODebugContext* dbg) override {
     rocksdb::IOStatus s = target()->Append(data, options, info, dbg);
-    if (s.ok()) size_ += data.size();
+    if (s.ok()) size_.fetch_add(data.size());
     return s;
   }
   rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset, const rocksdb::IOOptions& options,
                                      rocksdb::IODebugContext* dbg) override {
     rocksdb::IOStatus s = target()->PositionedAppend(data, offset, options, dbg);
-    if (s.ok()) size_ = std::max(size_, offset + data.size());
+    if (s.ok()) Grow(offset + data.size());
     return s;
   }
   rocksdb::IOStatus PositionedAppend(const rocksdb::Slice& data, uint64_t offset, const rocksdb::IOOptions& options,
                                      const rocksdb::DataVerificationInfo& info, rocksdb::IODebugContext* dbg) override {
     rocksdb::IOStatus s = target()->PositionedAppend(data, offset, options, info, dbg);
-    if (s.ok()) size_ = std::max(size_, offset + data.size());
+    if (s.ok()) Grow(offset + data.size());
     return s;
   }
   rocksdb::IOStatus Truncate(uint64_t size, const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
@@ -84,13 +84,19 @@ class PowerLossFile : public rocksdb::FSWritableFileOwnerWrapper {
     return target()->Flush(options, dbg);
   }
   rocksdb::IOStatus Sync(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
+    // What the sync covers: the bytes appended before it began (RocksDB may
+    // append to a log while another thread syncs it).
+    const uint64_t size = size_.load();
+    const auto started = std::chrono::steady_clock::now();
     rocksdb::IOStatus s = target()->Sync(options, dbg);
-    if (s.ok()) fs_->Synced(name_, size_);  // not durable if the power went before
+    if (s.ok()) fs_->Synced(name_, size, started);  // not durable if the power went before
     return s;
   }
   rocksdb::IOStatus Fsync(const rocksdb::IOOptions& options, rocksdb::IODebugContext* dbg) override {
+    const uint64_t size = size_.load();
+    const auto started = std::chrono::steady_clock::now();
     rocksdb::IOStatus s = target()->Fsync(options, dbg);
-    if (s.ok()) fs_->Synced(name_, size_);  // not durable if the power went before
+    if (s.ok()) fs_->Synced(name_, size, started);  // not durable if the power went before
     return s;
   }
   rocksdb::IOStatus RangeSync(uint64_t, uint64_t, const rocksdb::IOOptions& options,
@@ -104,9 +110,15 @@ class PowerLossFile : public rocksdb::FSWritableFileOwnerWrapper {
   }
 
  private:
+  void Grow(uint64_t size) {
+    uint64_t now = size_.load();
+    while (now < size && !size_.compare_exchange_weak(now, size)) {
+    }
+  }
+
   PowerLossFileSystem* const fs_;
   const std::string name_;
-  uint64_t size_;
+  std::atomic<uint64_t> size_;  // appended by RocksDB's writer while another thread syncs
 };
 
 }  // namespace
@@ -212,11 +224,18 @@ rocksdb::IOStatus PowerLossFileSystem::DeleteFile(const std::string& name, const
   return s;
 }
 
-void PowerLossFileSystem::Synced(const std::string& name, uint64_t size) {
+void PowerLossFileSystem::Synced(const std::string& name, uint64_t size,
+                                 std::chrono::steady_clock::time_point started) {
   if (!powered()) return;
   std::lock_guard<std::mutex> lock(mu_);
   Tracked& t = files_[name];
   t.synced = std::max(t.synced, size);
+  if (IsWriteAheadLog(name)) last_log_sync_started_ = std::max(last_log_sync_started_, started);
+}
+
+std::chrono::steady_clock::time_point PowerLossFileSystem::LastLogSyncStarted() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return last_log_sync_started_;
 }
 
 Result<uint64_t> PowerLossFileSystem::DropUnsyncedData() {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -101,9 +102,17 @@ class PowerLossFileSystem : public WritableFileWrappingFileSystem {
   // dropped. Errors: IOError from the truncation.
   Result<uint64_t> DropUnsyncedData();
 
+  // When the newest sync of a write-ahead log (a file named *.log) that
+  // completed while powered began (steady clock; the clock's epoch if none).
+  // Every byte appended to that log before then is durable, so a write
+  // acknowledged before then survives the loss in every commitlog mode: the
+  // periodic mode's bound on what it may lose, with no timing assumption.
+  std::chrono::steady_clock::time_point LastLogSyncStarted() const;
+
   // What the file wrappers report (public for them; not for callers): the
-  // first `size` bytes of `name` are on the disk for good.
-  void Synced(const std::string& name, uint64_t size);
+  // first `size` bytes of `name` are on the disk for good, by a sync that
+  // began at `started`.
+  void Synced(const std::string& name, uint64_t size, std::chrono::steady_clock::time_point started);
 
  protected:
   std::unique_ptr<rocksdb::FSWritableFile> Wrap(const std::string& name, std::unique_ptr<rocksdb::FSWritableFile> file,
@@ -112,12 +121,13 @@ class PowerLossFileSystem : public WritableFileWrappingFileSystem {
 
  private:
   std::atomic<bool> powered_{true};
-  std::mutex mu_;
+  mutable std::mutex mu_;
   struct Tracked {
     uint64_t synced = 0;           // bytes durable
     bool born_after_loss = false;  // created after PowerLoss(): removed by DropUnsyncedData()
   };
   std::map<std::string, Tracked> files_;  // guarded by mu_
+  std::chrono::steady_clock::time_point last_log_sync_started_;  // guarded by mu_
 };
 
 }  // namespace tessera

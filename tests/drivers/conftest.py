@@ -47,8 +47,8 @@ class TesseraServer:
                                           "--listen", "127.0.0.1:%d" % self.port,
                                           "--admin-listen", "127.0.0.1:%d" % self.admin_port] + self.extra_args,
                                          stdout=self.log, stderr=self.log)
-            deadline = time.time() + 30
-            while time.time() < deadline:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
                 with open(os.path.join(self.dir, "server.log"), "rb") as f:
                     f.seek(begin)
                     text = f.read().decode(errors="replace")

@@ -190,9 +190,9 @@ class EventConnection:
     def wait_for(self, wanted, timeout):
         """Reads events until one equals `wanted` (a tuple); returns the events seen, or fails."""
         seen = []
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            e = self.next_event(max(0.1, deadline - time.time()))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            e = self.next_event(max(0.1, deadline - time.monotonic()))
             if e is None:
                 break
             seen.append(e)
@@ -272,8 +272,8 @@ def stop_process(pid, timeout=10):
 def wait_until(predicate, timeout, what):
     """Polls `predicate` every 0.2 s (an exception counts as not yet: a node
     may be starting) until it is true, or fails after `timeout` seconds."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         try:
             if predicate():
                 return

@@ -81,7 +81,7 @@ def test_bytes_are_balanced_with_equal_counts_and_the_moves_stop(cluster):
         counts = {a: sum(1 for _, h in tablets if h == a) for a in NODES}
         assert sorted(counts.values()) == [2, 3, 3], tablets
         heavy = next(a for a in NODES if counts[a] == 3)
-        start = time.time()
+        start = time.monotonic()
         big = {}
         for k in range(20000):
             if holder_of(tablets, k) == heavy and len(big) < 270:
@@ -98,7 +98,7 @@ def test_bytes_are_balanced_with_equal_counts_and_the_moves_stop(cluster):
 
         # Within 60 s no node stores more than 1.25 x the mean, counts within one.
         deadline, ratio, spread = start + 60, None, None
-        while time.time() < deadline:
+        while time.monotonic() < deadline:
             per_node = bytes_per_node(sessions, host_ids)
             mean = sum(per_node.values()) / 3
             ratio = max(per_node.values()) / mean
@@ -107,7 +107,7 @@ def test_bytes_are_balanced_with_equal_counts_and_the_moves_stop(cluster):
             if ratio < 1.25 and spread <= 1:
                 break
             time.sleep(1)
-        print("bytes max/mean %.2f after %.1f s: %s; counts %s" % (ratio, time.time() - start, per_node, counts))
+        print("bytes max/mean %.2f after %.1f s: %s; counts %s" % (ratio, time.monotonic() - start, per_node, counts))
         assert ratio < 1.25 and spread <= 1, (per_node, counts)
         # The moves stop: the placement does not change for 10 s.
         settled = placement(cluster)

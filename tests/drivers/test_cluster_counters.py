@@ -89,7 +89,7 @@ def test_counter_writes_at_every_level_batches_and_deletes(sessions):
 def test_counter_increments_through_a_kill_are_neither_lost_nor_counted_twice(cluster, sessions):
     """8 clients, all 3 coordinators, one counter; node 3 is killed -9 and
     restarted while they run. A timed-out increment may or may not count."""
-    stop = time.time() + WORKLOAD_SECONDS
+    stop = time.monotonic() + WORKLOAD_SECONDS
     acknowledged, timed_out, failed = [0], [0], [0]
     lock = threading.Lock()
 
@@ -98,7 +98,7 @@ def test_counter_increments_through_a_kill_are_neither_lost_nor_counted_twice(cl
         driver, session = node_session(cluster, node, timeout=5)
         increment = session.prepare("UPDATE cnt.views SET n = n + 1 WHERE video = 100")
         try:
-            while time.time() < stop:
+            while time.monotonic() < stop:
                 try:
                     session.execute(increment)
                 except Unavailable:

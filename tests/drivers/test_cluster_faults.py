@@ -87,7 +87,7 @@ class Load:
                 continue
             with self.lock:
                 self.acked[k] = k * 7
-                self.ack_times.append(time.time())
+                self.ack_times.append(time.monotonic())
 
     def acked_between(self, start, end):
         with self.lock:
@@ -112,7 +112,7 @@ def pinned(cluster, node, statement):
     most; a retry reruns the whole statement, so no page is counted twice."""
     profile = ExecutionProfile(load_balancing_policy=WhiteListRoundRobinPolicy([cluster.address(node)]),
                                request_timeout=60, consistency_level=ALL)
-    deadline, attempts = time.time() + 60, 0
+    deadline, attempts = time.monotonic() + 60, 0
     while True:
         attempts += 1
         d = Cluster([cluster.address(node)], port=cluster.port, protocol_version=4, connect_timeout=10,
@@ -122,7 +122,7 @@ def pinned(cluster, node, statement):
             print("node %d coordinated the read (attempt %d)" % (node, attempts))
             return rows
         except (NoHostAvailable, OperationTimedOut):
-            if time.time() > deadline:
+            if time.monotonic() > deadline:
                 raise
             time.sleep(1)
         finally:
@@ -140,7 +140,7 @@ def test_quorum_writes_survive_kill_9_of_a_replica_and_of_the_control_node(clust
         s.execute("CREATE KEYSPACE faults WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
         s.execute("CREATE TABLE faults.acked (k bigint PRIMARY KEY, writer int, v bigint) WITH initial_tablets = 8")
         phase = ROUND_SECONDS / 4
-        run_started = time.time()
+        run_started = time.monotonic()
         with Load(s) as load:
             for round_number in range(ROUNDS):
                 control = control_node(d)
@@ -148,7 +148,7 @@ def test_quorum_writes_survive_kill_9_of_a_replica_and_of_the_control_node(clust
                 steps = [("kill", replica), ("start", replica), ("kill", control), ("start", control)]
                 for action, node in steps:
                     time.sleep(phase)
-                    started = time.time()
+                    started = time.monotonic()
                     if action == "kill":
                         cluster.kill(node)
                     else:
@@ -157,19 +157,19 @@ def test_quorum_writes_survive_kill_9_of_a_replica_and_of_the_control_node(clust
                     # The load goes on: writes are acknowledged in the second
                     # half of the phase that follows (through the others).
                     time.sleep(phase)
-                    assert load.acked_between(started + phase / 2, time.time()) > 0, (round_number, action, node)
+                    assert load.acked_between(started + phase / 2, time.monotonic()) > 0, (round_number, action, node)
                 wait_all_back_and_hints_delivered(cluster, s)
         print("%d writes acknowledged, %d failed, %d rounds of %.0f s, %.0f s with restarts and hint delivery" % (
-            len(load.acked), load.failures, ROUNDS, ROUND_SECONDS, time.time() - run_started))
+            len(load.acked), load.failures, ROUNDS, ROUND_SECONDS, time.monotonic() - run_started))
         assert len(load.acked) > 100
         # Every acknowledged write reads back at ALL (every replica asked and
         # compared): the whole table, paged, and a sample key by key.
-        started = time.time()
+        started = time.monotonic()
         scan = SimpleStatement("SELECT k, v FROM faults.acked", consistency_level=ALL, fetch_size=5000)
         stored = {r.k: r.v for r in pinned(cluster, 3, scan)}
         lost = [k for k, v in load.acked.items() if stored.get(k) != v]
         assert lost == [], "%d acknowledged writes lost: %s" % (len(lost), sorted(lost)[:20])
-        print("read back %d rows at ALL in %.1f s: 0 lost" % (len(stored), time.time() - started))
+        print("read back %d rows at ALL in %.1f s: 0 lost" % (len(stored), time.monotonic() - started))
         lookup = s.prepare("SELECT k, v FROM faults.acked WHERE k = ?")
         lookup.consistency_level = ALL
         for k in random.Random(7).sample(sorted(load.acked), min(500, len(load.acked))):

@@ -192,10 +192,10 @@ def rotating_nemesis(faults, gap_operations):
     faults' names."""
     def run(progress, ends):
         names = []
-        while time.time() < ends - 1:
+        while time.monotonic() < ends - 1:
             target = progress() + gap_operations
-            wait_until(lambda: progress() >= target or time.time() >= ends, ends - time.time() + 5, "operations")
-            if time.time() >= ends - 1:
+            wait_until(lambda: progress() >= target or time.monotonic() >= ends, ends - time.monotonic() + 5, "operations")
+            if time.monotonic() >= ends - 1:
                 break
             names.append(faults[len(names) % len(faults)]())
         return names
@@ -206,7 +206,7 @@ def test_compare_and_set_counter_through_a_kill(cluster, sessions):
     """8 clients, all 3 coordinators; node 3 is killed -9 and restarted
     while they run. Each applied update sets v = v + 1 and adds its token."""
     sessions[0].execute("INSERT INTO lwt3.counter (k, v, tokens) VALUES (0, 0, {})")
-    stop = time.time() + WORKLOAD_SECONDS
+    stop = time.monotonic() + WORKLOAD_SECONDS
     acknowledged, refused_tokens, unknown = [], [], []
     lock = threading.Lock()
 
@@ -217,7 +217,7 @@ def test_compare_and_set_counter_through_a_kill(cluster, sessions):
         update = session.prepare("UPDATE lwt3.counter SET v = ?, tokens = tokens + ? WHERE k = 0 IF v = ?")
         seq = 0
         try:
-            while time.time() < stop:
+            while time.monotonic() < stop:
                 try:
                     current = session.execute(read).one().v
                 except Exception:
@@ -270,7 +270,7 @@ def run_register_workload(cluster, seconds, nemesis=None, clients=5, keys=5, see
         first[1].execute("INSERT INTO %s (k, v) VALUES (%%s, 0) IF NOT EXISTS" % table, (k,))
     first[0].shutdown()
     history, lock = [], threading.Lock()
-    stop = time.time() + seconds
+    stop = time.monotonic() + seconds
     t0 = time.monotonic()
 
     def client(i):
@@ -281,7 +281,7 @@ def run_register_workload(cluster, seconds, nemesis=None, clients=5, keys=5, see
         cas = session.prepare("UPDATE %s SET v = ? WHERE k = ? IF v = ?" % table)
         write = session.prepare("UPDATE %s SET v = ? WHERE k = ? IF EXISTS" % table)
         try:
-            while time.time() < stop:
+            while time.monotonic() < stop:
                 k = crng.randrange(keys)
                 kind = crng.choice(("read", "write", "cas"))
                 invoke = time.monotonic() - t0
@@ -349,7 +349,7 @@ def test_register_check_holds_through_a_migration_and_an_rf_change(cluster, sess
         wait_until(lambda: other.execute("SELECT * FROM lwt2.registers LIMIT 1") is not None, 30, "schema everywhere")
     done = {}
     seconds = max(WORKLOAD_SECONDS, 20)
-    began = time.time()
+    began = time.monotonic()
 
     def move_then_change_rf(progress, ends):
         wait_until(lambda: progress() >= 200, 30, "some history before the move")
@@ -369,7 +369,7 @@ def test_register_check_holds_through_a_migration_and_an_rf_change(cluster, sess
             session.execute("ALTER KEYSPACE lwt2 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
         finally:
             driver.shutdown()
-        done["rf"] = time.time() - began
+        done["rf"] = time.monotonic() - began
 
     history, _ = run_register_workload(cluster, seconds, nemesis=move_then_change_rf, seed=31, table="lwt2.registers")
     assert done.get("move", {}).get("completed") and done.get("rf")

@@ -116,7 +116,7 @@ def test_views_agree_with_the_base_after_random_writes_a_killed_node_and_repair(
         rng = random.Random(31)
         failures = [0]
         done = 0
-        started = time.time()
+        started = time.monotonic()
         killed = restarted = False
         while done < OPS:
             if not killed and done >= OPS // 3:
@@ -129,7 +129,7 @@ def test_views_agree_with_the_base_after_random_writes_a_killed_node_and_repair(
             partitions = rng.sample(range(PARTITIONS), n)
             run_rounds(sessions, [random_write(rng, p) for p in partitions], failures)
             done += n
-        elapsed = time.time() - started
+        elapsed = time.monotonic() - started
         # Every TTL written (at most 3 s) has run out: expired rows are gone from base and views alike.
         wait_until(lambda: all(k is None and v is None for k, v in
                                read_all(s, "SELECT TTL(kind), TTL(v) FROM mvc.base")), 60, "every TTL'd cell expired")

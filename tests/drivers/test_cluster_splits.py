@@ -114,8 +114,8 @@ def test_automatic_splits_of_a_replicated_range_table_lose_duplicate_and_reorder
             return views if all(v == views[0] for v in views) else None
         # Merges of the now cold tablets go on meanwhile, and one may land between the
         # reads of two nodes: allow 60 s (a loaded CI machine once disagreed for 20 s).
-        deadline = time.time() + 60
-        while time.time() < deadline and not agreed():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not agreed():
             time.sleep(0.2)
         views = agreed()
         assert views, [len(boundaries(rs)) for _, rs in readers]
@@ -201,8 +201,8 @@ def test_splits_by_hand_and_automatic_merges_reach_every_node(cluster):
             status, body = cluster.admin_post(1, "/tablets/split?keyspace=sp&table=small&tablet=%d" % ids[0])
             assert status in (200, 404), body  # 404: a balancer merged that tablet meanwhile
         events = {}
-        deadline = time.time() + 90
-        while time.time() < deadline:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
             counts = [len(tablet_ids(rs, "sp", "small")) for _, rs in readers]
             for i, (_, rs) in enumerate(readers):
                 events[i + 1] = [(r.kind, r.reason) for r in rs.execute(

@@ -100,8 +100,8 @@ def test_a_hot_tablet_is_split_and_its_pieces_spread_within_60_s(cluster):
         for n in (2, 3):
             # A tablet on the move is not split (400): the count rule may be
             # moving the first split's halves already.
-            deadline, answers = time.time() + 60, []
-            while len(tablets(s1)) < n and time.time() < deadline:
+            deadline, answers = time.monotonic() + 60, []
+            while len(tablets(s1)) < n and time.monotonic() < deadline:
                 first = tablets(s1)[0]
                 ids = [r.tablet_id for r in s1.execute("SELECT tablet_id, start_key FROM system.tablets WHERE "
                                                        "keyspace_name = 'hot' AND table_name = 't'")
@@ -129,9 +129,9 @@ def test_a_hot_tablet_is_split_and_its_pieces_spread_within_60_s(cluster):
         def reader():
             # Uniform over the middle tablet's partitions, paced to READS_PER_SECOND.
             rng = random.Random(7)
-            begin = time.time()
+            begin = time.monotonic()
             while not stop.is_set():
-                due = int((time.time() - begin) * READS_PER_SECOND) - done[0]
+                due = int((time.monotonic() - begin) * READS_PER_SECOND) - done[0]
                 if due <= 0:
                     time.sleep(0.01)
                     continue
@@ -146,28 +146,28 @@ def test_a_hot_tablet_is_split_and_its_pieces_spread_within_60_s(cluster):
                 done[0] += len(futures)
 
         thread = threading.Thread(target=reader, daemon=True)
-        started = time.time()
+        started = time.monotonic()
         thread.start()
         # The premise: one node serves the reads (as soon as the rates show
         # them: on a loaded machine the reader's first seconds can go to its
         # connections).
         time.sleep(2)
         first = served_reads(per_node)
-        while sum(first) < READS_PER_SECOND / 3 and time.time() - started < 20:
+        while sum(first) < READS_PER_SECOND / 3 and time.monotonic() - started < 20:
             time.sleep(0.5)
             first = served_reads(per_node)
         print("served reads/s per node after %.1f s: %s (max/mean %.2f)" % (
-            time.time() - started, ["%.0f" % x for x in first], ratio(first)))
+            time.monotonic() - started, ["%.0f" % x for x in first], ratio(first)))
         assert ratio(first) > 2.0, first
 
         history = []
-        while time.time() - started < 60:
+        while time.monotonic() - started < 60:
             loads = served_reads(per_node)
-            history.append((round(time.time() - started, 1), [round(x) for x in loads]))
-            if spread(loads) and time.time() - started > 12:  # a full 10 s window since the reads began
+            history.append((round(time.monotonic() - started, 1), [round(x) for x in loads]))
+            if spread(loads) and time.monotonic() - started > 12:  # a full 10 s window since the reads began
                 break
             time.sleep(1)
-        spread_at = time.time() - started
+        spread_at = time.monotonic() - started
         print("served reads/s per node over time: %s" % history)
         assert spread(loads), "after %.0f s: %s" % (spread_at, history)
         print("spread after %.1f s: %s (max/mean %.2f)" % (spread_at, ["%.0f" % x for x in loads], ratio(loads)))
@@ -178,9 +178,9 @@ def test_a_hot_tablet_is_split_and_its_pieces_spread_within_60_s(cluster):
         def hot_pieces():
             return [r for r in tablets(s1) if (partition(r.start_key) or 0) >= lo and
                     (partition(r.end_key) or ROWS) <= hi]
-        deadline = time.time() + 20
+        deadline = time.monotonic() + 20
         pieces = hot_pieces()
-        while time.time() < deadline and not (len(pieces) >= 3 and len({tuple(r.replicas) for r in pieces}) == 3):
+        while time.monotonic() < deadline and not (len(pieces) >= 3 and len({tuple(r.replicas) for r in pieces}) == 3):
             time.sleep(0.5)
             pieces = hot_pieces()
         assert len(pieces) >= 3 and len({tuple(r.replicas) for r in pieces}) == 3, pieces
@@ -198,10 +198,10 @@ def test_a_hot_tablet_is_split_and_its_pieces_spread_within_60_s(cluster):
         assert splits and moves, decisions
 
         # It stays spread: 10 s more of the same reads.
-        done_before, before = done[0], time.time()
+        done_before, before = done[0], time.monotonic()
         time.sleep(10)
         later = served_reads(per_node)
-        made = (done[0] - done_before) / (time.time() - before)
+        made = (done[0] - done_before) / (time.monotonic() - before)
         print("10 s later: %s (max/mean %.2f); the client made %.0f reads/s" % (
             ["%.0f" % x for x in later], ratio(later), made))
         after = events()[len(decisions):]

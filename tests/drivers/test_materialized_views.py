@@ -42,8 +42,8 @@ def create_users(s):
 
 
 def wait_built(s, view, deadline_s=30):
-    deadline = time.time() + deadline_s
-    while time.time() < deadline:
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
         if rows(s, "SELECT view_name FROM system.built_views WHERE keyspace_name = %s AND view_name = %s",
                 s.keyspace, view):
             return
@@ -111,16 +111,16 @@ def test_ttl_expires_view_rows_with_their_base(session):
     s.execute("INSERT INTO users (id, email, age) VALUES (2, 'long@x', 2)")
     ttl = rows(s, "SELECT TTL(age) FROM users_by_email WHERE email = 'short@x'")
     assert len(ttl) == 1 and ttl[0][0] is not None and ttl[0][0] <= 1
-    deadline = time.time() + 10
-    while rows(s, "SELECT id FROM users_by_email WHERE email = 'short@x'") and time.time() < deadline:
+    deadline = time.monotonic() + 10
+    while rows(s, "SELECT id FROM users_by_email WHERE email = 'short@x'") and time.monotonic() < deadline:
         time.sleep(0.1)
     assert rows(s, "SELECT id FROM users_by_email WHERE email = 'short@x'") == []
     assert rows(s, "SELECT id FROM users_by_email WHERE email = 'long@x'") == [(2,)]
     # A TTL on the view's key column alone bounds the view row too.
     s.execute("UPDATE users USING TTL 1 SET email = 'brief@x' WHERE id = 2")
     assert rows(s, "SELECT id FROM users_by_email WHERE email = 'brief@x'") == [(2,)]
-    deadline = time.time() + 10
-    while rows(s, "SELECT id FROM users_by_email WHERE email = 'brief@x'") and time.time() < deadline:
+    deadline = time.monotonic() + 10
+    while rows(s, "SELECT id FROM users_by_email WHERE email = 'brief@x'") and time.monotonic() < deadline:
         time.sleep(0.1)
     assert rows(s, "SELECT id FROM users_by_email WHERE email = 'brief@x'") == []
     assert rows(s, "SELECT id, email, age FROM users WHERE id = 2") == [(2, None, 2)]

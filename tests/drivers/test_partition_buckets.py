@@ -178,25 +178,25 @@ def test_auto_partition_buckets_spread_a_hammered_partition_over_tablets(make_se
         def hammer():  # about 800 rows/s on each table: 8 times the split threshold
             at = 0
             while not stop.is_set() and at < 200000:
-                began = time.time()
+                began = time.monotonic()
                 batch = [("hot", at + i, "v%d" % (at + i)) for i in range(100)]
                 for insert in inserts:
                     execute_concurrent_with_args(session, insert, batch, concurrency=16)
                 at += 100
                 written[0] = at
-                time.sleep(max(0.0, 0.125 - (time.time() - began)))
+                time.sleep(max(0.0, 0.125 - (time.monotonic() - began)))
 
         writer = threading.Thread(target=hammer)
         writer.start()
-        started = time.time()
+        started = time.monotonic()
         raised_at = spread_at = None
         try:
-            while time.time() - started < 120:
+            while time.monotonic() - started < 120:
                 time.sleep(1)
                 if raised_at is None and any(e.kind == "partition_buckets" for e in events(session, "hot_auto")):
-                    raised_at = time.time() - started
+                    raised_at = time.monotonic() - started
                 if raised_at is not None and len(tablets(session, "hot_auto")) >= 4:
-                    spread_at = time.time() - started
+                    spread_at = time.monotonic() - started
                     break
             # Keep hammering until a 3 s window without a split shows every tablet's share of the writes.
             for _ in range(10):

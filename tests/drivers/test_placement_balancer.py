@@ -98,20 +98,20 @@ def test_a_joining_node_gets_its_share_and_the_moves_stop(cluster):
                                   "--admin-listen", "127.0.0.4:%d" % cluster.admin_port,
                                   "--etcd", "http://127.0.0.1:%d" % cluster.etcd_port, "--node-address", "127.0.0.4",
                                   "--internode-port", str(cluster.internode_port)] + ARGS, stdout=log, stderr=log)
-        started = time.time()
+        started = time.monotonic()
         # Balanced (max/mean below 1.25) and then no move for 8 s (16 rounds).
-        balanced_at, counts, stable_since = None, {}, time.time()
-        while time.time() - started < 300:
+        balanced_at, counts, stable_since = None, {}, time.monotonic()
+        while time.monotonic() - started < 300:
             now = replicas_per_node(cluster)
             if now != counts:
-                counts, stable_since = now, time.time()
+                counts, stable_since = now, time.monotonic()
             mean = sum(counts.values()) / max(len(counts), 1)
             if len(counts) == 4 and max(counts.values()) / mean < 1.25:
-                balanced_at = balanced_at or time.time()
-                if time.time() - stable_since >= 8:
+                balanced_at = balanced_at or time.monotonic()
+                if time.monotonic() - stable_since >= 8:
                     break
             time.sleep(0.5)
-        assert balanced_at and time.time() - stable_since >= 8, counts
+        assert balanced_at and time.monotonic() - stable_since >= 8, counts
         assert sum(counts.values()) == 32 and max(counts.values()) / 8 < 1.25
         stop.set()
         writes.__exit__(None, None, None)
@@ -127,8 +127,8 @@ def test_a_joining_node_gets_its_share_and_the_moves_stop(cluster):
             with urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=120) as r:
                 assert r.status == 200
         time.sleep(2.5)  # two reports since: none counts memtables from before the compaction
-        loads, deadline = {}, time.time() + 60
-        while time.time() < deadline:
+        loads, deadline = {}, time.monotonic() + 60
+        while time.monotonic() < deadline:
             loads = {n["address"]: n["load_bytes"] for n in cluster.admin_json(1, "status")["nodes"]}
             if len(loads) == 4 and all(loads.values()) and max(loads.values()) / (sum(loads.values()) / 4) < 1.25:
                 break

@@ -111,8 +111,8 @@ def test_events_tracing_and_durations_over_v5(server, session):
     other = cluster_of(server)
     other_session = other.connect()
     other_session.execute("CREATE TABLE v5.d (k int PRIMARY KEY, d duration)")
-    deadline = time.time() + 20
-    while "d" not in session.cluster.metadata.keyspaces["v5"].tables and time.time() < deadline:
+    deadline = time.monotonic() + 20
+    while "d" not in session.cluster.metadata.keyspaces["v5"].tables and time.monotonic() < deadline:
         time.sleep(0.05)  # the event, then the driver's refresh: no refresh asked here
     assert "d" in session.cluster.metadata.keyspaces["v5"].tables
     other.shutdown()
@@ -258,8 +258,8 @@ def test_a_cluster_over_v5_routes_by_token_and_signals_a_node_going_down():
             # tells the control connection, over v5 frames.
             stop_process(cluster.pid(2))
             host2 = next(h for h in driver.metadata.all_hosts() if h.address == cluster.address(2))
-            deadline = time.time() + 30
-            while host2.is_up and time.time() < deadline:
+            deadline = time.monotonic() + 30
+            while host2.is_up and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert not host2.is_up
             one = SimpleStatement("SELECT v FROM c5.t WHERE k = 7", consistency_level=ConsistencyLevel.ONE)

@@ -127,13 +127,13 @@ def test_duration_columns_refuse_order_and_keep_the_server_up(session):
 def test_unprepared_is_reprepared_after_a_restart(server, cluster, session):
     select = session.prepare("SELECT v FROM kv WHERE k = ?")
     server.restart()  # the prepared cache is gone: the server answers Unprepared (0x2500)
-    deadline = time.time() + 30
+    deadline = time.monotonic() + 30
     while True:
         try:
             assert session.execute(select, (7,)).one().v == "value-7"
             break
         except Exception:
-            if time.time() > deadline:
+            if time.monotonic() > deadline:
                 raise
             time.sleep(0.5)
 

@@ -84,11 +84,11 @@ def test_raising_and_lowering_the_replication_factor(cluster):
         wd, ws = node_session(cluster, 2)
         writer_insert = ws.prepare("INSERT INTO rf.t (k, v) VALUES (?, ?)")
         writer_insert.consistency_level = ONE
-        started = time.time()
+        started = time.monotonic()
         with Writes(ws, writer_insert, ROWS, lambda k: (k, value(k))) as during:
             s.execute("ALTER KEYSPACE rf WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}",
                       timeout=300)
-            took = time.time() - started
+            took = time.monotonic() - started
         wd.shutdown()
         print("RF 1 -> 2: %.1f s, %d writes acknowledged meanwhile, %d failed" %
               (took, len(during.acked), len(during.errors)))

@@ -38,8 +38,8 @@ def rows(session, query, *args, fetch_size=None):
 
 
 def wait_for(predicate, timeout=30.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         if predicate():
             return True
         time.sleep(0.1)

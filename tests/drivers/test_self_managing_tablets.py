@@ -72,7 +72,7 @@ class Reader(threading.Thread):
         select = self.session.prepare("SELECT v FROM t4.r WHERE k = ?")
         batch = 50
         while not self.stop.is_set():
-            started = time.time()
+            started = time.monotonic()
             futures = [self.session.execute_async(select, (random.randrange(self.lo, self.hi),)) for _ in range(batch)]
             for f in futures:
                 try:
@@ -80,7 +80,7 @@ class Reader(threading.Thread):
                     self.done += 1
                 except Exception as e:  # noqa: BLE001 - reported by the test
                     self.errors.append(e)
-            time.sleep(max(0.0, batch / self.rate - (time.time() - started)))
+            time.sleep(max(0.0, batch / self.rate - (time.monotonic() - started)))
 
 
 def test_reads_confined_to_one_tablet_split_it_by_load(make_server):
@@ -102,21 +102,21 @@ def test_reads_confined_to_one_tablet_split_it_by_load(make_server):
         assert lo is not None and hi is not None and hi - lo > 100, (lo, hi)
 
         reader = Reader(session, lo, hi, rate=1000)
-        started = time.time()
+        started = time.monotonic()
         reader.start()
         load_split_at = None
-        while time.time() - started < 30:
+        while time.monotonic() - started < 30:
             time.sleep(0.5)
             if any(e.kind == "split" and e.reason.startswith("load:") for e in events(session, "r")):
-                load_split_at = time.time() - started
+                load_split_at = time.monotonic() - started
                 break
         assert load_split_at is not None, "no load split within 30 s; events: %s" % events(session, "r")
         assert load_split_at < 30
 
         # Let the balancer settle (no new split for 4 s, at most 40 s), then measure each tablet's
         # load over the hot range as the growth of its read counter over 4 s.
-        deadline = time.time() + 40
-        while time.time() < deadline:
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline:
             n = len(events(session, "r"))
             time.sleep(4)
             if len(events(session, "r")) == n:
@@ -173,19 +173,19 @@ def test_monotonic_timestamp_first_inserts_are_a_tail_hotspot_not_split(make_ser
                 time.sleep(0.03)
 
         writer = threading.Thread(target=write, daemon=True)
-        started = time.time()
+        started = time.monotonic()
         writer.start()
         found = None
-        while time.time() - started < 10 and found is None:
+        while time.monotonic() - started < 10 and found is None:
             time.sleep(0.25)
             found = next((a for a in advice(session, "access_log") if a.kind == "monotonic_leading_key"), None)
-        found_after = time.time() - started
+        found_after = time.monotonic() - started
         assert found is not None, "no tail-hotspot advice within 10 s"
         assert found.subject == "ts"
         assert "ts order" in found.evidence and "last tablet takes" in found.evidence, found.evidence
         assert "hash prefix" in found.advice and "swap the key order to put host before ts" in found.advice
         # Keep writing past the split threshold and its sustain time: the tablet is held, not split.
-        time.sleep(max(0.0, 15 - (time.time() - started)))
+        time.sleep(max(0.0, 15 - (time.monotonic() - started)))
         stop.set()
         writer.join(timeout=30)
         evs = events(session, "access_log")
@@ -208,13 +208,13 @@ def test_a_hammered_partition_is_top_hot_not_split_and_gets_buckets(make_server)
         insert = session.prepare("INSERT INTO t4.feed (user, seq, v) VALUES (?, ?, ?)")
         execute_concurrent_with_args(session, insert, [("user-%d" % (i % 50), i, "x") for i in range(200)])
         initial = len(tablets(session, "feed"))
-        started = time.time()
+        started = time.monotonic()
         seq = 0
         hold = None
         # Until the hold is recorded and the celebrity has at least 2,500 of the
         # 2,700 writes (a share above 0.9, whatever this machine's speed: on a
         # slow one the hold came after 1,500, a share of 0.88).
-        while time.time() - started < 25 and (hold is None or seq < 2500):
+        while time.monotonic() - started < 25 and (hold is None or seq < 2500):
             execute_concurrent_with_args(session, insert, [("celebrity", seq + i, "y") for i in range(500)],
                                          concurrency=50)
             seq += 500
@@ -252,9 +252,9 @@ def test_a_partition_past_the_warn_threshold_warns_and_is_listed(make_server):
         insert = session.prepare("INSERT INTO t4.sensor (id, ts, v) VALUES (?, ?, ?)")
         execute_concurrent_with_args(session, insert, [("big", i, 1.0) for i in range(1500)], concurrency=50)
         warning = None
-        deadline = time.time() + 15
+        deadline = time.monotonic() + 15
         ts = 1500
-        while time.time() < deadline and warning is None:
+        while time.monotonic() < deadline and warning is None:
             rs = session.execute(insert, ("big", ts, 2.0))
             ts += 1
             warning = next((w for w in rs.response_future.warnings or [] if "partition warn threshold" in w), None)

@@ -23,14 +23,14 @@ class Pty:
 
     def expect(self, pattern, timeout=15):
         """Reads until `pattern` (a regex) appears; returns the text up to and including it."""
-        deadline = time.time() + timeout
+        deadline = time.monotonic() + timeout
         regex = re.compile(pattern)
         while True:
             m = regex.search(self.buffer)
             if m:
                 out, self.buffer = self.buffer[:m.end()], self.buffer[m.end():]
                 return out
-            left = deadline - time.time()
+            left = deadline - time.monotonic()
             if left <= 0:
                 raise AssertionError("timed out waiting for %r; got:\n%s" % (pattern, self.buffer))
             ready, _, _ = select.select([self.master], [], [], left)

@@ -321,8 +321,8 @@ def test_removenode_rebuilds_a_dead_nodes_replicas_from_the_survivors(cluster):
     # Node 3, decommissioned above, starts again on its data and joins
     # holding nothing; then node 2 is killed and removed.
     cluster.start_node(3)
-    deadline = time.time() + 60
-    while time.time() < deadline:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
         code, out, _ = admin(cluster, 1, "status", "--json")
         if code == 0 and [(n["address"], n["state"]) for n in json.loads(out)["nodes"]] == [
                 ("127.0.0.1", "up"), ("127.0.0.2", "up"), ("127.0.0.3", "up")]:
@@ -337,8 +337,8 @@ def test_removenode_rebuilds_a_dead_nodes_replicas_from_the_survivors(cluster):
                                "--from", holders[0][1], "--to", "127.0.0.2")
         assert code == 0, (out, err)
     cluster.kill(2)
-    deadline = time.time() + 30
-    while time.time() < deadline:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
         code, out, _ = admin(cluster, 1, "status", "--json")
         if [n["state"] for n in json.loads(out)["nodes"]] == ["up", "down", "up"]:
             break

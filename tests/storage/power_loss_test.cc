@@ -2,9 +2,9 @@
 // writers on several threads, the power cut at a random moment, every byte
 // not covered by a sync dropped, the engine reopened on what is left. In
 // batch and group modes no acknowledged write is lost, over 20 power losses
-// each; in periodic mode (a 20 ms period) only writes of the last periods are
-// lost (none acknowledged more than 100 ms before the power went), and the
-// test says how many.
+// each; in periodic mode (a 20 ms period) only writes acknowledged after the
+// last log sync began are lost (none before it, however late a loaded
+// machine runs that sync), and the test says how many.
 // A failpoint that holds the log's fsync shows that no batch or group write
 // is acknowledged before the fsync is released.
 #include <gtest/gtest.h>
@@ -40,12 +40,13 @@ struct Outcome {
   uint64_t lost = 0;
   uint64_t dropped_bytes = 0;
   int64_t oldest_lost_micros = 0;  // how long before the power loss the oldest lost write was acknowledged
+  uint64_t lost_before_last_sync = 0;  // lost, though acknowledged before the last log sync began: a bug
 };
 
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+int64_t Micros(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
 }
+int64_t NowMicros() { return Micros(std::chrono::steady_clock::now()); }
 
 // One power loss: 4 writers write keys until the power goes (after
 // `run_micros`), then the engine closes, unsynced bytes are dropped, and the
@@ -60,7 +61,7 @@ Outcome OnePowerLoss(const std::string& path, CommitlogSync mode, int64_t run_mi
   o.file_system = fs;
   Outcome out;
   std::vector<std::vector<int64_t>> acked(4);  // per writer, when each write was acknowledged, in order
-  int64_t lost_at = 0;
+  int64_t lost_at = 0, last_sync_started = 0;
   {
     auto engine = StorageEngine::Open(o);
     EXPECT_TRUE(engine.ok()) << engine.status().ToString();
@@ -84,6 +85,7 @@ Outcome OnePowerLoss(const std::string& path, CommitlogSync mode, int64_t run_mi
     std::this_thread::sleep_for(std::chrono::microseconds(run_micros));  // the moment of the power loss
     fs->PowerLoss();
     lost_at = NowMicros();
+    last_sync_started = Micros(fs->LastLogSyncStarted());  // no sync completes while unpowered
     stop = true;
     for (auto& t : writers) t.join();
     engine->reset();  // close: nothing it writes now becomes durable
@@ -103,6 +105,7 @@ Outcome OnePowerLoss(const std::string& path, CommitlogSync mode, int64_t run_mi
       if (!(*engine)->Get(Key(w, static_cast<int>(i)) + "#" + std::to_string(round), &v).ok()) {
         ++out.lost;
         out.oldest_lost_micros = std::max(out.oldest_lost_micros, lost_at - acked[w][i]);
+        if (acked[w][i] < last_sync_started) ++out.lost_before_last_sync;
       }
     }
   }
@@ -126,6 +129,8 @@ TEST_P(PowerLossTest, TwentyPowerLossesUnderConcurrentWrites) {
     lost += o.lost;
     dropped += o.dropped_bytes;
     oldest_lost = std::max(oldest_lost, o.oldest_lost_micros);
+    EXPECT_EQ(o.lost_before_last_sync, 0u) << "round " << round << ": acknowledged before the last log sync began, "
+                                           << "yet lost, in " << CommitlogSyncName(mode) << " mode";
     if (mode != CommitlogSync::kPeriodic) {
       EXPECT_EQ(o.lost, 0u) << "round " << round << ": " << o.lost << " of " << o.acknowledged
                             << " acknowledged writes lost in " << CommitlogSyncName(mode) << " mode";
@@ -138,11 +143,12 @@ TEST_P(PowerLossTest, TwentyPowerLossesUnderConcurrentWrites) {
               static_cast<unsigned long long>(dropped));
   EXPECT_GT(acknowledged, 0u);
   if (mode == CommitlogSync::kPeriodic) {
-    // The writes since the last sync go with the power, and only those: none
-    // acknowledged 5 periods (100 ms) before it, in runs of 200-260 ms.
+    // The writes since the last sync go with the power, and only those (each
+    // round's check above). How long before the loss that sync ran depends on
+    // the machine's load (a busy disk's fsync can take 100 ms), so no time is
+    // asserted; that some writes went and some stayed is.
     EXPECT_GT(lost, 0u);
-    EXPECT_LT(oldest_lost, 100'000);
-    EXPECT_LT(lost, acknowledged / 2);
+    EXPECT_LT(lost, acknowledged);
   }
   std::filesystem::remove_all(path);
 }
