@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds and runs a libFuzzer target with clang (ASan + UBSan).
 # Usage: scripts/fuzz.sh TARGET [SECONDS]
-#   TARGET: key_decoder | frame_decoder | cql_parser | response_decoder | executor | auth
-# The small decoder targets compile from their few sources; `executor` and
-# `auth` need most of the tree and are built by CMake with clang
+#   TARGET: key_decoder | frame_decoder | cql_parser | response_decoder | executor | auth | internode
+# The small decoder targets compile from their few sources; `executor`,
+# `auth` and `internode` need most of the tree and are built by CMake with clang
 # (TESSERA_FUZZ=ON, a unity build) in build/fuzz-cmake, incrementally; the executor's corpus
-# is seeded from the test suite, auth's from fuzz/auth_seeds.txt.
+# is seeded from the test suite, auth's from fuzz/auth_seeds.txt, internode's by
+# the fuzzer itself (TESSERA_INTERNODE_SEEDS) from the rows of its tables.
 # The corpus lives in build/fuzz/<target>_corpus; the last line printed is
 # libFuzzer's summary with the number of executions.
 set -euo pipefail
@@ -34,11 +35,11 @@ case "$target" in
     # Every file of the parser (a new statement family is a new file there).
     sources=(src/common/status.cc src/common/bytes.cc "$root"/src/cql/parser/*.cc)
     libs=() ;;
-  executor|auth) ;;
+  executor|auth|internode) ;;
   *) echo "fuzz.sh: unknown target $target" >&2; exit 2 ;;
 esac
 cd "$root"
-if [ "$target" = executor ] || [ "$target" = auth ]; then
+if [ "$target" = executor ] || [ "$target" = auth ] || [ "$target" = internode ]; then
   # A unity build (8 sources per translation unit): the sanitized tree
   # compiles in about a third of the time (15 min to about 5 on 2 cores),
   # which CI's budget needs; file-local names must not clash across files.
@@ -50,6 +51,8 @@ if [ "$target" = executor ] || [ "$target" = auth ]; then
   if [ -z "$(ls -A "$out/${target}_corpus")" ]; then
     if [ "$target" = executor ]; then
       python3 "$root/fuzz/seed_executor_corpus.py" "$root" "$out/executor_corpus"
+    elif [ "$target" = internode ]; then
+      TESSERA_INTERNODE_SEEDS="$out/internode_corpus" "$out/internode_fuzzer" >/dev/null
     else
       python3 "$root/fuzz/seed_auth_corpus.py" "$root/fuzz/auth_seeds.txt" "$out/auth_corpus"
       cp "$root"/fuzz/regressions/auth/* "$out/auth_corpus/"

@@ -5,6 +5,8 @@
 
 #include "common/bytes.h"
 #include "keys/storage_key.h"
+#include "storage/partition_header.h"
+#include "storage/row_fragment.h"
 #include "tablets/replica.h"
 
 namespace tessera::cluster {
@@ -136,6 +138,31 @@ WriteSet ToAbsolute(uint32_t table_id, const WriteSet& relative) {
 
 Status ApplyLocal(StorageEngine* engine, uint32_t table_id, const WriteSet& relative_writes) {
   return engine->Write(ToAbsolute(table_id, relative_writes));
+}
+
+Status CheckWrites(const TableSchema& table, const WriteSet& relative_writes) {
+  size_t n = 0;
+  for (const auto& op : relative_writes.ops()) {
+    ++n;
+    if (op.kind != WriteSet::Op::kMerge) continue;
+    auto refuse = [&](const std::string& why) {
+      return Status::InvalidArgument("write " + std::to_string(n) + " of " +
+                                     std::to_string(relative_writes.ops().size()) + " to table " + table.keyspace +
+                                     "." + table.name + ": " + why);
+    };
+    auto key = DecodeStorageKey(table, AbsoluteKey(table.id, op.key));
+    if (!key.ok()) return refuse("its key is not a row of the table (" + key.status().message() + ")");
+    Status value;
+    if (key->kind == KeyKind::kPartitionHeader) {
+      PartitionHeader header;
+      value = DecodePartitionHeader(op.value, &header);
+    } else {
+      RowFragment row;
+      value = DecodeRowFragment(op.value, &row);
+    }
+    if (!value.ok()) return refuse("its value is not what the key holds (" + value.message() + ")");
+  }
+  return Status::OK();
 }
 
 WriteSet ToRelative(uint32_t table_id, const WriteSet& absolute) {

@@ -14,6 +14,7 @@
 
 #include "common/status.h"
 #include "storage/storage_engine.h"
+#include "types/schema.h"
 
 namespace tessera::cluster {
 
@@ -95,6 +96,15 @@ Result<RangeDigest> DigestLocal(StorageEngine* engine, uint32_t table_id, const 
                                 const std::string& upper);
 // Applies writes given in relative keys (a range delete's empty end: the table's end).
 Status ApplyLocal(StorageEngine* engine, uint32_t table_id, const WriteSet& relative_writes);
+// What a replica checks of the writes another node sends it, before it
+// applies any: each merge's key is a storage key of `table`
+// (keys/storage_key.h) and its value decodes as what that key holds, a
+// partition header or a row fragment. A write that failed this would make
+// every later read of its key fail (the merge operator's Corruption), so it
+// is refused with InvalidArgument, naming the op. A coordinator may delete
+// any range of the table (the storage engine refuses one that ends before
+// it starts).
+[[nodiscard]] Status CheckWrites(const TableSchema& table, const WriteSet& relative_writes);
 
 // The same write set with keys made relative to `table_id`, and back.
 WriteSet ToRelative(uint32_t table_id, const WriteSet& absolute);

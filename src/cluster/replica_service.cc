@@ -18,6 +18,7 @@ Result<WriteSet> ReplicaService::LeadCounterWrite(const std::string& table_uuid,
   TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(table_uuid));
   if (self_host_id_.empty()) return Status::InvalidArgument("this node has no host id to lead counter increments");
   Count(relative_writes.bytes());
+  TESSERA_RETURN_IF_ERROR(CheckPeerWrites(id, relative_writes));
   std::vector<std::string> keys;
   std::set<size_t> stripes;  // locked in order: no two leaders wait on each other
   for (const auto& op : relative_writes.ops()) {
@@ -65,6 +66,7 @@ Result<WriteSet> ReplicaService::LeadCounterWrite(const std::string& table_uuid,
 Result<PaxosResponse> ReplicaService::Paxos(const PaxosRequest& request) {
   TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(request.table_uuid));
   Count(request.update.bytes() + request.partition.size());
+  TESSERA_RETURN_IF_ERROR(CheckPeerWrites(id, request.update));  // what a commit applies
   if (request.phase == PaxosRequest::Phase::kCommit) {
     db_->CountReplicaRequest(id, AbsoluteKey(id, request.partition), true, request.update.bytes());
   }
@@ -76,6 +78,7 @@ Status ReplicaService::Apply(const std::string& table_uuid, const WriteSet& rela
   if (steps) steps->Event("MUTATION message received");
   TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(table_uuid));
   Count(relative_writes.bytes());
+  TESSERA_RETURN_IF_ERROR(CheckPeerWrites(id, relative_writes));
   if (!relative_writes.empty()) {
     db_->CountReplicaRequest(id, AbsoluteKey(id, relative_writes.ops().front().key), true, relative_writes.bytes());
   }
@@ -191,6 +194,13 @@ Result<std::vector<std::string>> ReplicaService::VectorSearch(const VectorSearch
   Count(query.query.size() * 4);
   vector_searches_.fetch_add(1, std::memory_order_relaxed);
   return keys;
+}
+
+Status ReplicaService::CheckPeerWrites(uint32_t table_id, const WriteSet& relative_writes) {
+  if (relative_writes.empty()) return Status::OK();
+  std::shared_ptr<const TableSchema> table = db_->catalog().GetTableById(table_id);
+  if (!table) return Status::NotFound("no table " + std::to_string(table_id));
+  return CheckWrites(*table, relative_writes);
 }
 
 void ReplicaService::Count(size_t bytes) {

@@ -11,7 +11,13 @@
 // (cluster/in_memory_network.h). It also counts the requests it served and
 // the bytes of their payloads (writes and values returned), for /metrics.
 //
-// Errors: NotFound (unknown table), those of the storage engine.
+// Writes (Apply, a Paxos proposal or commit, counter increments) are checked
+// before any is applied (CheckWrites, replica_reads.h): a key that is not a
+// row of the table, or a value that does not decode as what its key holds,
+// is refused with InvalidArgument, so no peer's bytes make a key unreadable.
+//
+// Errors: NotFound (unknown table), InvalidArgument (a write refused), those
+// of the storage engine.
 // Thread safety: thread-safe.
 #pragma once
 
@@ -98,6 +104,9 @@ class ReplicaService {
  private:
   // This node's id of the table with `uuid`; ids never change for a uuid.
   Result<uint32_t> TableIdOf(const std::string& uuid);
+  // CheckWrites (replica_reads.h) against the table's schema: what every
+  // write another node sends passes before it is applied or promised.
+  [[nodiscard]] Status CheckPeerWrites(uint32_t table_id, const WriteSet& relative_writes);
   void Count(size_t bytes);
 
   Database* db_;

@@ -139,6 +139,7 @@ class VectorIndex {
     auto prepared = Prepared(def_.similarity, query);
     if (!prepared) return Status::InvalidArgument("Zero and near-zero vectors cannot be indexed or queried with cosine similarity");
     TESSERA_RETURN_IF_ERROR(EnsureBuilt(engine));
+    if (k == 0) return std::vector<VectorCandidate>{};  // (the loop below stops at k only once it has one)
     std::shared_lock lock(mu_);
     auto in_ranges = [&](const std::string& key) {
       if (ranges.empty()) return true;

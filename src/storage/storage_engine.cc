@@ -266,6 +266,14 @@ Result<std::unique_ptr<StorageEngine>> StorageEngine::Open(const StorageOptions&
 std::vector<std::pair<std::string, std::string>> StorageEngine::Settings() const { return impl_->settings; }
 
 Status StorageEngine::Write(const WriteSet& writes) {
+  // RocksDB checks a range's order only when it applies the batch to the
+  // memtable, after the log write: the ops before it stay applied and the
+  // database then refuses every write. So the whole batch is refused here.
+  for (const auto& op : writes.ops()) {
+    if (op.kind == WriteSet::Op::kDeleteRange && op.value < op.key) {
+      return Status::InvalidArgument("a range deletion whose end comes before its start");
+    }
+  }
   rocksdb::WriteBatch batch;
   for (const auto& op : writes.ops()) {
     rocksdb::Status s = op.kind == WriteSet::Op::kMerge

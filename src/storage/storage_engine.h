@@ -197,7 +197,10 @@ class StorageEngine {
   // bytes, merge bound, log bound. For system_views.settings.
   std::vector<std::pair<std::string, std::string>> Settings() const;
 
-  Status Write(const WriteSet& writes);
+  // Applies every op of `writes` atomically, or none. Errors: InvalidArgument
+  // for a range deletion whose end sorts before its start (nothing applied),
+  // IOError from RocksDB.
+  [[nodiscard]] Status Write(const WriteSet& writes);
   // Called after every successful Write with its writes, on the writing
   // thread: what keeps a structure beside the data in step with it (db's
   // vector indexes). REQUIRES: set before the engine serves writes, and

@@ -20,6 +20,8 @@
 #include "cluster/internode_service.h"
 #include "cluster/replica_service.h"
 #include "tests/db/test_util.h"
+#include "keys/storage_key.h"
+#include "storage/partition_header.h"
 #include "storage/row_fragment.h"
 
 namespace tessera::cluster {
@@ -28,7 +30,19 @@ namespace {
 constexpr int kRequests = 300;
 constexpr int64_t kTimeoutMicros = 30'000'000;
 
-std::string RelativeKey(int i) { return "key-" + std::to_string(i); }
+// Table-relative keys of the test tables (an int partition key k, no
+// clustering): where partition k's position and its row are. A replica
+// refuses writes to keys that are not rows of the table (CheckWrites).
+std::string RelativePosition(const TableSchema& table, int k) {
+  const std::string pk = testing::Int(k);
+  std::string position;
+  Token token = 0;
+  EXPECT_TRUE(EncodePartitionPosition(table, {std::string_view(pk)}, &position, &token).ok());
+  return cluster::RelativeKey(table.id, position).value_or("");
+}
+std::string RelativeKey(const TableSchema& table, int k) {
+  return RelativePosition(table, k) + static_cast<char>(KeyKind::kRow);
+}
 
 std::string Row(int i) {
   RowFragment row;
@@ -85,7 +99,7 @@ TEST(InternodeTest, RequestsQueuedBehindCallsInFlightShareMessagesAndEachGetsIts
   Countdown writes(kRequests);
   for (int i = 0; i < kRequests; ++i) {
     WriteSet ws;
-    ws.Merge(RelativeKey(i), Row(i));
+    ws.Merge(RelativeKey(*table, i), Row(i));
     client.Apply(target, table->uuid, ws, kTimeoutMicros, traces[static_cast<size_t>(i)], [&, i](Status s) {
       applied[static_cast<size_t>(i)] = std::move(s);
       writes.Done();
@@ -110,8 +124,8 @@ TEST(InternodeTest, RequestsQueuedBehindCallsInFlightShareMessagesAndEachGetsIts
   for (int i = 0; i <= kRequests; ++i) {
     const std::string uuid = i == kRequests ? std::string(16, '\x7f') : table->uuid;
     // Odd ones are digest reads (the value's ValueDigest instead of the value).
-    client.ReadKeys(target, uuid, {RelativeKey(i), "missing"}, /*digest=*/i % 2 == 1, /*internal=*/false, kTimeoutMicros,
-                    traces[static_cast<size_t>(i)], [&, i](Result<std::vector<std::optional<std::string>>> r) {
+    client.ReadKeys(target, uuid, {RelativeKey(*table, i), "missing"}, /*digest=*/i % 2 == 1, /*internal=*/false,
+                    kTimeoutMicros, traces[static_cast<size_t>(i)], [&, i](Result<std::vector<std::optional<std::string>>> r) {
                       read[static_cast<size_t>(i)] = std::move(r);
                       reads.Done();
                     });
@@ -125,7 +139,7 @@ TEST(InternodeTest, RequestsQueuedBehindCallsInFlightShareMessagesAndEachGetsIts
     EXPECT_FALSE((*r)[1].has_value());
     if (i % 2 == 1) {
       // The digest of the replica's stored value of this key.
-      auto stored = ReadKeysLocal(db.db().engine(), table->id, {RelativeKey(i)});
+      auto stored = ReadKeysLocal(db.db().engine(), table->id, {RelativeKey(*table, i)});
       ASSERT_TRUE(stored.ok() && (*stored)[0].has_value());
       EXPECT_EQ(*(*r)[0], ValueDigest(*(*stored)[0])) << i;
       EXPECT_EQ((*r)[0]->size(), 8u);
@@ -190,7 +204,7 @@ TEST(InternodeTest, ANodesOwnRangeReadsAreNotCountedAsServedReads) {
   auto read_keys = [&](bool internal) {
     Countdown done(1);
     Result<std::vector<std::optional<std::string>>> answer = Status::Corruption("no answer");
-    client.ReadKeys(target, table->uuid, {RelativeKey(1)}, /*digest=*/false, internal, kTimeoutMicros, nullptr,
+    client.ReadKeys(target, table->uuid, {RelativeKey(*table, 1)}, /*digest=*/false, internal, kTimeoutMicros, nullptr,
                     [&](Result<std::vector<std::optional<std::string>>> r) {
                       answer = std::move(r);
                       done.Done();
@@ -222,8 +236,11 @@ TEST(InternodeTest, ARangeReadAnswersThePointKeysItCarriesInTheSameCall) {
   ASSERT_TRUE(server.Start("127.0.0.1", 0).ok());
   InternodeClient client;
   const std::string target = "127.0.0.1:" + std::to_string(server.port());
+  // Rows 10 (below the range), 21, 22, 23 (in it) and 30 (at its end); 11 is
+  // a point key with no row.
+  auto key = [&](int k) { return RelativeKey(*table, k); };
   WriteSet ws;
-  for (const char* key : {"a0", "b1", "b2", "b3", "c"}) ws.Merge(key, Row(key[0] * 10 + key[1]));
+  for (int k : {10, 21, 22, 23, 30}) ws.Merge(key(k), Row(k));
   Countdown written(1);
   Status applied = Status::Corruption("no answer");
   client.Apply(target, table->uuid, ws, kTimeoutMicros, nullptr, [&](Status s) {
@@ -237,9 +254,9 @@ TEST(InternodeTest, ARangeReadAnswersThePointKeysItCarriesInTheSameCall) {
     RangeQuery q;
     q.digest = digest;
     q.table_uuid = table->uuid;
-    q.lower = "b";
-    q.upper = "c";
-    q.from = reverse ? "c" : "b";
+    q.lower = RelativePosition(*table, 20);
+    q.upper = RelativePosition(*table, 30);
+    q.from = reverse ? q.upper : q.lower;
     q.reverse = reverse;
     q.from_end = reverse;
     q.limit = 10;
@@ -255,24 +272,24 @@ TEST(InternodeTest, ARangeReadAnswersThePointKeysItCarriesInTheSameCall) {
   };
   const uint64_t messages_before = client.messages_sent();
   for (bool reverse : {false, true}) {
-    auto batch = read({"a0", "a1"}, reverse);
+    auto batch = read({key(10), key(11)}, reverse);
     ASSERT_TRUE(batch.ok()) << batch.status().ToString();
     std::vector<std::string> keys;
     for (const auto& [k, v] : batch->entries) keys.push_back(k);
     // Only the range's keys: a reverse read stops at `lower`, above the point keys.
-    EXPECT_EQ(keys, reverse ? std::vector<std::string>({"b3", "b2", "b1"})
-                            : std::vector<std::string>({"b1", "b2", "b3"}));
+    EXPECT_EQ(keys, reverse ? std::vector<std::string>({key(23), key(22), key(21)})
+                            : std::vector<std::string>({key(21), key(22), key(23)}));
     ASSERT_EQ(batch->key_values.size(), 2u);
     ASSERT_TRUE(batch->key_values[0].has_value());
-    EXPECT_EQ(*batch->key_values[0], Row('a' * 10 + '0'));
+    EXPECT_EQ(*batch->key_values[0], Row(10));
     EXPECT_FALSE(batch->key_values[1].has_value());
   }
   EXPECT_EQ(client.messages_sent() - messages_before, 2u);
   EXPECT_EQ(db->MetricsOf(table->id)->replica_reads.load(), 2u);
   // A digest read of the same window: its WindowDigest alone, which a
   // window with one value more does not share.
-  auto data = read({"a0", "a1"}, false);
-  auto digest = read({"a0", "a1"}, false, /*digest=*/true);
+  auto data = read({key(10), key(11)}, false);
+  auto digest = read({key(10), key(11)}, false, /*digest=*/true);
   ASSERT_TRUE(data.ok() && digest.ok());
   EXPECT_FALSE(data->digest.has_value());
   ASSERT_TRUE(digest->digest.has_value());
@@ -289,9 +306,73 @@ TEST(InternodeTest, ARangeReadAnswersThePointKeysItCarriesInTheSameCall) {
   auto plain = read({}, false);
   ASSERT_TRUE(plain.ok());
   EXPECT_TRUE(plain->key_values.empty());
-  auto inside = read({"b2"}, false);
+  auto inside = read({key(22)}, false);
   ASSERT_FALSE(inside.ok());
   EXPECT_TRUE(inside.status().IsInvalidArgument()) << inside.status().ToString();
+  server.Stop();
+}
+
+// What another node sends is checked before any of it is applied: a write
+// whose key is not a row of the table, or whose value is not what its key
+// holds, is refused with InvalidArgument and the rest of its write set is
+// not applied either; so is a range deletion ending before its start (which
+// RocksDB would half apply and then refuse every write). The table stays
+// readable and writable. (Found by fuzz/internode_fuzzer.cc.)
+TEST(InternodeTest, WritesThatWouldMakeAKeyUnreadableAreRefusedWholeAndNothingIsApplied) {
+  testing::TestDatabase db("internode_checked_writes");
+  auto table = testing::MakeTable(db.db(), "kv", Distribution::kRange, {"k:int:pk", "v:text:regular"});
+  ReplicaService replica(&db.db());
+  InternodeServer server(&replica);
+  ASSERT_TRUE(server.Start("127.0.0.1", 0).ok());
+  InternodeClient client;
+  const std::string target = "127.0.0.1:" + std::to_string(server.port());
+  auto apply = [&](const WriteSet& ws) {
+    Countdown done(1);
+    Status answer = Status::Corruption("no answer");
+    client.Apply(target, table->uuid, ws, kTimeoutMicros, nullptr, [&](Status s) {
+      answer = std::move(s);
+      done.Done();
+    });
+    EXPECT_TRUE(done.Wait());
+    return answer;
+  };
+  auto stored = [&](int k) {
+    auto values = ReadKeysLocal(db.db().engine(), table->id, {RelativeKey(*table, k)});
+    EXPECT_TRUE(values.ok());
+    return values.ok() && (*values)[0].has_value();
+  };
+  std::string header;  // a partition header's value, at a row's key
+  EncodePartitionHeader(PartitionHeader{}, &header);
+  const std::vector<std::pair<std::string, WriteSet>> refused = [&] {
+    std::vector<std::pair<std::string, WriteSet>> cases;
+    WriteSet garbage_value, garbage_key, header_at_row, backwards;
+    garbage_value.Merge(RelativeKey(*table, 1), Row(1));
+    garbage_value.Merge(RelativeKey(*table, 2), "\x01not a fragment");
+    cases.emplace_back("a value that does not decode", garbage_value);
+    garbage_key.Merge(RelativeKey(*table, 1), Row(1));
+    garbage_key.Merge("no row of the table", Row(2));
+    cases.emplace_back("a key that is not a row", garbage_key);
+    header_at_row.Merge(RelativeKey(*table, 1), Row(1));
+    header_at_row.Merge(RelativeKey(*table, 2), header);
+    cases.emplace_back("a partition header at a row's key", header_at_row);
+    backwards.Merge(RelativeKey(*table, 1), Row(1));
+    backwards.DeleteRange(RelativeKey(*table, 9), RelativeKey(*table, 5));
+    cases.emplace_back("a range deletion ending before its start", backwards);
+    return cases;
+  }();
+  for (const auto& [what, ws] : refused) {
+    Status s = apply(ws);
+    EXPECT_TRUE(s.IsInvalidArgument()) << what << ": " << s.ToString();
+    EXPECT_FALSE(stored(1)) << what << ": the valid write of the refused set was applied";
+  }
+  WriteSet good;
+  good.Merge(RelativeKey(*table, 1), Row(1));
+  good.DeleteRange(RelativeKey(*table, 5), RelativeKey(*table, 9));
+  ASSERT_TRUE(apply(good).ok());
+  EXPECT_TRUE(stored(1));
+  auto row = db->ReadRow(table, {testing::Int(1)}, {}, RequestConsistency{});
+  ASSERT_TRUE(row.ok()) << row.status().ToString();
+  EXPECT_TRUE(row->has_value());
   server.Stop();
 }
 
@@ -303,7 +384,7 @@ TEST(InternodeTest, EveryRequestToANodeThatIsNotThereEndsWithAnError) {
   Countdown done(10);
   for (int i = 0; i < 10; ++i) {
     WriteSet ws;
-    ws.Merge(RelativeKey(i), Row(i));
+    ws.Merge("key-" + std::to_string(i), Row(i));  // no replica there to check it
     client.Apply("127.0.0.1:1", std::string(16, '\x01'), ws, 200'000, nullptr, [&, i](Status s) {
       statuses[static_cast<size_t>(i)] = std::move(s);
       done.Done();
@@ -323,7 +404,7 @@ TEST(InternodeTest, TheClientEndsOnlyOnceItsCallsInFlightHaveEnded) {
     InternodeClient client;
     for (int i = 0; i < 10; ++i) {
       WriteSet ws;
-      ws.Merge(RelativeKey(i), Row(i));
+      ws.Merge("key-" + std::to_string(i), Row(i));  // no replica there to check it
       client.Apply("127.0.0.1:1", std::string(16, '\x01'), ws, 300'000, nullptr, [statuses, done, i](Status s) {
         (*statuses)[static_cast<size_t>(i)] = std::move(s);
         done->Done();
@@ -424,7 +505,7 @@ TEST(InternodeTest, ACallToAPeerThatNeverAnswersEndsAtItsDeadline) {
   SilentHttp2Peer peer;
   for (int i = 0; i < 4; ++i) {
     WriteSet ws;
-    ws.Merge(RelativeKey(i), Row(i));
+    ws.Merge("key-" + std::to_string(i), Row(i));  // no replica there to check it
     auto record = [statuses, done, i](Status s) {
       (*statuses)[static_cast<size_t>(i)] = std::move(s);
       done->Done();

@@ -205,5 +205,30 @@ TEST(StorageEngineTest, MetaDocumentsPersistAcrossReopen) {
   std::filesystem::remove_all(o.path);
 }
 
+// RocksDB refuses a range deletion whose end sorts before its start only
+// when it applies the batch to the memtable, after the log write, and then
+// stops taking writes. The engine refuses such a batch before RocksDB sees
+// it (whoever built it: a peer's bytes reach here through the internode
+// service), applies none of its ops, and keeps taking writes.
+TEST(StorageEngineTest, ARangeDeletionEndingBeforeItsStartIsRefusedAndWritesGoOn) {
+  StorageOptions o;
+  o.path = TempDir("backwards_range");
+  auto engine = StorageEngine::Open(o);
+  ASSERT_TRUE(engine.ok());
+  WriteSet bad;
+  bad.Merge("a", Fragment(1, "x"));
+  bad.DeleteRange("m", "c");
+  Status refused = (*engine)->Write(bad);
+  EXPECT_TRUE(refused.IsInvalidArgument()) << refused.ToString();
+  std::string v;
+  EXPECT_TRUE((*engine)->Get("a", &v).IsNotFound()) << "a refused batch applied an op";
+  WriteSet good;
+  good.Merge("b", Fragment(2, "y"));
+  good.DeleteRange("c", "c");  // empty, and allowed
+  EXPECT_TRUE((*engine)->Write(good).ok());
+  EXPECT_TRUE((*engine)->Get("b", &v).ok());
+  std::filesystem::remove_all(o.path);
+}
+
 }  // namespace
 }  // namespace tessera
