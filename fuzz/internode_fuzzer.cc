@@ -9,7 +9,8 @@
 //    8 bytes, entries within the range asked, at most `limit` of them);
 //  - whatever a peer sent, the node still answers its own clients: a CQL
 //    read of each table through the executor decodes and is never a
-//    ServerError (0x0000).
+//    ServerError (0x0000); and the Paxos state of each table still exports
+//    and a PREPARE on its partitions still answers.
 //
 // Input: one byte naming the call (its value modulo the 11 calls), one byte
 // naming the table (modulo the tables plus one: the last keeps the request's
@@ -319,10 +320,24 @@ void WriteSeeds(const std::string& dir) {
     }
     pb::PaxosStateRequest state;
     WriteSeed(dir, n++, kExportPaxosState, t, state);
+    // Real rows to import: a proposal accepted here (the seeds above, run),
+    // exported as a migration carries it.
+    if (!entries.empty()) {
+      pb::PaxosRequest propose;
+      propose.set_phase(pb::PaxosRequest::PROPOSE);
+      propose.set_table_uuid(harness->uuids[t]);
+      propose.set_partition(entries.front().first.substr(0, entries.front().first.size() / 2));
+      propose.set_ballot(NewTimeUuid());
+      auto* op = propose.add_update();
+      op->set_key(entries.front().first);
+      op->set_value(entries.front().second);
+      pb::PaxosReply accepted;
+      if (!harness->dispatch->Paxos(propose, &accepted).ok()) Fail("seeds: a proposal was refused");
+    }
+    state.set_table_uuid(harness->uuids[t]);
     pb::PaxosStateRows import;
-    auto* row = import.add_rows();
-    row->set_key(entries.empty() ? "p" : entries.front().first);
-    row->set_value("v");
+    if (!harness->dispatch->ExportPaxosState(state, &import).ok()) Fail("seeds: no Paxos state to export");
+    import.clear_table_uuid();
     WriteSeed(dir, n++, kImportPaxosState, t, import);
     pb::BatchRequest batch;
     *batch.add_applies() = apply;
@@ -370,11 +385,35 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   return 0;
 }
 
+// Whatever a peer sent, the Paxos state of every table still exports, and a
+// round on its partitions can still begin: a PREPARE answers (promised or
+// not) instead of failing on a stored row or update that does not decode.
+void CheckPaxosState() {
+  for (const std::string& uuid : harness->uuids) {
+    pb::PaxosStateRequest all;
+    all.set_table_uuid(uuid);
+    pb::PaxosStateRows rows;
+    Status exported = harness->dispatch->ExportPaxosState(all, &rows);
+    if (!exported.ok()) Fail("the Paxos state no longer exports: " + exported.ToString());
+    for (int i = 0; i < rows.rows_size() && i < 4; ++i) {
+      pb::PaxosRequest prepare;
+      prepare.set_phase(pb::PaxosRequest::PREPARE);
+      prepare.set_table_uuid(uuid);
+      prepare.set_partition(rows.rows(i).key());
+      prepare.set_ballot(NewTimeUuid());
+      pb::PaxosReply reply;
+      Status s = harness->dispatch->Paxos(prepare, &reply);
+      if (!s.ok()) Fail("a PREPARE on a stored partition failed: " + s.ToString());
+    }
+  }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2 || size > 16384) return 0;
   if (++harness->inputs % 1000 == 0) Refill();  // keep the tables small
   Serve(data[0], data[1], std::string_view(reinterpret_cast<const char*>(data) + 2, size - 2));
   // Whatever a peer sent, this node's clients still read every table.
   for (const char* t : kTables) RunCql(std::string("SELECT * FROM fz.") + t + " LIMIT 20");
+  CheckPaxosState();
   return 0;
 }

@@ -129,10 +129,23 @@ Result<PaxosStateRows> PaxosStore::Export(const std::string& table_uuid, const s
   return rows;
 }
 
+Result<std::vector<WriteSet>> PaxosStore::UpdatesOfRow(std::string_view row) {
+  StoredState state;
+  Status decoded = Decode(row, &state);
+  if (!decoded.ok()) return Status::InvalidArgument(decoded.message());
+  std::vector<WriteSet> updates(2);
+  if (!DecodePaxosUpdate(state.accepted_update, &updates[0]).ok() ||
+      !DecodePaxosUpdate(state.committed_update, &updates[1]).ok()) {
+    return Status::InvalidArgument("paxos state with an update that does not decode");
+  }
+  return updates;
+}
+
 Status PaxosStore::Import(const std::string& table_uuid, const PaxosStateRows& rows) {
   for (const auto& [partition, bytes] : rows) {
     StoredState theirs;
-    TESSERA_RETURN_IF_ERROR(Decode(bytes, &theirs));
+    Status decoded = Decode(bytes, &theirs);
+    if (!decoded.ok()) return Status::InvalidArgument(decoded.message());
     std::string key(kPrefix);
     key += table_uuid;
     key += partition;

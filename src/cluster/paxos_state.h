@@ -88,9 +88,15 @@ class PaxosStore {
   // [lower, upper) (upper empty: to the table's end), as (partition, row bytes).
   Result<PaxosStateRows> Export(const std::string& table_uuid, const std::string& lower, const std::string& upper);
   // Merges rows as Export gave them into this replica's (see above), one
-  // row at a time. Errors: Corruption for a row that does not decode (the
-  // rows before it stay merged, it and those after it are not).
+  // row at a time. Errors: InvalidArgument for a row that does not decode
+  // (the rows before it stay merged, it and those after it are not; check
+  // them first with UpdatesOfRow).
   [[nodiscard]] Status Import(const std::string& table_uuid, const PaxosStateRows& rows);
+  // The accepted and the committed update of a row as Export gives it
+  // (empty when there is none), so that a replica can check what another
+  // node sends before it imports any of it. Errors: InvalidArgument for a
+  // row, or an update in it, that does not decode.
+  static Result<std::vector<WriteSet>> UpdatesOfRow(std::string_view row);
   // Removes the rows pruning allows (see above), given each table's
   // gc_grace_seconds by uuid (nullopt: the table is gone) and the time now
   // (microseconds since the epoch). Returns how many went.

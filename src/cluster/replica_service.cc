@@ -105,10 +105,16 @@ void ReplicaService::StoreTrace(tracing::TraceSessionRecord session) {
 }
 
 Status ReplicaService::ImportPaxosState(const std::string& table_uuid, const PaxosStateRows& rows) {
-  TESSERA_RETURN_IF_ERROR(TableIdOf(table_uuid).status());
+  TESSERA_ASSIGN_OR_RETURN(uint32_t id, TableIdOf(table_uuid));
   size_t bytes = 0;
   for (const auto& [k, v] : rows) bytes += k.size() + v.size();
   Count(bytes);
+  // Every row first: a proposal imported here may be committed by a later
+  // round, so its update passes the same check as any write from a peer.
+  for (const auto& [partition, row] : rows) {
+    TESSERA_ASSIGN_OR_RETURN(std::vector<WriteSet> updates, PaxosStore::UpdatesOfRow(row));
+    for (const WriteSet& update : updates) TESSERA_RETURN_IF_ERROR(CheckPeerWrites(id, update));
+  }
   return paxos_.Import(table_uuid, rows);
 }
 

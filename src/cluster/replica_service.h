@@ -11,7 +11,8 @@
 // (cluster/in_memory_network.h). It also counts the requests it served and
 // the bytes of their payloads (writes and values returned), for /metrics.
 //
-// Writes (Apply, a Paxos proposal or commit, counter increments) are checked
+// Writes (Apply, a Paxos proposal or commit, counter increments, the
+// updates of imported Paxos state) are checked
 // before any is applied (CheckWrites, replica_reads.h): a key that is not a
 // row of the table, or a value that does not decode as what its key holds,
 // is refused with InvalidArgument, so no peer's bytes make a key unreadable.
@@ -81,7 +82,9 @@ class ReplicaService {
   Result<WriteSet> LeadCounterWrite(const std::string& table_uuid, const WriteSet& relative_writes);
   // The Paxos state of the partitions of [lower, upper) (PaxosStore::Export),
   // and the merge of such rows into this node's (PaxosStore::Import): what a
-  // tablet migration carries to a new replica.
+  // tablet migration carries to a new replica. An import is checked whole
+  // first (each row decodes, its updates pass CheckWrites): InvalidArgument
+  // and nothing imported otherwise.
   Result<PaxosStateRows> ExportPaxosState(const std::string& table_uuid, const std::string& lower,
                                           const std::string& upper);
   [[nodiscard]] Status ImportPaxosState(const std::string& table_uuid, const PaxosStateRows& rows);

@@ -18,8 +18,11 @@
 
 #include "cluster/internode_client.h"
 #include "cluster/internode_service.h"
+#include "cluster/paxos_state.h"
 #include "cluster/replica_service.h"
 #include "tests/db/test_util.h"
+#include "common/bytes.h"
+#include "common/time_uuid.h"
 #include "keys/storage_key.h"
 #include "storage/partition_header.h"
 #include "storage/row_fragment.h"
@@ -374,6 +377,50 @@ TEST(InternodeTest, WritesThatWouldMakeAKeyUnreadableAreRefusedWholeAndNothingIs
   ASSERT_TRUE(row.ok()) << row.status().ToString();
   EXPECT_TRUE(row->has_value());
   server.Stop();
+}
+
+// Paxos state another node sends (a migration's import) is checked whole
+// before any of it is imported: a row that does not decode, or whose
+// proposal would write what no key can hold, is refused with
+// InvalidArgument, since a later round would commit that proposal here.
+TEST(ReplicaServiceTest, ImportedPaxosStateIsCheckedWholeBeforeAnyOfItIsImported) {
+  testing::TestDatabase db("replica_paxos_import");
+  auto table = testing::MakeTable(db.db(), "kv", Distribution::kRange, {"k:int:pk", "v:text:regular"});
+  ReplicaService replica(&db.db());
+  const std::string ballot = NewTimeUuid();
+  PaxosRequest propose;
+  propose.phase = PaxosRequest::Phase::kPropose;
+  propose.table_uuid = table->uuid;
+  propose.partition = RelativePosition(*table, 1);
+  propose.ballot = ballot;
+  propose.update.Merge(RelativeKey(*table, 1), Row(1));
+  auto accepted = replica.Paxos(propose);
+  ASSERT_TRUE(accepted.ok() && accepted->ok) << accepted.status().ToString();
+  auto exported = replica.ExportPaxosState(table->uuid, "", "");
+  ASSERT_TRUE(exported.ok());
+  ASSERT_EQ(exported->size(), 1u);
+  const std::string good_row = exported->front().second;
+  // The same row with a proposal that writes a value no row can hold.
+  WriteSet garbage;
+  garbage.Merge(RelativeKey(*table, 2), "\x01not a fragment");
+  std::string bad_row(1, '\x01');
+  for (const std::string& field : {ballot, ballot, EncodePaxosUpdate(garbage), std::string(), std::string()}) {
+    PutVarint64(&bad_row, field.size());
+    bad_row += field;
+  }
+  auto stored = [&] {
+    auto rows = replica.ExportPaxosState(table->uuid, "", "");
+    EXPECT_TRUE(rows.ok());
+    return rows.ok() ? rows->size() : 0;
+  };
+  for (const std::string& bad : {bad_row, std::string("not a row")}) {
+    Status s = replica.ImportPaxosState(
+        table->uuid, {{RelativePosition(*table, 3), good_row}, {RelativePosition(*table, 4), bad}});
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_EQ(stored(), 1u) << "a row of a refused import was imported";
+  }
+  ASSERT_TRUE(replica.ImportPaxosState(table->uuid, {{RelativePosition(*table, 3), good_row}}).ok());
+  EXPECT_EQ(stored(), 2u);
 }
 
 TEST(InternodeTest, EveryRequestToANodeThatIsNotThereEndsWithAnError) {
