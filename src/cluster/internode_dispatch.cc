@@ -18,6 +18,11 @@ int WireStatusCode(const Status& s) {
   return 13;
 }
 
+std::string WireStatusMessage(const Status& s) {
+  if (s.ok()) return std::string();
+  return WireStatusCode(s) == 13 ? s.ToString() : s.message();
+}
+
 Status InternodeDispatch::Apply(const pb::ApplyRequest& request, TraceStepsProto* steps) {
   std::optional<tracing::ReplicaSteps> traced;
   if (request.trace() && steps) traced.emplace();
@@ -143,7 +148,7 @@ void InternodeDispatch::StoreTrace(const pb::TraceSession& r) { replica_->StoreT
 void InternodeDispatch::Batch(const pb::BatchRequest& request, pb::BatchReply* reply) {
   auto set = [](pb::CallStatus* out, const Status& s) {
     out->set_code(WireStatusCode(s));
-    if (!s.ok()) out->set_message(s.IsNotFound() || s.IsInvalidArgument() ? s.message() : s.ToString());
+    out->set_message(WireStatusMessage(s));
   };
   for (const auto& apply : request.applies()) {
     pb::CallStatus* status = reply->add_applies();

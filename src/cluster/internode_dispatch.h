@@ -14,6 +14,8 @@
 // Thread safety: thread-safe (ReplicaService is).
 #pragma once
 
+#include <string>
+
 #include "cluster/internode_trace.h"
 #include "common/status.h"
 #include "internode.pb.h"
@@ -26,6 +28,10 @@ class ReplicaService;
 // call's status and in a batch item's CallStatus.code (FROZEN ON THE WIRE):
 // OK 0, INVALID_ARGUMENT 3, NOT_FOUND 5, any other error INTERNAL 13.
 int WireStatusCode(const Status& s);
+// The message that goes with it: the status's own message for
+// INVALID_ARGUMENT and NOT_FOUND, its whole text (with the code's name) for
+// INTERNAL, whose code says less; empty for OK.
+std::string WireStatusMessage(const Status& s);
 
 class InternodeDispatch {
  public:

@@ -14,8 +14,7 @@ namespace pb = tessera::internode;
 
 grpc::Status ToGrpc(const Status& s) {
   if (s.ok()) return grpc::Status::OK;
-  const auto code = static_cast<grpc::StatusCode>(WireStatusCode(s));
-  return grpc::Status(code, code == grpc::StatusCode::INTERNAL ? s.ToString() : s.message());
+  return grpc::Status(static_cast<grpc::StatusCode>(WireStatusCode(s)), WireStatusMessage(s));
 }
 
 // Each call served by InternodeDispatch, answered through gRPC's callback
