@@ -16,6 +16,8 @@
 set -euo pipefail
 seconds=10
 records=100000
+connections=4
+inflight=4
 source "$(dirname "$0")/cluster_bench_common.sh"
 work=$(mktemp -d /tmp/tessera_cluster_bench.XXXXXX)
 pid=""
@@ -25,7 +27,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-bench_flags=(--seconds "$seconds" --connections 4 --inflight 4 --recordcount "$records" --value-bytes 1000
+bench_flags=(--seconds "$seconds" --connections "$connections" --inflight "$inflight" --recordcount "$records" --value-bytes 1000
              "${bench_args[@]}")
 admin=""  # the cluster's admin port, for the forwarded share
 

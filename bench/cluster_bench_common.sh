@@ -6,6 +6,8 @@
 # builds the release binary into $tessera, and defines free_port (a free
 # loopback TCP port) and steal (the machine's CPU steal ticks so far).
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+connections="${connections:-4}"  # `tessera bench --connections` (each a worker thread)
+inflight="${inflight:-4}"        # `tessera bench --inflight`: requests in flight per connection
 server_args=()
 bench_args=()  # extra `tessera bench` flags
 while [ $# -gt 0 ]; do
@@ -15,6 +17,8 @@ while [ $# -gt 0 ]; do
     --server-arg) server_args+=("--server-arg=$2"); shift 2 ;;
     --tls) server_args+=("--tls"); shift ;;  # `tessera cluster start --tls`: internode and etcd over TLS
     --no-token-aware) bench_args+=("--no-token-aware"); shift ;;  # `tessera bench`: no routing by token
+    --connections) connections="$2"; shift 2 ;;
+    --inflight) inflight="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done

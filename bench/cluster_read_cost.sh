@@ -36,7 +36,7 @@ admin_port=$(free_port)
 "$tessera" cluster start --nodes 3 --dir "$work/cluster" --port "$port" --admin-port "$admin_port" \
   --etcd-port "$(free_port)" --etcd-peer-port "$(free_port)" --internode-port "$(free_port)" "${server_args[@]}" >&2
 hosts=127.0.0.1,127.0.0.2,127.0.0.3
-flags=(--replication-factor 3 --consistency QUORUM --connections 4 --inflight 4 --recordcount "$records"
+flags=(--replication-factor 3 --consistency QUORUM --connections "$connections" --inflight "$inflight" --recordcount "$records"
        --value-bytes 1000)
 "$tessera" bench --host "$hosts" --port "$port" --workload "$load" --load --seconds 1 "${flags[@]}" >&2
 pids=$(/usr/bin/python3 -c 'import json,sys; print(" ".join(str(n["pid"]) for n in json.load(open(sys.argv[1]))["nodes"]))' \

@@ -42,7 +42,7 @@ for n in 1 2 3; do
   f0=$(forwarded "$admin" "$n")
   # A request that fails (a time-out under load) is counted, not fatal: `|| true`.
   "$tessera" bench --host "$hosts" --port "$port" --workload write --load --replication-factor 1 --consistency ONE \
-    --seconds "$seconds" --connections 4 --inflight 4 --recordcount "$records" --value-bytes 1000 \
+    --seconds "$seconds" --connections "$connections" --inflight "$inflight" --recordcount "$records" --value-bytes 1000 \
     "${bench_args[@]}" --json "$work/n$n.json" >&2 || true
   echo "$n $(( $(steal) - s0 ))" >>"$work/steal"
   echo "$n $f0 $(forwarded "$admin" "$n")" >>"$work/forwarded"

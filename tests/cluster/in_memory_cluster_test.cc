@@ -425,6 +425,7 @@ TEST_F(InMemoryClusterLoadTest, LoadReportsCarryTheKeySampleOfTheRequestsANodeCo
     size_t keys = 0;
     double weight = 0;
     uint64_t writes = 0;
+    int64_t at_micros = 0;  // when the report was measured; 0: none yet
   };
   auto sampled = [&](int n) {  // the keys, weight and writes node n's last report samples in ks.t
     Sampled out;
@@ -432,6 +433,7 @@ TEST_F(InMemoryClusterLoadTest, LoadReportsCarryTheKeySampleOfTheRequestsANodeCo
     if (!r.ok() || r->kvs.empty()) return out;
     auto load = DecodeNodeLoad(r->kvs.front().value);
     if (!load.ok()) return out;
+    out.at_micros = load->at_micros;
     for (const auto& t : load->tablet_loads) {
       out.keys += t.sample.size();
       for (const auto& k : t.sample) out.weight += k.second;
@@ -439,7 +441,12 @@ TEST_F(InMemoryClusterLoadTest, LoadReportsCarryTheKeySampleOfTheRequestsANodeCo
     }
     return out;
   };
-  WaitFor([&] { return sampled(2).keys >= 8; }, "node 2 reports a key sample of ks.t");
+  // A report measured while the writes went on samples only some of them:
+  // the second report to come after the last write began after it.
+  const int64_t during = sampled(2).at_micros;
+  WaitFor([&] { return sampled(2).at_micros != during; }, "node 2's next load report");
+  const int64_t next = sampled(2).at_micros;
+  WaitFor([&] { return sampled(2).at_micros != next && sampled(2).keys >= 8; }, "node 2 reports a key sample of ks.t");
   const Sampled two = sampled(2);
   EXPECT_LE(two.keys, kMaxSampledTablets * kMaxReportedSampleKeys);
   EXPECT_GE(two.weight, 300 * 0.5) << "the sample's weight stands for the rows written";

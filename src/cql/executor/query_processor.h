@@ -181,6 +181,12 @@ class QueryProcessor : public RequestProcessor {
   std::optional<Reply> SelectAfterDeferredRead(const SelectStatement& sel, const SelectContext& ctx,
                                                DeferredRead deferred, const QueryParameters& params,
                                                ReplyDone* later);
+  // A SELECT between its runs (query_processor.cc): reads what its last run
+  // deferred without holding a thread, then runs it again (RunDeferredSelect)
+  // and replies, or, for a page read in steps, goes on with the next step.
+  struct DeferredSelect;
+  void ReadDeferred(const std::shared_ptr<DeferredSelect>& select);
+  void RunDeferredSelect(const std::shared_ptr<DeferredSelect>& select);
   Reply AuthResponse(ConnectionState& conn, const AuthResponseRequest& request);
   // Grants on what a successful CREATE made, and drops those on what a DROP removed.
   void UpdateGrants(const std::string& user, const RawStatement& s, const std::string& keyspace);

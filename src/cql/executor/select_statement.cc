@@ -110,19 +110,38 @@ class Executor {
   // Whether this run defers its slice reads (DeferredRead): only when they
   // are the statement's only storage reads: at most kMaxDeferredSlices
   // partitions from here, one clustering prefix or range that is not one
-  // whole row, no filter (every row a slice returns is emitted, so each
-  // returns all the statement wants of its partition and the loop reads no
-  // second slice of it). Their static rows come with them.
+  // whole row. Without a filter every row a slice returns is emitted, so
+  // each returns all the statement wants of its partition; a filter may
+  // leave one short, and the run that takes it then stops before a second
+  // slice of that partition (PausesBeforeSlice), unless every row is kept for
+  // an aggregate. Their static rows come with them.
   bool DefersSlice() const {
     if (deferred_ == nullptr || !defer_read_ || deferred_->table || t_->partition_buckets.enabled() ||
         plan_.partition_keys.size() <= state_.partition ||
         plan_.partition_keys.size() - state_.partition > DeferredRead::kMaxDeferredSlices ||
-        plan_.clustering_prefixes.size() != 1 || !plan_.filters.empty() || plan_.uses_filtering) {
+        plan_.clustering_prefixes.size() != 1 || (Filtered() && keep_all_)) {
       return false;
     }
     const bool one_row = !plan_.lower && !plan_.upper &&
                          plan_.clustering_prefixes[0].size() == t_->Clustering().size() && state_.cursor.empty();
     return !one_row;
+  }
+
+  bool Filtered() const { return !plan_.filters.empty() || plan_.uses_filtering; }
+
+  // In a run that took deferred slices: whether it stops before `req` of
+  // partition `pk`, which no deferred slice answers (DeferredRead::paused),
+  // since it may run on the thread of a replica's answer.
+  bool PausesBeforeSlice(const std::vector<std::string>& pk, const SliceRequest& req) {
+    if (deferred_ == nullptr || defer_read_ || deferred_->table != t_ || deferred_->slices.empty()) return false;
+    for (const auto& slice : deferred_->slices) {
+      if (!slice.taken && slice.result && slice.partition_key == pk && slice.request.cursor == req.cursor &&
+          slice.request.reversed == req.reversed && slice.request.limit >= req.limit) {
+        return false;
+      }
+    }
+    deferred_->paused = true;
+    return true;
   }
 
   // The deferred slice of partition `pk` (the second run), if there is one.
@@ -177,14 +196,23 @@ class Executor {
     return db_.ReadSlice(t_, pk, req, consistency_);
   }
 
-  // Whether this run defers its scan (DeferredRead): only when one range
-  // read is all the page reads: no filter (every row the read returns is
-  // emitted, so it returns all the page wants), no static columns (the
-  // loop would read a partition's static row on its own).
+  // Whether this run defers its scan (DeferredRead): one range read at a
+  // time, so no static columns (the loop would read a partition's static row
+  // on its own). A filter may leave the read short of the page; the run
+  // that takes it then stops before the next one (PausesBeforeRead), unless
+  // every row is kept for an aggregate, which a page read in steps cannot fold.
   bool DefersRange() const {
     return deferred_ != nullptr && defer_read_ && !deferred_->table && !t_->HasStatic() &&
-           !t_->buckets.enabled() && !t_->partition_buckets.enabled() && plan_.filters.empty() &&
-           !plan_.uses_filtering;
+           !t_->buckets.enabled() && !t_->partition_buckets.enabled() && !(Filtered() && keep_all_);
+  }
+
+  // In the run that took the deferred scan's page: whether it stops before a
+  // further range read (DeferredRead::paused), since it may run on the
+  // thread of a replica's answer, which must not wait for another.
+  bool PausesBeforeRead() {
+    if (deferred_ == nullptr || defer_read_ || deferred_->table != t_ || !range_taken_) return false;
+    deferred_->paused = true;
+    return true;
   }
 
   // One range read: deferred to the caller, or taken from its read, or read here.
@@ -267,6 +295,7 @@ class Executor {
           req.reversed = reversed_;
           req.limit = want;
           req.cursor = state_.cursor;
+          if (PausesBeforeSlice(pk, req)) return Pause(next, 0);  // the caller reads on from here, in another step
           TESSERA_ASSIGN_OR_RETURN(SliceResult slice, ReadSlice(pk, req));
           tombstones_ += slice.tombstones_scanned;
           for (const auto& row : slice.partition.rows) {
@@ -296,6 +325,7 @@ class Executor {
     for (;;) {
       uint64_t want = Wanted();
       if (want == 0) return Pause(next, 1);
+      if (PausesBeforeRead()) return Pause(next, 1);  // the caller reads on from here, in another step
       RangeRequest req{plan_.range, want, limits_.per_partition, state_.cursor};
       TESSERA_ASSIGN_OR_RETURN(RangeResult page, ScanRange(req));
       tombstones_ += page.tombstones_scanned;
@@ -613,6 +643,31 @@ Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* vt, const Sel
   return result;
 }
 
+bool FoldSelectStep(ResultSet step, int32_t page_size, SelectContext* ctx, std::optional<ResultSet>* page) {
+  DeferredRead* deferred = ctx->deferred;
+  const bool paused = deferred != nullptr && deferred->paused;
+  if (!*page) {
+    *page = std::move(step);
+  } else {
+    ResultSet& p = **page;
+    p.rows.insert(p.rows.end(), std::make_move_iterator(step.rows.begin()), std::make_move_iterator(step.rows.end()));
+    p.warnings.insert(p.warnings.end(), std::make_move_iterator(step.warnings.begin()),
+                      std::make_move_iterator(step.warnings.end()));
+    p.paging_state = std::move(step.paging_state);
+  }
+  const ResultSet& p = **page;
+  if (!paused || !p.paging_state) return false;
+  if (page_size > 0 && p.rows.size() >= static_cast<size_t>(page_size)) return false;
+  DeferredRead next;
+  next.earlier_tombstones = deferred->earlier_tombstones;
+  next.earlier_rows = deferred->earlier_rows;
+  *deferred = std::move(next);
+  ctx->paging_state = p.paging_state;
+  if (page_size > 0) ctx->page_size = page_size - static_cast<int32_t>(p.rows.size());
+  ctx->defer_read = true;
+  return true;
+}
+
 static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const SelectStatement& s,
                                     const SelectContext& ctx) {
   const std::string ks = s.table.keyspace.empty() ? ctx.keyspace : s.table.keyspace;
@@ -733,7 +788,20 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
     }
     Executor exec(db, table, plan, limits, reversed, sel.is_aggregate(), ctx);
     TESSERA_RETURN_IF_ERROR(exec.Run(state, &rows, &result.paging_state));
-    TESSERA_RETURN_IF_ERROR(CheckTombstones(db, *table, exec.tombstones(), rows.size(), ctx, &result));
+    // A page read in steps (DeferredRead::paused) meets the guardrails once,
+    // with what all its steps visited.
+    uint64_t tombstones = exec.tombstones(), live_rows = rows.size();
+    DeferredRead* steps = ctx.defer_read ? nullptr : ctx.deferred;
+    if (steps != nullptr) {
+      tombstones += steps->earlier_tombstones;
+      live_rows += steps->earlier_rows;
+    }
+    if (steps != nullptr && steps->paused) {
+      steps->earlier_tombstones = tombstones;
+      steps->earlier_rows = live_rows;
+    } else {
+      TESSERA_RETURN_IF_ERROR(CheckTombstones(db, *table, tombstones, live_rows, ctx, &result));
+    }
   }
   return Finish(*table, sel, group, limits, groups_before, ctx, std::move(rows), std::move(result));
 }

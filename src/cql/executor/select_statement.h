@@ -70,9 +70,14 @@ class VirtualTables {
 // comes before the reads is pure (binding, planning), so the first run
 // costs CPU only. A deferred read the second run does not need (a LIMIT or
 // page met first) was made for nothing, as Cassandra reads every partition
-// of an IN. A page of a scan (a token range or the whole table, no
-// filtering, a table without static columns) is deferred too: one range
-// read (Database::ScanRangeAsync) is all such a page reads.
+// of an IN. A page of a scan (a token range or the whole table, a table
+// without static columns) is deferred too, one range read
+// (Database::ScanRangeAsync) at a time: when a filter leaves that read short
+// of the page, the second run stops before the next read with the rows so
+// far and the paging state to read on from (DeferredRead::paused), and the
+// caller reads the rest of the page in further steps (FoldSelectStep), each
+// deferring its one read, so that no step waits on a thread. An aggregate
+// over a filtered scan is not deferred (its rows cannot be folded by step).
 struct DeferredRow {
   std::vector<std::string> partition_key, clustering;
   std::optional<Result<std::optional<RowResult>>> result;  // the read's outcome, for the second run
@@ -98,6 +103,13 @@ struct DeferredRead {
   // and then read nothing (the page was already full): its rows lack their
   // static values, so the caller runs the statement again without deferral.
   bool static_skipped = false;
+  // Set by a second run that took the scan's page and stopped before a
+  // further range read: its result is one step of the page (FoldSelectStep).
+  bool paused = false;
+  // Tombstones visited and rows returned by the steps of this page so far:
+  // the guardrails (tombstone_warn, tombstone_fail) apply to the page once,
+  // in the step that ends it. Carried from step to step by FoldSelectStep.
+  uint64_t earlier_tombstones = 0, earlier_rows = 0;
 };
 
 struct SelectContext {
@@ -126,6 +138,17 @@ inline constexpr const char* kTombstoneOverwhelming = "Scanned over the tombston
 // storage errors.
 Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* virtual_tables, const SelectStatement& stmt,
                                 const SelectContext& ctx);
+
+// One step of a SELECT page read in steps (DeferredRead::paused): appends
+// `step` (the rows, warnings and paging state of a second run) to *page
+// (empty before the first step). When the step paused and the page wants
+// more rows, sets up `ctx` for the next step (its paging state, the page
+// size still wanted of `page_size`, the request's; a fresh *ctx->deferred
+// carrying the guardrails' tallies; defer_read) and returns true: the caller
+// runs the statement again, reads what that run defers and runs it again,
+// then folds that step. Else the page is complete: returns false.
+// REQUIRES: ctx->deferred is the slot the step ran with.
+bool FoldSelectStep(ResultSet step, int32_t page_size, SelectContext* ctx, std::optional<ResultSet>* page);
 
 // Result-set columns of a SELECT on `table` (for PREPARED metadata).
 Result<std::vector<ColumnSpec>> SelectColumns(const TableSchema& table, const SelectStatement& stmt,
