@@ -227,6 +227,8 @@ TEST_F(SelectTest, DeferredReadsReturnWhatOneRunReturns) {
       "SELECT * FROM events WHERE k IN (1, 2) AND owner = 'o2' ALLOW FILTERING",
       "SELECT * FROM events WHERE k = 3 AND c > 2 AND v = 'v7' ALLOW FILTERING",
       "SELECT COUNT(*) FROM plain WHERE k IN (2, 4) AND v > 41 ALLOW FILTERING",
+      "SELECT COUNT(*), MAX(v) FROM plain WHERE k IN (2, 4) AND v > 41 PER PARTITION LIMIT 1 ALLOW FILTERING",
+      "SELECT MIN(v), COUNT(*) FROM plain WHERE token(k) > 0 AND c > 1 ALLOW FILTERING",
   };
   for (const auto& cql : statements) {
     for (int32_t page : {0, 1, 2, 5}) {

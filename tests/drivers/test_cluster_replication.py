@@ -851,6 +851,11 @@ def test_filtered_scans_read_through_replicas_return_what_a_single_store_would(s
                     got = [(r.k, r.c, r.v) for r in run(s, cql, cl=cl, fetch_size=fetch)]
                     assert got == [(k, c, live[(k, c)][1]) for k, c in want], (cql, cl, fetch, len(got), len(want))
                     checked += 1
+        # An aggregate over filtered rows: one read of every row, folded once.
+        for cl in (ONE, Q, ALL):
+            got = run(s, "SELECT COUNT(*), MAX(v) FROM slow.filtered WHERE m = 3 ALLOW FILTERING", cl=cl).one()
+            kept = [v for m, v in live.values() if m == 3]
+            assert (got[0], got[1]) == (len(kept), max(kept)), (cl, tuple(got), len(kept))
         # A page of 4 rows holds 4 rows when that many follow: read in
         # steps, not cut short at the first read's rows.
         result = run(s, "SELECT k, c FROM slow.filtered WHERE m = 3 ALLOW FILTERING", cl=Q, fetch_size=4)

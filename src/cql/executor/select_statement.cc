@@ -113,13 +113,13 @@ class Executor {
   // whole row. Without a filter every row a slice returns is emitted, so
   // each returns all the statement wants of its partition; a filter may
   // leave one short, and the run that takes it then stops before a second
-  // slice of that partition (PausesBeforeSlice), unless every row is kept for
-  // an aggregate. Their static rows come with them.
+  // slice of that partition (PausesBeforeSlice); see Steppable for
+  // aggregates. Their static rows come with them.
   bool DefersSlice() const {
     if (deferred_ == nullptr || !defer_read_ || deferred_->table || t_->partition_buckets.enabled() ||
         plan_.partition_keys.size() <= state_.partition ||
         plan_.partition_keys.size() - state_.partition > DeferredRead::kMaxDeferredSlices ||
-        plan_.clustering_prefixes.size() != 1 || (Filtered() && keep_all_)) {
+        plan_.clustering_prefixes.size() != 1 || !Steppable()) {
       return false;
     }
     const bool one_row = !plan_.lower && !plan_.upper &&
@@ -129,11 +129,22 @@ class Executor {
 
   bool Filtered() const { return !plan_.filters.empty() || plan_.uses_filtering; }
 
+  // Whether a read this run defers can be followed by others in steps when
+  // it falls short (PausesBeforeRead, PausesBeforeSlice): not when every row
+  // is kept for an aggregate, which folds the rows of one run. Such a run
+  // reads with no limit but PER PARTITION LIMIT, so only that, with a
+  // filter, can leave a read short: it is not deferred.
+  bool Steppable() const {
+    return !keep_all_ || !Filtered() || limits_.per_partition == UINT64_MAX;
+  }
+
   // In a run that took deferred slices: whether it stops before `req` of
   // partition `pk`, which no deferred slice answers (DeferredRead::paused),
   // since it may run on the thread of a replica's answer.
   bool PausesBeforeSlice(const std::vector<std::string>& pk, const SliceRequest& req) {
-    if (deferred_ == nullptr || defer_read_ || deferred_->table != t_ || deferred_->slices.empty()) return false;
+    if (deferred_ == nullptr || defer_read_ || deferred_->table != t_ || deferred_->slices.empty() || keep_all_) {
+      return false;
+    }
     for (const auto& slice : deferred_->slices) {
       if (!slice.taken && slice.result && slice.partition_key == pk && slice.request.cursor == req.cursor &&
           slice.request.reversed == req.reversed && slice.request.limit >= req.limit) {
@@ -199,18 +210,18 @@ class Executor {
   // Whether this run defers its scan (DeferredRead): one range read at a
   // time, so no static columns (the loop would read a partition's static row
   // on its own). A filter may leave the read short of the page; the run
-  // that takes it then stops before the next one (PausesBeforeRead), unless
-  // every row is kept for an aggregate, which a page read in steps cannot fold.
+  // that takes it then stops before the next one (PausesBeforeRead); see
+  // Steppable for aggregates.
   bool DefersRange() const {
     return deferred_ != nullptr && defer_read_ && !deferred_->table && !t_->HasStatic() &&
-           !t_->buckets.enabled() && !t_->partition_buckets.enabled() && !(Filtered() && keep_all_);
+           !t_->buckets.enabled() && !t_->partition_buckets.enabled() && Steppable();
   }
 
   // In the run that took the deferred scan's page: whether it stops before a
   // further range read (DeferredRead::paused), since it may run on the
   // thread of a replica's answer, which must not wait for another.
   bool PausesBeforeRead() {
-    if (deferred_ == nullptr || defer_read_ || deferred_->table != t_ || !range_taken_) return false;
+    if (deferred_ == nullptr || defer_read_ || deferred_->table != t_ || !range_taken_ || keep_all_) return false;
     deferred_->paused = true;
     return true;
   }

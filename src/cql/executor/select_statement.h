@@ -77,7 +77,8 @@ class VirtualTables {
 // far and the paging state to read on from (DeferredRead::paused), and the
 // caller reads the rest of the page in further steps (FoldSelectStep), each
 // deferring its one read, so that no step waits on a thread. An aggregate
-// over a filtered scan is not deferred (its rows cannot be folded by step).
+// (no GROUP BY) reads without a limit, in one read; over filtered rows with
+// PER PARTITION LIMIT, which could leave a slice short, it is not deferred.
 struct DeferredRow {
   std::vector<std::string> partition_key, clustering;
   std::optional<Result<std::optional<RowResult>>> result;  // the read's outcome, for the second run
