@@ -253,6 +253,34 @@ TEST_F(SelectTest, DeferredReadsReturnWhatOneRunReturns) {
   EXPECT_GT(paused_steps_, 20u);
 }
 
+// PER PARTITION LIMIT counts the rows a filter keeps, as Cassandra applies
+// it after its row filter, on scans as on partition reads, across pages.
+TEST_F(SelectTest, PerPartitionLimitCountsTheRowsAFilterKeeps) {
+  Run("CREATE TABLE ks.ppl (k int, c int, v int, PRIMARY KEY (k, c))");
+  for (int k = 0; k < 10; ++k) {
+    for (int c = 0; c < 6; ++c) {
+      Run("INSERT INTO ppl (k, c, v) VALUES (" + std::to_string(k) + ", " + std::to_string(c) + ", " +
+          std::to_string(c % 3) + ")");
+    }
+  }
+  for (int32_t page : {0, 1, 3, 7}) {
+    for (bool defer : {false, true}) {
+      defer_ = defer;
+      // v = 2 at c = 2 and 5: two rows a partition, the first of which the read meets after two it drops.
+      const auto one = Run("SELECT c FROM ppl WHERE v = 2 PER PARTITION LIMIT 1 ALLOW FILTERING", page);
+      EXPECT_EQ(one, std::vector<std::string>(10, "c=2")) << "pages of " << page;
+      const auto two = Run("SELECT c FROM ppl WHERE v = 2 PER PARTITION LIMIT 2 ALLOW FILTERING", page);
+      ASSERT_EQ(two.size(), 20u) << "pages of " << page;
+      for (size_t i = 0; i < two.size(); ++i) EXPECT_EQ(two[i], i % 2 == 0 ? "c=2" : "c=5") << i;
+      EXPECT_EQ(Run("SELECT c FROM ppl WHERE k IN (1, 2) AND v = 2 PER PARTITION LIMIT 1 ALLOW FILTERING", page),
+                (V{"c=2", "c=2"}));
+      EXPECT_EQ(Run("SELECT c FROM ppl WHERE v = 2 PER PARTITION LIMIT 1 LIMIT 3 ALLOW FILTERING", page),
+                (V{"c=2", "c=2", "c=2"}));
+    }
+  }
+  defer_ = false;
+}
+
 TEST_F(SelectTest, SinglePartitionSlicesOrderAndLimits) {
   EXPECT_EQ(Run("SELECT c, v FROM events WHERE k = 1 AND c >= 7"), (V{"c=7 v=v7", "c=8 v=v8", "c=9 v=v9"}));
   EXPECT_EQ(Run("SELECT c FROM events WHERE k = 1 AND c > 2 AND c <= 4"), (V{"c=3", "c=4"}));

@@ -332,19 +332,51 @@ class Executor {
     return Status::OK();
   }
 
+  // A fingerprint of a partition key (FNV-1a over its length-prefixed
+  // components): which partition a range page's PER PARTITION LIMIT count
+  // belongs to (PagingState::partition, unused otherwise by range pages).
+  static uint64_t PartitionFingerprint(const std::vector<std::string>& pk) {
+    uint64_t h = 14695981039346656037ull;
+    auto mix = [&h](unsigned char b) {
+      h ^= b;
+      h *= 1099511628211ull;
+    };
+    for (const auto& part : pk) {
+      for (int shift = 0; shift < 32; shift += 8) mix(static_cast<unsigned char>(part.size() >> shift));
+      for (unsigned char b : part) mix(b);
+    }
+    return h | 1;  // never 0: a fresh state's "no partition yet"
+  }
+
   Status RunRange(std::optional<std::string>* next) {
+    // With a filter, PER PARTITION LIMIT counts the rows the filter keeps (as
+    // Cassandra applies the limit after its row filter): the read returns
+    // whole partitions and the rows beyond the limit are dropped here, the
+    // count carried across reads and pages with the partition it is of.
+    const bool count_here = Filtered() && limits_.per_partition != UINT64_MAX;
     for (;;) {
       uint64_t want = Wanted();
       if (want == 0) return Pause(next, 1);
       if (PausesBeforeRead()) return Pause(next, 1);  // the caller reads on from here, in another step
-      RangeRequest req{plan_.range, want, limits_.per_partition, state_.cursor};
+      RangeRequest req{plan_.range, want, count_here ? SIZE_MAX : limits_.per_partition, state_.cursor};
       TESSERA_ASSIGN_OR_RETURN(RangeResult page, ScanRange(req));
       tombstones_ += page.tombstones_scanned;
       for (const auto& p : page.partitions) {
+        if (count_here) {
+          const uint64_t fingerprint = PartitionFingerprint(p.partition_key);
+          if (fingerprint != state_.partition) {
+            state_.partition = fingerprint;
+            state_.rows_in_partition = 0;
+          }
+        }
+        auto room = [&] { return !count_here || state_.rows_in_partition < limits_.per_partition; };
         std::optional<RowResult> static_row = p.static_row;
         if (!static_row) static_row = StaticRow(p.partition_key);
-        if (p.rows.empty() && static_row) Emit(MakeRow(*t_, p.partition_key, nullptr, &*static_row, now_));
-        for (const auto& row : p.rows) Emit(MakeRow(*t_, p.partition_key, &row, static_row ? &*static_row : nullptr, now_));
+        if (p.rows.empty() && static_row && room()) Emit(MakeRow(*t_, p.partition_key, nullptr, &*static_row, now_));
+        for (const auto& row : p.rows) {
+          if (!room()) break;
+          Emit(MakeRow(*t_, p.partition_key, &row, static_row ? &*static_row : nullptr, now_));
+        }
       }
       state_.cursor = page.next_cursor;
       if (state_.cursor.empty()) return Status::OK();
