@@ -10,7 +10,9 @@
 # node holding no replica: none at RF 3 on 3 nodes). The client routes by
 # token as the drivers do (--no-token-aware: not).
 # Every process is stopped by its pid and its data removed.
-# Usage: bench/cluster_bench.sh [--seconds N] [--records N] [--tls] [--no-token-aware] [--server-arg ARG]...
+# Usage: bench/cluster_bench.sh [--seconds N] [--records N] [--connections N] [--inflight N] [--tls]
+#                               [--no-token-aware] [--server-arg ARG]...
+# (--connections, --inflight: the load generator's, 4 and 4 by default, for both runs)
 # (--server-arg: a flag for the cluster's nodes, e.g. --server-arg --request-threads=8)
 # Prints both results and their ratios; bench/RESULTS.md records a run.
 set -euo pipefail

@@ -9,7 +9,7 @@
 # CPU and switches per read are steadier than throughput on a shared VM.
 # Then the same two figures per thread role (threads are named: cql-io,
 # cql-waiting, delayed-calls, ...; gRPC's own are nexting_thread).
-# Usage: bench/cluster_read_cost.sh [--seconds N] [--records N] [--server-arg ARG]...
+# Usage: bench/cluster_read_cost.sh [--seconds N] [--records N] [--connections N] [--inflight N] [--server-arg ARG]...
 # TESSERA=path runs another build (to compare two binaries in one session);
 # WORKLOAD=write measures 1 KB QUORUM writes instead of point reads (the same
 # figures, per write); WORKLOAD=latest-n QUORUM slice reads of 10 rows of a

@@ -13,7 +13,7 @@
 # drivers' token-aware policies do; --no-token-aware sends each to its
 # connection's node instead. The "forwarded" column: the share of the tablet
 # requests the nodes coordinated without holding the replica (/metrics).
-# Usage: bench/scaling_bench.sh [--seconds N] [--records N] [--no-token-aware] [--server-arg ARG]...
+# Usage: bench/scaling_bench.sh [--seconds N] [--records N] [--connections N] [--inflight N] [--no-token-aware] [--server-arg ARG]...
 # Prints one row per node count; bench/RESULTS.md records a run.
 set -euo pipefail
 seconds=10
