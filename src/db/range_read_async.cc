@@ -6,11 +6,14 @@
 // tablet segment is read in windows (Replica::ReadWindowAsync), whose keys
 // include the partitions' headers and static rows (they sort before the
 // rows), so a partition costs no read of its own. Only a page resumed
-// inside a partition reads that partition's header first. A window asks
+// inside a partition reads that partition's header (and static row) first,
+// so every partition returned carries its static row, the resumed one too,
+// as the blocking scan's do. A window asks
 // for no more keys than the rows still wanted (at least 32), and at most
 // 512; the windows chain as db/window_chain.h says.
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "db/partition_rows.h"
 #include "db/reader.h"
@@ -40,15 +43,27 @@ class RangeRead : public std::enable_shared_from_this<RangeRead> {
       pos_ = resume_key_;
       from_inclusive_ = false;
       resumed_position_ = resume_key_.substr(0, *n);
-      // The resumed partition's header sorts before the cursor: read it first.
+      // The resumed partition's header and static row sort before the
+      // cursor: read them first, so that its rows come with their static
+      // values as every other partition's do.
       auto self = shared_from_this();
       auto map = ctx_.tablets();
+      std::vector<std::string> keys = {resumed_position_ + static_cast<char>(KeyKind::kPartitionHeader)};
+      if (ctx_.table->HasStatic()) keys.push_back(resumed_position_ + static_cast<char>(KeyKind::kStaticRow));
       ctx_.replica_of(map->Find(resumed_position_))->MultiGetAsync(
-          {resumed_position_ + static_cast<char>(KeyKind::kPartitionHeader)}, ctx_.consistency,
-          [self](std::vector<std::string> values, std::vector<Status> statuses) {
+          std::move(keys), ctx_.consistency, [self](std::vector<std::string> values, std::vector<Status> statuses) {
             Status s = statuses[0];
             if (s.ok()) s = DecodePartitionHeader(values[0], &self->resumed_header_);
             if (!s.ok() && !s.IsNotFound()) return self->done_(std::move(s));
+            if (statuses.size() > 1) {
+              if (statuses[1].ok()) {
+                auto row = Materialize(*self->ctx_.table, {}, true, values[1], self->resumed_header_, self->now_);
+                if (!row.ok()) return self->done_(row.status());
+                self->resumed_static_ = std::move(*row);
+              } else if (!statuses[1].IsNotFound()) {
+                return self->done_(statuses[1]);
+              }
+            }
             self->ReadMore();
           });
       return;
@@ -132,6 +147,7 @@ class RangeRead : public std::enable_shared_from_this<RangeRead> {
       counters_->sample.Add(ctx_.now_micros, current_position_, 1, /*write=*/false);
       resumed_ = !resumed_position_.empty() && current_position_ == resumed_position_;
       header_ = resumed_ ? resumed_header_ : PartitionHeader{};
+      if (resumed_) current_.static_row = resumed_static_;
       if (!resumed_) rows_in_partition_ = 0;
       static_key_ = current_position_ + static_cast<char>(KeyKind::kStaticRow);
     }
@@ -169,7 +185,8 @@ class RangeRead : public std::enable_shared_from_this<RangeRead> {
 
   void FinishPartition() {
     if (current_position_.empty()) return;
-    const bool static_only = current_.rows.empty() && current_.static_row && !done_scanning_;
+    // A resumed partition that has no rows left was returned before.
+    const bool static_only = current_.rows.empty() && current_.static_row && !done_scanning_ && !resumed_;
     if (!current_.rows.empty() || static_only) {
       if (static_only) {
         ++rows_in_partition_;
@@ -200,6 +217,7 @@ class RangeRead : public std::enable_shared_from_this<RangeRead> {
   uint64_t window_keys_ = kFirstWindowKeys;
   std::string resume_key_, resumed_position_;
   PartitionHeader resumed_header_;
+  std::optional<RowResult> resumed_static_;  // the resumed partition's static row
   std::string current_position_, static_key_;
   PartitionResult current_;
   PartitionHeader header_;

@@ -285,13 +285,12 @@ class RangeScanner {
     const std::shared_ptr<Replica> replica = ctx_.replica_of(tablet);
     TESSERA_RETURN_IF_ERROR(LoadHeader(replica.get(), ctx_.consistency, current_position_, &header_, tablet.counters.get()));
     tablet.counters->sample.Add(ctx_.now_micros, current_position_, 1, /*write=*/false);
-    bool resumed = !resumed_position_.empty() && current_position_ == resumed_position_;
-    if (!resumed) {
-      rows_in_partition_ = 0;
-      TESSERA_ASSIGN_OR_RETURN(current_.static_row, ReadStatic(t_, replica.get(), ctx_.consistency, current_position_, header_,
-                                                               now_, tablet.counters.get()));
-      static_key_ = current_position_ + static_cast<char>(KeyKind::kStaticRow);
-    }
+    resumed_ = !resumed_position_.empty() && current_position_ == resumed_position_;
+    if (!resumed_) rows_in_partition_ = 0;
+    // The resumed partition's too, so that its rows come with their static values.
+    TESSERA_ASSIGN_OR_RETURN(current_.static_row, ReadStatic(t_, replica.get(), ctx_.consistency, current_position_, header_,
+                                                             now_, tablet.counters.get()));
+    static_key_ = current_position_ + static_cast<char>(KeyKind::kStaticRow);
     return Status::OK();
   }
 
@@ -305,7 +304,8 @@ class RangeScanner {
 
   void FinishPartition() {
     if (current_position_.empty()) return;
-    bool static_only = current_.rows.empty() && current_.static_row && !done_;
+    // A resumed partition that has no rows left was returned before.
+    bool static_only = current_.rows.empty() && current_.static_row && !done_ && !resumed_;
     if (!current_.rows.empty() || static_only) {
       if (static_only) {
         ++rows_in_partition_;
@@ -327,6 +327,7 @@ class RangeScanner {
   PartitionResult current_;
   PartitionHeader header_;
   uint64_t rows_in_partition_ = 0;
+  bool resumed_ = false;  // the current partition is the one the cursor is inside
   bool done_ = false;
 };
 

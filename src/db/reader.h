@@ -44,7 +44,7 @@ struct RowResult {
 struct PartitionResult {
   std::vector<std::string> partition_key;  // serialized components
   Token token = 0;                         // hash tables only
-  std::optional<RowResult> static_row;     // only on the page that enters the partition
+  std::optional<RowResult> static_row;     // a scan's: on every page that holds the partition; a slice's: see ReadSlice, ReadSliceAsync
   std::vector<RowResult> rows;
 };
 
@@ -153,8 +153,9 @@ Result<RangeResult> ScanRange(const ReadContext& ctx, const RangeRequest& reques
 // the thread a tablet replica answers on (Replica::ReadWindowAsync,
 // MultiGetAsync; db/range_read_async.cc): each tablet segment in windows
 // that bring the partitions' headers and static rows with their rows, so
-// that no partition costs a read of its own. The same result as ScanRange.
-// Bucketed and partition-bucketed tables read here, as ScanRange.
+// that no partition costs a read of its own. The same result as ScanRange
+// (whose pages, resumed inside a partition or not, bring each partition's
+// static row). Bucketed and partition-bucketed tables read here, as ScanRange.
 // REQUIRES: what ctx.tablets() and the replicas use outlives the answer.
 using RangeDone = std::function<void(Result<RangeResult>)>;
 void ScanRangeAsync(const ReadContext& ctx, const RangeRequest& request, RangeDone done);

@@ -176,6 +176,7 @@ TEST_F(SelectTest, DeferredReadsReturnWhatOneRunReturns) {
           std::to_string(k * 10 + c) + ")");
     }
   }
+  Run("INSERT INTO events (k, owner) VALUES (7, 'o7')");  // a partition with only a static row
   const std::vector<std::string> statements = {
       "SELECT * FROM kv WHERE k = 3",
       "SELECT * FROM kv WHERE k = 30",
@@ -228,6 +229,14 @@ TEST_F(SelectTest, DeferredReadsReturnWhatOneRunReturns) {
       "SELECT * FROM events WHERE k = 3 AND c > 2 AND v = 'v7' ALLOW FILTERING",
       "SELECT COUNT(*) FROM plain WHERE k IN (2, 4) AND v > 41 ALLOW FILTERING",
       "SELECT COUNT(*), MAX(v) FROM plain WHERE k IN (2, 4) AND v > 41 PER PARTITION LIMIT 1 ALLOW FILTERING",
+      // Scans of a table with a static column: each row with its partition's static value, pages
+      // resumed inside a partition too; filters on it; DISTINCT.
+      "SELECT k, c, owner FROM events WHERE token(k) > 0",
+      "SELECT * FROM events WHERE owner = 'o3' ALLOW FILTERING",
+      "SELECT k, c, owner FROM events WHERE c > 6 ALLOW FILTERING",
+      "SELECT DISTINCT k, owner FROM events",
+      "SELECT k, owner FROM events PER PARTITION LIMIT 2",
+      "SELECT COUNT(*) FROM events WHERE owner = 'o1' ALLOW FILTERING",
       "SELECT MIN(v), COUNT(*) FROM plain WHERE token(k) > 0 AND c > 1 ALLOW FILTERING",
   };
   for (const auto& cql : statements) {

@@ -208,13 +208,13 @@ class Executor {
   }
 
   // Whether this run defers its scan (DeferredRead): one range read at a
-  // time, so no static columns (the loop would read a partition's static row
-  // on its own). A filter may leave the read short of the page; the run
+  // time (ScanRangeAsync brings every partition's static row, the resumed
+  // one's too, so the loop reads none on its own). A filter may leave the
+  // read short of the page; the run
   // that takes it then stops before the next one (PausesBeforeRead); see
   // Steppable for aggregates.
   bool DefersRange() const {
-    return deferred_ != nullptr && defer_read_ && !deferred_->table && !t_->HasStatic() &&
-           !t_->buckets.enabled() && !t_->partition_buckets.enabled() && Steppable();
+    return deferred_ != nullptr && defer_read_ && !deferred_->table && !t_->buckets.enabled() && !t_->partition_buckets.enabled() && Steppable();
   }
 
   // In the run that took the deferred scan's page: whether it stops before a
@@ -359,7 +359,10 @@ class Executor {
       if (want == 0) return Pause(next, 1);
       if (PausesBeforeRead()) return Pause(next, 1);  // the caller reads on from here, in another step
       RangeRequest req{plan_.range, want, count_here ? SIZE_MAX : limits_.per_partition, state_.cursor};
+      const bool taken_before = range_taken_;
       TESSERA_ASSIGN_OR_RETURN(RangeResult page, ScanRange(req));
+      // A deferred page came from ScanRangeAsync: a partition without a static row has none.
+      const bool statics_complete = range_taken_ && !taken_before;
       tombstones_ += page.tombstones_scanned;
       for (const auto& p : page.partitions) {
         if (count_here) {
@@ -371,7 +374,7 @@ class Executor {
         }
         auto room = [&] { return !count_here || state_.rows_in_partition < limits_.per_partition; };
         std::optional<RowResult> static_row = p.static_row;
-        if (!static_row) static_row = StaticRow(p.partition_key);
+        if (!static_row && !statics_complete) static_row = StaticRow(p.partition_key);
         if (p.rows.empty() && static_row && room()) Emit(MakeRow(*t_, p.partition_key, nullptr, &*static_row, now_));
         for (const auto& row : p.rows) {
           if (!room()) break;

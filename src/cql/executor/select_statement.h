@@ -70,8 +70,8 @@ class VirtualTables {
 // comes before the reads is pure (binding, planning), so the first run
 // costs CPU only. A deferred read the second run does not need (a LIMIT or
 // page met first) was made for nothing, as Cassandra reads every partition
-// of an IN. A page of a scan (a token range or the whole table, a table
-// without static columns) is deferred too, one range read
+// of an IN. A page of a scan (a token range or the whole table) is
+// deferred too, one range read
 // (Database::ScanRangeAsync) at a time: when a filter leaves that read short
 // of the page, the second run stops before the next read with the rows so
 // far and the paging state to read on from (DeferredRead::paused), and the
