@@ -476,6 +476,20 @@ def answered_behind_a_stopped_replica(cluster, at_all, at_one, timeout_code, wha
     return one
 
 
+def fill_at_all(cluster, ddl, insert, values):
+    """Makes a table of keyspace slow through node 1 (`ddl`) and writes each
+    tuple of `values` with the prepared `insert`, at ALL."""
+    d, s = slow_keyspace_session(cluster)
+    try:
+        s.execute(ddl)
+        prepared = s.prepare(insert)
+        prepared.consistency_level = ALL
+        for v in values:
+            s.execute(prepared, v)
+    finally:
+        d.shutdown()
+
+
 def test_writes_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinator(slow_cluster):
     d, s = slow_keyspace_session(slow_cluster)
     try:
@@ -888,15 +902,8 @@ def test_filtered_scans_waiting_for_a_stopped_replica_hold_no_thread_of_their_co
     # matches, so each takes several reads) are answered from node 1's
     # replica while 40 filtered scans at ALL wait. A filtered scan holding
     # a thread while its replicas answer would keep them behind the 40.
-    d, s = slow_keyspace_session(slow_cluster)
-    try:
-        s.execute("CREATE TABLE IF NOT EXISTS slow.filter_held (k int PRIMARY KEY, m int, v int)")
-        insert = s.prepare("INSERT INTO slow.filter_held (k, m, v) VALUES (?, ?, ?)")
-        insert.consistency_level = ALL
-        for k in range(1, 601):
-            s.execute(insert, (k, k % 10, 3 * k))
-    finally:
-        d.shutdown()
+    fill_at_all(slow_cluster, "CREATE TABLE IF NOT EXISTS slow.filter_held (k int PRIMARY KEY, m int, v int)",
+                "INSERT INTO slow.filter_held (k, m, v) VALUES (?, ?, ?)", [(k, k % 10, 3 * k) for k in range(1, 601)])
     by_token = sorted(range(1, 601), key=int_token)
     starts = by_token[:160]
     scan = "SELECT k, v FROM slow.filter_held WHERE token(k) > %d AND m = 0 LIMIT 3 ALLOW FILTERING"
@@ -952,16 +959,10 @@ def test_filtered_slices_waiting_for_a_stopped_replica_hold_no_thread_of_their_c
     # The same for filtered slices: the ONE reads (the first three rows with
     # m = 0 of a partition from a clustering key on: one row in ten matches)
     # are answered from node 1's replica while 40 at ALL wait.
-    d, s = slow_keyspace_session(slow_cluster)
-    try:
-        s.execute("CREATE TABLE IF NOT EXISTS slow.filtered_slice_held (k int, c int, m int, v int, PRIMARY KEY (k, c))")
-        insert = s.prepare("INSERT INTO slow.filtered_slice_held (k, c, m, v) VALUES (?, ?, ?, ?)")
-        insert.consistency_level = ALL
-        for k in range(4):
-            for c in range(100):
-                s.execute(insert, (k, c, c % 10, 1000 * k + c))
-    finally:
-        d.shutdown()
+    fill_at_all(slow_cluster,
+                "CREATE TABLE IF NOT EXISTS slow.filtered_slice_held (k int, c int, m int, v int, PRIMARY KEY (k, c))",
+                "INSERT INTO slow.filtered_slice_held (k, c, m, v) VALUES (?, ?, ?, ?)",
+                [(k, c, c % 10, 1000 * k + c) for k in range(4) for c in range(100)])
     read = "SELECT c, v FROM slow.filtered_slice_held WHERE k = %d AND c >= %d AND m = 0 LIMIT 3 ALLOW FILTERING"
     at_one = [(i % 4, i % 60) for i in range(160)]
     one = answered_behind_a_stopped_replica(
@@ -1022,15 +1023,8 @@ def test_scans_of_a_table_with_static_columns_read_through_replicas_return_what_
 def test_scans_of_a_table_with_static_columns_waiting_for_a_stopped_replica_hold_no_thread(slow_cluster):
     # The ONE pages (three partitions' static values from a token on) are
     # answered from node 1's replica while 40 such scans at ALL wait.
-    d, s = slow_keyspace_session(slow_cluster)
-    try:
-        s.execute("CREATE TABLE IF NOT EXISTS slow.static_held (k int, c int, s int static, PRIMARY KEY (k, c))")
-        insert = s.prepare("INSERT INTO slow.static_held (k, c, s) VALUES (?, 0, ?)")
-        insert.consistency_level = ALL
-        for k in range(1, 401):
-            s.execute(insert, (k, 3 * k))
-    finally:
-        d.shutdown()
+    fill_at_all(slow_cluster, "CREATE TABLE IF NOT EXISTS slow.static_held (k int, c int, s int static, PRIMARY KEY (k, c))",
+                "INSERT INTO slow.static_held (k, c, s) VALUES (?, 0, ?)", [(k, 3 * k) for k in range(1, 401)])
     by_token = sorted(range(1, 401), key=int_token)
     scan = "SELECT k, s FROM slow.static_held WHERE token(k) > %d LIMIT 3"
     one = answered_behind_a_stopped_replica(
