@@ -187,27 +187,37 @@ TEST_F(InMemoryClusterTest, AReplicaCutOffCostsTheOthersNothingAndCatchesUpAfter
     ASSERT_TRUE(r.ok() && !r->is_error()) << (r.ok() ? r->error_message : r.status().ToString());
     ASSERT_EQ(r->rows.rows.size(), 1u) << k;
   }
+  // Pages through `cql` at QUORUM on node 3 and collects each row's (k, v),
+  // every key once; with `full_pages`, every page but the last holds
+  // `page_size` rows.
+  auto scan_pages = [&](const std::string& cql, int32_t page_size, bool full_pages, std::map<int32_t, int32_t>* out) {
+    std::string paging_state;
+    for (int page = 0; page < 100; ++page) {
+      cql::QueryParameters p;
+      p.consistency = cql::Consistency::kQuorum;
+      p.page_size = page_size;
+      if (!paging_state.empty()) p.paging_state = paging_state;
+      auto r = conns_[2]->Call(cql::QueryRequest{cql, std::move(p)});
+      ASSERT_TRUE(r.ok() && !r->is_error()) << (r.ok() ? r->error_message : r.status().ToString());
+      if (full_pages && r->rows.paging_state) {
+        EXPECT_EQ(r->rows.rows.size(), static_cast<size_t>(page_size)) << "a page short of its rows";
+      }
+      for (const auto& row : r->rows.rows) {
+        ASSERT_TRUE(row[0] && row[1] && row[0]->size() == 4 && row[1]->size() == 4);
+        const int32_t k = static_cast<int32_t>(GetBigEndian32(row[0]->data()));
+        EXPECT_TRUE(out->emplace(k, static_cast<int32_t>(GetBigEndian32(row[1]->data()))).second) << "twice: " << k;
+      }
+      if (!r->rows.paging_state) break;
+      paging_state = *r->rows.paging_state;
+    }
+  };
   // A scan through node 3 at QUORUM, in pages: each page reads every tablet
   // it reaches through a coordinator made for that read (no tablet map
   // holds one), kept alive while its iterator reads windows from the
   // replicas. Every key comes back once, with the value written.
   std::map<int32_t, int32_t> scanned;
-  std::string paging_state;
-  for (int page = 0; page < 100; ++page) {
-    cql::QueryParameters p;
-    p.consistency = cql::Consistency::kQuorum;
-    p.page_size = 16;
-    if (!paging_state.empty()) p.paging_state = paging_state;
-    auto r = conns_[2]->Call(cql::QueryRequest{"SELECT k, v FROM ks.t", std::move(p)});
-    ASSERT_TRUE(r.ok() && !r->is_error()) << (r.ok() ? r->error_message : r.status().ToString());
-    for (const auto& row : r->rows.rows) {
-      ASSERT_TRUE(row[0] && row[1] && row[0]->size() == 4 && row[1]->size() == 4);
-      const int32_t k = static_cast<int32_t>(GetBigEndian32(row[0]->data()));
-      EXPECT_TRUE(scanned.emplace(k, static_cast<int32_t>(GetBigEndian32(row[1]->data()))).second) << "twice: " << k;
-    }
-    if (!r->rows.paging_state) break;
-    paging_state = *r->rows.paging_state;
-  }
+  scan_pages("SELECT k, v FROM ks.t", 16, false, &scanned);
+  ASSERT_FALSE(HasFatalFailure());
   for (int k = 0; k < kKeys; ++k) {
     auto it = scanned.find(k);
     ASSERT_NE(it, scanned.end()) << "the scan missed " << k;
@@ -217,26 +227,8 @@ TEST_F(InMemoryClusterTest, AReplicaCutOffCostsTheOthersNothingAndCatchesUpAfter
   // short is followed by another, each step answered from the replicas'
   // answers (DeferredRead::paused), and every key it keeps comes back once.
   std::map<int32_t, int32_t> filtered;
-  paging_state.clear();
-  size_t pages = 0;
-  for (; pages < 100; ++pages) {
-    cql::QueryParameters p;
-    p.consistency = cql::Consistency::kQuorum;
-    p.page_size = 7;
-    if (!paging_state.empty()) p.paging_state = paging_state;
-    auto r = conns_[2]->Call(cql::QueryRequest{"SELECT k, v FROM ks.t WHERE v > 505 ALLOW FILTERING", std::move(p)});
-    ASSERT_TRUE(r.ok() && !r->is_error()) << (r.ok() ? r->error_message : r.status().ToString());
-    if (r->rows.paging_state) {
-      EXPECT_EQ(r->rows.rows.size(), 7u) << "a page short of its rows";
-    }
-    for (const auto& row : r->rows.rows) {
-      ASSERT_TRUE(row[0] && row[1] && row[0]->size() == 4 && row[1]->size() == 4);
-      const int32_t k = static_cast<int32_t>(GetBigEndian32(row[0]->data()));
-      EXPECT_TRUE(filtered.emplace(k, static_cast<int32_t>(GetBigEndian32(row[1]->data()))).second) << "twice: " << k;
-    }
-    if (!r->rows.paging_state) break;
-    paging_state = *r->rows.paging_state;
-  }
+  scan_pages("SELECT k, v FROM ks.t WHERE v > 505 ALLOW FILTERING", 7, true, &filtered);
+  ASSERT_FALSE(HasFatalFailure());
   EXPECT_EQ(filtered.size(), static_cast<size_t>(kKeys - 51));
   for (int k = 51; k < kKeys; ++k) EXPECT_EQ(filtered[k], k * 10) << k;
   // A secondary-index query reads its backing table's slice through a
