@@ -175,9 +175,10 @@ class QueryProcessor : public RequestProcessor {
   // A SELECT's reply: its rows, or its error (ReadFailure for too many
   // tombstones; `consistency` is the request's, as on the wire).
   Reply SelectReply(const ::tessera::Result<ResultSet>& rs, Consistency consistency, bool skip_metadata) const;
-  // The second run of a SELECT whose row or slice read `ctx` deferred
-  // (`deferred`): reads it without holding this thread, then runs `sel`
-  // again with it and answers through `later` (nullopt).
+  // The second run of a SELECT whose row, slice or range reads `ctx`
+  // deferred (`deferred`): reads them without holding this thread, then runs
+  // `sel` again with them (and, for a page read in steps, on from each step's
+  // paging state) and answers through `later` (nullopt).
   std::optional<Reply> SelectAfterDeferredRead(const SelectStatement& sel, const SelectContext& ctx,
                                                DeferredRead deferred, const QueryParameters& params,
                                                ReplyDone* later);
