@@ -238,6 +238,13 @@ TEST_F(SelectTest, DeferredReadsReturnWhatOneRunReturns) {
       "SELECT k, owner FROM events PER PARTITION LIMIT 2",
       "SELECT COUNT(*) FROM events WHERE owner = 'o1' ALLOW FILTERING",
       "SELECT MIN(v), COUNT(*) FROM plain WHERE token(k) > 0 AND c > 1 ALLOW FILTERING",
+      // Whole rows of a table with a static column, read as one-row slices that bring the static row.
+      "SELECT * FROM events WHERE k = 2 AND c = 3",
+      "SELECT k, c, owner, n FROM events WHERE k IN (1, 7, 40, 4) AND c = 9",
+      "SELECT owner, v FROM events WHERE k IN (3, 7) AND c = 0 ORDER BY c DESC",
+      "SELECT * FROM events WHERE k IN (0, 1, 2, 3) AND c = 5 LIMIT 3",
+      "SELECT k, n FROM events WHERE k IN (4, 2, 0) AND c = 6 AND owner = 'o2' ALLOW FILTERING",
+      "SELECT COUNT(*), MAX(n) FROM events WHERE k IN (1, 2, 3) AND c = 8",
   };
   for (const auto& cql : statements) {
     for (int32_t page : {0, 1, 2, 5}) {
@@ -260,6 +267,26 @@ TEST_F(SelectTest, DeferredReadsReturnWhatOneRunReturns) {
   EXPECT_GT(deferred_ranges_, 100u);
   // Filtered scans were read in steps.
   EXPECT_GT(paused_steps_, 20u);
+}
+
+// A whole row of a table with a static column is one deferred slice read
+// (its static row comes with it), so no thread waits for it on a cluster.
+TEST_F(SelectTest, WholeRowsOfATableWithStaticColumnsAreDeferredAsOneSlice) {
+  defer_ = true;
+  EXPECT_EQ(Run("SELECT k, c, owner, n FROM events WHERE k = 2 AND c = 3"), (V{"k=2 c=3 owner=o2 n=203"}));
+  EXPECT_EQ(deferred_slices_, 1u);
+  // Partition 40 does not exist: its slice is read too, and returns nothing.
+  EXPECT_EQ(Run("SELECT k, owner, n FROM events WHERE k IN (3, 40, 1) AND c = 4"),
+            (V{"k=1 owner=o1 n=104", "k=3 owner=o3 n=304"}));
+  EXPECT_EQ(deferred_slices_, 4u);
+  EXPECT_EQ(deferred_rows_, 0u);
+  // A table without static columns reads the row as a row.
+  Run("CREATE TABLE ks.nostatic (k int, c int, v int, PRIMARY KEY (k, c))");
+  Run("INSERT INTO nostatic (k, c, v) VALUES (1, 2, 3)");
+  EXPECT_EQ(Run("SELECT v FROM nostatic WHERE k = 1 AND c = 2"), (V{"v=3"}));
+  EXPECT_EQ(deferred_slices_, 4u);
+  EXPECT_EQ(deferred_rows_, 1u);
+  defer_ = false;
 }
 
 // PER PARTITION LIMIT counts the rows a filter keeps, as Cassandra applies

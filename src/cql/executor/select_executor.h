@@ -122,8 +122,16 @@ class Executor {
     }
     const bool one_row = !plan_.lower && !plan_.upper &&
                          plan_.clustering_prefixes[0].size() == t_->Clustering().size() && state_.cursor.empty();
-    return !one_row;
+    return !one_row || RowsAsSlices();
   }
+
+  // Whether this run reads a whole row (a full clustering key) as a slice
+  // of that one row rather than as a row: on a table with static columns
+  // when reads may be deferred, since the slice brings the partition's
+  // static row with the row in one replica request (ReadSliceAsync) where a
+  // row read would need a second read for it, and so could not be deferred
+  // (DefersRows). Both runs of a deferred read decide alike.
+  bool RowsAsSlices() const { return deferred_ != nullptr && t_->HasStatic(); }
 
   bool Filtered() const { return !plan_.filters.empty() || plan_.uses_filtering; }
 
@@ -283,7 +291,19 @@ class Executor {
             state_.cursor.empty()) {
           uint64_t want = std::min(Wanted(), limits_.per_partition - std::min(limits_.per_partition, state_.rows_in_partition));
           if (want == 0) break;
-          TESSERA_ASSIGN_OR_RETURN(auto row, ReadRow(pk, prefixes[state_.prefix]));
+          std::optional<RowResult> row;
+          if (RowsAsSlices()) {
+            SliceRequest req;
+            req.lower = req.upper = ClusteringBound{prefixes[state_.prefix], true};
+            req.reversed = reversed_;
+            req.limit = 1;
+            if (PausesBeforeSlice(pk, req)) return Pause(next, 0);  // the caller reads on from here, in another step
+            TESSERA_ASSIGN_OR_RETURN(SliceResult slice, ReadSlice(pk, req));
+            tombstones_ += slice.tombstones_scanned;
+            if (!slice.partition.rows.empty()) row = std::move(slice.partition.rows.front());
+          } else {
+            TESSERA_ASSIGN_OR_RETURN(row, ReadRow(pk, prefixes[state_.prefix]));
+          }
           if (row) {
             any_row = true;
             Emit(MakeRow(*t_, pk, &*row, static_row ? &*static_row : nullptr, now_));
