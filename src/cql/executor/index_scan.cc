@@ -1,5 +1,7 @@
 #include "cql/executor/index_scan.h"
 
+#include "cql/executor/index_scan_page.h"
+
 #include <algorithm>
 
 #include "common/bytes.h"
@@ -46,41 +48,37 @@ Result<std::vector<std::string>> DecodeComponents(const std::string& s) {
   return out;
 }
 
+// RunIndexScan's reader: each read waits for its replicas.
 class IndexScan {
  public:
   IndexScan(Database& db, const std::shared_ptr<const TableSchema>& table, const IndexChoice& choice,
             const IndexScanLimits& limits, const BindContext& bind, const RequestConsistency& consistency,
             std::vector<SourceRow>* out)
-      : db_(db), t_(table), choice_(choice), limits_(limits), now_(static_cast<uint32_t>(bind.now_micros / 1'000'000)),
-        consistency_(consistency), out_(out), pk_size_(table->PartitionKey().size()), static_index_(IsStaticIndex(*table, choice.index)) {}
+      : db_(db), consistency_(consistency), page_(table, choice, limits, bind.now_micros, out) {}
 
   Status Run(PagingState state, std::optional<std::string>* next) {
-    state_ = std::move(state);
     std::optional<ClusteringBound> after;
-    if (!state_.cursor.empty()) {
-      TESSERA_ASSIGN_OR_RETURN(auto last, DecodeComponents(state_.cursor));
-      if (last.size() < pk_size_) return Status::InvalidArgument("Invalid paging state");
-      last_pk_.assign(last.begin(), last.begin() + static_cast<long>(pk_size_));
-      after = ClusteringBound{std::move(last), false};
-    }
+    TESSERA_RETURN_IF_ERROR(page_.Start(std::move(state), &after));
+    const IndexChoice& choice = page_.choice();
     for (;;) {
-      const uint64_t want = Wanted();
-      if (want == 0) return Pause(next);
-      SliceRequest req;
-      if (after) req.lower = *after;
-      req.limit = static_cast<size_t>(std::clamp<uint64_t>(want, 16, 1000));
-      TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_.ReadSlice(choice_.backing, choice_.value, req, consistency_));
+      if (page_.Wanted() == 0) {
+        page_.Pause(next);
+        return Status::OK();
+      }
+      TESSERA_ASSIGN_OR_RETURN(SliceResult slice,
+                               db_.ReadSlice(choice.backing, choice.value, page_.IndexSlice(after), consistency_));
       for (const RowResult& entry : slice.partition.rows) {
-        if (entry.clustering.size() < pk_size_) continue;
-        std::vector<std::string> pk(entry.clustering.begin(), entry.clustering.begin() + static_cast<long>(pk_size_));
-        std::vector<std::string> ck(entry.clustering.begin() + static_cast<long>(pk_size_), entry.clustering.end());
-        if (pk != last_pk_) {
-          last_pk_ = pk;
-          state_.rows_in_partition = 0;
+        std::vector<std::string> pk, ck;
+        if (!page_.Split(entry, &pk, &ck)) continue;
+        std::vector<RowResult> rows;
+        std::optional<RowResult> static_row;
+        TESSERA_RETURN_IF_ERROR(page_.static_index() ? ReadPartition(pk, &rows, &static_row)
+                                                     : ReadRow(pk, ck, &rows, &static_row));
+        page_.Consume(entry, pk, rows, static_row);
+        if (page_.Wanted() == 0) {
+          page_.Pause(next);
+          return Status::OK();
         }
-        TESSERA_RETURN_IF_ERROR(static_index_ ? EmitPartition(pk) : EmitRow(pk, ck));
-        state_.cursor = EncodeComponents(entry.clustering);
-        if (Wanted() == 0) return Pause(next);
       }
       if (slice.next_cursor.empty() || slice.partition.rows.empty()) return Status::OK();  // index partition exhausted
       after = ClusteringBound{slice.partition.rows.back().clustering, false};
@@ -88,76 +86,99 @@ class IndexScan {
   }
 
  private:
-  uint64_t Wanted() const {
-    const uint64_t by_limit = limits_.limit - std::min(limits_.limit, state_.rows_so_far);
-    if (limits_.keep_all) return by_limit;
-    return std::min(by_limit, limits_.page - std::min<uint64_t>(limits_.page, out_->size()));
-  }
-
-  void Emit(SourceRow row) {
-    if (state_.rows_so_far >= limits_.limit || state_.rows_in_partition >= limits_.per_partition) return;
-    if (!MatchesAll(*t_, choice_.plan, row)) return;
-    out_->push_back(std::move(row));
-    ++state_.rows_so_far;
-    ++state_.rows_in_partition;
-  }
-
-  Result<std::optional<RowResult>> StaticRow(const std::vector<std::string>& pk) {
-    if (!t_->HasStatic()) return std::optional<RowResult>();
+  // The base row of an entry and, when there is one and the table has
+  // static columns, its partition's static row.
+  Status ReadRow(const std::vector<std::string>& pk, const std::vector<std::string>& ck, std::vector<RowResult>* rows,
+                 std::optional<RowResult>* static_row) {
+    const auto& t = page_.table();
+    TESSERA_ASSIGN_OR_RETURN(auto row, db_.ReadRow(t, pk, ck, consistency_));
+    if (!row) return Status::OK();  // a stale entry: the row is gone
+    rows->push_back(std::move(*row));
+    if (!t->HasStatic()) return Status::OK();
     SliceRequest req;
     req.limit = 0;
-    TESSERA_ASSIGN_OR_RETURN(SliceResult r, db_.ReadSlice(t_, pk, req, consistency_));
-    return r.partition.static_row;
-  }
-
-  Status EmitRow(const std::vector<std::string>& pk, const std::vector<std::string>& ck) {
-    TESSERA_ASSIGN_OR_RETURN(auto row, db_.ReadRow(t_, pk, ck, consistency_));
-    if (!row) return Status::OK();  // a stale entry: the row is gone
-    TESSERA_ASSIGN_OR_RETURN(auto static_row, StaticRow(pk));
-    Emit(MakeRow(*t_, pk, &*row, static_row ? &*static_row : nullptr, now_));
+    TESSERA_ASSIGN_OR_RETURN(SliceResult r, db_.ReadSlice(t, pk, req, consistency_));
+    *static_row = std::move(r.partition.static_row);
     return Status::OK();
   }
 
   // An index on a static column: every row of the partition.
-  Status EmitPartition(const std::vector<std::string>& pk) {
+  Status ReadPartition(const std::vector<std::string>& pk, std::vector<RowResult>* rows,
+                       std::optional<RowResult>* static_row) {
     SliceRequest req;
-    std::optional<RowResult> static_row;
-    bool first = true, any = false;
-    for (;;) {
-      TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_.ReadSlice(t_, pk, req, consistency_));
-      if (first) static_row = slice.partition.static_row;
-      first = false;
-      for (const RowResult& r : slice.partition.rows) {
-        any = true;
-        Emit(MakeRow(*t_, pk, &r, static_row ? &*static_row : nullptr, now_));
-      }
-      if (slice.next_cursor.empty() || state_.rows_so_far >= limits_.limit) break;
+    for (bool first = true;; first = false) {
+      TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_.ReadSlice(page_.table(), pk, req, consistency_));
+      if (first) *static_row = std::move(slice.partition.static_row);
+      for (RowResult& r : slice.partition.rows) rows->push_back(std::move(r));
+      if (slice.next_cursor.empty()) return Status::OK();
       req.cursor = slice.next_cursor;
     }
-    if (!any && static_row) Emit(MakeRow(*t_, pk, nullptr, &*static_row, now_));
-    return Status::OK();
-  }
-
-  Status Pause(std::optional<std::string>* next) {
-    if (state_.rows_so_far >= limits_.limit || limits_.keep_all) return Status::OK();
-    *next = EncodePaging(state_, 4);
-    return Status::OK();
   }
 
   Database& db_;
-  std::shared_ptr<const TableSchema> t_;
-  const IndexChoice& choice_;
-  IndexScanLimits limits_;
-  uint32_t now_;
   RequestConsistency consistency_;
-  std::vector<SourceRow>* out_;
-  size_t pk_size_;
-  bool static_index_;
-  PagingState state_;
-  std::vector<std::string> last_pk_;
+  IndexScanPage page_;
 };
 
 }  // namespace
+
+IndexScanPage::IndexScanPage(const std::shared_ptr<const TableSchema>& table, const IndexChoice& choice,
+                             const IndexScanLimits& limits, int64_t now_micros, std::vector<SourceRow>* out)
+    : t_(table), choice_(choice), limits_(limits), now_(static_cast<uint32_t>(now_micros / 1'000'000)), out_(out),
+      pk_size_(table->PartitionKey().size()), static_index_(IsStaticIndex(*table, choice.index)) {}
+
+Status IndexScanPage::Start(PagingState state, std::optional<ClusteringBound>* after) {
+  state_ = std::move(state);
+  after->reset();
+  if (state_.cursor.empty()) return Status::OK();
+  TESSERA_ASSIGN_OR_RETURN(auto last, DecodeComponents(state_.cursor));
+  if (last.size() < pk_size_) return Status::InvalidArgument("Invalid paging state");
+  last_pk_.assign(last.begin(), last.begin() + static_cast<long>(pk_size_));
+  *after = ClusteringBound{std::move(last), false};
+  return Status::OK();
+}
+
+SliceRequest IndexScanPage::IndexSlice(const std::optional<ClusteringBound>& after) const {
+  SliceRequest req;
+  if (after) req.lower = *after;
+  req.limit = static_cast<size_t>(std::clamp<uint64_t>(Wanted(), 16, 1000));
+  return req;
+}
+
+bool IndexScanPage::Split(const RowResult& entry, std::vector<std::string>* pk, std::vector<std::string>* ck) const {
+  if (entry.clustering.size() < pk_size_) return false;
+  pk->assign(entry.clustering.begin(), entry.clustering.begin() + static_cast<long>(pk_size_));
+  ck->assign(entry.clustering.begin() + static_cast<long>(pk_size_), entry.clustering.end());
+  return true;
+}
+
+void IndexScanPage::Consume(const RowResult& entry, const std::vector<std::string>& pk,
+                            const std::vector<RowResult>& rows, const std::optional<RowResult>& static_row) {
+  if (pk != last_pk_) {
+    last_pk_ = pk;
+    state_.rows_in_partition = 0;
+  }
+  const RowResult* statics = static_row ? &*static_row : nullptr;
+  for (const RowResult& r : rows) {
+    if (state_.rows_so_far >= limits_.limit) break;
+    Emit(MakeRow(*t_, pk, &r, statics, now_));
+  }
+  if (static_index_ && rows.empty() && statics) Emit(MakeRow(*t_, pk, nullptr, statics, now_));
+  state_.cursor = EncodeComponents(entry.clustering);
+}
+
+void IndexScanPage::Emit(SourceRow row) {
+  if (state_.rows_so_far >= limits_.limit || state_.rows_in_partition >= limits_.per_partition) return;
+  if (!MatchesAll(*t_, choice_.plan, row)) return;
+  out_->push_back(std::move(row));
+  ++state_.rows_so_far;
+  ++state_.rows_in_partition;
+}
+
+void IndexScanPage::Pause(std::optional<std::string>* next) const {
+  if (state_.rows_so_far >= limits_.limit || limits_.keep_all) return;
+  *next = EncodePaging(state_, 4);
+}
 
 Result<std::optional<IndexChoice>> ChooseIndex(Database& db, const TableSchema& table, const std::vector<Relation>& where,
                                                bool allow_filtering, const BindContext& ctx) {

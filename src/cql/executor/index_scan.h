@@ -21,9 +21,13 @@
 // A page of an index on a static column holds whole partitions (possibly more
 // rows than the page size). ORDER BY is refused, as in Cassandra.
 //
+// Issue 28 item 1: on a cluster node the query processor reads an index
+// scan's page with RunIndexScanAsync, holding no thread while replicas answer.
+//
 // Thread safety: reentrant.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,5 +67,27 @@ Status RunIndexScan(Database& db, const std::shared_ptr<const TableSchema>& tabl
                     const IndexScanLimits& limits, PagingState state, const BindContext& bind,
                     const RequestConsistency& consistency, std::vector<SourceRow>* out,
                     std::optional<std::string>* next);
+
+// One page of an index scan read by RunIndexScanAsync: the rows and the
+// paging state (nullopt: the last page), as RunIndexScan gives them.
+struct IndexScanResult {
+  std::vector<SourceRow> rows;
+  std::optional<std::string> next;
+};
+using IndexScanDone = std::function<void(Result<IndexScanResult>)>;
+
+// As RunIndexScan (the same rows and paging state), answering through
+// `done` exactly once, on this thread or on the thread a replica's answer
+// arrives on (Database::ReadSliceAsync, ReadRowAsync), so that no thread
+// waits for another node (issue 28 item 1; index_scan_async.cc). The base
+// rows of an index slice's entries are read together, as many at once as
+// the page still wants (at most 128); a base row of a table with static
+// columns is a one-row slice, which brings its static row. `now_micros`:
+// the statement's time (BindContext::now_micros), for TTLs. Errors: as
+// RunIndexScan's. REQUIRES: !choice.within_partitions; `db` outlives the
+// answer.
+void RunIndexScanAsync(Database& db, const std::shared_ptr<const TableSchema>& table, IndexChoice choice,
+                       const IndexScanLimits& limits, PagingState state, int64_t now_micros,
+                       const RequestConsistency& consistency, IndexScanDone done);
 
 }  // namespace tessera::cql

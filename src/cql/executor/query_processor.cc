@@ -628,6 +628,15 @@ void QueryProcessor::ReadDeferred(const std::shared_ptr<DeferredSelect>& select)
   const DeferredRead& r = select->deferred;
   const std::shared_ptr<const TableSchema> table = r.table;
   const RequestConsistency consistency = select->ctx.consistency;
+  if (r.index_scan) {
+    const DeferredIndexScan& scan = *r.index_scan;
+    RunIndexScanAsync(*db_, table, scan.choice, scan.limits, scan.state, select->ctx.bind.now_micros, consistency,
+                      [this, select](::tessera::Result<IndexScanResult> page) {
+                        select->deferred.index_scan->result = std::move(page);
+                        RunDeferredSelect(select);
+                      });
+    return;
+  }
   if (r.range) {
     const RangeRequest range = *r.range;
     db_->ScanRangeAsync(table, range, consistency, [this, select](::tessera::Result<RangeResult> page) {

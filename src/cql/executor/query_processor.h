@@ -61,9 +61,10 @@ class QueryProcessor : public RequestProcessor {
   Reply Process(ConnectionState& connection, const Request& request, RequestFlags flags) override;
   // INSERT, UPDATE, DELETE and BATCH without conditions answer when their
   // replicas do (Database::ApplyBatchAsync); on a cluster node, so does a
-  // SELECT whose one read is a whole row or one partition's slice
-  // (DeferredRead; Database::ReadRowAsync, ReadSliceAsync) unless at SERIAL
-  // or with GROUP BY; everything else as Process.
+  // SELECT whose reads are whole rows, partitions' slices, a scan's page or
+  // an index scan's (DeferredRead; Database::ReadRowAsync, ReadSliceAsync,
+  // ScanRangeAsync, RunIndexScanAsync) unless at SERIAL or with GROUP BY;
+  // everything else as Process.
   void ProcessAsync(ConnectionState& connection, const Request& request, RequestFlags flags,
                     std::function<void(Reply)> done) override;
   // False only for an EXECUTE on a cluster node of a prepared statement

@@ -416,8 +416,23 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
         scan_limits.page = limits.page;
       }
       scan_limits.keep_all = sel.is_aggregate() || group.has_value();
-      TESSERA_RETURN_IF_ERROR(RunIndexScan(db, table, *via_index, scan_limits, state, ctx.bind, ctx.consistency, &rows,
-                                           &result.paging_state));
+      DeferredRead* deferred = ctx.deferred;
+      if (deferred != nullptr && ctx.defer_read && !deferred->table) {  // the caller reads the page (DeferredIndexScan)
+        deferred->table = table;
+        deferred->index_scan = DeferredIndexScan{*via_index, scan_limits, state, std::nullopt};
+        return Status::Busy("index scan deferred to the caller");
+      }
+      if (deferred != nullptr && !ctx.defer_read && deferred->table == table && deferred->index_scan &&
+          deferred->index_scan->result) {
+        Result<IndexScanResult> page = std::move(*deferred->index_scan->result);
+        deferred->index_scan->result.reset();  // taken
+        if (!page.ok()) return page.status();
+        rows = std::move(page->rows);
+        result.paging_state = std::move(page->next);
+      } else {
+        TESSERA_RETURN_IF_ERROR(RunIndexScan(db, table, *via_index, scan_limits, state, ctx.bind, ctx.consistency,
+                                             &rows, &result.paging_state));
+      }
       return Finish(*table, sel, group, limits, groups_before, ctx, std::move(rows), std::move(result));
     }
     ReadPlan plan;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "cql/executor/index_scan.h"
 #include "cql/executor/result_set.h"
 #include "cql/executor/term_binder.h"
 #include "cql/functions/user_functions.h"
@@ -79,6 +80,9 @@ class VirtualTables {
 // deferring its one read, so that no step waits on a thread. An aggregate
 // (no GROUP BY) reads without a limit, in one read; over filtered rows with
 // PER PARTITION LIMIT, which could leave a slice short, it is not deferred.
+// A page read through a secondary index over the whole table (not with
+// GROUP BY) is deferred as one scan (DeferredIndexScan), which the caller
+// reads with RunIndexScanAsync.
 struct DeferredRow {
   std::vector<std::string> partition_key, clustering;
   std::optional<Result<std::optional<RowResult>>> result;  // the read's outcome, for the second run
@@ -92,6 +96,15 @@ struct DeferredSlice {
   bool taken = false;                         // by the second run
 };
 
+// A page of a secondary-index scan (index_scan.h), read whole by the
+// caller (RunIndexScanAsync) with what RunIndexScan would be given.
+struct DeferredIndexScan {
+  IndexChoice choice;
+  IndexScanLimits limits;
+  PagingState state;
+  std::optional<Result<IndexScanResult>> result;  // the scan's outcome, for the second run
+};
+
 struct DeferredRead {
   static constexpr size_t kMaxDeferredRows = 64;
   static constexpr size_t kMaxDeferredSlices = 16;
@@ -99,7 +112,8 @@ struct DeferredRead {
   std::vector<DeferredRow> rows;             // row reads; or
   std::vector<DeferredSlice> slices;         // slice reads, one per partition; or
   std::optional<RangeRequest> range;         // a scan's page
-  std::optional<Result<RangeResult>> range_result;  // its outcome, for the second run
+  std::optional<Result<RangeResult>> range_result;  // its outcome, for the second run; or
+  std::optional<DeferredIndexScan> index_scan;      // an index scan's page
   // The first run left the static row to a slice read it expected to defer,
   // and then read nothing (the page was already full): its rows lack their
   // static values, so the caller runs the statement again without deferral.
