@@ -107,6 +107,7 @@ class SelectTest : public ::testing::Test {
   Result<ResultSet> ExecuteDeferred(Database& db, const SelectStatement& s, SelectContext ctx) {
     DeferredRead deferred;
     ctx.deferred = &deferred;
+    if (!s.group_by.empty()) return ExecuteReplayed(db, s, ctx);
     ctx.defer_read = true;
     const int32_t page_size = ctx.page_size;
     auto first = ExecuteSelect(db, nullptr, s, ctx);
@@ -132,6 +133,47 @@ class SelectTest : public ::testing::Test {
           plain.deferred = nullptr;
           plain.defer_read = false;
           rs = ExecuteSelect(db, nullptr, s, plain);
+        }
+      }
+    }
+  }
+
+  // GROUP BY, as the processor of a cluster node runs it (DeferredRead::
+  // replay): again after reading what each run found unanswered, through
+  // the asynchronous reads.
+  Result<ResultSet> ExecuteReplayed(Database& db, const SelectStatement& s, SelectContext ctx) {
+    DeferredRead& deferred = *ctx.deferred;
+    deferred.replay = true;
+    for (;;) {
+      deferred.table = nullptr;
+      ++replayed_runs_;
+      auto rs = ExecuteSelect(db, nullptr, s, ctx);
+      if (!deferred.table) return rs;
+      for (ReplayedRead& read : deferred.replayed) {
+        if (read.answered()) continue;
+        ++replayed_reads_;
+        switch (read.kind) {
+          case ReplayedRead::Kind::kRow: {
+            std::promise<Result<std::optional<RowResult>>> row;
+            db.ReadRowAsync(read.table, read.partition_key, read.clustering, kLocalConsistency,
+                            [&row](Result<std::optional<RowResult>> r) { row.set_value(std::move(r)); });
+            read.row = row.get_future().get();
+            break;
+          }
+          case ReplayedRead::Kind::kSlice: {
+            std::promise<Result<SliceResult>> slice;
+            db.ReadSliceAsync(read.table, read.partition_key, read.slice, kLocalConsistency,
+                              [&slice](Result<SliceResult> r) { slice.set_value(std::move(r)); });
+            read.slice_result = slice.get_future().get();
+            break;
+          }
+          case ReplayedRead::Kind::kRange: {
+            std::promise<Result<RangeResult>> page;
+            db.ScanRangeAsync(read.table, read.range, kLocalConsistency,
+                              [&page](Result<RangeResult> r) { page.set_value(std::move(r)); });
+            read.range_result = page.get_future().get();
+            break;
+          }
         }
       }
     }
@@ -167,7 +209,8 @@ class SelectTest : public ::testing::Test {
   bool defer_ = false;
   // Pages of a scan through an index on a static column hold whole partitions (index_scan.h).
   bool whole_partition_pages_ = false;
-  size_t deferred_rows_ = 0, deferred_slices_ = 0, deferred_ranges_ = 0, paused_steps_ = 0, deferred_index_scans_ = 0;
+  size_t deferred_rows_ = 0, deferred_slices_ = 0, deferred_ranges_ = 0, paused_steps_ = 0, deferred_index_scans_ = 0,
+         replayed_runs_ = 0, replayed_reads_ = 0;
   std::unique_ptr<testing::TestDatabase> tdb_;
   std::vector<WireValue> values_;
   std::mt19937_64 rng_{3};
@@ -357,6 +400,51 @@ TEST_F(SelectTest, DeferredIndexScansReturnWhatOneRunReturns) {
   EXPECT_GE(deferred_index_scans_, statements.size() * 5);
   EXPECT_EQ(deferred_rows_ + deferred_slices_ + deferred_ranges_, 0u);
   EXPECT_EQ(Run("SELECT k, c FROM ix WHERE tag = 2 AND k = 0"), (V{"k=0 c=0", "k=0 c=2"}));
+}
+
+// GROUP BY run again for each read it makes (DeferredRead::replay), the
+// reads through the asynchronous ones, returns what one run that reads as it
+// goes returns, page by page: groups of uneven sizes (chunks that end inside
+// groups, a page's end read again), LIMIT, PER PARTITION LIMIT, a partition,
+// DESC, a filter, static columns.
+TEST_F(SelectTest, ReplayedGroupByReturnsWhatOneRunReturns) {
+  Run("CREATE TABLE ks.grouped (a int, b int, c int, v int, PRIMARY KEY (a, b, c))");
+  for (int a = 0; a < 6; ++a) {
+    for (int b = 0; b < 5; ++b) {
+      for (int c = 0; c < (a * 7 + b * 3) % 9 + 1; ++c) {
+        Run("INSERT INTO grouped (a, b, c, v) VALUES (" + std::to_string(a) + ", " + std::to_string(b) + ", " +
+            std::to_string(c) + ", " + std::to_string(a * 100 + b * 10 + c) + ")");
+      }
+    }
+  }
+  const std::vector<std::string> statements = {
+      "SELECT a, b, count(*), sum(v) FROM grouped GROUP BY a, b",
+      "SELECT a, count(*), max(v) FROM grouped GROUP BY a",
+      "SELECT a, b, c FROM grouped GROUP BY a, b",
+      "SELECT a, b, count(*) FROM grouped GROUP BY a, b PER PARTITION LIMIT 2 LIMIT 7",
+      "SELECT b, min(v) FROM grouped WHERE a = 4 GROUP BY b ORDER BY b DESC",
+      "SELECT a, b, sum(v) FROM grouped WHERE a IN (1, 3, 5) GROUP BY a, b",
+      "SELECT a, b, count(*) FROM grouped WHERE v > 250 GROUP BY a, b ALLOW FILTERING",
+      "SELECT k, owner, count(*) FROM events GROUP BY k",
+      "SELECT k, c, count(*) FROM events WHERE k = 2 GROUP BY k, c LIMIT 4",
+  };
+  for (const auto& cql : statements) {
+    for (int32_t page : {0, 1, 2, 3, 7}) {
+      defer_ = false;
+      int expected_pages = 0, pages = 0;
+      const auto expected = Run(cql, page, &expected_pages);
+      ASSERT_FALSE(expected.empty()) << cql;
+      ASSERT_EQ(expected.front().rfind("ERROR", 0), std::string::npos) << cql << ": " << expected.front();
+      defer_ = true;
+      EXPECT_EQ(Run(cql, page, &pages), expected) << cql << ", pages of " << page;
+      EXPECT_EQ(pages, expected_pages) << cql << ", pages of " << page;
+    }
+  }
+  defer_ = false;
+  // Every read went through the caller: runs = reads + one per page.
+  EXPECT_GT(replayed_reads_, statements.size() * 5);
+  EXPECT_GT(replayed_runs_, replayed_reads_);
+  std::printf("GROUP BY replayed: %zu runs, %zu reads\n", replayed_runs_, replayed_reads_);
 }
 
 // PER PARTITION LIMIT counts the rows a filter keeps, as Cassandra applies

@@ -343,10 +343,12 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
     DeferredRead deferred;
     const bool serial = consistency.level == ConsistencyLevel::kSerial ||
                         consistency.level == ConsistencyLevel::kLocalSerial;
-    // GROUP BY reads in chunks: its second run would read again.
-    if (cluster_ && later && *later && !serial && sel->group_by.empty()) {
+    // GROUP BY reads in chunks, each sized from the rows before it: it is
+    // run again until it reads nothing new (DeferredRead::replay).
+    if (cluster_ && later && *later && !serial) {
       ctx.deferred = &deferred;
-      ctx.defer_read = true;
+      ctx.defer_read = sel->group_by.empty();
+      deferred.replay = !sel->group_by.empty();
     }
     auto rs = ExecuteSelect(*db_, &system_tables_, *sel, ctx);
     if (deferred.table || rs.ok()) ran(deferred.table != nullptr);  // an error may come before any read
@@ -628,6 +630,10 @@ void QueryProcessor::ReadDeferred(const std::shared_ptr<DeferredSelect>& select)
   const DeferredRead& r = select->deferred;
   const std::shared_ptr<const TableSchema> table = r.table;
   const RequestConsistency consistency = select->ctx.consistency;
+  if (r.replay) {
+    ReadReplayed(select);
+    return;
+  }
   if (r.index_scan) {
     const DeferredIndexScan& scan = *r.index_scan;
     RunIndexScanAsync(*db_, table, scan.choice, scan.limits, scan.state, select->ctx.bind.now_micros, consistency,
@@ -668,6 +674,52 @@ void QueryProcessor::ReadDeferred(const std::shared_ptr<DeferredSelect>& select)
   }
 }
 
+// The reads a replayed run (DeferredRead::replay) found unanswered, all at
+// once; the last answer runs the statement again.
+void QueryProcessor::ReadReplayed(const std::shared_ptr<DeferredSelect>& select) {
+  std::vector<size_t> unanswered;
+  std::vector<ReplayedRead> requests;  // copied before the first goes out, as in ReadDeferred
+  for (size_t i = 0; i < select->deferred.replayed.size(); ++i) {
+    const ReplayedRead& read = select->deferred.replayed[i];
+    if (read.answered()) continue;
+    unanswered.push_back(i);
+    requests.push_back(read);
+  }
+  const RequestConsistency consistency = select->ctx.consistency;
+  auto remaining = std::make_shared<std::atomic<size_t>>(requests.size());
+  // acq_rel: the last answer sees every other read's outcome.
+  auto answered = [this, select, remaining] {
+    if (remaining->fetch_sub(1, std::memory_order_acq_rel) == 1) RunDeferredSelect(select);
+  };
+  for (size_t j = 0; j < requests.size(); ++j) {
+    const ReplayedRead& read = requests[j];
+    const size_t i = unanswered[j];
+    switch (read.kind) {
+      case ReplayedRead::Kind::kRow:
+        db_->ReadRowAsync(read.table, read.partition_key, read.clustering, consistency,
+                          [select, i, answered](::tessera::Result<std::optional<RowResult>> row) {
+                            select->deferred.replayed[i].row = std::move(row);
+                            answered();
+                          });
+        break;
+      case ReplayedRead::Kind::kSlice:
+        db_->ReadSliceAsync(read.table, read.partition_key, read.slice, consistency,
+                            [select, i, answered](::tessera::Result<SliceResult> slice) {
+                              select->deferred.replayed[i].slice_result = std::move(slice);
+                              answered();
+                            });
+        break;
+      case ReplayedRead::Kind::kRange:
+        db_->ScanRangeAsync(read.table, read.range, consistency,
+                            [select, i, answered](::tessera::Result<RangeResult> page) {
+                              select->deferred.replayed[i].range_result = std::move(page);
+                              answered();
+                            });
+        break;
+    }
+  }
+}
+
 // Runs the statement again once the read's outcome is in the slot; a page
 // read in steps (DeferredRead::paused) goes on with the next step's read.
 // A step whose read is answered on this thread, inside ReadDeferred, is run
@@ -689,8 +741,10 @@ void QueryProcessor::RunDeferredSelect(const std::shared_ptr<DeferredSelect>& se
     try {
       select->ctx.bind.rng = &ThreadRandom();  // this thread's, not the request thread's
       select->ctx.defer_read = false;
+      if (select->deferred.replay) select->deferred.table = nullptr;  // set again by a read still to make
       ::tessera::Result<ResultSet> rs = ExecuteSelect(*db_, &system_tables_, select->statement, select->ctx);
-      while (rs.ok() && (select->page || select->deferred.paused)) {
+      if (select->deferred.replay && select->deferred.table) read_on = true;
+      while (!read_on && rs.ok() && (select->page || select->deferred.paused)) {
         if (!FoldSelectStep(std::move(*rs), select->page_size, &select->ctx, &select->page)) {
           rs = std::move(*select->page);
           break;

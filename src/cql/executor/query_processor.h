@@ -63,8 +63,9 @@ class QueryProcessor : public RequestProcessor {
   // replicas do (Database::ApplyBatchAsync); on a cluster node, so does a
   // SELECT whose reads are whole rows, partitions' slices, a scan's page or
   // an index scan's (DeferredRead; Database::ReadRowAsync, ReadSliceAsync,
-  // ScanRangeAsync, RunIndexScanAsync) unless at SERIAL or with GROUP BY;
-  // everything else as Process.
+  // ScanRangeAsync, RunIndexScanAsync; with GROUP BY, run again for each
+  // read it makes, DeferredRead::replay) unless at SERIAL; everything else
+  // as Process.
   void ProcessAsync(ConnectionState& connection, const Request& request, RequestFlags flags,
                     std::function<void(Reply)> done) override;
   // False only for an EXECUTE on a cluster node of a prepared statement
@@ -188,6 +189,7 @@ class QueryProcessor : public RequestProcessor {
   // and replies, or, for a page read in steps, goes on with the next step.
   struct DeferredSelect;
   void ReadDeferred(const std::shared_ptr<DeferredSelect>& select);
+  void ReadReplayed(const std::shared_ptr<DeferredSelect>& select);
   void RunDeferredSelect(const std::shared_ptr<DeferredSelect>& select);
   Reply AuthResponse(ConnectionState& conn, const AuthResponseRequest& request);
   // Grants on what a successful CREATE made, and drops those on what a DROP removed.

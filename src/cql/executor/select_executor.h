@@ -65,6 +65,43 @@ class Executor {
     return true;
   }
 
+  // The storage reads, or in a replayed run (DeferredRead::replay) their
+  // outcomes as the caller read them: a read not read yet is recorded and
+  // fails the run with Busy.
+  bool Replaying() const { return deferred_ != nullptr && deferred_->replay; }
+  const ReplayedRead* Replayed(ReplayedRead wanted) {
+    wanted.table = t_;
+    const ReplayedRead* read = FindOrRecordRead(&deferred_->replayed, std::move(wanted));
+    if (read == nullptr) deferred_->table = t_;
+    return read;
+  }
+  Result<std::optional<RowResult>> StoreReadRow(const std::vector<std::string>& pk, const std::vector<std::string>& ck) {
+    if (!Replaying()) return db_.ReadRow(t_, pk, ck, consistency_);
+    ReplayedRead wanted;
+    wanted.kind = ReplayedRead::Kind::kRow;
+    wanted.partition_key = pk;
+    wanted.clustering = ck;
+    if (const ReplayedRead* read = Replayed(std::move(wanted))) return *read->row;
+    return Status::Busy("row read replayed by the caller");
+  }
+  Result<SliceResult> StoreReadSlice(const std::vector<std::string>& pk, const SliceRequest& req) {
+    if (!Replaying()) return db_.ReadSlice(t_, pk, req, consistency_);
+    ReplayedRead wanted;
+    wanted.kind = ReplayedRead::Kind::kSlice;
+    wanted.partition_key = pk;
+    wanted.slice = req;
+    if (const ReplayedRead* read = Replayed(std::move(wanted))) return *read->slice_result;
+    return Status::Busy("slice read replayed by the caller");
+  }
+  Result<RangeResult> StoreScanRange(const RangeRequest& req) {
+    if (!Replaying()) return db_.ScanRange(t_, req, consistency_);
+    ReplayedRead wanted;
+    wanted.kind = ReplayedRead::Kind::kRange;
+    wanted.range = req;
+    if (const ReplayedRead* read = Replayed(std::move(wanted))) return *read->range_result;
+    return Status::Busy("range read replayed by the caller");
+  }
+
   // One whole row: deferred to the caller, or taken from its read, or read
   // here (DeferredRead). Deferred only when every read of the statement is
   // a whole row known from the plan (no static row, no range, not resumed
@@ -90,7 +127,7 @@ class Executor {
         }
       }
     }
-    return db_.ReadRow(t_, pk, ck, consistency_);
+    return StoreReadRow(pk, ck);
   }
 
   // Whether this run defers its row reads (see ReadRow).
@@ -210,7 +247,7 @@ class Executor {
         return cut;
       }
     }
-    return db_.ReadSlice(t_, pk, req, consistency_);
+    return StoreReadSlice(pk, req);
   }
 
   // Whether this run defers its scan (DeferredRead): one range read at a
@@ -245,7 +282,7 @@ class Executor {
       range_taken_ = true;
       return *deferred_->range_result;
     }
-    return db_.ScanRange(t_, req, consistency_);
+    return StoreScanRange(req);
   }
 
   std::optional<RowResult> StaticRow(const std::vector<std::string>& pk) {
@@ -261,7 +298,7 @@ class Executor {
     }
     SliceRequest req;
     req.limit = 0;
-    auto r = db_.ReadSlice(t_, pk, req, consistency_);
+    auto r = StoreReadSlice(pk, req);
     return r.ok() ? r->partition.static_row : std::nullopt;
   }
 

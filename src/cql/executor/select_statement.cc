@@ -206,6 +206,12 @@ Status PageGroups(Database& db, const std::shared_ptr<const TableSchema>& table,
         const uint64_t estimate = wanted == UINT64_MAX ? 10'000 : per_group * wanted;
         chunk_rows = estimate > tail ? std::min<uint64_t>(estimate - tail, 10'000) : 1;
       }
+      // Replayed (DeferredRead::replay), every chunk costs a run over all the
+      // rows before it: chunks at least as large as those rows keep the runs
+      // of a page logarithmic in its rows, and their work linear.
+      if (ctx.deferred != nullptr && ctx.deferred->replay && chunk_rows > 1) {
+        chunk_rows = std::max<uint64_t>(chunk_rows, rows.size());
+      }
       continue;
     }
     Status failure;

@@ -28,6 +28,7 @@
 
 #include "common/status.h"
 #include "cql/executor/index_scan.h"
+#include "cql/executor/replayed_read.h"
 #include "cql/executor/result_set.h"
 #include "cql/executor/term_binder.h"
 #include "cql/functions/user_functions.h"
@@ -121,6 +122,13 @@ struct DeferredRead {
   // Set by a second run that took the scan's page and stopped before a
   // further range read: its result is one step of the page (FoldSelectStep).
   bool paused = false;
+  // GROUP BY on a cluster node: every run takes its reads from `replayed`
+  // and stops at the first one not answered there, setting `table`; the
+  // caller reads the unanswered ones and runs the statement again (with
+  // `table` cleared) until a run sets it no more (replayed_read.h). The
+  // other slots are not used then.
+  bool replay = false;
+  std::vector<ReplayedRead> replayed;
   // Tombstones visited and rows returned by the steps of this page so far:
   // the guardrails (tombstone_warn, tombstone_fail) apply to the page once,
   // in the step that ends it. Carried from step to step by FoldSelectStep.
