@@ -1194,3 +1194,51 @@ def test_group_by_waiting_for_a_stopped_replica_holds_no_thread(slow_cluster):
     for stream, _, body, _ in one:
         assert body[-28:] == struct.pack(">ii", 4, stream) + struct.pack(">iq", 8, 3) + struct.pack(">ii", 4, 3 * stream), \
             (stream, body[-28:])
+
+
+def test_reads_a_first_run_cannot_defer_are_replayed_and_return_what_a_single_store_would(slow_cluster):
+    # A SELECT whose reads the first run cannot leave to the caller in one go
+    # (an IN of more than 64 rows, slices of more than 16 partitions, an IN on
+    # the clustering key of a table with static columns) is replayed: each
+    # run takes the reads already answered and records the next ones, which
+    # the coordinator reads from replica answers, holding no thread.
+    values = [(k, c, 3 * k, 100 * k + c) for k in range(20) if k % 7 != 6 for c in range(8)]
+    fill_at_all(slow_cluster, "CREATE TABLE IF NOT EXISTS slow.replayed (k int, c int, s int static, v int, "
+                "PRIMARY KEY (k, c))", "INSERT INTO slow.replayed (k, c, s, v) VALUES (?, ?, ?, ?)", values)
+    stored = {(k, c): (k, c, st, v) for k, c, st, v in values}
+    by_token = sorted(range(20), key=int_token)
+    d, s = slow_keyspace_session(slow_cluster)
+    try:
+        ks = list(range(10))
+        cases = (
+            ("SELECT k, c, s, v FROM slow.replayed WHERE k IN (%s) AND c IN (1, 2, 3, 4, 5, 6, 7)" % ", ".join(map(str, ks)),
+             [stored[(k, c)] for k in by_token if k in ks for c in range(1, 8) if (k, c) in stored]),
+            ("SELECT k, c, s, v FROM slow.replayed WHERE k IN (%s) AND c > 4" % ", ".join(map(str, range(20))),
+             [stored[(k, c)] for k in by_token for c in range(5, 8) if (k, c) in stored]),
+            ("SELECT k, c, s, v FROM slow.replayed WHERE k IN (3, 13, 6) AND c IN (7, 0) ORDER BY c DESC",
+             [stored[(k, c)] for k in by_token if k in (3, 13, 6) for c in (7, 0) if (k, c) in stored]),
+        )
+        checked = 0
+        for cql, want in cases:
+            assert want
+            for cl, fetch in ((ONE, None), (Q, 4), (ALL, 9), (ONE, 50)):
+                got = [tuple(r) for r in run(s, cql, cl=cl, fetch_size=fetch)]
+                assert got == want, (cql, cl, fetch, got[:5], want[:5])
+                checked += 1
+        limited = [tuple(r) for r in run(s, cases[0][0] + " LIMIT 11", cl=Q, fetch_size=3)]
+        assert limited == cases[0][1][:11], limited
+        print("%d replayed reads through 2 replicas matched" % (checked + 1))
+    finally:
+        d.shutdown()
+
+
+def test_replayed_reads_waiting_for_a_stopped_replica_hold_no_thread(slow_cluster):
+    fill_at_all(slow_cluster, "CREATE TABLE IF NOT EXISTS slow.replay_held (k int, c int, s int static, v int, "
+                "PRIMARY KEY (k, c))", "INSERT INTO slow.replay_held (k, c, s, v) VALUES (?, ?, ?, ?)",
+                [(k, c, 3 * k, 10 * k + c) for k in range(1, 201) for c in range(2)])
+    read = "SELECT s, v FROM slow.replay_held WHERE k = %d AND c IN (0, 1)"
+    one = answered_behind_a_stopped_replica(slow_cluster, [read % k for k in range(1, 41)],
+                                            [read % k for k in range(41, 201)], 0x1200,
+                                            "IN reads of a table with a static column (replayed)")
+    for stream, _, body, _ in one:
+        assert int_rows(body) == [(3 * stream, 10 * stream), (3 * stream, 10 * stream + 1)], (stream, int_rows(body))

@@ -66,14 +66,37 @@ class Executor {
   }
 
   // The storage reads, or in a replayed run (DeferredRead::replay) their
-  // outcomes as the caller read them: a read not read yet is recorded and
-  // fails the run with Busy.
-  bool Replaying() const { return deferred_ != nullptr && deferred_->replay; }
+  // outcomes as the caller read them. A first run (defer_read) that reaches
+  // a read it does not defer turns to replay from there. A read not read
+  // yet is recorded and answers empty, so that the run records the reads
+  // that follow it too (the keys of an IN, the next partitions) up to
+  // DeferredRead::kMaxReplayedMisses, then fails with Busy; such a run's
+  // outcome is not used (`table` is set).
+  // Not for tables with buckets or partition buckets, whose asynchronous
+  // reads read on the calling thread (db/reader.h): they read here, as the
+  // first run would.
+  bool Replaying() {
+    if (deferred_ == nullptr || t_->buckets.enabled() || t_->partition_buckets.enabled()) return false;
+    if (!deferred_->replay && defer_read_ && !deferred_->table) deferred_->replay = true;
+    return deferred_->replay;
+  }
+  // The read's outcome; nullptr when it is still to be read (recorded).
   const ReplayedRead* Replayed(ReplayedRead wanted) {
     wanted.table = t_;
     const ReplayedRead* read = FindOrRecordRead(&deferred_->replayed, std::move(wanted));
-    if (read == nullptr) deferred_->table = t_;
+    if (read == nullptr) {
+      deferred_->table = t_;
+      ++misses_;
+    }
     return read;
+  }
+  // Whether the run stops at the miss just recorded: once it has recorded as
+  // many as the rows it still wants (each taken as empty gave none). A row
+  // read gives one row at most, so fewer reads could not fill the page; a
+  // slice may give more, and the reads after it were then made for nothing,
+  // as Cassandra reads every partition of an IN.
+  bool MissesFull() const {
+    return misses_ >= std::min<uint64_t>(DeferredRead::kMaxReplayedMisses, std::max<uint64_t>(1, Wanted()));
   }
   Result<std::optional<RowResult>> StoreReadRow(const std::vector<std::string>& pk, const std::vector<std::string>& ck) {
     if (!Replaying()) return db_.ReadRow(t_, pk, ck, consistency_);
@@ -82,7 +105,8 @@ class Executor {
     wanted.partition_key = pk;
     wanted.clustering = ck;
     if (const ReplayedRead* read = Replayed(std::move(wanted))) return *read->row;
-    return Status::Busy("row read replayed by the caller");
+    if (MissesFull()) return Status::Busy("reads replayed by the caller");
+    return std::optional<RowResult>();
   }
   Result<SliceResult> StoreReadSlice(const std::vector<std::string>& pk, const SliceRequest& req) {
     if (!Replaying()) return db_.ReadSlice(t_, pk, req, consistency_);
@@ -91,7 +115,8 @@ class Executor {
     wanted.partition_key = pk;
     wanted.slice = req;
     if (const ReplayedRead* read = Replayed(std::move(wanted))) return *read->slice_result;
-    return Status::Busy("slice read replayed by the caller");
+    if (MissesFull()) return Status::Busy("reads replayed by the caller");
+    return SliceResult{};
   }
   Result<RangeResult> StoreScanRange(const RangeRequest& req) {
     if (!Replaying()) return db_.ScanRange(t_, req, consistency_);
@@ -99,7 +124,8 @@ class Executor {
     wanted.kind = ReplayedRead::Kind::kRange;
     wanted.range = req;
     if (const ReplayedRead* read = Replayed(std::move(wanted))) return *read->range_result;
-    return Status::Busy("range read replayed by the caller");
+    if (MissesFull()) return Status::Busy("reads replayed by the caller");
+    return RangeResult{};
   }
 
   // One whole row: deferred to the caller, or taken from its read, or read
@@ -462,6 +488,7 @@ class Executor {
 
  private:
   uint64_t tombstones_ = 0;
+  size_t misses_ = 0;  // reads this run recorded unanswered (Replayed)
   Database& db_;
   std::shared_ptr<const TableSchema> t_;
   const ReadPlan& plan_;

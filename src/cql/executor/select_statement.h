@@ -122,11 +122,17 @@ struct DeferredRead {
   // Set by a second run that took the scan's page and stopped before a
   // further range read: its result is one step of the page (FoldSelectStep).
   bool paused = false;
-  // GROUP BY on a cluster node: every run takes its reads from `replayed`
-  // and stops at the first one not answered there, setting `table`; the
-  // caller reads the unanswered ones and runs the statement again (with
-  // `table` cleared) until a run sets it no more (replayed_read.h). The
-  // other slots are not used then.
+  // Replay (replayed_read.h): GROUP BY on a cluster node, and any SELECT
+  // whose first run reaches a read it does not defer (an IN of more than
+  // kMaxDeferredRows rows, an IN on the clustering key of a table with
+  // static columns, ...; not on a table with buckets or partition buckets,
+  // whose asynchronous reads read on the calling thread), which then sets it.
+  // Every run takes its reads from `replayed`; one it finds unanswered there
+  // it records (setting `table`) and takes as empty, up to
+  // kMaxReplayedMisses a run; the caller reads the unanswered ones and runs
+  // the statement again (with `table` cleared) until a run sets it no more.
+  // The other slots are not used then.
+  static constexpr size_t kMaxReplayedMisses = 256;
   bool replay = false;
   std::vector<ReplayedRead> replayed;
   // Tombstones visited and rows returned by the steps of this page so far:
