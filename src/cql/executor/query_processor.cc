@@ -685,6 +685,11 @@ void QueryProcessor::ReadReplayed(const std::shared_ptr<DeferredSelect>& select)
     unanswered.push_back(i);
     requests.push_back(read);
   }
+  if (requests.empty()) {  // a run that set `table` records a read it has no answer for: never here
+    spdlog::error("a replayed SELECT stopped at a read it did not record: {}", select->statement.table.name);
+    select->reply(ServerError("internal error: a replayed SELECT recorded no read"));
+    return;
+  }
   const RequestConsistency consistency = select->ctx.consistency;
   auto remaining = std::make_shared<std::atomic<size_t>>(requests.size());
   // acq_rel: the last answer sees every other read's outcome.
