@@ -368,6 +368,23 @@ TEST_F(SelectTest, WholeRowsOfATableWithStaticColumnsAreDeferredAsOneSlice) {
   defer_ = false;
 }
 
+// A table with partition buckets reads its rows as it goes, deferring
+// nothing: its asynchronous reads read on the calling thread.
+TEST_F(SelectTest, RowsOfATableWithPartitionBucketsAreNotDeferred) {
+  Run("CREATE TABLE ks.pb (k int, c int, v int, PRIMARY KEY (k, c)) WITH partition_buckets = 4");
+  for (int c = 0; c < 6; ++c) Run("INSERT INTO pb (k, c, v) VALUES (1, " + std::to_string(c) + ", " + std::to_string(c * 3) + ")");
+  for (const std::string cql : {"SELECT v FROM pb WHERE k = 1 AND c = 4", "SELECT c, v FROM pb WHERE k = 1 AND c IN (5, 0, 2)",
+                                "SELECT c FROM pb WHERE k = 1 AND c > 3"}) {
+    defer_ = false;
+    const auto expected = Run(cql);
+    ASSERT_FALSE(expected.empty()) << cql;
+    defer_ = true;
+    EXPECT_EQ(Run(cql), expected) << cql;
+  }
+  defer_ = false;
+  EXPECT_EQ(deferred_rows_ + deferred_slices_ + deferred_ranges_ + replayed_reads_, 0u);
+}
+
 // A page read through a secondary index is one deferred scan
 // (RunIndexScanAsync), which returns what the scan that reads as it goes
 // does, page by page: indexes on a regular and on a static column, LIMIT,

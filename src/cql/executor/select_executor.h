@@ -156,10 +156,13 @@ class Executor {
     return StoreReadRow(pk, ck);
   }
 
-  // Whether this run defers its row reads (see ReadRow).
+  // Whether this run defers its row reads (see ReadRow). Not for a table
+  // with partition buckets, whose asynchronous row read reads on the calling
+  // thread (db/reader.h ReadRowAsync): deferred, it would wait there for the
+  // replicas while counting as answered from their answers.
   bool DefersRows() const {
-    if (deferred_ == nullptr || !defer_read_ || deferred_->table || t_->HasStatic() || plan_.lower ||
-        plan_.upper || !state_.cursor.empty() || plan_.partition_keys.size() <= state_.partition) {
+    if (deferred_ == nullptr || !defer_read_ || deferred_->table || t_->HasStatic() ||
+        t_->partition_buckets.enabled() || plan_.lower || plan_.upper || !state_.cursor.empty() || plan_.partition_keys.size() <= state_.partition) {
       return false;
     }
     const size_t rows = (plan_.partition_keys.size() - state_.partition) * plan_.clustering_prefixes.size();
