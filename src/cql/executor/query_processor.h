@@ -177,6 +177,8 @@ class QueryProcessor : public RequestProcessor {
   // A SELECT's reply: its rows, or its error (ReadFailure for too many
   // tombstones; `consistency` is the request's, as on the wire).
   Reply SelectReply(const ::tessera::Result<ResultSet>& rs, Consistency consistency, bool skip_metadata) const;
+  // A ServerError (0x0000) reply: what a request whose execution threw answers.
+  static Reply ServerError(std::string message);
   // The second run of a SELECT whose row, slice or range reads `ctx`
   // deferred (`deferred`): reads them without holding this thread, then runs
   // `sel` again with them (and, for a page read in steps, on from each step's
