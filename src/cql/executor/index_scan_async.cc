@@ -141,8 +141,8 @@ class AsyncIndexScan : public std::enable_shared_from_this<AsyncIndexScan> {
   // wants (a stale entry or a filtered row leaves it short: the next wave
   // reads on).
   void AskWave() {
-    const size_t n = std::min<size_t>({entries_.size() - next_entry_, kMaxBaseReadsAtOnce,
-                                       static_cast<size_t>(std::max<uint64_t>(1, std::min<uint64_t>(page_.Wanted(), kMaxBaseReadsAtOnce)))});
+    const auto n = static_cast<size_t>(std::min<uint64_t>(
+        {entries_.size() - next_entry_, kMaxBaseReadsAtOnce, std::max<uint64_t>(1, page_.Wanted())}));
     wave_.assign(n, BaseRead{});
     size_t valid = 0;
     for (size_t i = 0; i < n; ++i) {

@@ -22,6 +22,7 @@ namespace tessera::cql {
 
 class IndexScanPage {
  public:
+  // REQUIRES: `choice` and `out` outlive the page.
   IndexScanPage(const std::shared_ptr<const TableSchema>& table, const IndexChoice& choice,
                 const IndexScanLimits& limits, int64_t now_micros, std::vector<SourceRow>* out);
 
@@ -36,8 +37,8 @@ class IndexScanPage {
     if (limits_.keep_all) return by_limit;
     return std::min(by_limit, limits_.page - std::min<uint64_t>(limits_.page, out_->size()));
   }
-  // The index slice to read next, from `after`: as many entries as a page
-  // wanting `want` rows is likely to use (16 to 1,000).
+  // The index slice to read next, from `after`: as many entries as the
+  // rows the page still wants (Wanted), at least 16 and at most 1,000.
   SliceRequest IndexSlice(const std::optional<ClusteringBound>& after) const;
 
   // Splits an entry into the base row's partition key and clustering key;
@@ -58,7 +59,6 @@ class IndexScanPage {
   bool static_index() const { return static_index_; }
   const std::shared_ptr<const TableSchema>& table() const { return t_; }
   const IndexChoice& choice() const { return choice_; }
-  const IndexScanLimits& limits() const { return limits_; }
 
  private:
   void Emit(SourceRow row);
