@@ -77,7 +77,7 @@ std::string Literal(const std::vector<float>& v) {
 
 class Runner {
  public:
-  explicit Runner(Database* db) : processor_(db, cql::NodeInfo{}) {}
+  explicit Runner(Database* db) : coordinator_(db), processor_(&coordinator_, cql::NodeInfo{}) {}
   cql::DecodedResponse Run(const std::string& cql) {
     cql::QueryRequest q;
     q.query = cql;
@@ -92,6 +92,7 @@ class Runner {
   }
 
  private:
+  Coordinator coordinator_;
   cql::QueryProcessor processor_;
   cql::ConnectionState conn_;
 };

@@ -39,6 +39,7 @@ using namespace tessera::cql;
 
 struct Harness {
   std::unique_ptr<Database> db;
+  std::unique_ptr<Coordinator> coordinator;  // above db: the processors write through it
   std::unique_ptr<SystemAuthStore> store;
   std::unique_ptr<auth::AuthService> auth;
   std::unique_ptr<QueryProcessor> processor;
@@ -73,6 +74,7 @@ void CheckLogin(const std::optional<std::string>& token, const DecodedResponse& 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   harness = new Harness;
   harness->db = fuzz::OpenScratchDatabase("auth_fuzz");
+  harness->coordinator = std::make_unique<Coordinator>(harness->db.get());
   harness->store = std::make_unique<SystemAuthStore>(harness->db.get());
   if (!harness->store->CreateSchema().ok()) abort();
   auth::AuthOptions ao;
@@ -87,7 +89,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   harness->alice.salted_hash = *auth::HashPassword("alice-pw", auth::kFuzzingHashCost);
   NodeInfo node;
   node.rpc_address = "127.0.0.1";
-  harness->processor = std::make_unique<QueryProcessor>(harness->db.get(), node, nullptr, harness->auth.get());
+  harness->processor = std::make_unique<QueryProcessor>(harness->coordinator.get(), node, nullptr, harness->auth.get());
   return 0;
 }
 

@@ -116,6 +116,7 @@ class NoPeers : public ClusterView {
 struct Harness {
   std::unique_ptr<tracing::TraceStore> traces;  // before the processor, which begins sessions in it
   std::unique_ptr<Database> db;
+  std::unique_ptr<Coordinator> coordinator;  // above db: the processors write through it
   std::unique_ptr<QueryProcessor> processor;
   NoPeers no_peers;
   std::unique_ptr<QueryProcessor> deferring;  // as a cluster node: SELECTs answered from their reads' answers
@@ -305,12 +306,13 @@ void Setup() {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   harness = new Harness;
   harness->db = fuzz::OpenScratchDatabase("executor_fuzz");
+  harness->coordinator = std::make_unique<Coordinator>(harness->db.get());
   NodeInfo node;
   node.rpc_address = "127.0.0.1";
   harness->traces = std::make_unique<tracing::TraceStore>(node.rpc_address);
   if (!harness->traces->set_probability(0.1).ok()) abort();
   node.traces = harness->traces.get();
-  harness->processor = std::make_unique<QueryProcessor>(harness->db.get(), node);
+  harness->processor = std::make_unique<QueryProcessor>(harness->coordinator.get(), node);
   // User-defined functions on, with a short time limit so that a body that
   // loops costs an input 50 ms, not a second.
   LuaLimits limits;
@@ -320,7 +322,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   NodeInfo cluster_node;
   cluster_node.rpc_address = node.rpc_address;
   cluster_node.cluster = &harness->no_peers;
-  harness->deferring = std::make_unique<QueryProcessor>(harness->db.get(), cluster_node);
+  harness->deferring = std::make_unique<QueryProcessor>(harness->coordinator.get(), cluster_node);
   harness->deferring->EnableUserDefinedFunctions(limits);
   Setup();
   return 0;

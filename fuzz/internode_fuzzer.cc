@@ -75,6 +75,7 @@ enum Call : uint8_t {
 struct Harness {
   std::unique_ptr<tracing::TraceStore> traces;
   std::unique_ptr<Database> db;
+  std::unique_ptr<Coordinator> coordinator;  // above db: the processors write through it
   std::unique_ptr<QueryProcessor> processor;
   std::unique_ptr<cluster::ReplicaService> replica;
   std::unique_ptr<cluster::InternodeDispatch> dispatch;
@@ -370,11 +371,12 @@ void WriteSeeds(const std::string& dir) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   harness = new Harness;
   harness->db = fuzz::OpenScratchDatabase("internode_fuzz");
+  harness->coordinator = std::make_unique<Coordinator>(harness->db.get());
   NodeInfo node;
   node.rpc_address = "127.0.0.1";
   harness->traces = std::make_unique<tracing::TraceStore>(node.rpc_address);
   node.traces = harness->traces.get();
-  harness->processor = std::make_unique<QueryProcessor>(harness->db.get(), node);
+  harness->processor = std::make_unique<QueryProcessor>(harness->coordinator.get(), node);
   harness->replica = std::make_unique<cluster::ReplicaService>(harness->db.get(), std::string(16, '\x01'));
   harness->replica->set_trace_store(harness->traces.get());
   harness->dispatch = std::make_unique<cluster::InternodeDispatch>(harness->replica.get());

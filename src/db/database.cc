@@ -67,7 +67,6 @@ Database::Database(std::unique_ptr<StorageEngine> engine, const DatabaseOptions&
 }
 
 Database::~Database() {
-  StopIndexBuilds();
   if (balancer_) balancer_->Stop();
   engine_->SetWriteObserver(nullptr);
 }
@@ -94,17 +93,13 @@ Result<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options)
     db->balancer_ = std::make_unique<TabletBalancer>(db.get(), options.balancer);
     if (!options.defer_balancer) db->balancer_->Start();
   }
-  db->RefreshIndexFlag();
-  // Index builds write through the replicas: a cluster node resumes them at StartBalancer.
-  if (!options.defer_balancer) TESSERA_RETURN_IF_ERROR(db->ResumeIndexBuilds());
+  db->RefreshVectorIndexes();
   return db;
 }
 
 void Database::StartBalancer() {
   if (!defer_balancer_) return;
   if (balancer_) balancer_->Start();
-  Status s = ResumeIndexBuilds();
-  if (!s.ok()) spdlog::warn("resuming secondary index builds failed: {}", s.ToString());
 }
 
 Status Database::LoadTablets() {
@@ -186,7 +181,7 @@ Status Database::DropKeyspace(const std::string& name, bool if_exists) {
     std::lock_guard<std::mutex> lock(tablets_mu_);
     tablet_maps_.erase(t->id);
   }
-  RefreshIndexFlag();
+  RefreshVectorIndexes();
   return Status::OK();
 }
 
@@ -217,7 +212,7 @@ Status Database::DropTable(const std::string& keyspace, const std::string& name,
     if (!s.ok() && !s.IsNotFound()) return s;
   }
   TESSERA_RETURN_IF_ERROR(DropTableLocked(keyspace, name));
-  RefreshIndexFlag();
+  RefreshVectorIndexes();
   return Status::OK();
 }
 

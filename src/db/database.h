@@ -175,22 +175,19 @@ class Database {
   Result<std::shared_ptr<const TableSchema>> CreateTable(TableSchema table, bool if_not_exists = false);
   Result<std::shared_ptr<const TableSchema>> AlterTable(TableSchema table);
   Status DropTable(const std::string& keyspace, const std::string& name, bool if_exists = false);
-  // --- Secondary indexes (db/secondary_index.h; db/index_maintenance.cc) ---
+  // --- Secondary indexes (db/secondary_index.h; db/index_ddl.cc) ---
   // Adds `index` (name set, column_id, target; backing_table is set here to
   // "<name>_index") to table keyspace.table and creates its backing table.
-  // With `build`, a background thread then writes the entries of the rows
-  // already there (resumed by Open when the node stopped first; a cluster
-  // node replaying another's CREATE INDEX passes false). Returns the base
+  // Keeping its entries right, and building them for the rows already there,
+  // is the coordinator's (coordinator/coordinator.h). Returns the base
   // table's new schema. Errors: NotFound (table), AlreadyExists ("Index 'x'
   // already exists"), InvalidArgument (a duplicate of another index, a taken
   // backing-table name, BackingTableSchema's refusals), IOError.
   Result<std::shared_ptr<const TableSchema>> CreateIndex(const std::string& keyspace, const std::string& table,
-                                                         IndexDef index, bool build);
+                                                         IndexDef index);
   // Removes index `name` of the keyspace and drops its backing table. Returns
   // the base table's new schema. Errors: NotFound, IOError.
   Result<std::shared_ptr<const TableSchema>> DropIndex(const std::string& keyspace, const std::string& name);
-  // False while this node's build of the index runs (or waits to resume).
-  bool IndexBuilt(const std::string& keyspace, const std::string& name) const;
   // The table holding index `name` and the index, or NotFound.
   // The storage keys of the `k` rows this node stores nearest `query` by
   // vector index `index` of `table` (db/vector_index.h), restricted to
@@ -213,26 +210,18 @@ class Database {
   }
   Result<std::pair<std::shared_ptr<const TableSchema>, IndexDef>> FindIndex(const std::string& keyspace,
                                                                             const std::string& name) const;
-  // --- Materialized views (db/materialized_view.h; db/view_maintenance.cc) ---
+  // --- Materialized views (db/materialized_view.h; db/view_ddl.cc) ---
   // Creates view table `view` (view->view set, uuid set by the caller so that
   // every node of a cluster gets the same one) with tablets of its own and
-  // adds it to its base table's views; from then on every write to the base
-  // keeps the view's rows right. With `build`, a background thread then
-  // writes the view rows of the rows already there (resumed by Open when the
-  // node stopped first; a cluster node replaying another's statement passes
-  // false). Returns the view's schema. Errors: NotFound (base table),
-  // AlreadyExists (a table of that name), InvalidArgument
-  // (ValidateViewDefinition's refusals), IOError.
-  Result<std::shared_ptr<const TableSchema>> CreateView(TableSchema view, bool build);
-  // Drops view `name` of the keyspace and removes it from its base table's
-  // views. Errors: NotFound (no such view), IOError.
+  // adds it to its base table's views. Keeping its rows right on every base
+  // write, and building them, is the coordinator's (coordinator/coordinator.h).
+  // Returns the view's schema. Errors: NotFound (base table), AlreadyExists
+  // (a table of that name), InvalidArgument (ValidateViewDefinition's
+  // refusals), IOError.
+  Result<std::shared_ptr<const TableSchema>> CreateView(TableSchema view);
+  // Removes view `name` of the keyspace from its base table's views, then
+  // drops it. Errors: NotFound (no such view), IOError.
   Status DropView(const std::string& keyspace, const std::string& name);
-  // A view's build on this node: done, or the base partitions written so far.
-  struct ViewBuildState {
-    bool built = true;
-    uint64_t keys_built = 0;
-  };
-  ViewBuildState ViewBuild(const std::string& keyspace, const std::string& view) const;
 
   // Removes every row, keeps schema and tablets. Goes through each tablet's
   // replica, so a replicated table is truncated on every replica (at
@@ -284,12 +273,10 @@ class Database {
   //
   // Errors: InvalidArgument (see BuildWriteSet), NotFound (table dropped), IOError.
   Status Apply(const Mutation& mutation, const RequestConsistency& consistency = kLocalConsistency);
-  // All mutations in one atomic write (a logged batch). The secondary indexes
-  // and materialized views of the written tables (as the catalog has them
-  // now, whatever schema the mutations carry) are kept right: the touched
-  // rows are read before and after, under a lock per partition, and the
-  // difference written to the backing tables and views (not atomically with
-  // the base write). Appends a warning to
+  // All mutations in one atomic write (a logged batch). Secondary indexes
+  // and materialized views are not kept here: writes to tables that have
+  // them go through the Coordinator (coordinator/coordinator.h), which calls
+  // this for the base write and for the derived rows. Appends a warning to
   // `warnings` (when given) for each written partition measured above a
   // partition warn threshold. Errors as Apply, and InvalidArgument when a
   // written partition is measured at or above a fail threshold (nothing is
@@ -302,9 +289,9 @@ class Database {
   // returning: on a cluster, the writes go to the replicas
   // (Replica::ApplyAsync) and `done` runs on the thread of the answer that
   // completes the level, so no thread waits for another node. Writes that
-  // read or lock first (tables with secondary indexes, bucket layout
-  // changes, Paxos proposals, counter increments) and every write of a
-  // single node run as ApplyBatch does, then call `done` on this thread.
+  // read or lock first (bucket layout changes, Paxos proposals, counter
+  // increments) and every write of a single node run as ApplyBatch does,
+  // then call `done` on this thread.
   // `mutations` need not outlive the call. REQUIRES: this Database outlives
   // the answer (a node drains its internode client before closing its
   // Database).
@@ -454,6 +441,10 @@ class Database {
   Result<size_t> ReclaimDeletedRanges();
   Status Flush() { return engine_->Flush(); }
   int64_t NowMicros() const { return engine_->NowMicros(); }
+  // A server-side write timestamp, microseconds: max(clock, last + 1), so
+  // strictly increasing per node (what a mutation without USING TIMESTAMP
+  // gets; the coordinator's derived rows take one per write). Thread-safe.
+  int64_t NextTimestamp();
   StorageEngine* engine() { return engine_.get(); }
 
  private:
@@ -478,53 +469,8 @@ class Database {
   struct RoutedWrite;
   Status RouteWrite(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings, RoutedWrite* out);
   void CountRoutedWrite(const RoutedWrite& write);
-  // ApplyBatch without index maintenance.
-  Status ApplyBase(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
-                   const RequestConsistency& consistency);
-  // --- secondary indexes (db/index_maintenance.cc) ---
-  struct IndexedWrite;
-  using IndexEntrySets = std::map<std::pair<uint32_t, std::string>, std::vector<IndexEntry>>;
-  using ViewRowSets = std::map<std::pair<uint32_t, std::string>, std::vector<ViewRow>>;  // (base id, view) -> rows
-  Status ApplyWithIndexes(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
-                          const RequestConsistency& consistency);
-  Status CollectIndexed(const std::vector<IndexedWrite>& writes, IndexEntrySets* out, ViewRowSets* views,
-                        const RequestConsistency& consistency);
-  Status WriteIndexChanges(const IndexEntrySets& before, const IndexEntrySets& after,
-                           const RequestConsistency& consistency);
-  Status ReadWholePartition(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& pk,
-                            const RequestConsistency& consistency,
-                            std::optional<RowResult>* static_row, std::vector<RowResult>* rows);
-  std::mutex& IndexStripe(uint32_t table_id, const std::vector<std::string>& pk);
-  void RefreshIndexFlag();
-  void StartIndexBuild(const std::string& keyspace, const std::string& table, const std::string& index);
-  void BuildIndex(std::stop_token stop, std::string keyspace, std::string table, std::string index);
-  // Calls `partition` for each partition of keyspace.table, a page at a time,
-  // each under its stripe lock with the catalog's current schema; stops at
-  // the first error, when `partition` sets *more to false, or on `stop`
-  // (*stopped set). The builds of indexes and views share it.
-  using PartitionVisitor = std::function<Status(const std::shared_ptr<const TableSchema>& table,
-                                                const std::vector<std::string>& partition_key, bool* more)>;
-  Status ForEachPartitionLocked(const std::stop_token& stop, const std::string& keyspace, const std::string& table,
-                                const PartitionVisitor& partition, bool* stopped);
-  // --- materialized views (db/view_maintenance.cc) ---
-  // The rows `views` (names of views of `base`) have for `rows` of one partition.
-  void CollectViewRows(const TableSchema& base, const std::vector<std::string>& views,
-                       const std::vector<std::string>& partition_key, const std::vector<RowResult>& rows,
-                       ViewRowSets* out) const;
-  Status WriteViewChanges(const ViewRowSets& before, const ViewRowSets& after, const RequestConsistency& consistency);
-  void StartViewBuild(const std::string& keyspace, const std::string& base, const std::string& view);
-  void BuildView(std::stop_token stop, std::string keyspace, std::string base, std::string view);
-  Status ResumeViewBuilds();
-  std::map<std::pair<std::string, std::string>, uint64_t> building_views_;  // (keyspace, view) -> keys built; index_builds_mu_
-  Status ResumeIndexBuilds();
-  void StopIndexBuilds();
+  void RefreshVectorIndexes();  // vector_indexes_ follow the catalog
   Status DropTableLocked(const std::string& keyspace, const std::string& name);
-  std::atomic<bool> any_index_{false};
-  std::array<std::mutex, 64> index_stripes_;
-  mutable std::mutex index_builds_mu_;
-  std::set<std::pair<std::string, std::string>> building_indexes_;  // (keyspace, index), guarded by index_builds_mu_
-  std::vector<std::jthread> index_builders_;                       // guarded by index_builds_mu_
-  bool stopping_ = false;                                          // guarded by index_builds_mu_
   // Writes `ws` through the replicas of the tablets its keys fall in: one
   // atomic write when they share one replica (always, on a single node).
   Status ApplyToReplicas(const WriteSet& ws, const RequestConsistency& consistency);
@@ -536,7 +482,6 @@ class Database {
   // there is one.
   Result<std::shared_ptr<Replica>> GroupByReplica(const WriteSet& ws, const RequestConsistency& consistency,
                                   std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>>* groups);
-  int64_t NextTimestamp();
   // The median partition of `tablet` (or its middle token): read through
   // its replica, or with `own_copy` from this node's storage only
   // (NotFound when this node stores no copy).

@@ -22,12 +22,6 @@ Status Database::Apply(const Mutation& m, const RequestConsistency& consistency)
 Status Database::ApplyBatch(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
                             const RequestConsistency& consistency) {
   if (mutations.empty()) return Status::OK();
-  if (any_index_.load(std::memory_order_acquire)) return ApplyWithIndexes(mutations, warnings, consistency);
-  return ApplyBase(mutations, warnings, consistency);
-}
-
-Status Database::ApplyBase(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
-                           const RequestConsistency& consistency) {
   // A bucketed or partition-bucketed table's rows go where its current layout puts them (see
   // ChangeBucketCount and RaisePartitionBuckets).
   std::shared_lock<std::shared_mutex> layout(bucket_layout_mu_, std::defer_lock);
@@ -57,7 +51,6 @@ struct Database::RoutedWrite {
 bool Database::AppliesWithoutWaiting(const std::vector<Mutation>& mutations,
                                      const RequestConsistency& consistency) const {
   return cluster_tablets_.load(std::memory_order_relaxed) && !mutations.empty() && !consistency.paxos &&
-         !any_index_.load(std::memory_order_acquire) &&
          std::none_of(mutations.begin(), mutations.end(),
                       [](const Mutation& m) { return m.table->HasOnlineLayout() || m.table->HasCounters(); });
 }

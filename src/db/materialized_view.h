@@ -7,7 +7,7 @@
 //
 // This file holds the pure parts: the checks of a view's definition against
 // its base, and the view row of one base row. Keeping the view rows right on
-// every base write is Database::ApplyBatch's job (db/view_maintenance.cc),
+// every base write is the coordinator's job (coordinator/view_maintenance.cc),
 // as it is for secondary indexes.
 //
 // Thread safety: pure functions.

@@ -10,8 +10,8 @@
 // any other; a value shared by many rows is one wide index partition.
 //
 // This file holds the pure parts: the backing table's schema and the entries
-// of one base row. Keeping the entries right on every write is
-// Database::ApplyBatch's job (db/index_maintenance.cc); reading through an
+// of one base row. Keeping the entries right on every write is the
+// coordinator's job (coordinator/index_maintenance.cc); reading through an
 // index is the CQL layer's (cql/executor/index_scan.h).
 //
 // Thread safety: pure functions.

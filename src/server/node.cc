@@ -260,6 +260,7 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   l.resize_proposals = std::make_unique<cluster::ClusterResizeProposals>(&l.membership->etcd(), host_id_);
   if (db_->balancer()) db_->balancer()->AttachResizeProposals(l.resize_proposals.get());
   db_->StartBalancer();
+  if (Status s = coordinator_->Start(); !s.ok()) spdlog::warn("resuming index and view builds failed: {}", s.ToString());
   l.load_reporter = std::make_unique<cluster::NodeLoadReporter>(
       &l.membership->etcd(), db_.get(), host_id_, std::chrono::milliseconds(c.load_report_interval_ms));
   l.load_reporter->Start();
@@ -321,6 +322,9 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
   // A cluster node's balancer splits only once splits go through etcd.
   database.defer_balancer = !options.cluster.etcd_endpoint.empty();
   TESSERA_ASSIGN_OR_RETURN(node->db_, Database::Open(database));
+  node->coordinator_ = std::make_unique<Coordinator>(node->db_.get());
+  // Index and view builds write through the replicas: a cluster node resumes them at AttachReplication.
+  if (options.cluster.etcd_endpoint.empty()) TESSERA_RETURN_IF_ERROR(node->coordinator_->Start());
   TESSERA_ASSIGN_OR_RETURN(node->host_id_, LoadOrCreateHostId(options.database.data_dir));
   node->listeners_ = std::make_unique<Listeners>();
   Listeners& l = *node->listeners_;
@@ -379,7 +383,8 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
   info.traces = node->traces_.get();
   if (l.admin) l.admin->SetTraceStore(node->traces_.get());
   // `l` lives as long as the node, and the listener is stopped before the processor goes.
-  l.processor = std::make_unique<cql::QueryProcessor>(node->db_.get(), info, [&l](const cql::SchemaChange& change, bool originating) {
+  l.processor = std::make_unique<cql::QueryProcessor>(
+      node->coordinator_.get(), info, [&l](const cql::SchemaChange& change, bool originating) {
     if (l.cql) l.cql->BroadcastSchemaChange(change);
     if (l.membership) l.membership->NotifySchemaChanged();
     if (l.replication && originating) ResolveNewTablePlacement(l.replication.get(), change);
@@ -423,6 +428,8 @@ void Node::Stop() {
     if (listeners_->admin) listeners_->admin->SetClusterHooks({});
     // A migration held at a failpoint would hold the shutdown.
     failpoints_.ReleaseAll();
+    // Builds write through the replicas: they stop while the replication services are there.
+    if (coordinator_) coordinator_->Stop();
     if (listeners_->replication_changer) listeners_->replication_changer->Stop();
     if (listeners_->migration_resumer) listeners_->migration_resumer->Stop();
     if (listeners_->placement_balancer) listeners_->placement_balancer->Stop();
@@ -460,6 +467,7 @@ void Node::Stop() {
     if (listeners_->keyviz) listeners_->keyviz->Stop();
     listeners_.reset();
   }
+  coordinator_.reset();
   db_.reset();
 }
 

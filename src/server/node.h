@@ -1,5 +1,6 @@
 // Node: one whole Tessera node in-process — the Database (with its
-// balancer), the CQL request processor, the CQL listener, the admin HTTP
+// balancer), the Coordinator above it (coordinator/coordinator.h), the CQL
+// request processor, the CQL listener, the admin HTTP
 // port with the Key Visualizer's sampler and, with an etcd endpoint, its
 // cluster membership — started and stopped as one. `tessera server` and `tessera demo` run
 // one; tests run CQL against one through a real socket (ScyllaDB's
@@ -15,6 +16,7 @@
 #include "auth/auth_service.h"
 #include "common/failpoints.h"
 #include "common/status.h"
+#include "coordinator/coordinator.h"
 #include "db/database.h"
 #include "keyviz/history.h"
 #include "cluster/internode_tls.h"
@@ -137,6 +139,8 @@ class Node {
   // The traced requests (system_traces); before the listeners, whose query processor begins them.
   std::unique_ptr<tracing::TraceStore> traces_;
   std::unique_ptr<Database> db_;
+  // Above db_: the query processor writes through it; its builds stop first.
+  std::unique_ptr<Coordinator> coordinator_;
   std::unique_ptr<Listeners> listeners_;
 };
 

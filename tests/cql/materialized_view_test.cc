@@ -25,7 +25,7 @@ class MaterializedViewTest : public ::testing::Test {
  protected:
   void SetUp() override {
     tdb_ = std::make_unique<testing::TestDatabase>("cql_materialized_view");
-    processor_ = std::make_unique<QueryProcessor>(&tdb_->db(), NodeInfo{});
+    processor_ = std::make_unique<QueryProcessor>(&tdb_->coordinator(), NodeInfo{});
     Ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
     Ok("CREATE TABLE ks.base (p int, c int, k text, v int, PRIMARY KEY (p, c))");
     Ok("CREATE MATERIALIZED VIEW ks.by_k AS SELECT * FROM ks.base WHERE k IS NOT NULL AND p IS NOT NULL "
@@ -134,7 +134,7 @@ TEST_F(MaterializedViewTest, ViewsSurviveAReopenAndKeepFollowingTheBase) {
   Ok("INSERT INTO ks.base (p, c, k, v) VALUES (1, 1, 'a', 1)");
   processor_.reset();
   tdb_->Reopen();
-  processor_ = std::make_unique<QueryProcessor>(&tdb_->db(), NodeInfo{});
+  processor_ = std::make_unique<QueryProcessor>(&tdb_->coordinator(), NodeInfo{});
   Ok("UPDATE ks.base SET k = 'b' WHERE p = 1 AND c = 1");
   EXPECT_EQ(Rows("SELECT k, p, c FROM ks.by_k"), (std::set<std::vector<std::string>>{{"b", "1", "1"}}));
   ExpectViewsMatchBase("after a reopen");

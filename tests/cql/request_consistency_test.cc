@@ -108,7 +108,7 @@ class RequestConsistencyTest : public ::testing::Test {
   void SetUp() override {
     tdb_ = std::make_unique<testing::TestDatabase>("cql_request_consistency");
     resolver_ = std::make_unique<RecordingResolver>(tdb_->db().engine(), &recorder_);
-    processor_ = std::make_unique<QueryProcessor>(&tdb_->db(), NodeInfo{});
+    processor_ = std::make_unique<QueryProcessor>(&tdb_->coordinator(), NodeInfo{});
     ASSERT_EQ(Query("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"),
               Opcode::kResult);
     ASSERT_EQ(Query("CREATE TABLE ks.t (k int, c int, v text, l list<text>, PRIMARY KEY (k, c))"), Opcode::kResult);

@@ -48,14 +48,14 @@ class SelectTest : public ::testing::Test {
       EXPECT_TRUE(ExecuteCreateTable(db, *t, "ks").ok());
     }
     if (auto* ci = std::get_if<CreateIndexStatement>(&p->statement)) {
-      EXPECT_TRUE(ExecuteCreateIndex(db, *ci, "ks", /*build=*/false).ok());
+      EXPECT_TRUE(ExecuteCreateIndex(tdb_->coordinator(), *ci, "ks", /*build=*/false).ok());
     }
     if (auto* i = std::get_if<InsertStatement>(&p->statement)) {
       WriteContext w{bind, "ks", std::nullopt};
       auto m = BuildInsert(db, *i, w);
       EXPECT_TRUE(m.ok()) << m.status().ToString();
       if (m.ok()) {
-        EXPECT_TRUE(db.ApplyBatch(*m).ok());
+        EXPECT_TRUE(tdb_->coordinator().ApplyBatch(*m).ok());
       }
     }
     std::vector<std::string> out;

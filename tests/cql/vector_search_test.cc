@@ -47,7 +47,7 @@ class VectorSearchTest : public ::testing::Test {
     ASSERT_FALSE(Run("CREATE TABLE ks.items (id int PRIMARY KEY, label text, v vector<float, 8>)").is_error());
   }
   void TearDown() override { processor_.reset(); }
-  void Open() { processor_ = std::make_unique<QueryProcessor>(&tdb_->db(), NodeInfo{}); }
+  void Open() { processor_ = std::make_unique<QueryProcessor>(&tdb_->coordinator(), NodeInfo{}); }
 
   DecodedResponse Run(const std::string& cql) {
     QueryRequest q;

@@ -27,11 +27,13 @@ TestDatabase::TestDatabase(const std::string& name, Configure configure)
 }
 
 TestDatabase::~TestDatabase() {
+  coordinator_.reset();
   db_.reset();
   std::filesystem::remove_all(dir_);
 }
 
 void TestDatabase::Reopen() {
+  coordinator_.reset();
   db_.reset();
   // A restart takes time. Timestamps are max(clock, last + 1) per open
   // database, so a clock that stood still would hand out the timestamps of
@@ -49,8 +51,14 @@ void TestDatabase::Open() {
   o.clock_micros = [clock] { return clock->load(); };
   if (configure_) configure_(&o);
   auto db = Database::Open(o);
-  if (!db.ok()) ADD_FAILURE() << db.status().ToString();
-  else db_ = std::move(db).value();
+  if (!db.ok()) {
+    ADD_FAILURE() << db.status().ToString();
+    return;
+  }
+  db_ = std::move(db).value();
+  coordinator_ = std::make_unique<Coordinator>(db_.get());
+  Status started = coordinator_->Start();  // as a single node: unfinished builds resume
+  if (!started.ok()) ADD_FAILURE() << started.ToString();
 }
 
 static std::string Ser(const char* type, const Value& v) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/coordinator.h"
 #include "db/database.h"
 #include "types/value.h"
 
@@ -24,10 +25,16 @@ class TestDatabase {
   ~TestDatabase();
   Database* operator->() { return db_.get(); }
   Database& db() { return *db_; }
+  // The coordinator above db() (started, as a single node's): writes through
+  // it keep secondary indexes and views right.
+  Coordinator& coordinator() { return *coordinator_; }
   // Closes and reopens on the same directory (restart); the manual clock
   // moves 1 ms on.
   void Reopen();
-  void Close() { db_.reset(); }
+  void Close() {
+    coordinator_.reset();
+    db_.reset();
+  }
   // Opens the directory (after Close, or a first time): the clock stays.
   void Open();
   const std::string& dir() const { return dir_; }
@@ -40,6 +47,7 @@ class TestDatabase {
   std::shared_ptr<std::atomic<int64_t>> clock_;
   std::function<void(DatabaseOptions*)> configure_;
   std::unique_ptr<Database> db_;
+  std::unique_ptr<Coordinator> coordinator_;  // destroyed first: its builds use db_
 };
 
 std::string Int(int64_t v);      // serialized int

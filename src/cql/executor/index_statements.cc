@@ -87,8 +87,9 @@ std::string DefaultIndexName(const Database& db, const std::string& keyspace, co
   return name;
 }
 
-Result<SchemaOutcome> ExecuteCreateIndex(Database& db, const CreateIndexStatement& s, const std::string& current,
-                                         bool build) {
+Result<SchemaOutcome> ExecuteCreateIndex(Coordinator& coordinator, const CreateIndexStatement& s,
+                                         const std::string& current, bool build) {
+  Database& db = coordinator.database();
   const std::string ks = KeyspaceOf(s.table, current);
   if (ks.empty()) return NoKeyspace();
   if (!s.name_keyspace.empty() && s.name_keyspace != ks) {
@@ -114,7 +115,7 @@ Result<SchemaOutcome> ExecuteCreateIndex(Database& db, const CreateIndexStatemen
       if (other.column_id == index.column_id && other.target == index.target) return SchemaOutcome{};
     }
   }
-  auto created = db.CreateIndex(ks, s.table.name, index, build);
+  auto created = coordinator.CreateIndex(ks, s.table.name, index, build);
   if (!created.ok()) {
     if (created.status().IsAlreadyExists()) return Status::InvalidArgument(created.status().message());
     return created.status();
@@ -122,10 +123,10 @@ Result<SchemaOutcome> ExecuteCreateIndex(Database& db, const CreateIndexStatemen
   return SchemaOutcome{SchemaChange{"UPDATED", "TABLE", ks, s.table.name}};
 }
 
-Result<SchemaOutcome> ExecuteDropIndex(Database& db, const DropStatement& s, const std::string& current) {
+Result<SchemaOutcome> ExecuteDropIndex(Coordinator& coordinator, const DropStatement& s, const std::string& current) {
   const std::string ks = KeyspaceOf(s.name, current);
   if (ks.empty()) return NoKeyspace();
-  auto dropped = db.DropIndex(ks, s.name.name);
+  auto dropped = coordinator.DropIndex(ks, s.name.name);
   if (!dropped.ok()) {
     if (dropped.status().IsNotFound()) {
       if (s.if_exists) return SchemaOutcome{};

@@ -14,15 +14,16 @@
 #include <string>
 
 #include "common/status.h"
+#include "coordinator/coordinator.h"
 #include "cql/executor/schema_statements.h"
 
 namespace tessera::cql {
 
 // `build`: write the entries of existing rows in the background (false when
 // a cluster node replays another node's statement: that node builds).
-Result<SchemaOutcome> ExecuteCreateIndex(Database& db, const CreateIndexStatement& stmt, const std::string& keyspace,
-                                         bool build);
-Result<SchemaOutcome> ExecuteDropIndex(Database& db, const DropStatement& stmt, const std::string& keyspace);
+Result<SchemaOutcome> ExecuteCreateIndex(Coordinator& coordinator, const CreateIndexStatement& stmt,
+                                         const std::string& keyspace, bool build);
+Result<SchemaOutcome> ExecuteDropIndex(Coordinator& coordinator, const DropStatement& stmt, const std::string& keyspace);
 
 // Cassandra's default index name: <table>_<column>_idx with characters other
 // than letters, digits and _ removed, then _1, _2, ... while it is taken.

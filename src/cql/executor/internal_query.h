@@ -3,7 +3,9 @@
 // SELECT returns every row (no paging); INSERT / UPDATE / DELETE apply at
 // once; CREATE KEYSPACE / TABLE create. Values bind to the ? markers in
 // order (serialized as on the wire, native protocol v4 §6). Reads and writes
-// go to the tablets' replicas at `consistency` (ONE unless given).
+// go to the tablets' replicas at `consistency` (ONE unless given), straight
+// through `db`, not the Coordinator: the system tables these statements
+// touch have no secondary indexes or views to keep.
 //
 // Errors: those of parsing and executing the statement; InvalidArgument
 // for a statement of another kind.

@@ -55,18 +55,19 @@ Reply QueryProcessor::ServerError(std::string message) {
   return Reply{Opcode::kError, EncodeError(e), {}};
 }
 
-QueryProcessor::QueryProcessor(Database* db, NodeInfo node, SchemaChangeListener on_schema_change,
+QueryProcessor::QueryProcessor(Coordinator* coordinator, NodeInfo node, SchemaChangeListener on_schema_change,
                                auth::AuthService* auth)
-    : db_(db),
+    : coordinator_(coordinator),
+      db_(&coordinator->database()),
       auth_(auth),
       traces_(node.traces),
       cluster_(node.cluster != nullptr),
       cluster_view_(node.cluster),
       local_dc_(node.data_center),
       local_address_bytes_(InetAddressBytes(node.rpc_address)),
-      system_tables_(db, std::move(node)),
+      system_tables_(coordinator, std::move(node)),
       on_schema_change_(std::move(on_schema_change)),
-      functions_(std::make_unique<UserFunctions>(&db->catalog(), /*enabled=*/false)) {}
+      functions_(std::make_unique<UserFunctions>(&db_->catalog(), /*enabled=*/false)) {}
 
 void QueryProcessor::EnableUserDefinedFunctions(LuaLimits limits) {
   functions_ = std::make_unique<UserFunctions>(&db_->catalog(), /*enabled=*/true, limits);
@@ -325,7 +326,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
   bool read_before_write = false;  // l[i] = v, DELETE l[i], l = l - [..] read on this thread
   auto apply = [&](const ::tessera::Result<std::vector<Mutation>>& m) -> std::optional<Reply> {
     if (!m.ok()) return Error(m.status());
-    ran(!read_before_write && db_->AppliesWithoutWaiting(*m, consistency));
+    ran(!read_before_write && coordinator_->AppliesWithoutWaiting(*m, consistency));
     return ApplyWrites(*m, consistency, later);
   };
   WriteContext write{bind, ks, params.default_timestamp, consistency};
@@ -414,7 +415,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
     Status counters = CheckBatchCounters(b->type, all);
     if (!counters.ok()) return Error(counters);
     const RequestConsistency batch{consistency.level, BatchWriteType(b->type), nullptr, consistency.trace};
-    ran(!read_before_write && db_->AppliesWithoutWaiting(all, batch));
+    ran(!read_before_write && coordinator_->AppliesWithoutWaiting(all, batch));
     return ApplyWrites(all, batch, later);
   }
   if (const auto* describe = std::get_if<DescribeStatement>(&s)) {
@@ -496,7 +497,7 @@ Reply QueryProcessor::Conditional(const std::function<::tessera::Result<ResultSe
   std::vector<std::string> warnings;
   auto rs = run([&](const std::vector<Mutation>& mutations, const RequestConsistency& through) {
     TESSERA_RETURN_IF_ERROR(CheckWriteGuardrails(mutations, db_->guardrails(), &warnings));
-    return db_->ApplyBatch(mutations, &warnings, through);
+    return coordinator_->ApplyBatch(mutations, &warnings, through);
   });
   if (!rs.ok()) return Error(rs.status());
   return Reply{Opcode::kResult, EncodeRows(*rs, false), std::move(warnings)};
@@ -607,7 +608,7 @@ std::optional<Reply> QueryProcessor::ApplyWrites(const std::vector<Mutation>& mu
   if (later) {
     // The reply is built from values alone: it may come after this
     // processor is gone (a node stopping drains its replicas' answers).
-    db_->ApplyBatchAsync(mutations, consistency,
+    coordinator_->ApplyBatchAsync(mutations, consistency,
                          [reply = std::exchange(*later, nullptr), warnings = std::move(warnings)](
                              Status st, std::vector<std::string> more) mutable {
                            if (!st.ok()) return reply(Reply{Opcode::kError, EncodeError(ToErrorResponse(st)), {}});
@@ -617,7 +618,7 @@ std::optional<Reply> QueryProcessor::ApplyWrites(const std::vector<Mutation>& mu
                          });
     return std::nullopt;
   }
-  Status st = db_->ApplyBatch(mutations, &warnings, consistency);
+  Status st = coordinator_->ApplyBatch(mutations, &warnings, consistency);
   if (!st.ok()) return Error(st);
   for (const auto& w : warnings) spdlog::warn("{}", w);
   return Reply{Opcode::kResult, EncodeVoidResult(), std::move(warnings)};

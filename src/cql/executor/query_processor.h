@@ -41,6 +41,7 @@
 #include "cql/parser/raw_statements.h"
 #include "cql/protocol/request_processor.h"
 #include "cql/protocol/responses.h"
+#include "coordinator/coordinator.h"
 #include "db/database.h"
 #include "tracing/trace_store.h"
 
@@ -48,10 +49,12 @@ namespace tessera::cql {
 
 class QueryProcessor : public RequestProcessor {
  public:
-  // REQUIRES: db outlives the processor.
-  // REQUIRES: db and auth (when given) outlive the processor.
+  // Writes, and the DDL of indexes and views, go through `coordinator`;
+  // schema and reads through its database.
+  // REQUIRES: coordinator (with its database) and auth (when given) outlive
+  // the processor.
   using SchemaChangeListener = std::function<void(const SchemaChange&, bool originating)>;
-  QueryProcessor(Database* db, NodeInfo node, SchemaChangeListener on_schema_change = {},
+  QueryProcessor(Coordinator* coordinator, NodeInfo node, SchemaChangeListener on_schema_change = {},
                  auth::AuthService* auth = nullptr);
   // Never throws: an exception escaping a statement answers ServerError
   // (0x0000) for that request alone and is logged with the statement.
@@ -60,7 +63,7 @@ class QueryProcessor : public RequestProcessor {
   // TraceSession and the reply carries its id.
   Reply Process(ConnectionState& connection, const Request& request, RequestFlags flags) override;
   // INSERT, UPDATE, DELETE and BATCH without conditions answer when their
-  // replicas do (Database::ApplyBatchAsync); on a cluster node, so does a
+  // replicas do (Coordinator::ApplyBatchAsync); on a cluster node, so does a
   // SELECT whose reads are whole rows, partitions' slices, a scan's page or
   // an index scan's (DeferredRead; Database::ReadRowAsync, ReadSliceAsync,
   // ScanRangeAsync, RunIndexScanAsync; with GROUP BY, run again for each
@@ -200,7 +203,8 @@ class QueryProcessor : public RequestProcessor {
   // CREATE MATERIALIZED VIEW, as client warnings (db/schema_lint.h).
   std::vector<std::string> DesignLintWarnings(const RawStatement& s, const std::string& keyspace) const;
 
-  Database* db_;
+  Coordinator* coordinator_;
+  Database* db_;  // coordinator_->database()
   auth::AuthService* auth_;
   tracing::TraceStore* const traces_;  // NodeInfo::traces
   const bool cluster_;  // a cluster node (NodeInfo::cluster given)

@@ -57,8 +57,8 @@ std::optional<::tessera::Result<SchemaOutcome>> QueryProcessor::ExecuteSchema(co
                                                                               const std::string& table_uuid,
                                                                               bool originating) {
   if (const auto* x = std::get_if<CreateKeyspaceStatement>(&s)) return ExecuteCreateKeyspace(*db_, *x);
-  if (const auto* x = std::get_if<CreateIndexStatement>(&s)) return ExecuteCreateIndex(*db_, *x, ks, originating);
-  if (const auto* x = std::get_if<CreateViewStatement>(&s)) return ExecuteCreateView(*db_, *x, ks, originating);
+  if (const auto* x = std::get_if<CreateIndexStatement>(&s)) return ExecuteCreateIndex(*coordinator_, *x, ks, originating);
+  if (const auto* x = std::get_if<CreateViewStatement>(&s)) return ExecuteCreateView(*coordinator_, *x, ks, originating);
   if (const auto* x = std::get_if<AlterKeyspaceStatement>(&s)) return ExecuteAlterKeyspace(*db_, *x);
   if (const auto* x = std::get_if<CreateTableStatement>(&s)) return ExecuteCreateTable(*db_, *x, ks, table_uuid);
   if (const auto* x = std::get_if<AlterTableStatement>(&s)) return ExecuteAlterTable(*db_, *x, ks);
@@ -67,8 +67,8 @@ std::optional<::tessera::Result<SchemaOutcome>> QueryProcessor::ExecuteSchema(co
   if (const auto* x = std::get_if<FunctionStatement>(&s)) return ExecuteFunctionStatement(*db_, *functions_, *x, ks);
   if (const auto* x = std::get_if<DropStatement>(&s)) {
     if (x->target == DropStatement::Target::kType) return ExecuteDropType(*db_, *x, ks);
-    if (x->target == DropStatement::Target::kIndex) return ExecuteDropIndex(*db_, *x, ks);
-    if (x->target == DropStatement::Target::kView) return ExecuteDropView(*db_, *x, ks);
+    if (x->target == DropStatement::Target::kIndex) return ExecuteDropIndex(*coordinator_, *x, ks);
+    if (x->target == DropStatement::Target::kView) return ExecuteDropView(*coordinator_, *x, ks);
     return ExecuteDrop(*db_, *x, ks);
   }
   return std::nullopt;

@@ -72,7 +72,8 @@ const char* KindName(ColumnKind k) {
 
 }  // namespace
 
-SystemTables::SystemTables(Database* db, NodeInfo node) : db_(db), node_(std::move(node)) {
+SystemTables::SystemTables(Coordinator* coordinator, NodeInfo node)
+    : coordinator_(coordinator), db_(&coordinator->database()), node_(std::move(node)) {
   if (node_.host_id.size() != 16) node_.host_id = RandomUuidV4();
   auto add = [&](std::shared_ptr<const TableSchema> t) { tables_[{t->keyspace, t->name}] = std::move(t); };
   add(Make("system", "local",
@@ -347,7 +348,7 @@ Result<std::vector<SourceRow>> SystemTables::Rows(const TableSchema& t) const {
     for (const auto& ks : catalog.Keyspaces()) {
       for (const auto& table : catalog.Tables(ks.name)) {
         if (!table->is_view()) continue;
-        const Database::ViewBuildState state = db_->ViewBuild(ks.name, table->name);
+        const Coordinator::ViewBuildState state = coordinator_->ViewBuild(ks.name, table->name);
         if (state.built != (t.name == "built_views")) continue;
         RowBuilder b(t);
         b.Text("keyspace_name", ks.name).Text("view_name", table->name)

@@ -46,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include "coordinator/coordinator.h"
 #include "cql/executor/cluster_view.h"
 #include "cql/executor/select_statement.h"
 #include "db/database.h"
@@ -74,7 +75,8 @@ struct NodeInfo {
 
 class SystemTables : public VirtualTables {
  public:
-  SystemTables(Database* db, NodeInfo node);
+  // REQUIRES: coordinator (with its database) outlives the tables.
+  SystemTables(Coordinator* coordinator, NodeInfo node);
   std::shared_ptr<const TableSchema> Find(const std::string& keyspace, const std::string& table) const override;
   Result<std::vector<SourceRow>> Rows(const TableSchema& table) const override;
   // system_traces' tables: only the sessions asked for; the others as Rows.
@@ -99,7 +101,8 @@ class SystemTables : public VirtualTables {
   // system_schema tables this class answers.
   std::vector<KeyspaceMetadata> SchemaKeyspaces() const;
   std::vector<std::shared_ptr<const TableSchema>> SchemaTables(const std::string& keyspace) const;
-  Database* db_;
+  Coordinator* coordinator_;  // view builds
+  Database* db_;              // coordinator_->database()
   NodeInfo node_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const TableSchema>> tables_;
   // SchemaVersion hashes the whole schema; it is read on every system.local

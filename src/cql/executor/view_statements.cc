@@ -135,8 +135,9 @@ Result<TableSchema> BuildViewSchema(const CreateViewStatement& s, const TableSch
 
 }  // namespace
 
-Result<SchemaOutcome> ExecuteCreateView(Database& db, const CreateViewStatement& s, const std::string& current,
-                                        bool build) {
+Result<SchemaOutcome> ExecuteCreateView(Coordinator& coordinator, const CreateViewStatement& s,
+                                        const std::string& current, bool build) {
+  Database& db = coordinator.database();
   const std::string ks = KeyspaceOf(s.view, current);
   if (ks.empty()) return NoKeyspace();
   if (!s.base.keyspace.empty() && s.base.keyspace != ks) {
@@ -154,7 +155,7 @@ Result<SchemaOutcome> ExecuteCreateView(Database& db, const CreateViewStatement&
     return Status::AlreadyExists("Cannot add already existing materialized view '" + s.view.name + "' to keyspace '" + ks + "'");
   }
   TESSERA_ASSIGN_OR_RETURN(TableSchema view, BuildViewSchema(s, **base));
-  auto created = db.CreateView(std::move(view), build);
+  auto created = coordinator.CreateView(std::move(view), build);
   if (!created.ok()) {
     const Status& st = created.status();
     return st.IsInvalidArgument() || st.IsNotFound() ? Status::InvalidArgument(st.message()) : st;
@@ -164,7 +165,8 @@ Result<SchemaOutcome> ExecuteCreateView(Database& db, const CreateViewStatement&
   return outcome;
 }
 
-Result<SchemaOutcome> ExecuteDropView(Database& db, const DropStatement& s, const std::string& current) {
+Result<SchemaOutcome> ExecuteDropView(Coordinator& coordinator, const DropStatement& s, const std::string& current) {
+  Database& db = coordinator.database();
   const std::string ks = KeyspaceOf(s.name, current);
   if (ks.empty()) return NoKeyspace();
   auto view = db.GetTable(ks, s.name.name);
@@ -172,7 +174,7 @@ Result<SchemaOutcome> ExecuteDropView(Database& db, const DropStatement& s, cons
     if (s.if_exists) return SchemaOutcome{};
     return Status::InvalidArgument("Materialized view '" + s.name.name + "' doesn't exist");
   }
-  TESSERA_RETURN_IF_ERROR(db.DropView(ks, s.name.name));
+  TESSERA_RETURN_IF_ERROR(coordinator.DropView(ks, s.name.name));
   return SchemaOutcome{SchemaChange{"DROPPED", "TABLE", ks, s.name.name}};
 }
 

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "coordinator/coordinator.h"
 #include "cql/executor/schema_statements.h"
 
 namespace tessera::cql {
@@ -28,8 +29,8 @@ inline constexpr const char* kViewUsageWarning =
 // `build`: write the view rows of existing base rows in the background
 // (false when a cluster node replays another node's statement: that node
 // builds).
-Result<SchemaOutcome> ExecuteCreateView(Database& db, const CreateViewStatement& stmt, const std::string& keyspace,
-                                        bool build);
-Result<SchemaOutcome> ExecuteDropView(Database& db, const DropStatement& stmt, const std::string& keyspace);
+Result<SchemaOutcome> ExecuteCreateView(Coordinator& coordinator, const CreateViewStatement& stmt,
+                                        const std::string& keyspace, bool build);
+Result<SchemaOutcome> ExecuteDropView(Coordinator& coordinator, const DropStatement& stmt, const std::string& keyspace);
 
 }  // namespace tessera::cql

@@ -1,6 +1,7 @@
-// Secondary indexes in the one-node engine (db/secondary_index.h,
-// db/index_maintenance.cc): the backing table's shape, entries kept right by
-// ApplyBatch, the background build, a split of the backing table, a restart.
+// Secondary indexes on one node (db/secondary_index.h, coordinator/
+// index_maintenance.cc): the backing table's shape, entries kept right by the
+// coordinator's writes, the background build, a split of the backing table, a
+// restart.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -27,14 +28,14 @@ std::vector<std::pair<std::string, std::string>> Entries(Database& db, const Tab
   return out;
 }
 
-Result<std::shared_ptr<const TableSchema>> IndexOn(Database& db, const std::string& table, const std::string& column,
-                                                   const std::string& name, bool build) {
-  auto base = db.GetTable("ks", table);
+Result<std::shared_ptr<const TableSchema>> IndexOn(Coordinator& coordinator, const std::string& table,
+                                                   const std::string& column, const std::string& name, bool build) {
+  auto base = coordinator.database().GetTable("ks", table);
   if (!base.ok()) return base.status();
   IndexDef index;
   index.name = name;
   index.column_id = (*base)->FindColumn(column)->id;
-  return db.CreateIndex("ks", table, index, build);
+  return coordinator.CreateIndex("ks", table, index, build);
 }
 
 TEST(SecondaryIndexTest, BackingTableIsKeyedByValueThenTheBasePrimaryKey) {
@@ -70,16 +71,18 @@ TEST(SecondaryIndexTest, WritesKeepEntriesAndTheBuildCoversOldRows) {
   auto t = MakeTable(db.db(), "events", Distribution::kHash, {"host:text:pk", "ts:bigint:ck", "path:text:regular"});
   ASSERT_TRUE(t);
   for (int i = 0; i < 50; ++i) {
-    ASSERT_TRUE(db->Apply(InsertRow(t, {Text("h" + std::to_string(i % 5))}, {Bigint(i)},
+    ASSERT_TRUE(db.coordinator().Apply(InsertRow(t, {Text("h" + std::to_string(i % 5))}, {Bigint(i)},
                                     {{"path", i % 2 ? "/odd" : "/even"}})).ok());
   }
-  auto indexed = IndexOn(db.db(), "events", "path", "by_path", /*build=*/true);
+  auto indexed = IndexOn(db.coordinator(), "events", "path", "by_path", /*build=*/true);
   ASSERT_TRUE(indexed.ok()) << indexed.status().ToString();
-  for (int i = 0; i < 200 && !db->IndexBuilt("ks", "by_path"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  ASSERT_TRUE(db->IndexBuilt("ks", "by_path"));
+  for (int i = 0; i < 200 && !db.coordinator().IndexBuilt("ks", "by_path"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(db.coordinator().IndexBuilt("ks", "by_path"));
   EXPECT_EQ(Entries(db.db(), **indexed, "by_path", Text("/odd")).size(), 25u);
   // A write through a schema that predates the index still maintains it.
-  ASSERT_TRUE(db->Apply(InsertRow(t, {Text("h1")}, {Bigint(1)}, {{"path", "/even"}})).ok());
+  ASSERT_TRUE(db.coordinator().Apply(InsertRow(t, {Text("h1")}, {Bigint(1)}, {{"path", "/even"}})).ok());
   EXPECT_EQ(Entries(db.db(), **indexed, "by_path", Text("/odd")).size(), 24u);
   EXPECT_EQ(Entries(db.db(), **indexed, "by_path", Text("/even")).size(), 26u);
   // A partition deletion removes its rows' entries.
@@ -87,7 +90,7 @@ TEST(SecondaryIndexTest, WritesKeepEntriesAndTheBuildCoversOldRows) {
   drop.table = t;
   drop.partition_key = {Text("h0")};
   drop.delete_partition = true;
-  ASSERT_TRUE(db->Apply(drop).ok());
+  ASSERT_TRUE(db.coordinator().Apply(drop).ok());
   for (const auto& [host, ts] : Entries(db.db(), **indexed, "by_path", Text("/even"))) EXPECT_NE(host, Text("h0"));
 
   // The backing table splits like any other table, and entries stay readable.
@@ -104,9 +107,47 @@ TEST(SecondaryIndexTest, WritesKeepEntriesAndTheBuildCoversOldRows) {
   auto again = db->GetTable("ks", "events");
   ASSERT_TRUE(again.ok() && (*again)->FindIndex("by_path"));
   EXPECT_EQ(Entries(db.db(), **again, "by_path", Text("/even")), even);
-  ASSERT_TRUE(db->DropIndex("ks", "by_path").ok());
+  ASSERT_TRUE(db.coordinator().DropIndex("ks", "by_path").ok());
   EXPECT_TRUE(db->GetTable("ks", "by_path_index").status().IsNotFound());
-  EXPECT_TRUE(db->DropIndex("ks", "by_path").status().IsNotFound());
+  EXPECT_TRUE(db.coordinator().DropIndex("ks", "by_path").status().IsNotFound());
+}
+
+// The store below the coordinator is replica-local: a write straight to it
+// changes the base rows alone, the same write through the coordinator keeps
+// the entries right.
+TEST(SecondaryIndexTest, TheStoreAloneKeepsNoEntriesTheCoordinatorDoes) {
+  TestDatabase db("index_layers");
+  auto t = MakeTable(db.db(), "events", Distribution::kHash, {"host:text:pk", "ts:bigint:ck", "path:text:regular"});
+  ASSERT_TRUE(t);
+  auto indexed = IndexOn(db.coordinator(), "events", "path", "by_path", /*build=*/false);
+  ASSERT_TRUE(indexed.ok()) << indexed.status().ToString();
+  ASSERT_TRUE(db->Apply(InsertRow(t, {Text("h1")}, {Bigint(1)}, {{"path", "/a"}})).ok());
+  EXPECT_TRUE(Entries(db.db(), **indexed, "by_path", Text("/a")).empty());
+  ASSERT_TRUE(db.coordinator().Apply(InsertRow(t, {Text("h1")}, {Bigint(2)}, {{"path", "/a"}})).ok());
+  const auto entries = Entries(db.db(), **indexed, "by_path", Text("/a"));
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0], std::make_pair(Text("h1"), Bigint(2)));
+}
+
+// A build a stopping node did not run is recorded, and the next start runs it.
+TEST(SecondaryIndexTest, ABuildNotRunBeforeAStopRunsAtTheNextStart) {
+  TestDatabase db("index_resume");
+  auto t = MakeTable(db.db(), "events", Distribution::kHash, {"host:text:pk", "ts:bigint:ck", "path:text:regular"});
+  ASSERT_TRUE(t);
+  for (int i = 0; i < 30; ++i) {
+    ASSERT_TRUE(db.coordinator().Apply(InsertRow(t, {Text("h" + std::to_string(i % 3))}, {Bigint(i)},
+                                                 {{"path", i % 3 ? "/other" : "/three"}})).ok());
+  }
+  db.coordinator().Stop();  // no build starts from here on
+  auto indexed = IndexOn(db.coordinator(), "events", "path", "by_path", /*build=*/true);
+  ASSERT_TRUE(indexed.ok()) << indexed.status().ToString();
+  EXPECT_TRUE(Entries(db.db(), **indexed, "by_path", Text("/three")).empty());
+  db.Reopen();  // TestDatabase starts the new coordinator, as a node does
+  for (int i = 0; i < 200 && !db.coordinator().IndexBuilt("ks", "by_path"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(db.coordinator().IndexBuilt("ks", "by_path"));
+  EXPECT_EQ(Entries(db.db(), **indexed, "by_path", Text("/three")).size(), 10u);
 }
 
 }  // namespace
