@@ -75,7 +75,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   harness = new Harness;
   harness->db = fuzz::OpenScratchDatabase("auth_fuzz");
   harness->coordinator = std::make_unique<Coordinator>(harness->db.get());
-  harness->store = std::make_unique<SystemAuthStore>(harness->db.get());
+  harness->store = std::make_unique<SystemAuthStore>(harness->coordinator.get());
   if (!harness->store->CreateSchema().ok()) abort();
   auth::AuthOptions ao;
   ao.authentication = ao.authorization = true;

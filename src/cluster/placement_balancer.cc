@@ -15,6 +15,7 @@
 #include "cluster/replicated_tablet.h"
 #include "common/bytes.h"
 #include "common/uuid.h"
+#include "coordinator/coordinator.h"
 #include "db/database.h"
 #include "tablets/balancer_policy.h"
 
@@ -319,7 +320,7 @@ bool PlacementBalancer::Split(const std::shared_ptr<const TableSchema>& table, c
                         t.sample.keys.size(), nodes, nodes == 1 ? "" : "s", left_share * 100,
                         (1 - left_share) * 100);
     }
-    auto done = db->SplitTablet(*table, t.id, cut, reason + how);
+    auto done = services_->coordinator->SplitTablet(*table, t.id, cut, reason + how);
     if (!done.ok()) {
       RecordRefusal("", *table, "split of the hottest tablet failed: " + done.status().ToString(), WallMicros());
       return false;
@@ -425,7 +426,7 @@ Status PlacementBalancer::CarryOut(const std::shared_ptr<const TableSchema>& tab
   if (split) {
     std::optional<std::string> cut;
     if (decided.position) cut = AbsoluteKey(table->id, *decided.position);
-    done = db->SplitTablet(*table, *id, cut, reason, fenced).status();
+    done = services_->coordinator->SplitTablet(*table, *id, cut, reason, fenced).status();
   } else {
     done = db->MergeTablets(*table, *id, reason, fenced).status();
   }

@@ -605,6 +605,20 @@ Status ClusterReplicaResolver::BeforeMerge(const TableSchema& table, const Table
   return services_->placements->RecordMerge(table.uuid, relative, BalancerLeaderFence(source.leader_term)).status();
 }
 
+std::vector<std::string> ClusterReplicaResolver::Hosts(const TableSchema& table, const Tablet& tablet) {
+  if (table.keyspace.starts_with("system")) return {};
+  auto placement = services_->placements->Cached(table.uuid);
+  if (!placement) return {};
+  const TabletReplicas* holder = PlacementOf(*placement, RelativeKey(table.id, tablet.start).value_or(std::string()));
+  return holder ? holder->replicas : std::vector<std::string>{};
+}
+
+bool ClusterReplicaResolver::StoredHere(const TableSchema& table, const Tablet& tablet) {
+  if (table.keyspace.starts_with("system")) return true;
+  const auto hosts = Hosts(table, tablet);
+  return std::find(hosts.begin(), hosts.end(), services_->self_host_id) != hosts.end();
+}
+
 std::shared_ptr<Replica> ClusterReplicaResolver::ReplicaFor(const std::shared_ptr<const TableSchema>& table,
                                                             const Tablet& tablet) {
   if (table->keyspace.starts_with("system")) return nullptr;

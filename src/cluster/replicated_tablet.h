@@ -100,6 +100,7 @@ class Failpoints;
 }
 
 namespace tessera {
+class Coordinator;
 class Database;
 struct TableMetrics;
 }
@@ -112,6 +113,9 @@ class ReplicaService;
 // outlives the tablets.
 struct ReplicationServices {
   Database* db = nullptr;
+  // The node's coordinator above db: the balancer leader's median splits of
+  // tablets this node stores no copy of read through it.
+  Coordinator* coordinator = nullptr;
   Membership* membership = nullptr;
   TabletPlacements* placements = nullptr;
   InternodeTransport* client = nullptr;
@@ -313,14 +317,19 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
   SpeculativeRetry speculative_retry_;  // the table's option, parsed once per request
 };
 
-// Gives tablets of replicated keyspaces a ReplicatedTablet; system keyspaces
-// (system_auth, system_traces, ...) stay on each node (nullptr).
-class ClusterReplicaResolver : public ReplicaResolver {
+// Gives tablets of replicated keyspaces a ReplicatedTablet (for the node's
+// Coordinator); system keyspaces (system_auth, system_traces, ...) stay on
+// each node (nullptr). As the node's TabletPlacementView it tells its
+// Database who holds each tablet and records or checks its splits and merges.
+class ClusterReplicaResolver : public ReplicaResolver, public TabletPlacementView {
  public:
   explicit ClusterReplicaResolver(ReplicationServices* services) : services_(services) {}
   // A new coordinator for this one request (cheap: no I/O), from `table` as
   // the request reads it, so its options (speculative_retry) are current.
   std::shared_ptr<Replica> ReplicaFor(const std::shared_ptr<const TableSchema>& table, const Tablet& tablet) override;
+  // From the cached placement only (no etcd request), as ReplicatedTablet::Hosts.
+  std::vector<std::string> Hosts(const TableSchema& table, const Tablet& tablet) override;
+  bool StoredHere(const TableSchema& table, const Tablet& tablet) override;
   // A split decided here (kThisNode) is recorded in the table's placement in
   // etcd (TabletPlacements::RecordSplit) before this node applies it; with a
   // leader term (the balancer leader's decision) only while the leader key

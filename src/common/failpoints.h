@@ -13,8 +13,11 @@
 //   repair.held         a repair run by this node, once every node holds the
 //                       repaired tables' tombstones (cluster/repair_holds.h)
 //   replica.read.<keyspace>.<table>
-//                       every read of the table from this node's store
-//                       (Database::ReadRow, ReadSlice, ScanRange), before it reads
+//                       every read of the table this node coordinates or
+//                       serves from its store (Coordinator::ReadRow, ReadSlice,
+//                       ScanRange and their async forms; Database's), before it reads
+//   tablets.median_read a split without a position, before it reads the
+//                       median partition from this node's copy (Database::SplitTablet)
 //
 // Actions: "pause" (Hit blocks until the failpoint is set to something else
 // or ReleaseAll), "error" (Hit returns an IOError naming the failpoint),

@@ -58,23 +58,26 @@ Status Coordinator::ApplyBatch(const std::vector<Mutation>& mutations, std::vect
                                const RequestConsistency& consistency) {
   if (mutations.empty()) return Status::OK();
   const std::vector<IndexedWrite> indexed = WritesWithDerivedRows(mutations);
-  if (indexed.empty()) return db_->ApplyBatch(mutations, warnings, consistency);
+  if (indexed.empty()) return ApplyBase(mutations, warnings, consistency);
   return ApplyWithDerivedRows(mutations, indexed, warnings, consistency);
 }
 
 bool Coordinator::AppliesWithoutWaiting(const std::vector<Mutation>& mutations,
                                         const RequestConsistency& consistency) const {
-  return db_->AppliesWithoutWaiting(mutations, consistency) && WritesWithDerivedRows(mutations).empty();
+  return replicated() && !mutations.empty() && !consistency.paxos &&
+         std::none_of(mutations.begin(), mutations.end(),
+                      [](const Mutation& m) { return m.table->HasOnlineLayout() || m.table->HasCounters(); }) &&
+         WritesWithDerivedRows(mutations).empty();
 }
 
 void Coordinator::ApplyBatchAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
                                   Database::WriteDone done) {
-  if (!WritesWithDerivedRows(mutations).empty()) {
+  if (!AppliesWithoutWaiting(mutations, consistency)) {
     std::vector<std::string> warnings;
     Status s = ApplyBatch(mutations, &warnings, consistency);
     return done(std::move(s), std::move(warnings));
   }
-  db_->ApplyBatchAsync(mutations, consistency, std::move(done));
+  ApplyBaseAsync(mutations, consistency, std::move(done));
 }
 
 // ---- DDL ----

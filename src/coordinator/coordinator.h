@@ -1,15 +1,21 @@
-// tessera::Coordinator — the node's coordinator of writes, above the
-// replica-local store (ScyllaDB's storage_proxy role; ../DESIGN.md "Request
-// path"): every write the CQL layer makes goes through it, with the request's
-// consistency level passed in, and it keeps the secondary indexes and
-// materialized views of the written tables right. It also owns their
-// background builds, which are coordinator work: a build reads the base
-// table and writes the derived rows through the same path.
+// tessera::Coordinator — the node's coordinator, above the replica-local
+// store (ScyllaDB's storage_proxy role; ../DESIGN.md "Request path"): every
+// read and write the CQL layer makes goes through it, with the request's
+// consistency level passed in.
 //
-// What is still below it: routing a write or a read to its tablets and their
-// replicas (Database::ApplyBatch, ReadRow, ReadSlice, ScanRange, through the
-// cluster's ReplicaResolver). Index and view maintenance call those, so they
-// see a cluster node's replicated tablets exactly as before.
+// Two modes, one API. On a single node (no resolver attached) every call goes
+// straight to this node's Database (direct calls, no copies). On a cluster
+// node the attached ReplicaResolver chooses, per request and tablet, who
+// serves it (cluster/replicated_tablet.h: the tablet's replica set at the
+// request's consistency level); the coordinator routes reads with db/reader.h
+// over a ReadContext whose replica_of is that choice, and writes as
+// Database::RouteWrite builds them, one write per replica set. Database
+// itself never holds a replica of another node.
+//
+// It keeps the secondary indexes and materialized views of the written
+// tables right and owns their background builds, which are coordinator work:
+// a build reads the base table and writes the derived rows through the same
+// path.
 //
 // Derived rows (db/secondary_index.h, db/materialized_view.h): a write to a
 // table with secondary indexes or views (as the catalog has it now, whatever
@@ -62,21 +68,76 @@ class Coordinator {
   // waits for their threads. Idempotent; no build starts afterwards.
   void Stop();
 
+  // --- Replicas ---
+  // Lets `resolver` choose who serves each request to a tablet (a cluster
+  // node's ClusterReplicaResolver); nullptr: this node's replica for every
+  // tablet again (a single node). REQUIRES: `resolver` outlives every
+  // request that may still choose through it (a node: until its CQL server
+  // stopped and its internode client drained).
+  void AttachReplicaResolver(ReplicaResolver* resolver);
+
+  // --- Reads: as Database's (db/reader.h: results, paging, errors) ---
+  // On a cluster node a replicated tablet's read asks its replicas at
+  // `consistency`; the *Async forms answer through `done` exactly once, on
+  // this thread or the one the completing replica answers on, so no thread
+  // waits for another node; the blocking forms wait for the *Async ones.
+  // REQUIRES: this coordinator and its database outlive every answer.
+  Result<std::optional<RowResult>> ReadRow(const std::shared_ptr<const TableSchema>& table,
+                                           const std::vector<std::string>& partition_key,
+                                           const std::vector<std::string>& clustering,
+                                           const RequestConsistency& consistency = kLocalConsistency);
+  void ReadRowAsync(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& partition_key,
+                    const std::vector<std::string>& clustering, const RequestConsistency& consistency, RowDone done);
+  Result<SliceResult> ReadSlice(const std::shared_ptr<const TableSchema>& table,
+                                const std::vector<std::string>& partition_key, const SliceRequest& request,
+                                const RequestConsistency& consistency = kLocalConsistency);
+  void ReadSliceAsync(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& partition_key,
+                      const SliceRequest& request, const RequestConsistency& consistency, SliceDone done);
+  Result<RangeResult> ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request,
+                                const RequestConsistency& consistency = kLocalConsistency);
+  void ScanRangeAsync(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request,
+                      const RequestConsistency& consistency, RangeDone done);
+  // Prepares a Paxos round on the replicas of one partition
+  // (Replica::BeginPaxos): nullopt on a single node, where the caller
+  // serializes conditional statements with a lock. `for_read`: a SERIAL
+  // read's round. Errors: those of BeginPaxos, InvalidArgument for a wrong
+  // partition key, NotFound for a dropped table.
+  Result<std::optional<PaxosRound>> BeginPaxos(const std::shared_ptr<const TableSchema>& table,
+                                               const std::vector<std::string>& partition_key,
+                                               ConsistencyLevel serial, bool for_read = false);
+  // ANN candidates (storage keys) of the tablet starting at `tablet_start`
+  // from a node that stores it (Replica::SearchVectors): nullopt when this
+  // node stores it. Errors: NotFound (dropped, or the tablet split or merged).
+  Result<std::optional<std::vector<std::string>>> SearchVectorsOfTablet(
+      const std::shared_ptr<const TableSchema>& table, const std::string& tablet_start, const std::string& index,
+      const std::vector<float>& query, size_t k);
+
+  // --- Tablets ---
+  // Database::SplitTablet (same errors), but a split without a position on a
+  // node that stores no copy of the tablet finds the median partition through
+  // the tablet's replicas (at ONE, from the copy that answers first) first:
+  // the store reads only its own copy. Blocking: the median read may take
+  // seconds on a big tablet held elsewhere.
+  Result<std::pair<TabletId, TabletId>> SplitTablet(const TableSchema& table, TabletId tablet,
+                                                    std::optional<std::string> split_position,
+                                                    const std::string& reason, const TabletChangeSource& source = {});
+
   // --- Writes ---
-  // As Database::Apply / ApplyBatch (errors, warnings, consistency), with the
-  // derived rows kept right (above).
+  // As Database::Apply / ApplyBatch (errors, warnings, consistency), sent to
+  // the tablets' replicas, with the derived rows kept right (above).
   [[nodiscard]] Status Apply(const Mutation& mutation, const RequestConsistency& consistency = kLocalConsistency);
   [[nodiscard]] Status ApplyBatch(const std::vector<Mutation>& mutations,
                                   std::vector<std::string>* warnings = nullptr,
                                   const RequestConsistency& consistency = kLocalConsistency);
-  // As Database::ApplyBatchAsync: `done` runs exactly once, on the thread of
+  // As ApplyBatch, answering through `done` exactly once: on the thread of
   // the replica answer that completes the level when AppliesWithoutWaiting;
-  // otherwise (derived rows to keep, and Database's own cases) on this thread
-  // after the write ran as ApplyBatch.
+  // otherwise on this thread after the write ran as ApplyBatch.
   void ApplyBatchAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
                        Database::WriteDone done);
-  // False when ApplyBatchAsync runs `mutations` on the calling thread, which
-  // may then wait for other nodes.
+  // True on a cluster node for writes that need no read or lock first: not
+  // at SERIAL (a Paxos proposal), no counter, no table whose layout changes
+  // online, no table with secondary indexes or views. False: ApplyBatchAsync
+  // runs `mutations` on the calling thread, which may wait for other nodes.
   bool AppliesWithoutWaiting(const std::vector<Mutation>& mutations, const RequestConsistency& consistency) const;
 
   // --- Secondary indexes and materialized views: DDL and builds ---
@@ -89,6 +150,11 @@ class Coordinator {
   Result<std::shared_ptr<const TableSchema>> DropIndex(const std::string& keyspace, const std::string& name);
   // False while this node's build of the index runs (or waits to resume).
   bool IndexBuilt(const std::string& keyspace, const std::string& name) const;
+  // Removes every row of the table, its indexes' and its views' on every
+  // replica (at `consistency`: the executor asks for ALL, as Cassandra).
+  // Errors: NotFound, a replica's.
+  Status TruncateTable(const std::string& keyspace, const std::string& name,
+                       const RequestConsistency& consistency = kAllConsistency);
   // Database::CreateView (same errors), then with `build` the view's build.
   Result<std::shared_ptr<const TableSchema>> CreateView(TableSchema view, bool build);
   // Database::DropView (same errors); an unfinished build is forgotten.
@@ -108,6 +174,29 @@ class Coordinator {
   using IndexEntrySets = std::map<std::pair<uint32_t, std::string>, std::vector<IndexEntry>>;
   using ViewRowSets = std::map<std::pair<uint32_t, std::string>, std::vector<ViewRow>>;  // (base id, view) -> rows
 
+  bool replicated() const { return resolver_.load(std::memory_order_acquire) != nullptr; }
+  // The resolver's choice for `tablet`, else this node's replica.
+  std::shared_ptr<Replica> ReplicaOf(const std::shared_ptr<const TableSchema>& table, const Tablet& tablet) const;
+  // A read of `table` (in its current layout) through ReplicaOf.
+  ReadContext ContextOf(const std::shared_ptr<const TableSchema>& table, const RequestConsistency& consistency) const;
+  // --- writes without derived rows (coordinator/replica_writes.cc) ---
+  Status ApplyBase(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
+                   const RequestConsistency& consistency);
+  // REQUIRES: replicated(), and no mutation needs a read or a lock first
+  // (AppliesWithoutWaiting).
+  void ApplyBaseAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
+                      Database::WriteDone done);
+  // Writes `ws` through the replicas of the tablets its keys fall in: one
+  // write per replica set, the first error returned.
+  Status ApplyToReplicas(const WriteSet& ws, const RequestConsistency& consistency);
+  void ApplyToReplicasAsync(const WriteSet& ws, const RequestConsistency& consistency,
+                            std::function<void(Status)> done);
+  // The replica every op of `ws` goes to (its tablet's) when they all fall
+  // in one tablet; else nullptr and `groups` gets the replica of each tablet
+  // they reach with its ops, the conditional write's partition first when
+  // there is one.
+  Result<std::shared_ptr<Replica>> GroupByReplica(const WriteSet& ws, const RequestConsistency& consistency,
+                                                  std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>>* groups);
   // The mutations whose tables have derived rows (empty: none).
   std::vector<IndexedWrite> WritesWithDerivedRows(const std::vector<Mutation>& mutations) const;
   void RefreshDerivedFlag();
@@ -143,6 +232,7 @@ class Coordinator {
                                 const PartitionVisitor& partition, bool* stopped);
 
   Database* const db_;
+  std::atomic<ReplicaResolver*> resolver_{nullptr};
   // Whether any table has a secondary index (other than a vector index) or
   // a view: writes skip the catalog lookups while none has. Set before a
   // CREATE INDEX / VIEW changes the catalog, recomputed after a DROP.

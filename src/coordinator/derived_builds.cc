@@ -65,7 +65,7 @@ Status Coordinator::ForEachPartitionLocked(const std::stop_token& stop, const st
     auto base = db_->catalog().GetTable(keyspace, table);
     if (!base.ok()) return Status::OK();  // dropped meanwhile
     RangeRequest req{WholeTableRange(**base), kBuildPageRows, SIZE_MAX, cursor};
-    TESSERA_ASSIGN_OR_RETURN(auto page, db_->ScanRange(*base, req));
+    TESSERA_ASSIGN_OR_RETURN(auto page, ScanRange(*base, req));
     for (const auto& p : page.partitions) {
       if ((*stopped = stop.stop_requested())) return Status::OK();
       std::lock_guard<std::mutex> lock(PartitionStripe((*base)->id, p.partition_key));

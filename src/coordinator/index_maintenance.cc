@@ -31,7 +31,7 @@ Status Coordinator::ReadWholePartition(const std::shared_ptr<const TableSchema>&
   SliceRequest req;
   bool first = true;
   for (;;) {
-    TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_->ReadSlice(table, pk, req, consistency));
+    TESSERA_ASSIGN_OR_RETURN(SliceResult slice, ReadSlice(table, pk, req, consistency));
     if (first) *static_row = slice.partition.static_row;
     first = false;
     for (auto& r : slice.partition.rows) rows->push_back(std::move(r));
@@ -54,13 +54,13 @@ Status Coordinator::CollectDerived(const std::vector<IndexedWrite>& writes, Inde
     } else {
       for (const RowWrite& r : m.rows) {
         if (r.is_static) continue;
-        TESSERA_ASSIGN_OR_RETURN(auto row, db_->ReadRow(w.table, m.partition_key, r.clustering, consistency));
+        TESSERA_ASSIGN_OR_RETURN(auto row, ReadRow(w.table, m.partition_key, r.clustering, consistency));
         if (row) rows.push_back(std::move(*row));
       }
       if (static_write && HasStaticIndex(t)) {
         SliceRequest req;
         req.limit = 0;
-        TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_->ReadSlice(w.table, m.partition_key, req, consistency));
+        TESSERA_ASSIGN_OR_RETURN(SliceResult slice, ReadSlice(w.table, m.partition_key, req, consistency));
         static_row = slice.partition.static_row;
       }
     }
@@ -127,7 +127,7 @@ Status Coordinator::WriteIndexChanges(const IndexEntrySets& before, const IndexE
     }
   }
   if (writes.empty()) return Status::OK();
-  return db_->ApplyBatch(writes, nullptr, consistency);
+  return ApplyBase(writes, nullptr, consistency);
 }
 
 Status Coordinator::ApplyWithDerivedRows(const std::vector<Mutation>& mutations,
@@ -145,7 +145,7 @@ Status Coordinator::ApplyWithDerivedRows(const std::vector<Mutation>& mutations,
   IndexEntrySets before, after;
   ViewRowSets views_before, views_after;
   TESSERA_RETURN_IF_ERROR(CollectDerived(indexed, &before, &views_before, consistency));
-  TESSERA_RETURN_IF_ERROR(db_->ApplyBatch(mutations, warnings, consistency));
+  TESSERA_RETURN_IF_ERROR(ApplyBase(mutations, warnings, consistency));
   TESSERA_RETURN_IF_ERROR(CollectDerived(indexed, &after, &views_after, consistency));
   for (const auto& [key, entries] : after) before.try_emplace(key);  // a key only after: all new
   TESSERA_RETURN_IF_ERROR(WriteIndexChanges(before, after, consistency));

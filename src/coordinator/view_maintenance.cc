@@ -123,7 +123,7 @@ Status Coordinator::WriteViewChanges(const ViewRowSets& before, const ViewRowSet
     }
   }
   if (writes.empty()) return Status::OK();
-  return db_->ApplyBatch(writes, nullptr, consistency);
+  return ApplyBase(writes, nullptr, consistency);
 }
 
 }  // namespace tessera

@@ -124,28 +124,15 @@ std::shared_ptr<const TabletMap> Database::TabletsOf(uint32_t table_id) const {
   return it == tablet_maps_.end() ? nullptr : it->second;
 }
 
-std::shared_ptr<Replica> Database::ReplicaOf(const std::shared_ptr<const TableSchema>& table,
-                                             const Tablet& tablet) const {
-  ReplicaResolver* resolver = resolver_.load(std::memory_order_acquire);
-  if (!resolver) return local_replica_;
-  auto chosen = resolver->ReplicaFor(table, tablet);
-  return chosen ? chosen : local_replica_;
+void Database::AttachPlacementView(TabletPlacementView* placement) {
+  std::lock_guard<std::mutex> admin(admin_mu_);  // no split or merge consults the view meanwhile
+  placement_.store(placement, std::memory_order_release);
+  cluster_tablets_ = placement != nullptr;
 }
 
-std::shared_ptr<Replica> Database::ReplicaOf(const TableSchema& table, const Tablet& tablet) const {
-  if (!resolver_.load(std::memory_order_acquire)) return local_replica_;
-  return ReplicaOf(SharedSchema(table), tablet);
-}
-
-std::shared_ptr<const TableSchema> Database::SharedSchema(const TableSchema& table) const {
-  auto current = catalog_.GetTableById(table.id);
-  return current ? current : std::make_shared<const TableSchema>(table);
-}
-
-void Database::AttachReplicaResolver(ReplicaResolver* resolver) {
-  std::lock_guard<std::mutex> admin(admin_mu_);  // no split or merge consults the resolver meanwhile
-  resolver_.store(resolver, std::memory_order_release);
-  cluster_tablets_ = resolver != nullptr;
+bool Database::StoredHere(const TableSchema& table, const Tablet& tablet) const {
+  TabletPlacementView* placement = placement_.load(std::memory_order_acquire);
+  return !placement || placement->StoredHere(table, tablet);
 }
 
 Status Database::PublishTablets(TabletMap map) {
@@ -227,28 +214,19 @@ Status Database::DropTableLocked(const std::string& keyspace, const std::string&
   return Status::OK();
 }
 
-Status Database::TruncateTable(const std::string& keyspace, const std::string& name,
-                               const RequestConsistency& consistency) {
+Status Database::TruncateTable(const std::string& keyspace, const std::string& name) {
   TESSERA_ASSIGN_OR_RETURN(auto table, catalog_.GetTable(keyspace, name));
   for (const IndexDef& index : table->indexes) {  // the indexes are emptied first: no entry outlives its row
     if (index.is_vector()) continue;             // its entries go with the rows
-    Status s = TruncateTable(keyspace, index.backing_table, consistency);
+    Status s = TruncateTable(keyspace, index.backing_table);
     if (!s.ok() && !s.IsNotFound()) return s;
   }
   for (const std::string& view : table->views) {  // as Cassandra, a base's views are truncated with it
-    Status s = TruncateTable(keyspace, view, consistency);
+    Status s = TruncateTable(keyspace, view);
     if (!s.ok() && !s.IsNotFound()) return s;
   }
   large_partitions_.ForgetTable(table->id);
-  if (!resolver_.load()) return RemoveTableData(*table);
-  auto map = TabletsOf(table->id);
-  if (!map) return Status::NotFound("table " + keyspace + "." + name + " was dropped");
-  for (const Tablet& t : map->tablets()) {
-    WriteSet ws;
-    ws.DeleteRange(t.start, t.end);
-    TESSERA_RETURN_IF_ERROR(ReplicaOf(table, t)->Apply(ws, consistency));
-  }
-  return Status::OK();
+  return RemoveTableData(*table);
 }
 
 Result<std::shared_ptr<const TableSchema>> Database::GetTable(const std::string& keyspace,
@@ -285,7 +263,7 @@ ReadContext Database::MakeReadContext(const std::shared_ptr<const TableSchema>& 
   ctx.consistency = consistency;
   const uint32_t id = table->id;
   ctx.tablets = [this, id] { return TabletsOf(id); };
-  ctx.replica_of = [this, table](const Tablet& t) { return ReplicaOf(table, t); };
+  ctx.replica_of = [replica = local_replica_](const Tablet&) { return replica; };
   ctx.now_micros = NowMicros();
   ctx.count_partition_read = [this, id](std::string_view position) {
     CountPartition(id, position, /*write=*/false, 1);
@@ -330,6 +308,11 @@ Status Database::HitReadFailpoint(const TableSchema& table) {
   return failpoints_->Hit("replica.read." + table.keyspace + "." + table.name);
 }
 
+Status Database::HitFailpoint(const std::string& name) {
+  if (failpoints_ == nullptr || !failpoints_->armed()) return Status::OK();
+  return failpoints_->Hit(name);
+}
+
 Result<std::optional<RowResult>> Database::ReadRow(const std::shared_ptr<const TableSchema>& table,
                                                    const std::vector<std::string>& pk,
                                                    const std::vector<std::string>& ck,
@@ -372,18 +355,6 @@ Result<SliceResult> Database::ReadSlice(const std::shared_ptr<const TableSchema>
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
   TESSERA_RETURN_IF_ERROR(HitReadFailpoint(*table));
   ReadTimer timer(MetricsOf(table->id));
-  if (cluster_tablets_.load(std::memory_order_relaxed)) {
-    // As ScanRange: on a cluster the slice read without a thread beats the
-    // blocking one, whose header, static row and rows cost three round
-    // trips one after the other where its first request to each replica
-    // brings all three (bench/RESULTS.md, "A slice asks each replica
-    // once"); this caller holds its thread until it answers.
-    std::promise<Result<SliceResult>> answered;
-    auto answer = answered.get_future();
-    tessera::ReadSliceAsync(MakeReadContext(CurrentLayout(table), consistency), pk, request,
-                            [&answered](Result<SliceResult> slice) { answered.set_value(std::move(slice)); });
-    return answer.get();
-  }
   return tessera::ReadSlice(MakeReadContext(CurrentLayout(table), consistency), pk, request);
 }
 
@@ -392,16 +363,6 @@ Result<RangeResult> Database::ScanRange(const std::shared_ptr<const TableSchema>
   if (!TabletsOf(table->id)) return Status::NotFound("table " + table->name + " was dropped");
   TESSERA_RETURN_IF_ERROR(HitReadFailpoint(*table));
   ReadTimer timer(MetricsOf(table->id));
-  if (cluster_tablets_.load(std::memory_order_relaxed)) {
-    // On a cluster the windows' read beats the iterator's: it takes each
-    // partition's header from the window instead of a round trip of its own
-    // (bench/RESULTS.md, "Scans"); this caller holds its thread until it answers.
-    std::promise<Result<RangeResult>> answered;
-    auto answer = answered.get_future();
-    tessera::ScanRangeAsync(MakeReadContext(CurrentLayout(table), consistency), request,
-                            [&answered](Result<RangeResult> page) { answered.set_value(std::move(page)); });
-    return answer.get();
-  }
   return tessera::ScanRange(MakeReadContext(CurrentLayout(table), consistency), request);
 }
 
@@ -418,42 +379,14 @@ void Database::ScanRangeAsync(const std::shared_ptr<const TableSchema>& table, c
                           });
 }
 
-Result<std::optional<PaxosRound>> Database::BeginPaxos(const std::shared_ptr<const TableSchema>& table,
-                                                      const std::vector<std::string>& partition_key,
-                                                      ConsistencyLevel serial, bool for_read) {
-  if (!cluster_tablets_.load(std::memory_order_relaxed)) return std::optional<PaxosRound>();
-  auto layout = CurrentLayout(table);
-  std::vector<std::string_view> parts(partition_key.begin(), partition_key.end());
-  std::string position;
-  Token token = 0;
-  TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(*layout, parts, &position, &token));
-  auto map = TabletsOf(layout->id);
-  if (!map) return Status::NotFound("table " + table->name + " was dropped");
-  return ReplicaOf(layout, map->Find(position))->BeginPaxos(position, serial, for_read);
-}
-
 // --- Tablets ---
 
 std::vector<Database::TabletRange> Database::TabletRanges(const TableSchema& table) {
   std::vector<TabletRange> out;
   auto map = TabletsOf(table.id);
   if (!map) return out;
-  const auto schema = SharedSchema(table);
-  for (const auto& t : map->tablets()) out.push_back({t.start, t.end, ReplicaOf(schema, t)->StoredHere()});
+  for (const auto& t : map->tablets()) out.push_back({t.start, t.end, StoredHere(table, t)});
   return out;
-}
-
-Result<std::optional<std::vector<std::string>>> Database::SearchVectorsOfTablet(const TableSchema& table,
-                                                                                const std::string& tablet_start,
-                                                                                const std::string& index,
-                                                                                const std::vector<float>& query,
-                                                                                size_t k) {
-  auto map = TabletsOf(table.id);
-  if (!map) return Status::NotFound("table " + table.keyspace + "." + table.name + " was dropped");
-  for (const auto& t : map->tablets()) {
-    if (t.start == tablet_start) return ReplicaOf(table, t)->SearchVectors(index, query, k);
-  }
-  return Status::NotFound("the tablet split or merged meanwhile");
 }
 
 std::vector<TabletStatus> Database::Tablets(const TableSchema& table) {
@@ -463,7 +396,7 @@ std::vector<TabletStatus> Database::Tablets(const TableSchema& table) {
   uint64_t keys = engine_->IntProperty("rocksdb.estimate-num-keys");
   uint64_t total = engine_->ApproximateSize(std::string(), std::string(8, '\xff'));
   double avg = keys > 0 && total > 0 ? static_cast<double>(total) / static_cast<double>(keys) : 0.0;
-  const auto schema = SharedSchema(table);
+  TabletPlacementView* placement = placement_.load(std::memory_order_acquire);
   std::map<TabletId, std::string> holds;
   for (const auto& h : TabletHolds()) {
     if (h.table_id == table.id) holds[h.tablet] = "hold: " + h.condition;
@@ -487,9 +420,8 @@ std::vector<TabletStatus> Database::Tablets(const TableSchema& table) {
     s.write_bytes_per_second = c.write_bytes_rate.Rate(now, since);
     s.replica_reads_per_second = c.replica_read_rate.Rate(now, since);
     s.replica_writes_per_second = c.replica_write_rate.Rate(now, since);
-    const auto replica = ReplicaOf(schema, t);
-    s.size_bytes = replica->ApproximateSize(t.start, t.end);
-    s.replicas = replica->Hosts();
+    s.size_bytes = engine_->ApproximateSize(t.start, t.end);  // this node's copy
+    if (placement) s.replicas = placement->Hosts(table, t);
     s.rows_estimate = avg > 0 ? static_cast<uint64_t>(static_cast<double>(s.size_bytes) / avg) : 0;
     if (auto h = holds.find(t.id); h != holds.end()) {
       s.state = h->second;
@@ -573,10 +505,9 @@ Result<LargePartition> Database::MeasurePartition(const TableSchema& table, cons
   auto map = TabletsOf(table.id);
   if (!map) return Status::NotFound("table " + table.name + " was dropped");
   const Tablet& tablet = map->Find(position);
-  // Its own copy when this node stores one; else through the replicas (a
-  // coordinator that noted the partition's writes may store none of it).
+  // This node's own copy: the store reads nothing from other nodes.
   auto it = OwnCopyIterator(table, tablet, position, end);
-  if (!it) it = ReplicaOf(table, tablet)->NewIterator(position, end, kHousekeepingConsistency);
+  if (!it) return Status::NotFound("this node stores no copy of the partition's tablet of " + table.name);
   // A partition-bucketed partition's sub-partitions all start with its (logical) position.
   const size_t kind_at = position.size() + (table.partition_buckets.enabled() ? kSubPartitionBytes : 0);
   for (it->Seek(position); it->Valid() && m.rows < kMaxVisited; it->Next()) {
@@ -610,24 +541,24 @@ std::shared_ptr<TableMetrics> Database::MetricsOf(uint32_t table_id) {
   return m;
 }
 
-Result<std::string> Database::MiddleOf(const TableSchema& table, const Tablet& tablet, bool own_copy) {
+std::optional<std::string> Database::MiddleToken(const TableSchema& table, const Tablet& tablet) {
+  if (table.distribution != Distribution::kHash) return std::nullopt;
   const std::string prefix = TablePrefix(table.id);
-  if (table.distribution == Distribution::kHash) {
-    auto token_of = [&](const std::string& bound, bool is_end) -> __int128 {
-      if (bound.size() < prefix.size() + 8) return is_end ? (__int128{1} << 63) : -(__int128{1} << 63);
-      return DecodeToken(std::string_view(bound).substr(prefix.size(), 8));
-    };
-    __int128 lo = token_of(tablet.start, false), hi = token_of(tablet.end, true);
-    auto mid = static_cast<Token>(lo + (hi - lo) / 2);
-    std::string candidate = prefix + EncodeToken(mid);
-    if (tablet.start < candidate && candidate < tablet.end) return candidate;
-  }
+  auto token_of = [&](const std::string& bound, bool is_end) -> __int128 {
+    if (bound.size() < prefix.size() + 8) return is_end ? (__int128{1} << 63) : -(__int128{1} << 63);
+    return DecodeToken(std::string_view(bound).substr(prefix.size(), 8));
+  };
+  __int128 lo = token_of(tablet.start, false), hi = token_of(tablet.end, true);
+  auto mid = static_cast<Token>(lo + (hi - lo) / 2);
+  std::string candidate = prefix + EncodeToken(mid);
+  if (tablet.start < candidate && candidate < tablet.end) return candidate;
+  return std::nullopt;
+}
+
+Result<std::string> Database::MedianPartition(const TableSchema& table, const Tablet& tablet, KvIterator* it) {
   // The median partition among (up to kMaxSampledPartitions of) those stored,
   // found by jumping from partition to partition.
   std::vector<std::string> positions;
-  auto it = own_copy ? OwnCopyIterator(table, tablet, tablet.start, tablet.end)
-                     : ReplicaOf(table, tablet)->NewIterator(tablet.start, tablet.end, kHousekeepingConsistency);
-  if (!it) return Status::NotFound("this node stores no copy of tablet " + std::to_string(tablet.id) + " of " + table.name);
   for (it->Seek(tablet.start); it->Valid() && positions.size() < kMaxSampledPartitions;) {
     TESSERA_ASSIGN_OR_RETURN(size_t n, PartitionPositionSize(table, it->key()));
     positions.emplace_back(it->key().substr(0, n));
@@ -643,20 +574,27 @@ Result<std::string> Database::MiddleOf(const TableSchema& table, const Tablet& t
   return positions[positions.size() / 2];
 }
 
+Result<std::string> Database::MiddleOf(const TableSchema& table, const Tablet& tablet) {
+  if (auto token = MiddleToken(table, tablet)) return *token;
+  TESSERA_RETURN_IF_ERROR(HitFailpoint("tablets.median_read"));
+  auto it = OwnCopyIterator(table, tablet, tablet.start, tablet.end);
+  if (!it) return Status::NotFound("this node stores no copy of tablet " + std::to_string(tablet.id) + " of " + table.name);
+  return MedianPartition(table, tablet, it.get());
+}
+
 Result<std::string> Database::MiddleSplitPosition(const TableSchema& table, TabletId id) {
   auto snapshot = TabletsOf(table.id);
   if (!snapshot) return Status::NotFound("table " + table.name + " has no tablets");
   const Tablet* tablet = snapshot->FindById(id);
   if (!tablet) return Status::NotFound("no tablet " + std::to_string(id) + " in " + table.name);
-  return MiddleOf(table, *tablet, /*own_copy=*/true);
+  return MiddleOf(table, *tablet);
 }
 
 std::unique_ptr<KvIterator> Database::OwnCopyIterator(const TableSchema& table, const Tablet& tablet, std::string lower,
                                                       std::string upper) {
-  // A replicated tablet's NewIterator reads at ONE from whichever replica
-  // answers fastest, over the network; a node's housekeeping counts what it
-  // stores itself (the tablet's replicas hold the same rows).
-  if (!ReplicaOf(table, tablet)->StoredHere()) return nullptr;
+  // A node's housekeeping counts what it stores itself (the tablet's
+  // replicas hold the same rows).
+  if (!StoredHere(table, tablet)) return nullptr;
   return engine_->NewIterator(std::move(lower), std::move(upper));
 }
 
@@ -666,9 +604,8 @@ Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& t
                                                             const TabletChangeSource& source) {
   std::string split;
   if (!split_position) {
-    // The median partition is found by reading the tablet: on a cluster
-    // through its replicas, seconds for a big tablet held elsewhere. Not
-    // under admin_mu_, which DDL (a table another node created, applied
+    // The median partition is found by reading this node's copy of the
+    // tablet, seconds for a big one. Not under admin_mu_, which DDL (a table another node created, applied
     // here) and every other split and merge wait for.
     auto snapshot = TabletsOf(table.id);
     if (!snapshot) return Status::NotFound("table " + table.name + " has no tablets");
@@ -691,7 +628,9 @@ Result<std::pair<TabletId, TabletId>> Database::SplitTablet(const TableSchema& t
       if (!n.ok() || *n != split.size()) return Status::InvalidArgument("split position is not a partition boundary");
     }
   }
-  if (auto* resolver = resolver_.load()) TESSERA_RETURN_IF_ERROR(resolver->BeforeSplit(table, *tablet, split, source));
+  if (auto* placement = placement_.load()) {
+    TESSERA_RETURN_IF_ERROR(placement->BeforeSplit(table, *tablet, split, source));
+  }
   TabletMap next = *current;
   TESSERA_ASSIGN_OR_RETURN(auto ids, next.Split(id, split, NowMicros()));
   TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));
@@ -710,8 +649,8 @@ Result<TabletId> Database::MergeTablets(const TableSchema& table, TabletId left,
   const auto& ts = current->tablets();
   auto pos = std::find_if(ts.begin(), ts.end(), [&](const Tablet& t) { return t.id == left; });
   TabletId right = (pos != ts.end() && std::next(pos) != ts.end()) ? std::next(pos)->id : 0;
-  if (auto* resolver = resolver_.load(); resolver && right != 0) {
-    TESSERA_RETURN_IF_ERROR(resolver->BeforeMerge(table, *pos, *std::next(pos), source));
+  if (auto* placement = placement_.load(); placement && right != 0) {
+    TESSERA_RETURN_IF_ERROR(placement->BeforeMerge(table, *pos, *std::next(pos), source));
   }
   TESSERA_ASSIGN_OR_RETURN(TabletId merged, next.Merge(left, NowMicros()));
   TESSERA_RETURN_IF_ERROR(PublishTablets(std::move(next)));

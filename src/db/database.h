@@ -1,8 +1,13 @@
-// tessera::Database — the embedded single-node API every front door uses.
+// tessera::Database — the replica-local store of one node: schema, tablets
+// and this node's copy of their rows. It knows nothing of other nodes: the
+// Coordinator above it (coordinator/coordinator.h) sends a cluster's requests
+// to the tablets' replicas; what Database asks a cluster about its tablets
+// (who holds them, leave to split or merge) goes through a
+// TabletPlacementView, which holds no replica.
 //
 // Schema: keyspaces and tables (Catalog), persisted. Data: Apply() routes a
-// Mutation to the tablet that owns its partition and through that tablet's
-// Replica; reads go through the same routing (reader.h). Tablets: list with
+// Mutation to the tablet that owns its partition and writes this node's
+// replica; reads go through the same routing (reader.h). Tablets: list with
 // counters and size estimates, split at a partition boundary, merge
 // neighbours; all online (reads and writes go on; paging cursors stay valid).
 //
@@ -37,6 +42,7 @@
 #include "db/large_partitions.h"
 #include "db/tablet_balancer.h"
 #include "db/mutation.h"
+#include "db/mutation_builder.h"
 #include "db/materialized_view.h"
 #include "db/secondary_index.h"
 #include "db/vector_index.h"
@@ -199,12 +205,6 @@ class Database {
                                                          size_t ef = 0) {
     return vector_indexes_->Search(table.id, index, query, k, ranges, ef);
   }
-  // ANN candidates of the tablet starting at `tablet_start` from another
-  // node (Replica::SearchVectors): nullopt when this node stores it.
-  Result<std::optional<std::vector<std::string>>> SearchVectorsOfTablet(const TableSchema& table,
-                                                                        const std::string& tablet_start,
-                                                                        const std::string& index,
-                                                                        const std::vector<float>& query, size_t k);
   size_t VectorIndexSize(const TableSchema& table, const std::string& index) {
     return vector_indexes_->Size(table.id, index);
   }
@@ -223,11 +223,10 @@ class Database {
   // drops it. Errors: NotFound (no such view), IOError.
   Status DropView(const std::string& keyspace, const std::string& name);
 
-  // Removes every row, keeps schema and tablets. Goes through each tablet's
-  // replica, so a replicated table is truncated on every replica (at
-  // `consistency`: the executor asks for ALL, as Cassandra).
-  Status TruncateTable(const std::string& keyspace, const std::string& name,
-                       const RequestConsistency& consistency = kAllConsistency);
+  // Removes every row of this node's copy (and its indexes' and views'),
+  // keeps schema and tablets (a cluster's TRUNCATE reaches every replica
+  // through Coordinator::TruncateTable). Errors: NotFound, IOError.
+  Status TruncateTable(const std::string& keyspace, const std::string& name);
   Result<std::shared_ptr<const TableSchema>> GetTable(const std::string& keyspace, const std::string& name) const;
   const Catalog& catalog() const { return catalog_; }
   // Gives a bucketed table (TableSchema::buckets) a new bucket count online
@@ -263,13 +262,11 @@ class Database {
   // a dropped keyspace drops its sequences.
   Sequences& sequences() { return *sequences_; }
 
-  // --- Data ---
+  // --- Data: this node's replica ---
   // Every read and write takes the request's consistency level and write
-  // type (tablets/request_consistency.h) and hands it to the replicas of the
-  // tablets it touches: a replicated tablet waits for as many replicas as it
-  // names (cluster/replicated_tablet.h), the local replica of a single node
-  // ignores it. The default, ONE, is what a single node's own callers use;
-  // the executor always passes the request's.
+  // type (tablets/request_consistency.h) and hands it to the local replica,
+  // which ignores all but its trace. The default, ONE, is what a single
+  // node's own callers use; the Coordinator passes the request's.
   //
   // Errors: InvalidArgument (see BuildWriteSet), NotFound (table dropped), IOError.
   Status Apply(const Mutation& mutation, const RequestConsistency& consistency = kLocalConsistency);
@@ -283,34 +280,41 @@ class Database {
   // written).
   Status ApplyBatch(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings = nullptr,
                     const RequestConsistency& consistency = kLocalConsistency);
-  // ApplyBatch's outcome and its warnings.
+  // ApplyBatch's outcome and its warnings (Coordinator::ApplyBatchAsync).
   using WriteDone = std::function<void(Status, std::vector<std::string> warnings)>;
-  // As ApplyBatch, but answers through `done` (exactly once) instead of
-  // returning: on a cluster, the writes go to the replicas
-  // (Replica::ApplyAsync) and `done` runs on the thread of the answer that
-  // completes the level, so no thread waits for another node. Writes that
-  // read or lock first (bucket layout changes, Paxos proposals, counter
-  // increments) and every write of a single node run as ApplyBatch does,
-  // then call `done` on this thread.
-  // `mutations` need not outlive the call. REQUIRES: this Database outlives
-  // the answer (a node drains its internode client before closing its
-  // Database).
-  void ApplyBatchAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency, WriteDone done);
-  // Whether ApplyBatchAsync answers `mutations` from its replicas' answers
-  // (false: it runs them as ApplyBatch does, on the calling thread, which
-  // may wait for other nodes). Thread-safe.
-  bool AppliesWithoutWaiting(const std::vector<Mutation>& mutations, const RequestConsistency& consistency) const;
+  // A write routed to its tablets and built into one WriteSet (RouteWrite),
+  // and what CountRoutedWrite counts once its replicas took it.
+  struct RoutedWrite {
+    int64_t started = 0, now = 0;  // steady and write-timestamp micros
+    WriteSet ws;
+    struct Part {
+      std::shared_ptr<const TabletMap> map;
+      const Tablet* tablet;
+      BuiltMutation::Part part;
+    };
+    std::vector<Part> parts;
+    std::vector<BuiltMutation> built;
+    std::vector<uint32_t> tables;  // per mutation
+  };
+  // The first half of ApplyBatch for a coordinator that sends the WriteSet
+  // to the tablets' replicas itself: the mutations built at one fresh
+  // timestamp (in their tables' current layouts) and routed to their
+  // tablets, with the partition guardrails' warnings and refusals. Takes no
+  // layout lock: REQUIRES layouts that do not change online (a cluster
+  // node's, cluster_tablets()). Errors: as ApplyBatch.
+  [[nodiscard]] Status RouteWrite(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
+                                  RoutedWrite* out);
+  // Counts a routed write its replicas took (tablet counters, hot
+  // partitions, write latency).
+  void CountRoutedWrite(const RoutedWrite& write);
   Result<std::optional<RowResult>> ReadRow(const std::shared_ptr<const TableSchema>& table,
                                            const std::vector<std::string>& partition_key,
                                            const std::vector<std::string>& clustering,
                                            const RequestConsistency& consistency = kLocalConsistency);
-  // As ReadRow, answering through `done` (db/reader.h ReadRowAsync): on a
-  // cluster a replicated tablet's read holds no thread while its replicas
-  // answer. REQUIRES: this Database outlives the answer (as ApplyBatchAsync).
+  // As ReadRow, answering through `done` (db/reader.h ReadRowAsync).
+  // REQUIRES: this Database outlives the answer.
   void ReadRowAsync(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& partition_key,
                     const std::vector<std::string>& clustering, const RequestConsistency& consistency, RowDone done);
-  // On a cluster node ReadSlice runs ReadSliceAsync and waits (its first
-  // request to each replica brings the header and static row with the rows).
   Result<SliceResult> ReadSlice(const std::shared_ptr<const TableSchema>& table,
                                 const std::vector<std::string>& partition_key, const SliceRequest& request,
                                 const RequestConsistency& consistency = kLocalConsistency);
@@ -320,33 +324,35 @@ class Database {
                       const SliceRequest& request, const RequestConsistency& consistency, SliceDone done);
   Result<RangeResult> ScanRange(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request,
                                 const RequestConsistency& consistency = kLocalConsistency);
-  // ScanRange on a cluster node reads through ScanRangeAsync and waits.
   // As ScanRange, answering through `done` (db/reader.h ScanRangeAsync).
   // REQUIRES: this Database outlives the answer (as ReadRowAsync).
   void ScanRangeAsync(const std::shared_ptr<const TableSchema>& table, const RangeRequest& request,
                       const RequestConsistency& consistency, RangeDone done);
-  // Prepares a Paxos round on the replicas of one partition (Replica::BeginPaxos):
-  // nullopt on a single node, where the caller serializes conditional
-  // statements with a lock. `for_read`: a SERIAL read's round. Errors: those
-  // of BeginPaxos, InvalidArgument for a wrong partition key, NotFound for a
-  // dropped table.
-  Result<std::optional<PaxosRound>> BeginPaxos(const std::shared_ptr<const TableSchema>& table,
-                                               const std::vector<std::string>& partition_key,
-                                               ConsistencyLevel serial, bool for_read = false);
+  // What a read of `table` (as given: pass CurrentLayout(table)) at `consistency` needs from
+  // this store: tablets, clock, hot-partition counts, and this node's
+  // replica for every tablet (a coordinator gives ReadContext::replica_of its
+  // own choice). REQUIRES: this Database outlives the context.
+  ReadContext MakeReadContext(const std::shared_ptr<const TableSchema>& table, const RequestConsistency& consistency);
+  // The table's current tablet map; nullptr once dropped. Thread-safe.
+  std::shared_ptr<const TabletMap> TabletsOf(uint32_t table_id) const;
+  // The failpoint replica.read.<keyspace>.<table> (common/failpoints.h) every
+  // read of the table hits, here or in the coordinator: OK when off.
+  [[nodiscard]] Status HitReadFailpoint(const TableSchema& table);
+  // This node's replica (every tablet's on a single node).
+  const std::shared_ptr<Replica>& local_replica() const { return local_replica_; }
 
   // --- Tablets ---
-  // Lets `resolver` choose who serves each request to a tablet (a cluster
-  // node: cluster/replicated_tablet.h); the tablet maps hold no replica.
-  // With a resolver attached, a split or merge goes ahead only once the
-  // resolver's BeforeSplit / BeforeMerge allowed it (a replicated tablet's
-  // map changes through the cluster's metadata first); bucket-count changes
-  // return InvalidArgument. nullptr sends every request to the local replica
-  // again.
-  // REQUIRES: `resolver` stays alive until no request can still be choosing
-  // a replica through it (a node: until its CQL server stopped).
-  void AttachReplicaResolver(ReplicaResolver* resolver);
-  // True while a resolver is attached (the balancer then leaves bucket
-  // counts alone).
+  // Lets `placement` answer who holds each tablet (TabletStatus::replicas,
+  // TabletRange::stored_here, this node's own copy for housekeeping) and
+  // allow each split and merge first (TabletPlacementView::BeforeSplit /
+  // BeforeMerge: a replicated tablet's map changes through the cluster's
+  // metadata first); bucket-count changes then return InvalidArgument.
+  // nullptr: a single node again.
+  // REQUIRES: `placement` stays alive until no split, merge or status
+  // listing can still use it (a node: until its CQL server stopped).
+  void AttachPlacementView(TabletPlacementView* placement);
+  // True while a placement view is attached (a cluster node: the balancer
+  // then leaves bucket counts alone, and layouts do not change online).
   bool cluster_tablets() const { return cluster_tablets_.load(); }
   std::vector<TabletStatus> Tablets(const TableSchema& table);
   // The bounds of a table's tablets and whether this node stores each
@@ -356,6 +362,9 @@ class Database {
     bool stored_here = true;
   };
   std::vector<TabletRange> TabletRanges(const TableSchema& table);
+  // Whether this node stores a copy of `tablet` (always, on a single node;
+  // else as the placement view says).
+  bool StoredHere(const TableSchema& table, const Tablet& tablet) const;
   // The balancer policy's view of a table: bounds, ages, sizes, rates and key samples.
   TableLoad TabletLoads(const TableSchema& table);
   // Hot tablets the balancer declines to split (empty when it is off).
@@ -373,7 +382,7 @@ class Database {
   // split or merged while its median was found), InvalidArgument (a tablet
   // holding a single partition: a partition is never split). The median is
   // read without holding the lock DDL, splits and merges take. `source`
-  // reaches the attached resolver (ReplicaResolver::BeforeSplit,
+  // reaches the attached placement view (TabletPlacementView::BeforeSplit,
   // BeforeMerge): kPlacement for a change the cluster's metadata already
   // holds; a leader term for the balancer leader's decision (Busy once that
   // leadership is gone).
@@ -387,6 +396,13 @@ class Database {
   // SplitTablet's (NotFound, also when this node stores no copy;
   // InvalidArgument for a single partition).
   Result<std::string> MiddleSplitPosition(const TableSchema& table, TabletId tablet);
+  // Where a split without a position cuts a hash table's tablet: its middle
+  // token's prefix, when strictly inside it (nullopt for range tables).
+  static std::optional<std::string> MiddleToken(const TableSchema& table, const Tablet& tablet);
+  // The median partition position among the first 4,096 partitions `it`
+  // (over the tablet's keys, from any copy) holds.
+  // Errors: InvalidArgument (fewer than two partitions), the iterator's.
+  static Result<std::string> MedianPartition(const TableSchema& table, const Tablet& tablet, KvIterator* it);
   Result<TabletId> MergeTablets(const TableSchema& table, TabletId left, const std::string& reason = "manual",
                                 const TabletChangeSource& source = {});
   std::vector<TabletEvent> TabletEvents() const;
@@ -418,9 +434,9 @@ class Database {
   // or this node stores no copy of it), IOError.
   Result<uint64_t> MeasureTabletBytes(const TableSchema& table, TabletId id, uint64_t limit);
   // Counts the rows and stored bytes of the partition at `position` (at
-  // most 10 million rows are visited): in this node's own copy, or read
-  // through the tablet's replica at ONE when it stores none. Errors:
-  // IOError, Corruption, a replica's.
+  // most 10 million rows are visited) in this node's own copy. Errors:
+  // NotFound (dropped, or this node stores no copy: the tablet's replicas
+  // measure it), IOError, Corruption.
   Result<LargePartition> MeasurePartition(const TableSchema& table, const std::string& position);
   // Called by the CQL layer for a read that visited more than
   // guardrails().tombstone_warn tombstones.
@@ -450,42 +466,19 @@ class Database {
  private:
   Database(std::unique_ptr<StorageEngine> engine, const DatabaseOptions& options);
   Status LoadTablets();
-  std::shared_ptr<const TabletMap> TabletsOf(uint32_t table_id) const;
   Status PublishTablets(TabletMap map);  // persists, then swaps the snapshot
-  // Who serves a request to `tablet` of `table` (the schema the request
-  // reads): the attached resolver's choice, else the local replica. The
-  // second form, for callers that hold the table by value (housekeeping,
-  // status), reads its schema from the catalog.
-  std::shared_ptr<Replica> ReplicaOf(const std::shared_ptr<const TableSchema>& table, const Tablet& tablet) const;
-  std::shared_ptr<Replica> ReplicaOf(const TableSchema& table, const Tablet& tablet) const;
-  // `table`'s current schema from the catalog, else a copy of it (dropped).
-  std::shared_ptr<const TableSchema> SharedSchema(const TableSchema& table) const;
-  std::atomic<ReplicaResolver*> resolver_{nullptr};
+  std::atomic<TabletPlacementView*> placement_{nullptr};
   std::atomic<bool> cluster_tablets_{false};
-  ReadContext MakeReadContext(const std::shared_ptr<const TableSchema>& table, const RequestConsistency& consistency);
   Status ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
                      const RequestConsistency& consistency);
-  // A write routed to its tablets (db/database.cc), between RouteWrite and CountRoutedWrite.
-  struct RoutedWrite;
-  Status RouteWrite(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings, RoutedWrite* out);
-  void CountRoutedWrite(const RoutedWrite& write);
+  // RouteWrite without the layout mapping.
+  Status RouteBuilt(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings, RoutedWrite* out);
   void RefreshVectorIndexes();  // vector_indexes_ follow the catalog
   Status DropTableLocked(const std::string& keyspace, const std::string& name);
-  // Writes `ws` through the replicas of the tablets its keys fall in: one
-  // atomic write when they share one replica (always, on a single node).
-  Status ApplyToReplicas(const WriteSet& ws, const RequestConsistency& consistency);
-  void ApplyToReplicasAsync(const WriteSet& ws, const RequestConsistency& consistency,
-                            std::function<void(Status)> done);
-  // The replica every op of `ws` goes to (its tablet's) when they all fall
-  // in one tablet; else nullptr and `groups` gets the replica of each tablet
-  // they reach with its ops, the conditional write's partition first when
-  // there is one.
-  Result<std::shared_ptr<Replica>> GroupByReplica(const WriteSet& ws, const RequestConsistency& consistency,
-                                  std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>>* groups);
-  // The median partition of `tablet` (or its middle token): read through
-  // its replica, or with `own_copy` from this node's storage only
-  // (NotFound when this node stores no copy).
-  Result<std::string> MiddleOf(const TableSchema& table, const Tablet& tablet, bool own_copy = false);
+  // The median partition of `tablet` (or its middle token), read from this
+  // node's copy (NotFound when it stores none; failpoint tablets.median_read
+  // before it reads).
+  Result<std::string> MiddleOf(const TableSchema& table, const Tablet& tablet);
   // An iterator over [lower, upper) of this node's own copy of `tablet`
   // (the storage engine's); nullptr when this node stores none of it.
   std::unique_ptr<KvIterator> OwnCopyIterator(const TableSchema& table, const Tablet& tablet, std::string lower,
@@ -509,8 +502,7 @@ class Database {
   std::deque<RetiredTablet> retired_;  // guarded by events_mu_
   uint64_t retired_sequence_ = 0;      // guarded by events_mu_
   void RetireTablet(uint32_t table_id, const Tablet& tablet, int64_t at_micros);
-  // The failpoint replica.read.<keyspace>.<table>: OK when off.
-  [[nodiscard]] Status HitReadFailpoint(const TableSchema& table);
+  [[nodiscard]] Status HitFailpoint(const std::string& name);  // OK when off
   std::atomic<int64_t> last_timestamp_{0};
   struct PartitionLoad;  // per-table sketches
   std::shared_ptr<PartitionLoad> LoadOf(uint32_t table_id);

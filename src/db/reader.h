@@ -100,9 +100,10 @@ struct RangeResult {
 struct ReadContext {
   std::shared_ptr<const TableSchema> table;
   std::function<std::shared_ptr<const TabletMap>()> tablets;
-  // Who serves this read's requests to a tablet (Database::ReplicaOf: the
-  // local replica, or on a cluster node a replicated tablet's coordinator
-  // made for the read); called once per tablet and step the read reaches.
+  // Who serves this read's requests to a tablet (Database::MakeReadContext:
+  // this node's replica; Coordinator::ContextOf: on a cluster node a
+  // replicated tablet's coordinator made for the read); called once per
+  // tablet and step the read reaches.
   std::function<std::shared_ptr<Replica>(const Tablet&)> replica_of;
   int64_t now_micros = 0;
   // The request's consistency, handed to every tablet replica the read asks.

@@ -324,6 +324,7 @@ void TabletBalancer::MeasureLargePartitions() {
     auto table = db_->catalog().GetTableById(table_id);
     if (!table) continue;
     auto measured = db_->MeasurePartition(*table, position);
+    if (measured.status().IsNotFound()) continue;  // dropped, or stored elsewhere: its replicas measure it
     if (!measured.ok()) {
       spdlog::warn("tablets: measuring a partition of {}.{} failed: {}", table->keyspace, table->name,
                    measured.status().ToString());

@@ -11,6 +11,7 @@
 
 #include "auth/auth_service.h"
 #include "auth/basic_credentials.h"
+#include "coordinator/coordinator.h"
 #include "db/database.h"
 #include "keyviz/keyviz_page.h"
 #include "keyviz/sampler.h"
@@ -131,8 +132,9 @@ httplib::Server::HandlerResponse CheckCredentials(const AdminSecurity& security,
 
 }  // namespace
 
-AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz, AdminSecurity security)
+AdminHttpServer::AdminHttpServer(Coordinator* coordinator, keyviz::KeyVizSampler* keyviz, AdminSecurity security)
     : impl_(std::make_unique<Impl>()), security_(std::move(security)) {
+  Database* db = &coordinator->database();
   if (!security_.certificate_file.empty()) {
     impl_->http = std::make_unique<httplib::SSLServer>(security_.certificate_file.c_str(),
                                                        security_.private_key_file.c_str());
@@ -255,11 +257,11 @@ AdminHttpServer::AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz, Ad
     if (!paused) return Reply(res, 404, "{\"error\": \"this node is not part of a cluster\"}");
     Reply(res, 200, nlohmann::json{{"paused", paused()}}.dump());
   });
-  http.Post("/tablets/split", [db](const httplib::Request& req, httplib::Response& res) {
+  http.Post("/tablets/split", [db, coordinator](const httplib::Request& req, httplib::Response& res) {
     std::shared_ptr<const TableSchema> table;
     TabletId id = 0;
     if (Status s = Target(*db, req, &table, &id); !s.ok()) return ReplyError(res, s);
-    auto ids = db->SplitTablet(*table, id, std::nullopt, "manual (admin API)");
+    auto ids = coordinator->SplitTablet(*table, id, std::nullopt, "manual (admin API)");
     if (!ids.ok()) return ReplyError(res, ids.status());
     Reply(res, 200, "{\"split\": " + std::to_string(id) + ", \"into\": [" + std::to_string(ids->first) + ", " +
                         std::to_string(ids->second) + "]}");

@@ -68,6 +68,7 @@
 #include "common/status.h"
 
 namespace tessera {
+class Coordinator;
 class Database;
 namespace auth {
 class AuthService;
@@ -110,8 +111,11 @@ struct AdminClusterHooks {
 
 class AdminHttpServer {
  public:
-  // REQUIRES: db, keyviz (may be null: no Key Visualizer) and security.auth outlive the server.
-  explicit AdminHttpServer(Database* db, keyviz::KeyVizSampler* keyviz = nullptr, AdminSecurity security = {});
+  // Reads and changes the node's store through `coordinator` (its database;
+  // a manual split's median through the replicas when this node stores no copy).
+  // REQUIRES: coordinator, keyviz (may be null: no Key Visualizer) and security.auth outlive the server.
+  explicit AdminHttpServer(Coordinator* coordinator, keyviz::KeyVizSampler* keyviz = nullptr,
+                           AdminSecurity security = {});
   ~AdminHttpServer();  // Stop()
 
   // Binds address:port (port 0: any free port) and serves in the background.

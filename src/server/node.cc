@@ -222,6 +222,7 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   l.replication = std::make_unique<cluster::ReplicationServices>();
   cluster::ReplicationServices& r = *l.replication;
   r.db = db_.get();
+  r.coordinator = coordinator_.get();
   r.membership = l.membership.get();
   r.placements = l.placements.get();
   r.client = l.internode_client.get();
@@ -236,7 +237,8 @@ Status Node::AttachReplication(const NodeOptions& options, Listeners& l) {
   r.stream_limiter = std::make_shared<cluster::StreamRateLimiter>(c.stream_bytes_per_second);
   r.delayed_calls = std::make_unique<cluster::DelayedCalls>();
   l.resolver = std::make_unique<cluster::ClusterReplicaResolver>(l.replication.get());
-  db_->AttachReplicaResolver(l.resolver.get());
+  db_->AttachPlacementView(l.resolver.get());
+  coordinator_->AttachReplicaResolver(l.resolver.get());
   cluster::HintReplayOptions replay;
   replay.wanted = [placements = l.placements.get()](const std::string& host, const std::string& table_uuid,
                                                     const WriteSet& writes) {
@@ -331,7 +333,7 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
   TESSERA_RETURN_IF_ERROR(auth::ValidateAuthOptions(options.auth));
   if (options.auth.authentication) {
     if (options.cluster.etcd_endpoint.empty()) {
-      auto tables = std::make_unique<cql::SystemAuthStore>(node->db_.get());
+      auto tables = std::make_unique<cql::SystemAuthStore>(node->coordinator_.get());
       TESSERA_RETURN_IF_ERROR(tables->CreateSchema());
       l.auth_store = std::move(tables);
     } else {
@@ -352,7 +354,7 @@ Result<std::unique_ptr<Node>> Node::Start(const NodeOptions& options) {
       security.certificate_file = options.client_tls.certificate_file;
       security.private_key_file = options.client_tls.private_key_file;
     }
-    l.admin = std::make_unique<AdminHttpServer>(node->db_.get(), l.keyviz.get(), security);
+    l.admin = std::make_unique<AdminHttpServer>(node->coordinator_.get(), l.keyviz.get(), security);
     TESSERA_RETURN_IF_ERROR(l.admin->Start(options.admin_address, static_cast<uint16_t>(options.admin_port)));
     // Failpoints on every node (a cluster node's hooks add the rest at AttachReplication).
     AdminClusterHooks hooks;
@@ -443,7 +445,10 @@ void Node::Stop() {
       db_->balancer()->Stop();
       db_->balancer()->AttachResizeProposals(nullptr);
     }
-    if (listeners_->resolver) db_->AttachReplicaResolver(nullptr);
+    if (listeners_->resolver) {
+      coordinator_->AttachReplicaResolver(nullptr);
+      db_->AttachPlacementView(nullptr);
+    }
     if (listeners_->failure_detector) listeners_->failure_detector->Stop();
     if (listeners_->membership) {
       listeners_->peers.Detach();

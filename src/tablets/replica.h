@@ -4,7 +4,8 @@
 // for the request by the cluster layer (cluster/replicated_tablet.h, chosen
 // through tablets/tablet_map.h's ReplicaResolver), which is why writes
 // travel as WriteSets (self-contained, shippable) and not as calls into
-// RocksDB. Tablet maps hold none: Database chooses one per request.
+// RocksDB. Tablet maps hold none: the Coordinator (coordinator/coordinator.h)
+// chooses one per request; Database uses only its LocalReplica.
 //
 // Every read and write takes the request's consistency (tablets/
 // request_consistency.h) as a parameter: a replicated tablet waits for as

@@ -119,13 +119,15 @@ struct TabletChangeSource {
   int64_t leader_term = 0;
 };
 
-// Chooses who serves a request to a tablet. Database, when one is attached,
-// asks it for every request it sends to a tablet (each key read, write group,
-// range-read step's iterator); the cluster layer answers for the tablets of
-// replicated keyspaces with a coordinator that spreads the request over the
-// tablet's replica set (cluster/replicated_tablet.h), made for that request
-// from the schema it was given, so an ALTER TABLE option reaches the next
-// request. Nothing is cached in the tablet map (the map holds no replica).
+// Chooses who serves a request to a tablet. The Coordinator
+// (coordinator/coordinator.h), when one is attached, asks it for every
+// request it sends to a tablet (each key read, write group, range-read
+// step's iterator); the cluster layer answers for the tablets of replicated
+// keyspaces with a coordinator that spreads the request over the tablet's
+// replica set (cluster/replicated_tablet.h), made for that request from the
+// schema it was given, so an ALTER TABLE option reaches the next request.
+// Nothing is cached in the tablet map (the map holds no replica), and the
+// replica-local store (Database) never holds one.
 // Thread safety: implementations are thread-safe.
 class ReplicaResolver {
  public:
@@ -135,6 +137,22 @@ class ReplicaResolver {
   // waiting (called on the request's thread for each tablet it reaches).
   virtual std::shared_ptr<Replica> ReplicaFor(const std::shared_ptr<const TableSchema>& table,
                                               const Tablet& tablet) = 0;
+};
+
+// What the replica-local store (Database) asks a cluster about its tablets:
+// placement metadata and leave for a split or merge, never a replica or a
+// request to another node. The cluster layer implements it beside its
+// ReplicaResolver (cluster/replicated_tablet.h).
+// Thread safety: implementations are thread-safe.
+class TabletPlacementView {
+ public:
+  virtual ~TabletPlacementView() = default;
+  // Host ids (16 bytes) of the nodes holding `tablet` of `table`, from the
+  // placement as known without waiting; empty for a node-local table (a
+  // system keyspace's) or a placement not known yet.
+  virtual std::vector<std::string> Hosts(const TableSchema& table, const Tablet& tablet) = 0;
+  // Whether this node holds a copy of it: true for a node-local table.
+  virtual bool StoredHere(const TableSchema& table, const Tablet& tablet) = 0;
   // Asked before `tablet` of `table` splits at storage key `split`: OK lets
   // the split go ahead here. A split decided here (kThisNode) the cluster
   // layer first records in the cluster's tablet metadata, which every other

@@ -41,10 +41,10 @@ class ModificationTest : public ::testing::Test {
     ctx.bind.rng = &rng_;
     Result<std::vector<Mutation>> m = Status::OK();
     if (auto* i = std::get_if<InsertStatement>(&p->statement)) m = BuildInsert(db(), *i, ctx);
-    else if (auto* u = std::get_if<UpdateStatement>(&p->statement)) m = BuildUpdate(db(), *u, ctx);
-    else if (auto* d = std::get_if<DeleteStatement>(&p->statement)) m = BuildDelete(db(), *d, ctx);
+    else if (auto* u = std::get_if<UpdateStatement>(&p->statement)) m = BuildUpdate(tdb_->coordinator(), *u, ctx);
+    else if (auto* d = std::get_if<DeleteStatement>(&p->statement)) m = BuildDelete(tdb_->coordinator(), *d, ctx);
     if (!m.ok()) return m.status();
-    return db().ApplyBatch(*m);
+    return tdb_->coordinator().ApplyBatch(*m);
   }
 
   std::optional<RowResult> Row(int k, int c) {

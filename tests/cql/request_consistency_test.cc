@@ -91,12 +91,6 @@ class RecordingResolver : public ReplicaResolver {
   std::shared_ptr<Replica> ReplicaFor(const std::shared_ptr<const TableSchema>&, const Tablet& tablet) override {
     return std::make_shared<RecordingReplica>(engine_, recorder_, tablet);
   }
-  Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, const TabletChangeSource&) override {
-    return Status::OK();
-  }
-  Status BeforeMerge(const TableSchema&, const Tablet&, const Tablet&, const TabletChangeSource&) override {
-    return Status::OK();
-  }
 
  private:
   StorageEngine* engine_;
@@ -113,12 +107,12 @@ class RequestConsistencyTest : public ::testing::Test {
               Opcode::kResult);
     ASSERT_EQ(Query("CREATE TABLE ks.t (k int, c int, v text, l list<text>, PRIMARY KEY (k, c))"), Opcode::kResult);
     ASSERT_EQ(Query("CREATE TABLE ks.plain (k int PRIMARY KEY, v text)"), Opcode::kResult);
-    tdb_->db().AttachReplicaResolver(resolver_.get());
+    tdb_->coordinator().AttachReplicaResolver(resolver_.get());
     recorder_.TakeReadLevels();
     recorder_.TakeWrites();
   }
   void TearDown() override {
-    tdb_->db().AttachReplicaResolver(nullptr);
+    tdb_->coordinator().AttachReplicaResolver(nullptr);
     processor_.reset();
   }
 

@@ -32,7 +32,8 @@ Run Exec(Database& db, const std::string& cql, const std::string& keyspace = "")
   else if (auto* at = std::get_if<AlterTableStatement>(&s)) r = ExecuteAlterTable(db, *at, keyspace);
   else if (auto* d = std::get_if<DropStatement>(&s)) r = ExecuteDrop(db, *d, keyspace);
   else if (auto* tr = std::get_if<TruncateStatement>(&s)) {
-    Status st = ExecuteTruncate(db, *tr, keyspace);
+    Coordinator coordinator(&db);  // a single node's: TRUNCATE of this node's copy
+    Status st = ExecuteTruncate(coordinator, *tr, keyspace);
     r = st.ok() ? Result<SchemaOutcome>(SchemaOutcome{}) : Result<SchemaOutcome>(st);
   }
   if (!r.ok()) {

@@ -63,7 +63,7 @@ class SelectTest : public ::testing::Test {
       SelectContext ctx{bind, "ks", page_size, std::nullopt};
       int n = 0;
       for (int guard = 0; guard < 1000; ++guard) {
-        auto r = defer_ ? ExecuteDeferred(db, *s, ctx) : ExecuteSelect(db, nullptr, *s, ctx);
+        auto r = defer_ ? ExecuteDeferred(db, *s, ctx) : ExecuteSelect(tdb_->coordinator(), nullptr, *s, ctx);
         if (!r.ok()) {
           error_ = r.status().message();
           return {"ERROR: " + error_};
@@ -110,31 +110,31 @@ class SelectTest : public ::testing::Test {
     if (!s.group_by.empty()) return ExecuteReplayed(db, s, ctx);
     ctx.defer_read = true;
     const int32_t page_size = ctx.page_size;
-    auto first = ExecuteSelect(db, nullptr, s, ctx);
+    auto first = ExecuteSelect(tdb_->coordinator(), nullptr, s, ctx);
     if (deferred.replay) return ReplayFromTheReads(db, s, ctx);  // a read it could not defer
     if (!deferred.table) {
       if (!deferred.static_skipped) return first;
       ctx.deferred = nullptr;
       ctx.defer_read = false;
-      return ExecuteSelect(db, nullptr, s, ctx);
+      return ExecuteSelect(tdb_->coordinator(), nullptr, s, ctx);
     }
     std::optional<ResultSet> page;
     for (;;) {
       ReadDeferred(db, &deferred);
       ctx.defer_read = false;
-      auto rs = ExecuteSelect(db, nullptr, s, ctx);
+      auto rs = ExecuteSelect(tdb_->coordinator(), nullptr, s, ctx);
       for (;;) {
         if (!rs.ok() || (!page && !deferred.paused)) return rs;
         if (deferred.paused) ++paused_steps_;
         if (!FoldSelectStep(std::move(*rs), page_size, &ctx, &page)) return std::move(*page);
-        rs = ExecuteSelect(db, nullptr, s, ctx);
+        rs = ExecuteSelect(tdb_->coordinator(), nullptr, s, ctx);
         if (deferred.replay) rs = ReplayFromTheReads(db, s, ctx);  // the rest of the page, replayed
         else if (deferred.table) break;  // read it, then the step's second run
         if (deferred.static_skipped) {
           SelectContext plain = ctx;
           plain.deferred = nullptr;
           plain.defer_read = false;
-          rs = ExecuteSelect(db, nullptr, s, plain);
+          rs = ExecuteSelect(tdb_->coordinator(), nullptr, s, plain);
         }
       }
     }
@@ -146,7 +146,7 @@ class SelectTest : public ::testing::Test {
   Result<ResultSet> ExecuteReplayed(Database& db, const SelectStatement& s, SelectContext ctx) {
     ctx.deferred->replay = true;
     ++replayed_runs_;
-    auto first = ExecuteSelect(db, nullptr, s, ctx);
+    auto first = ExecuteSelect(tdb_->coordinator(), nullptr, s, ctx);
     if (!ctx.deferred->table) return first;  // it read nothing
     return ReplayFromTheReads(db, s, ctx);
   }
@@ -186,7 +186,7 @@ class SelectTest : public ::testing::Test {
       }
       deferred.table = nullptr;
       ++replayed_runs_;
-      auto rs = ExecuteSelect(db, nullptr, s, ctx);
+      auto rs = ExecuteSelect(tdb_->coordinator(), nullptr, s, ctx);
       if (!deferred.table) return rs;
     }
   }
@@ -210,7 +210,7 @@ class SelectTest : public ::testing::Test {
       ++deferred_index_scans_;
       std::promise<Result<IndexScanResult>> read;
       const DeferredIndexScan& scan = *deferred->index_scan;
-      RunIndexScanAsync(db, deferred->table, scan.choice, scan.limits, scan.state, tdb_->now_micros(),
+      RunIndexScanAsync(tdb_->coordinator(), deferred->table, scan.choice, scan.limits, scan.state, tdb_->now_micros(),
                         kLocalConsistency, [&read](Result<IndexScanResult> r) { read.set_value(std::move(r)); });
       deferred->index_scan->result = read.get_future().get();
     }
@@ -597,7 +597,7 @@ TEST_F(SelectTest, PagingStaysCorrectWhileWritesGoOn) {
   SelectContext ctx{bind, "ks", 3, std::nullopt};
   std::vector<int64_t> seen;
   for (int page = 0; page < 100; ++page) {
-    auto r = ExecuteSelect(tdb_->db(), nullptr, std::get<SelectStatement>(p->statement), ctx);
+    auto r = ExecuteSelect(tdb_->coordinator(), nullptr, std::get<SelectStatement>(p->statement), ctx);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     for (const auto& row : r->rows) seen.push_back(Deserialize(r->columns[0].type, *row[0])->as_int());
     Run("INSERT INTO events (k, c, v) VALUES (1, " + std::to_string(-1 - page) + ", 'before')");
@@ -619,7 +619,7 @@ TEST_F(SelectTest, TombstoneGuardrailsWarnThenFail) {
   w.bind.rng = &rng_;
   for (int c = 0; c < 8; ++c) {  // 8 row tombstones in partition 2
     auto p = ParseStatement("DELETE FROM events WHERE k = 2 AND c = " + std::to_string(c));
-    auto m = BuildDelete(tdb_->db(), std::get<DeleteStatement>(p->statement), w);
+    auto m = BuildDelete(tdb_->coordinator(), std::get<DeleteStatement>(p->statement), w);
     ASSERT_TRUE(m.ok());
     ASSERT_TRUE(tdb_->db().ApplyBatch(*m).ok());
   }
@@ -627,17 +627,17 @@ TEST_F(SelectTest, TombstoneGuardrailsWarnThenFail) {
   SelectContext ctx{w.bind, "ks", 0, std::nullopt};
   ctx.guardrails.tombstone_warn = 5;
   ctx.guardrails.tombstone_fail = 100;
-  auto r = ExecuteSelect(tdb_->db(), nullptr, std::get<SelectStatement>(p->statement), ctx);
+  auto r = ExecuteSelect(tdb_->coordinator(), nullptr, std::get<SelectStatement>(p->statement), ctx);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->rows.size(), 2u);
   ASSERT_EQ(r->warnings.size(), 1u);
   EXPECT_NE(r->warnings[0].find("Read 2 live rows and 8 tombstone cells"), std::string::npos) << r->warnings[0];
   ctx.guardrails.tombstone_fail = 7;
-  auto failed = ExecuteSelect(tdb_->db(), nullptr, std::get<SelectStatement>(p->statement), ctx);
+  auto failed = ExecuteSelect(tdb_->coordinator(), nullptr, std::get<SelectStatement>(p->statement), ctx);
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().message().rfind(kTombstoneOverwhelming, 0), 0u);
   ctx.guardrails.tombstone_warn = 1000;
-  EXPECT_TRUE(ExecuteSelect(tdb_->db(), nullptr, std::get<SelectStatement>(p->statement), SelectContext{w.bind, "ks", 0, std::nullopt})->warnings.empty());
+  EXPECT_TRUE(ExecuteSelect(tdb_->coordinator(), nullptr, std::get<SelectStatement>(p->statement), SelectContext{w.bind, "ks", 0, std::nullopt})->warnings.empty());
 }
 
 TEST_F(SelectTest, TimeAndIdentityFunctionsAsSelectors) {
@@ -650,7 +650,7 @@ TEST_F(SelectTest, TimeAndIdentityFunctionsAsSelectors) {
   BindContext bind;
   bind.now_micros = tdb_->now_micros();
   bind.rng = &rng_;
-  auto r = ExecuteSelect(tdb_->db(), nullptr, std::get<SelectStatement>(p->statement), SelectContext{bind, "ks", 0, std::nullopt});
+  auto r = ExecuteSelect(tdb_->coordinator(), nullptr, std::get<SelectStatement>(p->statement), SelectContext{bind, "ks", 0, std::nullopt});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->rows.size(), 1u);
   EXPECT_EQ(r->columns[0].type.kind(), TypeKind::kTimeuuid);

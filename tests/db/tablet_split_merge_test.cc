@@ -6,6 +6,7 @@
 #include <random>
 #include <thread>
 
+#include "common/failpoints.h"
 #include "db/tablet_balancer.h"
 #include "keys/storage_key.h"
 #include "tablets/replica.h"
@@ -48,63 +49,55 @@ std::vector<std::pair<int64_t, int64_t>> ScanAll(Database& db, const std::shared
   return seen;
 }
 
-// A replica whose iterators wait at a gate: a median read that takes as
-// long as reading a big tablet through a remote replica.
-class GatedReplica : public LocalReplica {
+// What a cluster tells the store about its tablets (TabletPlacementView):
+// whether this node stores the tablets of the table named `table`, and what
+// each split and merge carried; a change with a leader term other than the
+// current one is refused (a deposed balancer leader's), as the cluster's is.
+class TestPlacement : public TabletPlacementView {
  public:
-  GatedReplica(StorageEngine* engine, std::promise<void>* entered, std::shared_future<void> gate)
-      : LocalReplica(engine), entered_(entered), gate_(std::move(gate)) {}
-  std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper,
-                                          const RequestConsistency& consistency) override {
-    if (!signalled_.exchange(true)) entered_->set_value();
-    gate_.wait();
-    return LocalReplica::NewIterator(std::move(lower), std::move(upper), consistency);
+  explicit TestPlacement(std::string table = "") : table_(std::move(table)) {}
+  std::vector<std::string> Hosts(const TableSchema&, const Tablet&) override { return {std::string(16, 'h')}; }
+  bool StoredHere(const TableSchema& table, const Tablet&) override {
+    return table.name != table_ || stored_here.load();
   }
+  Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, const TabletChangeSource& s) override {
+    return Check(s);
+  }
+  Status BeforeMerge(const TableSchema&, const Tablet&, const Tablet&, const TabletChangeSource& s) override {
+    return Check(s);
+  }
+  std::atomic<bool> stored_here{true};
+  std::atomic<int64_t> current_term{7};
+  std::vector<TabletChangeSource> seen;  // what each change carried, in order
 
  private:
-  std::promise<void>* entered_;
-  std::shared_future<void> gate_;
-  std::atomic<bool> signalled_{false};
-};
-
-// Gives the tablets of the table named `table` `replica`, the others the local one.
-class OneTableResolver : public ReplicaResolver {
- public:
-  OneTableResolver(std::string table, std::shared_ptr<Replica> replica)
-      : table_(std::move(table)), replica_(std::move(replica)) {}
-  std::shared_ptr<Replica> ReplicaFor(const std::shared_ptr<const TableSchema>& table, const Tablet&) override {
-    return table->name == table_ ? replica_ : nullptr;
-  }
-  Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, const TabletChangeSource&) override {
+  Status Check(const TabletChangeSource& s) {
+    seen.push_back(s);
+    if (s.leader_term != 0 && s.leader_term != current_term) return Status::Busy("fenced");
     return Status::OK();
   }
-  Status BeforeMerge(const TableSchema&, const Tablet&, const Tablet&, const TabletChangeSource&) override {
-    return Status::OK();
-  }
-
- private:
   const std::string table_;
-  std::shared_ptr<Replica> replica_;
 };
 
 // A median split reads the tablet; DDL must not wait for that read (on a
 // cluster leader it once held a CREATE TABLE another node made for 7 s,
-// and writes to the new table failed meanwhile).
+// and writes to the new table failed meanwhile). The read is held open at
+// the failpoint tablets.median_read.
 TEST(TabletSplitMergeTest, AMedianSplitDoesNotHoldDdlWhileItReadsTheTablet) {
-  TestDatabase db("split_median_ddl");
+  Failpoints failpoints;
+  TestDatabase db("split_median_ddl", TestDatabase::Configure{[&](DatabaseOptions* o) { o->failpoints = &failpoints; }});
   auto t = MakeTable(db.db(), "gated", Distribution::kRange, {"k:int:pk", "v:text:regular"});
   for (int k = 0; k < 100; ++k) ASSERT_TRUE(db->Apply(InsertRow(t, {Int(k)}, {}, {{"v", "x"}})).ok());
-  std::promise<void> entered, open;
-  OneTableResolver resolver("gated", std::make_shared<GatedReplica>(db->engine(), &entered, open.get_future().share()));
-  db->AttachReplicaResolver(&resolver);
+  ASSERT_TRUE(failpoints.Set("tablets.median_read", "pause").ok());
   const TabletId id = db->Tablets(*t)[0].id;
   auto split = std::async(std::launch::async, [&] { return db->SplitTablet(*t, id, std::nullopt, "test"); });
-  entered.get_future().wait();  // the median read has begun, and waits
+  for (int i = 0; i < 3000 && failpoints.Paused().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_FALSE(failpoints.Paused().empty()) << "the median read never began";
   auto created = std::async(std::launch::async, [&] {
     return MakeTable(db.db(), "created_meanwhile", Distribution::kRange, {"k:int:pk", "v:text:regular"});
   });
   const bool ddl_done = created.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
-  open.set_value();
+  ASSERT_TRUE(failpoints.Set("tablets.median_read", "off").ok());
   EXPECT_TRUE(ddl_done) << "CREATE TABLE waited for the median read";
   auto ids = split.get();
   ASSERT_TRUE(ids.ok()) << ids.status().ToString();
@@ -112,36 +105,18 @@ TEST(TabletSplitMergeTest, AMedianSplitDoesNotHoldDdlWhileItReadsTheTablet) {
   if (created.valid()) {
     EXPECT_NE(created.get(), nullptr);
   }
-  db->AttachReplicaResolver(nullptr);
 }
 
-// A replica that may or may not be stored on this node (as a cluster's
-// replicated tablet), counting the reads made through it: on a cluster such
-// a read goes over the network.
-class CountingReplica : public LocalReplica {
- public:
-  explicit CountingReplica(StorageEngine* engine) : LocalReplica(engine) {}
-  std::unique_ptr<KvIterator> NewIterator(std::string lower, std::string upper,
-                                          const RequestConsistency& consistency) override {
-    ++reads;
-    return LocalReplica::NewIterator(std::move(lower), std::move(upper), consistency);
-  }
-  bool StoredHere() override { return stored_here; }
-  std::atomic<int> reads{0};
-  std::atomic<bool> stored_here{true};
-};
-
-// A node's tablet balancer counts a tablet's bytes and finds the median it
-// proposes in the node's own copy (issue 28: the coordinator above the
-// store): through a replicated tablet it read the whole tablet from another
-// node at ONE, every 16 MB written, on every node.
-TEST(TabletSplitMergeTest, SizesAndMediansAreReadFromThisNodesOwnCopy) {
+// A node's tablet balancer counts a tablet's bytes, finds the median it
+// proposes and measures a large partition in the node's own copy: the store
+// reads nothing from other nodes (issue 28: the coordinator above the store).
+// A node storing no copy measures nothing; the tablet's replicas do.
+TEST(TabletSplitMergeTest, SizesMediansAndPartitionsAreMeasuredInThisNodesOwnCopy) {
   TestDatabase db("own_copy_reads");
   auto t = MakeTable(db.db(), "counted", Distribution::kRange, {"k:int:pk", "v:text:regular"});
   for (int k = 0; k < 100; ++k) ASSERT_TRUE(db->Apply(InsertRow(t, {Int(k)}, {}, {{"v", "x"}})).ok());
-  auto replica = std::make_shared<CountingReplica>(db->engine());
-  OneTableResolver resolver("counted", replica);
-  db->AttachReplicaResolver(&resolver);
+  TestPlacement placement("counted");
+  db->AttachPlacementView(&placement);
   const TabletId id = db->Tablets(*t)[0].id;
   std::string position;
   Token token = 0;
@@ -157,29 +132,15 @@ TEST(TabletSplitMergeTest, SizesAndMediansAreReadFromThisNodesOwnCopy) {
   auto partition = db->MeasurePartition(*t, position);
   ASSERT_TRUE(partition.ok()) << partition.status().ToString();
   EXPECT_EQ(partition->rows, 1u);
-  EXPECT_EQ(replica->reads.load(), 0) << "read through the replica, not from this node's copy";
+  EXPECT_EQ(db->Tablets(*t)[0].replicas, std::vector<std::string>{std::string(16, 'h')});
 
-  // This node stores no copy: nothing to count or propose from here; a
-  // large partition a coordinator noted is still measured, through the replica.
-  replica->stored_here = false;
+  placement.stored_here = false;
   EXPECT_TRUE(db->MeasureTabletBytes(*t, id, UINT64_MAX).status().IsNotFound());
   EXPECT_TRUE(db->MiddleSplitPosition(*t, id).status().IsNotFound());
-  EXPECT_EQ(replica->reads.load(), 0);
-  partition = db->MeasurePartition(*t, position);
-  ASSERT_TRUE(partition.ok()) << partition.status().ToString();
-  EXPECT_EQ(partition->rows, 1u);
-  EXPECT_EQ(replica->reads.load(), 1);
-  db->AttachReplicaResolver(nullptr);
+  EXPECT_TRUE(db->MeasurePartition(*t, position).status().IsNotFound());
+  EXPECT_FALSE(db->TabletRanges(*t)[0].stored_here);
+  db->AttachPlacementView(nullptr);
 }
-
-// A replica's size estimate that knows nothing of the memtable: RocksDB's
-// memtable figure for a range is coarse (TabletBalancer), and on a cluster
-// it sometimes read a tablet of 3 MB in memtables as under 512 KiB.
-class MemtableBlindReplica : public LocalReplica {
- public:
-  explicit MemtableBlindReplica(StorageEngine* engine) : LocalReplica(engine) {}
-  uint64_t ApproximateSize(std::string_view, std::string_view, bool) override { return 0; }
-};
 
 // A node storing a tablet that other nodes coordinate sees its copy grow
 // only as a replica: its coordinator counters stay at 0. The bytes it
@@ -197,9 +158,8 @@ TEST(TabletSplitMergeTest, ACopyThatOtherNodesCoordinateIsSplitBySize) {
   for (int k = 0; k < 400; ++k) {
     ASSERT_TRUE(coordinator->Apply(InsertRow(there, {Int(k)}, {}, {{"v", std::string(500, 'z')}})).ok());
   }
-  auto replica = std::make_shared<MemtableBlindReplica>(node->engine());
-  OneTableResolver resolver("copied", replica);
-  node->AttachReplicaResolver(&resolver);
+  TestPlacement placement("copied");
+  node->AttachPlacementView(&placement);
   // What ReplicaService::Apply does with each write a coordinator sends.
   const std::string prefix = TablePrefix(here->id);
   auto it = coordinator->engine()->NewIterator(prefix, TablePrefix(here->id + 1));
@@ -219,40 +179,18 @@ TEST(TabletSplitMergeTest, ACopyThatOtherNodesCoordinateIsSplitBySize) {
   TabletBalancer balancer(&node.db(), node->balancer_options());
   balancer.RunOnce();
   EXPECT_GE(node->Tablets(*here).size(), 2u) << "a copy of " << shipped << " bytes was not split";
-  node->AttachReplicaResolver(nullptr);
+  node->AttachPlacementView(nullptr);
 }
 
-// A resolver fencing as the cluster's does: a change carrying a leader term
-// other than the current one is refused (a deposed balancer leader's).
-class FencingResolver : public ReplicaResolver {
- public:
-  std::shared_ptr<Replica> ReplicaFor(const std::shared_ptr<const TableSchema>&, const Tablet&) override { return nullptr; }
-  Status BeforeSplit(const TableSchema&, const Tablet&, const std::string&, const TabletChangeSource& s) override {
-    return Check(s);
-  }
-  Status BeforeMerge(const TableSchema&, const Tablet&, const Tablet&, const TabletChangeSource& s) override {
-    return Check(s);
-  }
-  std::atomic<int64_t> current_term{7};
-  std::vector<TabletChangeSource> seen;  // what each change carried, in order
-
- private:
-  Status Check(const TabletChangeSource& s) {
-    seen.push_back(s);
-    if (s.leader_term != 0 && s.leader_term != current_term) return Status::Busy("fenced");
-    return Status::OK();
-  }
-};
-
 // Issue 28 item 4: the balancer leader's splits and merges carry its
-// leadership's term to the resolver, which refuses them once another
+// leadership's term to the placement view, which refuses them once another
 // leadership began; the refused change leaves the map as it was.
-TEST(TabletSplitMergeTest, ALeaderTermReachesTheResolverAndAFencedChangeLeavesTheMapAlone) {
+TEST(TabletSplitMergeTest, ALeaderTermReachesThePlacementAndAFencedChangeLeavesTheMapAlone) {
   TestDatabase db("leader_term");
   auto t = MakeTable(db.db(), "fenced", Distribution::kRange, {"k:int:pk", "v:text:regular"});
   for (int k = 0; k < 100; ++k) ASSERT_TRUE(db->Apply(InsertRow(t, {Int(k)}, {}, {{"v", "x"}})).ok());
-  FencingResolver resolver;
-  db->AttachReplicaResolver(&resolver);
+  TestPlacement resolver;
+  db->AttachPlacementView(&resolver);
   const TabletChangeSource by_leader(TabletChangeOrigin::kThisNode, 7);
   auto first = db->SplitTablet(*t, db->Tablets(*t)[0].id, std::nullopt, "leader", by_leader);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
@@ -279,7 +217,7 @@ TEST(TabletSplitMergeTest, ALeaderTermReachesTheResolverAndAFencedChangeLeavesTh
   EXPECT_EQ(resolver.seen[3].leader_term, 9);
   EXPECT_EQ(resolver.seen[4].origin, TabletChangeOrigin::kPlacement);
   EXPECT_EQ(resolver.seen[4].leader_term, 0);
-  db->AttachReplicaResolver(nullptr);
+  db->AttachPlacementView(nullptr);
 }
 
 // Issue 2, must-show 2: 1,000,000 rows over 64 partitions of a range table,

@@ -506,7 +506,7 @@ def test_writes_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinato
 
 def test_slices_read_through_replicas_return_what_a_single_store_would(slow_cluster):
     # Issue 28 item 1 for slices: a SELECT of one partition's slice reads
-    # its windows without a thread (Database::ReadSliceAsync). Shapes that
+    # its windows without a thread (Coordinator::ReadSliceAsync). Shapes that
     # take several windows and skip dead rows: bounds both ways, DESC, LIMIT
     # below and above the live rows, pages of 7, deleted rows and a deleted
     # range between live ones, expiring cells; each against the rows
@@ -758,7 +758,7 @@ def int_token(k):
 
 def test_scans_read_through_replicas_return_what_a_single_store_would(slow_cluster):
     # Issue 28 item 1 for scans: a page of a token-range or whole-table scan
-    # is read in windows without a thread (Database::ScanRangeAsync), the
+    # is read in windows without a thread (Coordinator::ScanRangeAsync), the
     # partitions' headers coming with their rows. Pages of several sizes,
     # LIMIT, PER PARTITION LIMIT and token bounds over deleted rows, ranges
     # and partitions and an expired row, at every level, against the rows

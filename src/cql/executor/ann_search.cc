@@ -16,9 +16,9 @@ struct Ranked {
 
 class AnnSearch {
  public:
-  AnnSearch(Database& db, const std::shared_ptr<const TableSchema>& table, const IndexDef& index, size_t column,
+  AnnSearch(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& table, const IndexDef& index, size_t column,
             std::vector<float> query, size_t k, const RequestConsistency& consistency, int64_t now_micros)
-      : db_(db), table_(table), index_(index), column_(column), query_(std::move(query)), k_(k),
+      : coordinator_(coordinator), table_(table), index_(index), column_(column), query_(std::move(query)), k_(k),
         consistency_(consistency), now_(static_cast<uint32_t>(now_micros / 1'000'000)) {}
 
   // Ranks the rows of the partitions `keys` exactly.
@@ -26,7 +26,7 @@ class AnnSearch {
     for (const auto& pk : keys) {
       SliceRequest request;
       for (;;) {
-        TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_.ReadSlice(table_, pk, request, consistency_));
+        TESSERA_ASSIGN_OR_RETURN(SliceResult slice, coordinator_.ReadSlice(table_, pk, request, consistency_));
         for (const RowResult& r : slice.partition.rows) Consider(MakeRow(*table_, pk, &r, nullptr, now_));
         if (slice.next_cursor.empty()) break;
         request.cursor = slice.next_cursor;
@@ -41,7 +41,7 @@ class AnnSearch {
   Status RankTable() {
     std::vector<std::pair<std::string, std::string>> local;
     std::vector<KeyRange> elsewhere;
-    for (const Database::TabletRange& t : db_.TabletRanges(*table_)) {
+    for (const Database::TabletRange& t : coordinator_.database().TabletRanges(*table_)) {
       if (t.stored_here) local.emplace_back(t.start, t.end);
       else elsewhere.push_back({t.start, t.end});
     }
@@ -51,7 +51,7 @@ class AnnSearch {
     for (const KeyRange& range : elsewhere) {
       bool search_failed = false;
       Status remote = RankCandidates([&](size_t want) -> Result<std::vector<std::string>> {
-        TESSERA_ASSIGN_OR_RETURN(auto keys, db_.SearchVectorsOfTablet(*table_, range.begin, index_.name, query_, want));
+        TESSERA_ASSIGN_OR_RETURN(auto keys, coordinator_.SearchVectorsOfTablet(table_, range.begin, index_.name, query_, want));
         if (keys) return std::move(*keys);
         return SearchHere({{range.begin, range.end}}, want);  // stored here after all
       }, &search_failed);
@@ -76,7 +76,7 @@ class AnnSearch {
   // The storage keys of this node's `want` rows nearest the query in `ranges`.
   Result<std::vector<std::string>> SearchHere(const std::vector<std::pair<std::string, std::string>>& ranges,
                                               size_t want) {
-    TESSERA_ASSIGN_OR_RETURN(auto found, db_.SearchVectorIndex(*table_, index_.name, query_, want, ranges));
+    TESSERA_ASSIGN_OR_RETURN(auto found, coordinator_.database().SearchVectorIndex(*table_, index_.name, query_, want, ranges));
     std::vector<std::string> keys;
     for (auto& c : found) keys.push_back(std::move(c.storage_key));
     return keys;
@@ -116,7 +116,7 @@ class AnnSearch {
   Result<bool> ReadCandidate(const std::string& storage_key) {
     auto decoded = DecodeStorageKey(*table_, storage_key);
     if (!decoded.ok() || decoded->kind != KeyKind::kRow) return false;
-    TESSERA_ASSIGN_OR_RETURN(auto row, db_.ReadRow(table_, decoded->partition_key, decoded->clustering, consistency_));
+    TESSERA_ASSIGN_OR_RETURN(auto row, coordinator_.ReadRow(table_, decoded->partition_key, decoded->clustering, consistency_));
     if (!row) return false;
     return Consider(MakeRow(*table_, decoded->partition_key, &*row, nullptr, now_));
   }
@@ -126,7 +126,7 @@ class AnnSearch {
     request.range = range;
     request.limit = 4096;
     for (;;) {
-      TESSERA_ASSIGN_OR_RETURN(RangeResult result, db_.ScanRange(table_, request, consistency_));
+      TESSERA_ASSIGN_OR_RETURN(RangeResult result, coordinator_.ScanRange(table_, request, consistency_));
       for (const PartitionResult& p : result.partitions) {
         for (const RowResult& r : p.rows) Consider(MakeRow(*table_, p.partition_key, &r, nullptr, now_));
       }
@@ -145,7 +145,7 @@ class AnnSearch {
     return true;
   }
 
-  Database& db_;
+  Coordinator& coordinator_;
   const std::shared_ptr<const TableSchema>& table_;
   const IndexDef& index_;
   const size_t column_;
@@ -158,7 +158,7 @@ class AnnSearch {
 
 }  // namespace
 
-Status RunAnnSearch(Database& db, const std::shared_ptr<const TableSchema>& table, const SelectStatement& s,
+Status RunAnnSearch(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& table, const SelectStatement& s,
                     uint64_t limit, const BindContext& bind, const RequestConsistency& consistency,
                     std::vector<SourceRow>* out) {
   const ColumnDef* column = table->FindColumn(s.ann->column);
@@ -191,7 +191,7 @@ Status RunAnnSearch(Database& db, const std::shared_ptr<const TableSchema>& tabl
     plan = std::move(planned).value();
   }
   const size_t column_index = static_cast<size_t>(column - table->columns.data());
-  AnnSearch search(db, table, *index, column_index, std::move(query), static_cast<size_t>(limit), consistency,
+  AnnSearch search(coordinator, table, *index, column_index, std::move(query), static_cast<size_t>(limit), consistency,
                    bind.now_micros);
   if (plan) {
     TESSERA_RETURN_IF_ERROR(search.RankPartitions(plan->partition_keys));

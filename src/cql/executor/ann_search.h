@@ -29,6 +29,7 @@
 #include "cql/executor/source_rows.h"
 #include "cql/executor/term_binder.h"
 #include "cql/parser/raw_statements.h"
+#include "coordinator/coordinator.h"
 #include "db/database.h"
 
 namespace tessera::cql {
@@ -40,7 +41,7 @@ inline constexpr uint64_t kMaxAnnLimit = 1000;
 // LIMIT (UINT64_MAX: none). REQUIRES: s.ann.
 // Errors: InvalidArgument for the checks above and a bad query vector;
 // storage and consistency errors of the reads.
-Status RunAnnSearch(Database& db, const std::shared_ptr<const TableSchema>& table, const SelectStatement& s,
+Status RunAnnSearch(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& table, const SelectStatement& s,
                     uint64_t limit, const BindContext& bind, const RequestConsistency& consistency,
                     std::vector<SourceRow>* out);
 

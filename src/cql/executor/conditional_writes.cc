@@ -39,7 +39,7 @@ Result<Target> TargetOf(const std::vector<Mutation>& mutations, bool deletion) {
 }
 
 // The current row (SELECT * of the target) read at `consistency`, or nothing.
-Result<ResultSet> ReadCurrent(Database& db, const TableSchema& t, const Target& target,
+Result<ResultSet> ReadCurrent(Coordinator& coordinator, const TableSchema& t, const Target& target,
                               const RequestConsistency& consistency) {
   std::string cql = "SELECT * FROM " + QuoteIdentifier(t.keyspace) + "." + QuoteIdentifier(t.name) + " WHERE ";
   std::vector<WireValue> values;
@@ -54,7 +54,7 @@ Result<ResultSet> ReadCurrent(Database& db, const TableSchema& t, const Target& 
     cql += " AND " + QuoteIdentifier(c->name) + " = ?";
     values.push_back(WireValue::Of(target.clustering[k++]));
   }
-  return ExecuteInternal(db, cql + " LIMIT 1", values, consistency);
+  return ExecuteInternal(coordinator, cql + " LIMIT 1", values, consistency);
 }
 
 CqlType Comparable(const CqlType& type) {
@@ -262,7 +262,7 @@ Result<ConditionalWrites::Check> ConditionalWrites::Prepare(const RawStatement& 
     name = plain.table;
     plain.if_exists = false;
     plain.conditions.clear();
-    built = build(*db_, plain, ctx);
+    built = build(*coordinator_, plain, ctx);
   };
   if (const auto* i = std::get_if<InsertStatement>(&s)) {
     InsertStatement plain = *i;
@@ -306,7 +306,7 @@ std::mutex& ConditionalWrites::StripeOf(const TableSchema& table, const std::vec
 // conditions' columns).
 Result<bool> ConditionalWrites::Evaluate(const Check& check, const RequestConsistency& read, bool show_always,
                                          ResultSet* shown) {
-  TESSERA_ASSIGN_OR_RETURN(ResultSet current, ReadCurrent(*db_, *check.table, check.target, read));
+  TESSERA_ASSIGN_OR_RETURN(ResultSet current, ReadCurrent(*coordinator_, *check.table, check.target, read));
   const bool exists = !current.rows.empty();
   std::set<size_t> named;
   bool holds = false;
@@ -334,7 +334,7 @@ Result<ResultSet> ConditionalWrites::Serialized(const Check& check, const std::v
                                                 ConsistencyLevel serial, const Attempt& attempt) {
   for (int preempted = 0;; ++preempted) {
     TESSERA_ASSIGN_OR_RETURN(std::optional<PaxosRound> round,
-                             db_->BeginPaxos(check.table, partition_key, serial));
+                             coordinator_->BeginPaxos(check.table, partition_key, serial));
     if (!round) {
       std::lock_guard<std::mutex> lock(StripeOf(*check.table, partition_key));
       return attempt(check.consistency, nullptr);

@@ -14,7 +14,7 @@
 // Linearizable among conditional statements (ordinary writes do not take
 // part, as in Cassandra):
 //  - on a cluster, through Paxos on the partition's replicas (issue 30;
-//    Database::BeginPaxos, cluster/paxos_coordinator.h): prepare at the
+//    Coordinator::BeginPaxos, cluster/paxos_coordinator.h): prepare at the
 //    statement's serial consistency (SERIAL or LOCAL_SERIAL), read the
 //    current row at QUORUM (LOCAL_QUORUM), check, then propose and commit
 //    the write, timed by the ballot, at the statement's consistency level.
@@ -36,6 +36,7 @@
 #include <functional>
 #include <mutex>
 
+#include "coordinator/coordinator.h"
 #include "cql/executor/modification_statements.h"
 #include "cql/executor/result_set.h"
 
@@ -43,7 +44,8 @@ namespace tessera::cql {
 
 class ConditionalWrites {
  public:
-  explicit ConditionalWrites(Database* db) : db_(db) {}
+  // REQUIRES: coordinator outlives this.
+  explicit ConditionalWrites(Coordinator* coordinator) : coordinator_(coordinator), db_(&coordinator->database()) {}
   // INSERT ... IF NOT EXISTS, UPDATE / DELETE with IF EXISTS or IF conditions.
   static bool IsConditional(const RawStatement& statement);
   // Writes the mutations (with the guardrails) at the given consistency:
@@ -79,7 +81,8 @@ class ConditionalWrites {
   Result<Check> Prepare(const RawStatement& statement, const WriteContext& ctx);
   Result<bool> Evaluate(const Check& check, const RequestConsistency& read, bool show_always, ResultSet* shown);
   std::mutex& StripeOf(const TableSchema& table, const std::vector<std::string>& partition_key);
-  Database* db_;
+  Coordinator* coordinator_;
+  Database* db_;  // coordinator_->database()
   std::array<std::mutex, 64> stripes_;
 };
 

@@ -51,10 +51,10 @@ Result<std::vector<std::string>> DecodeComponents(const std::string& s) {
 // RunIndexScan's reader: each read waits for its replicas.
 class IndexScan {
  public:
-  IndexScan(Database& db, const std::shared_ptr<const TableSchema>& table, const IndexChoice& choice,
+  IndexScan(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& table, const IndexChoice& choice,
             const IndexScanLimits& limits, const BindContext& bind, const RequestConsistency& consistency,
             std::vector<SourceRow>* out)
-      : db_(db), consistency_(consistency), page_(table, choice, limits, bind.now_micros, out) {}
+      : coordinator_(coordinator), consistency_(consistency), page_(table, choice, limits, bind.now_micros, out) {}
 
   Status Run(PagingState state, std::optional<std::string>* next) {
     std::optional<ClusteringBound> after;
@@ -66,7 +66,7 @@ class IndexScan {
         return Status::OK();
       }
       TESSERA_ASSIGN_OR_RETURN(SliceResult slice,
-                               db_.ReadSlice(choice.backing, choice.value, page_.IndexSlice(after), consistency_));
+                               coordinator_.ReadSlice(choice.backing, choice.value, page_.IndexSlice(after), consistency_));
       for (const RowResult& entry : slice.partition.rows) {
         std::vector<std::string> pk, ck;
         if (!page_.Split(entry, &pk, &ck)) continue;
@@ -91,13 +91,13 @@ class IndexScan {
   Status ReadRow(const std::vector<std::string>& pk, const std::vector<std::string>& ck, std::vector<RowResult>* rows,
                  std::optional<RowResult>* static_row) {
     const auto& t = page_.table();
-    TESSERA_ASSIGN_OR_RETURN(auto row, db_.ReadRow(t, pk, ck, consistency_));
+    TESSERA_ASSIGN_OR_RETURN(auto row, coordinator_.ReadRow(t, pk, ck, consistency_));
     if (!row) return Status::OK();  // a stale entry: the row is gone
     rows->push_back(std::move(*row));
     if (!t->HasStatic()) return Status::OK();
     SliceRequest req;
     req.limit = 0;
-    TESSERA_ASSIGN_OR_RETURN(SliceResult r, db_.ReadSlice(t, pk, req, consistency_));
+    TESSERA_ASSIGN_OR_RETURN(SliceResult r, coordinator_.ReadSlice(t, pk, req, consistency_));
     *static_row = std::move(r.partition.static_row);
     return Status::OK();
   }
@@ -107,7 +107,7 @@ class IndexScan {
                        std::optional<RowResult>* static_row) {
     SliceRequest req;
     for (bool first = true;; first = false) {
-      TESSERA_ASSIGN_OR_RETURN(SliceResult slice, db_.ReadSlice(page_.table(), pk, req, consistency_));
+      TESSERA_ASSIGN_OR_RETURN(SliceResult slice, coordinator_.ReadSlice(page_.table(), pk, req, consistency_));
       if (first) *static_row = std::move(slice.partition.static_row);
       for (RowResult& r : slice.partition.rows) rows->push_back(std::move(r));
       if (slice.next_cursor.empty()) return Status::OK();
@@ -115,7 +115,7 @@ class IndexScan {
     }
   }
 
-  Database& db_;
+  Coordinator& coordinator_;
   RequestConsistency consistency_;
   IndexScanPage page_;
 };
@@ -236,11 +236,11 @@ Result<std::optional<IndexChoice>> ChooseIndex(Database& db, const TableSchema& 
   return std::optional<IndexChoice>(std::move(choice));
 }
 
-Status RunIndexScan(Database& db, const std::shared_ptr<const TableSchema>& table, const IndexChoice& choice,
+Status RunIndexScan(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& table, const IndexChoice& choice,
                     const IndexScanLimits& limits, PagingState state, const BindContext& bind,
                     const RequestConsistency& consistency, std::vector<SourceRow>* out,
                     std::optional<std::string>* next) {
-  IndexScan scan(db, table, choice, limits, bind, consistency, out);
+  IndexScan scan(coordinator, table, choice, limits, bind, consistency, out);
   return scan.Run(std::move(state), next);
 }
 

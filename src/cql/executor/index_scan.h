@@ -36,6 +36,7 @@
 #include "common/status.h"
 #include "cql/executor/read_plan.h"
 #include "cql/executor/source_rows.h"
+#include "coordinator/coordinator.h"
 #include "db/database.h"
 
 namespace tessera::cql {
@@ -63,7 +64,7 @@ struct IndexScanLimits {
 // Appends the matching rows of the scan resumed at `state` to `out`; sets
 // `*next` when another page may follow. REQUIRES: !choice.within_partitions.
 // Errors: storage errors; InvalidArgument for a paging state of another query.
-Status RunIndexScan(Database& db, const std::shared_ptr<const TableSchema>& table, const IndexChoice& choice,
+Status RunIndexScan(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& table, const IndexChoice& choice,
                     const IndexScanLimits& limits, PagingState state, const BindContext& bind,
                     const RequestConsistency& consistency, std::vector<SourceRow>* out,
                     std::optional<std::string>* next);
@@ -78,7 +79,7 @@ using IndexScanDone = std::function<void(Result<IndexScanResult>)>;
 
 // As RunIndexScan (the same rows and paging state), answering through
 // `done` exactly once, on this thread or on the thread a replica's answer
-// arrives on (Database::ReadSliceAsync, ReadRowAsync), so that no thread
+// arrives on (Coordinator::ReadSliceAsync, ReadRowAsync), so that no thread
 // waits for another node (issue 28 item 1; index_scan_async.cc). The base
 // rows of an index slice's entries are read together, as many at once as
 // the page still wants (at most 128); a base row of a table with static
@@ -86,7 +87,7 @@ using IndexScanDone = std::function<void(Result<IndexScanResult>)>;
 // the statement's time (BindContext::now_micros), for TTLs. Errors: as
 // RunIndexScan's. REQUIRES: !choice.within_partitions; `db` outlives the
 // answer.
-void RunIndexScanAsync(Database& db, const std::shared_ptr<const TableSchema>& table, IndexChoice choice,
+void RunIndexScanAsync(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& table, IndexChoice choice,
                        const IndexScanLimits& limits, PagingState state, int64_t now_micros,
                        const RequestConsistency& consistency, IndexScanDone done);
 

@@ -15,10 +15,10 @@ constexpr size_t kMaxBaseReadsAtOnce = 128;
 
 class AsyncIndexScan : public std::enable_shared_from_this<AsyncIndexScan> {
  public:
-  AsyncIndexScan(Database& db, const std::shared_ptr<const TableSchema>& table, IndexChoice choice,
+  AsyncIndexScan(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& table, IndexChoice choice,
                  const IndexScanLimits& limits, int64_t now_micros, const RequestConsistency& consistency,
                  IndexScanDone done)
-      : db_(db), choice_(std::move(choice)), consistency_(consistency), done_(std::move(done)),
+      : coordinator_(coordinator), choice_(std::move(choice)), consistency_(consistency), done_(std::move(done)),
         page_(table, choice_, limits, now_micros, &rows_) {}
 
   void Begin(PagingState state) {
@@ -129,7 +129,7 @@ class AsyncIndexScan : public std::enable_shared_from_this<AsyncIndexScan> {
     slice_asked_ = true;
     slice_answered_.store(false, std::memory_order_relaxed);
     slice_.reset();
-    db_.ReadSliceAsync(choice_.backing, choice_.value, page_.IndexSlice(after_), consistency_,
+    coordinator_.ReadSliceAsync(choice_.backing, choice_.value, page_.IndexSlice(after_), consistency_,
                        [self = shared_from_this()](Result<SliceResult> slice) {
                          self->slice_ = std::move(slice);
                          self->slice_answered_.store(true, std::memory_order_release);
@@ -169,7 +169,7 @@ class AsyncIndexScan : public std::enable_shared_from_this<AsyncIndexScan> {
     BaseRead& read = wave_[i];
     const auto& t = page_.table();
     if (!page_.static_index() && !t->HasStatic()) {
-      db_.ReadRowAsync(t, read.pk, read.ck, consistency_,
+      coordinator_.ReadRowAsync(t, read.pk, read.ck, consistency_,
                        [self = shared_from_this(), i](Result<std::optional<RowResult>> row) {
                          BaseRead& r = self->wave_[i];
                          if (!row.ok()) r.status = row.status();
@@ -183,7 +183,7 @@ class AsyncIndexScan : public std::enable_shared_from_this<AsyncIndexScan> {
       from.limit = 1;
     }
     const bool first = from.cursor.empty();
-    db_.ReadSliceAsync(t, read.pk, from, consistency_,
+    coordinator_.ReadSliceAsync(t, read.pk, from, consistency_,
                        [self = shared_from_this(), i, first](Result<SliceResult> slice) {
                          BaseRead& r = self->wave_[i];
                          if (!slice.ok()) {
@@ -213,7 +213,7 @@ class AsyncIndexScan : public std::enable_shared_from_this<AsyncIndexScan> {
     done(IndexScanResult{std::move(rows_), std::move(next_)});
   }
 
-  Database& db_;
+  Coordinator& coordinator_;
   const IndexChoice choice_;  // before page_, which refers to it
   const RequestConsistency consistency_;
   IndexScanDone done_;
@@ -241,10 +241,10 @@ class AsyncIndexScan : public std::enable_shared_from_this<AsyncIndexScan> {
 
 }  // namespace
 
-void RunIndexScanAsync(Database& db, const std::shared_ptr<const TableSchema>& table, IndexChoice choice,
+void RunIndexScanAsync(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& table, IndexChoice choice,
                        const IndexScanLimits& limits, PagingState state, int64_t now_micros,
                        const RequestConsistency& consistency, IndexScanDone done) {
-  auto scan = std::make_shared<AsyncIndexScan>(db, table, std::move(choice), limits, now_micros, consistency,
+  auto scan = std::make_shared<AsyncIndexScan>(coordinator, table, std::move(choice), limits, now_micros, consistency,
                                                std::move(done));
   scan->Begin(std::move(state));
 }

@@ -36,8 +36,9 @@ Result<ResultSet> SchemaResult(const Result<SchemaOutcome>& r) {
 
 }  // namespace
 
-Result<ResultSet> ExecuteInternal(Database& db, const std::string& cql, const std::vector<WireValue>& values,
+Result<ResultSet> ExecuteInternal(Coordinator& coordinator, const std::string& cql, const std::vector<WireValue>& values,
                                   const RequestConsistency& consistency) {
+  Database& db = coordinator.database();
   TESSERA_ASSIGN_OR_RETURN(auto parsed, ParseStatement(cql));
   BindContext bind;
   bind.values = &values;
@@ -46,17 +47,17 @@ Result<ResultSet> ExecuteInternal(Database& db, const std::string& cql, const st
   const RawStatement& s = parsed.statement;
   if (const auto* sel = std::get_if<SelectStatement>(&s)) {
     SelectContext ctx{bind, "", 0, std::nullopt, db.guardrails(), consistency};
-    return ExecuteSelect(db, nullptr, *sel, ctx);
+    return ExecuteSelect(coordinator, nullptr, *sel, ctx);
   }
   WriteContext write{bind, "", std::nullopt, consistency};
   Result<std::vector<Mutation>> mutations = Status::InvalidArgument("not an internal statement: " + cql);
   if (const auto* x = std::get_if<InsertStatement>(&s)) mutations = BuildInsert(db, *x, write);
-  else if (const auto* x = std::get_if<UpdateStatement>(&s)) mutations = BuildUpdate(db, *x, write);
-  else if (const auto* x = std::get_if<DeleteStatement>(&s)) mutations = BuildDelete(db, *x, write);
+  else if (const auto* x = std::get_if<UpdateStatement>(&s)) mutations = BuildUpdate(coordinator, *x, write);
+  else if (const auto* x = std::get_if<DeleteStatement>(&s)) mutations = BuildDelete(coordinator, *x, write);
   else if (const auto* x = std::get_if<CreateKeyspaceStatement>(&s)) return SchemaResult(ExecuteCreateKeyspace(db, *x));
   else if (const auto* x = std::get_if<CreateTableStatement>(&s)) return SchemaResult(ExecuteCreateTable(db, *x, ""));
   if (!mutations.ok()) return mutations.status();
-  TESSERA_RETURN_IF_ERROR(db.ApplyBatch(*mutations, nullptr, consistency));
+  TESSERA_RETURN_IF_ERROR(coordinator.ApplyBatch(*mutations, nullptr, consistency));
   return ResultSet{};
 }
 

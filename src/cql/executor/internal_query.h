@@ -3,9 +3,8 @@
 // SELECT returns every row (no paging); INSERT / UPDATE / DELETE apply at
 // once; CREATE KEYSPACE / TABLE create. Values bind to the ? markers in
 // order (serialized as on the wire, native protocol v4 §6). Reads and writes
-// go to the tablets' replicas at `consistency` (ONE unless given), straight
-// through `db`, not the Coordinator: the system tables these statements
-// touch have no secondary indexes or views to keep.
+// go to the tablets' replicas at `consistency` (ONE unless given), through
+// the Coordinator.
 //
 // Errors: those of parsing and executing the statement; InvalidArgument
 // for a statement of another kind.
@@ -20,11 +19,12 @@
 
 #include "cql/executor/result_set.h"
 #include "cql/protocol/wire.h"
+#include "coordinator/coordinator.h"
 #include "db/database.h"
 
 namespace tessera::cql {
 
-Result<ResultSet> ExecuteInternal(Database& db, const std::string& cql, const std::vector<WireValue>& values = {},
+Result<ResultSet> ExecuteInternal(Coordinator& coordinator, const std::string& cql, const std::vector<WireValue>& values = {},
                                   const RequestConsistency& consistency = kLocalConsistency);
 
 // Value helpers for internal statements, through types/serialization.h

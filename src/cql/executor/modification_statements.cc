@@ -101,7 +101,7 @@ Status AddElements(const ColumnDef& col, const std::string& bytes, RowWrite* row
 }
 
 // The current elements (id, value) of a list column of one row.
-Result<std::vector<std::pair<std::string, std::string>>> ReadList(Database& db, const std::shared_ptr<const TableSchema>& t,
+Result<std::vector<std::pair<std::string, std::string>>> ReadList(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& t,
                                                                   const std::vector<std::string>& pk,
                                                                   const std::vector<std::string>& ck, const ColumnDef& col,
                                                                   const RequestConsistency& consistency) {
@@ -109,14 +109,14 @@ Result<std::vector<std::pair<std::string, std::string>>> ReadList(Database& db, 
   if (col.kind == ColumnKind::kStatic) {
     SliceRequest req;
     req.limit = 0;
-    TESSERA_ASSIGN_OR_RETURN(SliceResult r, db.ReadSlice(t, pk, req, consistency));
+    TESSERA_ASSIGN_OR_RETURN(SliceResult r, coordinator.ReadSlice(t, pk, req, consistency));
     if (!r.partition.static_row) return out;
     for (const auto& c : r.partition.static_row->cells) {
       if (c.column_id == col.id) out.emplace_back(c.path, c.value);
     }
     return out;
   }
-  TESSERA_ASSIGN_OR_RETURN(auto row, db.ReadRow(t, pk, ck, consistency));
+  TESSERA_ASSIGN_OR_RETURN(auto row, coordinator.ReadRow(t, pk, ck, consistency));
   if (!row) return out;
   for (const auto& c : row->cells) {
     if (c.column_id == col.id) out.emplace_back(c.path, c.value);
@@ -164,12 +164,12 @@ struct ListOp {
   std::vector<std::string> values;    // kRemoveValues, serialized elements
 };
 
-Status ApplyListOps(Database& db, const std::shared_ptr<const TableSchema>& t, const std::vector<std::string>& pk,
+Status ApplyListOps(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& t, const std::vector<std::string>& pk,
                     const std::vector<std::string>& ck, const std::vector<ListOp>& ops, RowWrite* row,
                     RowWrite* static_row, const WriteContext& ctx) {
   if (!ops.empty() && ctx.read_before_write) *ctx.read_before_write = true;
   for (const auto& op : ops) {
-    TESSERA_ASSIGN_OR_RETURN(auto list, ReadList(db, t, pk, ck, *op.column, ctx.consistency));
+    TESSERA_ASSIGN_OR_RETURN(auto list, ReadList(coordinator, t, pk, ck, *op.column, ctx.consistency));
     RowWrite* target = op.column->kind == ColumnKind::kStatic ? static_row : row;
     if (op.kind == ListOp::Kind::kRemoveValues) {
       for (const auto& [id, value] : list) {
@@ -291,7 +291,8 @@ Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatem
   return std::vector<Mutation>{std::move(m)};
 }
 
-Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s, const WriteContext& ctx) {
+Result<std::vector<Mutation>> BuildUpdate(Coordinator& coordinator, const UpdateStatement& s, const WriteContext& ctx) {
+  Database& db = coordinator.database();
   TESSERA_ASSIGN_OR_RETURN(auto t, ResolveWritableTable(db, s.table, ctx.keyspace));
   const bool static_only = !s.assignments.empty() && std::all_of(s.assignments.begin(), s.assignments.end(), [&](const Assignment& a) {
     const ColumnDef* c = t->FindColumn(a.column);
@@ -433,7 +434,7 @@ Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s
     for (const auto& ck : target.clustering.empty() ? static_row_only : target.clustering) {
       RowWrite r = row;
       r.clustering = ck;
-      TESSERA_RETURN_IF_ERROR(ApplyListOps(db, t, pk, ck, list_ops, &r, &st, ctx));
+      TESSERA_RETURN_IF_ERROR(ApplyListOps(coordinator, t, pk, ck, list_ops, &r, &st, ctx));
       if (!r.cells.empty()) m.rows.push_back(std::move(r));
     }
     if (!st.cells.empty()) m.rows.push_back(std::move(st));
@@ -442,7 +443,8 @@ Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& s
   return out;
 }
 
-Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& s, const WriteContext& ctx) {
+Result<std::vector<Mutation>> BuildDelete(Coordinator& coordinator, const DeleteStatement& s, const WriteContext& ctx) {
+  Database& db = coordinator.database();
   TESSERA_ASSIGN_OR_RETURN(auto t, ResolveWritableTable(db, s.table, ctx.keyspace));
   TESSERA_ASSIGN_OR_RETURN(WriteTarget target, AnalyzeWriteWhere(*t, s.where, WriteKind::kDelete, ctx.bind));
   Mutation templ;
@@ -525,7 +527,7 @@ Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& s
       for (const auto& ck : target.clustering) {
         RowWrite rr = row;
         rr.clustering = ck;
-        TESSERA_RETURN_IF_ERROR(ApplyListOps(db, t, pk, ck, list_ops, &rr, &static_row, ctx));
+        TESSERA_RETURN_IF_ERROR(ApplyListOps(coordinator, t, pk, ck, list_ops, &rr, &static_row, ctx));
         if (!rr.cells.empty()) m.rows.push_back(std::move(rr));
       }
       if (!static_row.cells.empty()) m.rows.push_back(static_row);

@@ -27,6 +27,7 @@
 #include "common/status.h"
 #include "cql/executor/term_binder.h"
 #include "cql/parser/raw_statements.h"
+#include "coordinator/coordinator.h"
 #include "db/database.h"
 
 namespace tessera::cql {
@@ -56,8 +57,8 @@ struct WriteContext {
 // INSERT is refused, UPDATE increments (`c = c + n`, `c = c - n`, `c += n`) and cannot set,
 // no statement takes USING TIMESTAMP or TTL; DELETE removes counters for good.
 Result<std::vector<Mutation>> BuildInsert(const Database& db, const InsertStatement& stmt, const WriteContext& ctx);
-Result<std::vector<Mutation>> BuildUpdate(Database& db, const UpdateStatement& stmt, const WriteContext& ctx);
-Result<std::vector<Mutation>> BuildDelete(Database& db, const DeleteStatement& stmt, const WriteContext& ctx);
+Result<std::vector<Mutation>> BuildUpdate(Coordinator& coordinator, const UpdateStatement& stmt, const WriteContext& ctx);
+Result<std::vector<Mutation>> BuildDelete(Coordinator& coordinator, const DeleteStatement& stmt, const WriteContext& ctx);
 
 // Cassandra's rules for counters in a batch (BatchStatement.validate), over the batch's
 // mutations. Errors: InvalidArgument "Cannot include non-counter statement in a counter batch",

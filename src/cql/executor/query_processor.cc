@@ -351,13 +351,13 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
       ctx.defer_read = sel->group_by.empty();
       deferred.replay = !sel->group_by.empty();
     }
-    auto rs = ExecuteSelect(*db_, &system_tables_, *sel, ctx);
+    auto rs = ExecuteSelect(*coordinator_, &system_tables_, *sel, ctx);
     if (deferred.table || rs.ok()) ran(deferred.table != nullptr);  // an error may come before any read
     if (deferred.table) return SelectAfterDeferredRead(*sel, ctx, std::move(deferred), params, later);
     if (deferred.static_skipped) {
       ctx.deferred = nullptr;
       ctx.defer_read = false;
-      rs = ExecuteSelect(*db_, &system_tables_, *sel, ctx);
+      rs = ExecuteSelect(*coordinator_, &system_tables_, *sel, ctx);
     }
     return SelectReply(rs, params.consistency, params.skip_metadata);
   }
@@ -366,8 +366,8 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
     return Conditional([&](const ApplyFn& apply) { return conditional_writes_.Run(s, write, apply); });
   }
   if (const auto* ins = std::get_if<InsertStatement>(&s)) return apply(BuildInsert(*db_, *ins, write));
-  if (const auto* up = std::get_if<UpdateStatement>(&s)) return apply(BuildUpdate(*db_, *up, write));
-  if (const auto* del = std::get_if<DeleteStatement>(&s)) return apply(BuildDelete(*db_, *del, write));
+  if (const auto* up = std::get_if<UpdateStatement>(&s)) return apply(BuildUpdate(*coordinator_, *up, write));
+  if (const auto* del = std::get_if<DeleteStatement>(&s)) return apply(BuildDelete(*coordinator_, *del, write));
   if (const auto* b = std::get_if<BatchStatement>(&s)) {
     std::vector<Mutation> all;
     const bool conditional = std::any_of(b->statements.begin(), b->statements.end(), [](const auto& stmt) {
@@ -401,11 +401,11 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
             } else if constexpr (std::is_same_v<T, UpdateStatement>) {
               UpdateStatement copy = x;
               if (!copy.using_clause.timestamp) copy.using_clause.timestamp = b->using_clause.timestamp;
-              return BuildUpdate(*db_, copy, w);
+              return BuildUpdate(*coordinator_, copy, w);
             } else {
               DeleteStatement copy = x;
               if (!copy.using_clause.timestamp) copy.using_clause.timestamp = b->using_clause.timestamp;
-              return BuildDelete(*db_, copy, w);
+              return BuildDelete(*coordinator_, copy, w);
             }
           },
           stmt);
@@ -475,7 +475,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
   }
   if (const auto* x = std::get_if<TruncateStatement>(&s)) {
     // As Cassandra: a truncation reaches every replica or fails (TruncateTable at ALL).
-    Status st = ExecuteTruncate(*db_, *x, ks);
+    Status st = ExecuteTruncate(*coordinator_, *x, ks);
     return st.ok() ? ResultReply(EncodeVoidResult()) : Error(st);
   }
   return Error(Status::InvalidArgument("unsupported statement"));
@@ -557,8 +557,8 @@ std::optional<Reply> QueryProcessor::Batch(ConnectionState& conn, const BatchReq
   for (size_t i = 0; i < statements.size(); ++i) {
     ::tessera::Result<std::vector<Mutation>> m = std::vector<Mutation>{};
     if (const auto* x = std::get_if<InsertStatement>(&statements[i])) m = BuildInsert(*db_, *x, contexts[i]);
-    else if (const auto* x = std::get_if<UpdateStatement>(&statements[i])) m = BuildUpdate(*db_, *x, contexts[i]);
-    else if (const auto* x = std::get_if<DeleteStatement>(&statements[i])) m = BuildDelete(*db_, *x, contexts[i]);
+    else if (const auto* x = std::get_if<UpdateStatement>(&statements[i])) m = BuildUpdate(*coordinator_, *x, contexts[i]);
+    else if (const auto* x = std::get_if<DeleteStatement>(&statements[i])) m = BuildDelete(*coordinator_, *x, contexts[i]);
     if (!m.ok()) return Error(m.status());
     all.insert(all.end(), m->begin(), m->end());
   }

@@ -65,7 +65,7 @@ class QueryProcessor : public RequestProcessor {
   // INSERT, UPDATE, DELETE and BATCH without conditions answer when their
   // replicas do (Coordinator::ApplyBatchAsync); on a cluster node, so does a
   // SELECT whose reads are whole rows, partitions' slices, a scan's page or
-  // an index scan's (DeferredRead; Database::ReadRowAsync, ReadSliceAsync,
+  // an index scan's (DeferredRead; Coordinator::ReadRowAsync, ReadSliceAsync,
   // ScanRangeAsync, RunIndexScanAsync; with GROUP BY, run again for each
   // read it makes, DeferredRead::replay) unless at SERIAL; everything else
   // as Process.
@@ -214,7 +214,7 @@ class QueryProcessor : public RequestProcessor {
   SystemTables system_tables_;
   SchemaCoordinator* schema_coordinator_ = nullptr;
   ReplicationChanger* replication_changer_ = nullptr;
-  ConditionalWrites conditional_writes_{db_};
+  ConditionalWrites conditional_writes_{coordinator_};
   // In a cluster: Invalid for CREATE / ALTER KEYSPACE asking more replicas
   // of a data center than it has nodes (members, alive or not), and for an
   // ALTER KEYSPACE changing a data center's factor by more than 1.

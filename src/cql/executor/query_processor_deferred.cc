@@ -67,7 +67,7 @@ void QueryProcessor::ReadDeferred(const std::shared_ptr<DeferredSelect>& select)
   }
   if (r.index_scan) {
     const DeferredIndexScan& scan = *r.index_scan;
-    RunIndexScanAsync(*db_, table, scan.choice, scan.limits, scan.state, select->ctx.bind.now_micros, consistency,
+    RunIndexScanAsync(*coordinator_, table, scan.choice, scan.limits, scan.state, select->ctx.bind.now_micros, consistency,
                       [this, select](::tessera::Result<IndexScanResult> page) {
                         select->deferred.index_scan->result = std::move(page);
                         RunDeferredSelect(select);
@@ -76,7 +76,7 @@ void QueryProcessor::ReadDeferred(const std::shared_ptr<DeferredSelect>& select)
   }
   if (r.range) {
     const RangeRequest range = *r.range;
-    db_->ScanRangeAsync(table, range, consistency, [this, select](::tessera::Result<RangeResult> page) {
+    coordinator_->ScanRangeAsync(table, range, consistency, [this, select](::tessera::Result<RangeResult> page) {
       select->deferred.range_result = std::move(page);
       RunDeferredSelect(select);
     });
@@ -89,14 +89,14 @@ void QueryProcessor::ReadDeferred(const std::shared_ptr<DeferredSelect>& select)
   // Every read at once; the last answer runs the statement again.
   auto remaining = std::make_shared<std::atomic<size_t>>(rows.size() + slices.size());
   for (size_t i = 0; i < slices.size(); ++i) {
-    db_->ReadSliceAsync(table, slices[i].first, slices[i].second, consistency,
+    coordinator_->ReadSliceAsync(table, slices[i].first, slices[i].second, consistency,
                         [this, select, remaining, i](::tessera::Result<SliceResult> slice) {
                           select->deferred.slices[i].result = std::move(slice);
                           if (remaining->fetch_sub(1, std::memory_order_acq_rel) == 1) RunDeferredSelect(select);
                         });
   }
   for (size_t i = 0; i < rows.size(); ++i) {
-    db_->ReadRowAsync(table, rows[i].first, rows[i].second, consistency,
+    coordinator_->ReadRowAsync(table, rows[i].first, rows[i].second, consistency,
                       [this, select, remaining, i](::tessera::Result<std::optional<RowResult>> row) {
                         select->deferred.rows[i].result = std::move(row);
                         // acq_rel: the last answer sees every other row's result.
@@ -132,21 +132,21 @@ void QueryProcessor::ReadReplayed(const std::shared_ptr<DeferredSelect>& select)
     const size_t i = unanswered[j];
     switch (read.kind) {
       case ReplayedRead::Kind::kRow:
-        db_->ReadRowAsync(read.table, read.partition_key, read.clustering, consistency,
+        coordinator_->ReadRowAsync(read.table, read.partition_key, read.clustering, consistency,
                           [select, i, answered](::tessera::Result<std::optional<RowResult>> row) {
                             select->deferred.replayed[i].row = std::move(row);
                             answered();
                           });
         break;
       case ReplayedRead::Kind::kSlice:
-        db_->ReadSliceAsync(read.table, read.partition_key, read.slice, consistency,
+        coordinator_->ReadSliceAsync(read.table, read.partition_key, read.slice, consistency,
                             [select, i, answered](::tessera::Result<SliceResult> slice) {
                               select->deferred.replayed[i].slice_result = std::move(slice);
                               answered();
                             });
         break;
       case ReplayedRead::Kind::kRange:
-        db_->ScanRangeAsync(read.table, read.range, consistency,
+        coordinator_->ScanRangeAsync(read.table, read.range, consistency,
                             [select, i, answered](::tessera::Result<RangeResult> page) {
                               select->deferred.replayed[i].range_result = std::move(page);
                               answered();
@@ -178,7 +178,7 @@ void QueryProcessor::RunDeferredSelect(const std::shared_ptr<DeferredSelect>& se
       select->ctx.bind.rng = &ThreadRandom();  // this thread's, not the request thread's
       select->ctx.defer_read = false;
       if (select->deferred.replay) select->deferred.table = nullptr;  // set again by a read still to make
-      ::tessera::Result<ResultSet> rs = ExecuteSelect(*db_, &system_tables_, select->statement, select->ctx);
+      ::tessera::Result<ResultSet> rs = ExecuteSelect(*coordinator_, &system_tables_, select->statement, select->ctx);
       if (select->deferred.replay && select->deferred.table) read_on = true;
       while (!read_on && rs.ok() && (select->page || select->deferred.paused)) {
         if (!FoldSelectStep(std::move(*rs), select->page_size, &select->ctx, &select->page)) {
@@ -187,7 +187,7 @@ void QueryProcessor::RunDeferredSelect(const std::shared_ptr<DeferredSelect>& se
         }
         // The next step's first run stops at its read (binding and planning:
         // CPU only), as the request's first run did.
-        rs = ExecuteSelect(*db_, &system_tables_, select->statement, select->ctx);
+        rs = ExecuteSelect(*coordinator_, &system_tables_, select->statement, select->ctx);
         if (select->deferred.table) {
           read_on = true;
           break;
@@ -196,7 +196,7 @@ void QueryProcessor::RunDeferredSelect(const std::shared_ptr<DeferredSelect>& se
           SelectContext plain = select->ctx;
           plain.deferred = nullptr;
           plain.defer_read = false;
-          rs = ExecuteSelect(*db_, &system_tables_, select->statement, plain);
+          rs = ExecuteSelect(*coordinator_, &system_tables_, select->statement, plain);
         }
       }
       if (!read_on) answer = SelectReply(rs, select->consistency, select->skip_metadata);

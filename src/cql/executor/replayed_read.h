@@ -4,7 +4,7 @@
 // (select_statement.cc PageGroups), so that its reads cannot be known
 // before it runs. Each run takes every read it makes from the reads already
 // answered; the first one that is not there is recorded, unanswered, and
-// the run stops. The caller reads it (Database::ReadRowAsync,
+// the run stops. The caller reads it (Coordinator::ReadRowAsync,
 // ReadSliceAsync, ScanRangeAsync), holding no thread, and runs the
 // statement again. A page of n dependent reads costs n runs, each of them
 // CPU only up to its one new read.

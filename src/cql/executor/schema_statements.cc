@@ -486,10 +486,10 @@ Result<SchemaOutcome> ExecuteDrop(Database& db, const DropStatement& s, const st
   return SchemaOutcome{SchemaChange{"DROPPED", "TABLE", ks, s.name.name}};
 }
 
-Status ExecuteTruncate(Database& db, const TruncateStatement& s, const std::string& current) {
+Status ExecuteTruncate(Coordinator& coordinator, const TruncateStatement& s, const std::string& current) {
   const std::string ks = KeyspaceOf(s.table, current);
   if (ks.empty()) return NoKeyspace();
-  Status st = db.TruncateTable(ks, s.table.name);
+  Status st = coordinator.TruncateTable(ks, s.table.name);
   if (st.IsNotFound()) return Status::InvalidArgument("unconfigured table " + s.table.name);
   return st;
 }

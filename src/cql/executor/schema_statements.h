@@ -19,6 +19,7 @@
 #include "common/status.h"
 #include "cql/parser/raw_statements.h"
 #include "cql/protocol/responses.h"
+#include "coordinator/coordinator.h"
 #include "db/database.h"
 
 namespace tessera::cql {
@@ -59,6 +60,6 @@ Result<SchemaOutcome> ExecuteCreateTable(Database& db, const CreateTableStatemen
 Status ExecuteCreateSequence(Database& db, const CreateSequenceStatement& stmt, const std::string& keyspace);
 Result<SchemaOutcome> ExecuteAlterTable(Database& db, const AlterTableStatement& stmt, const std::string& keyspace);
 Result<SchemaOutcome> ExecuteDrop(Database& db, const DropStatement& stmt, const std::string& keyspace);
-Status ExecuteTruncate(Database& db, const TruncateStatement& stmt, const std::string& keyspace);
+Status ExecuteTruncate(Coordinator& coordinator, const TruncateStatement& stmt, const std::string& keyspace);
 
 }  // namespace tessera::cql

@@ -37,9 +37,9 @@ struct Limits {
 
 class Executor {
  public:
-  Executor(Database& db, std::shared_ptr<const TableSchema> t, const ReadPlan& plan, const Limits& limits,
+  Executor(Coordinator& coordinator, std::shared_ptr<const TableSchema> t, const ReadPlan& plan, const Limits& limits,
            bool reversed, bool keep_all, const SelectContext& ctx)
-      : db_(db), t_(std::move(t)), plan_(plan), limits_(limits), reversed_(reversed), keep_all_(keep_all),
+      : coordinator_(coordinator), t_(std::move(t)), plan_(plan), limits_(limits), reversed_(reversed), keep_all_(keep_all),
         now_(static_cast<uint32_t>(ctx.bind.now_micros / 1'000'000)), consistency_(ctx.consistency),
         deferred_(ctx.deferred), defer_read_(ctx.defer_read) {}
 
@@ -99,7 +99,7 @@ class Executor {
     return misses_ >= std::min<uint64_t>(DeferredRead::kMaxReplayedMisses, std::max<uint64_t>(1, Wanted()));
   }
   Result<std::optional<RowResult>> StoreReadRow(const std::vector<std::string>& pk, const std::vector<std::string>& ck) {
-    if (!Replaying()) return db_.ReadRow(t_, pk, ck, consistency_);
+    if (!Replaying()) return coordinator_.ReadRow(t_, pk, ck, consistency_);
     ReplayedRead wanted;
     wanted.kind = ReplayedRead::Kind::kRow;
     wanted.partition_key = pk;
@@ -109,7 +109,7 @@ class Executor {
     return std::optional<RowResult>();
   }
   Result<SliceResult> StoreReadSlice(const std::vector<std::string>& pk, const SliceRequest& req) {
-    if (!Replaying()) return db_.ReadSlice(t_, pk, req, consistency_);
+    if (!Replaying()) return coordinator_.ReadSlice(t_, pk, req, consistency_);
     ReplayedRead wanted;
     wanted.kind = ReplayedRead::Kind::kSlice;
     wanted.partition_key = pk;
@@ -119,7 +119,7 @@ class Executor {
     return SliceResult{};
   }
   Result<RangeResult> StoreScanRange(const RangeRequest& req) {
-    if (!Replaying()) return db_.ScanRange(t_, req, consistency_);
+    if (!Replaying()) return coordinator_.ScanRange(t_, req, consistency_);
     ReplayedRead wanted;
     wanted.kind = ReplayedRead::Kind::kRange;
     wanted.range = req;
@@ -492,7 +492,7 @@ class Executor {
  private:
   uint64_t tombstones_ = 0;
   size_t misses_ = 0;  // reads this run recorded unanswered (Replayed)
-  Database& db_;
+  Coordinator& coordinator_;
   std::shared_ptr<const TableSchema> t_;
   const ReadPlan& plan_;
   Limits limits_;

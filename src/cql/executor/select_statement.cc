@@ -115,7 +115,7 @@ Status CheckTombstones(Database& db, const TableSchema& table, uint64_t tombston
 // or deleted next to the boundary between those two reads can move it; the
 // next page then skips the rest of the group it stopped in (paging through
 // rows that change gives no stronger promise).
-Status PageGroups(Database& db, const std::shared_ptr<const TableSchema>& table, const ReadPlan& plan,
+Status PageGroups(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& table, const ReadPlan& plan,
                   bool reversed, const Selection& sel, const GroupBy& group, const Limits& limits,
                   const SelectContext& ctx, ResultSet* result, uint64_t* tombstones, uint64_t* rows_read) {
   const TableSchema& t = *table;
@@ -141,7 +141,7 @@ Status PageGroups(Database& db, const std::shared_ptr<const TableSchema>& table,
   for (;;) {
     Limits read_limits;
     read_limits.page = chunk_rows;
-    Executor exec(db, table, plan, read_limits, reversed, /*keep_all=*/false, ctx);
+    Executor exec(coordinator, table, plan, read_limits, reversed, /*keep_all=*/false, ctx);
     Chunk chunk{state, std::nullopt, rows.size(), 0};
     std::vector<SourceRow> got;
     TESSERA_RETURN_IF_ERROR(exec.Run(state, &got, &chunk.end));
@@ -238,7 +238,7 @@ Status PageGroups(Database& db, const std::shared_ptr<const TableSchema>& table,
     } else {
       Limits exact;
       exact.page = last_row + 1 - chunks[c].first_row + chunks[c].dropped;
-      Executor again(db, table, plan, exact, reversed, /*keep_all=*/false, ctx);
+      Executor again(coordinator, table, plan, exact, reversed, /*keep_all=*/false, ctx);
       std::vector<SourceRow> reread;
       std::optional<std::string> after;
       TESSERA_RETURN_IF_ERROR(again.Run(chunks[c].start, &reread, &after));
@@ -264,9 +264,9 @@ Result<std::vector<ColumnSpec>> SelectColumns(const TableSchema& table, const Se
 }
 
 // The rows of a SELECT (its JSON form aside).
-static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const SelectStatement& s,
+static Result<ResultSet> SelectRows(Coordinator& coordinator, const VirtualTables* vt, const SelectStatement& s,
                                     const SelectContext& ctx);
-static Status FinishPaxosBeforeRead(Database& db, const std::shared_ptr<const TableSchema>& table,
+static Status FinishPaxosBeforeRead(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& table,
                                     const ReadPlan& plan, ConsistencyLevel serial);
 static Result<ResultSet> Finish(const TableSchema& table, const Selection& sel, const std::optional<GroupBy>& group,
                                 const Limits& limits, uint64_t groups_before, const SelectContext& ctx,
@@ -299,8 +299,9 @@ void RowsToJson(ResultSet* result) {
 
 }  // namespace
 
-Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* vt, const SelectStatement& s, const SelectContext& ctx) {
-  TESSERA_ASSIGN_OR_RETURN(ResultSet result, SelectRows(db, vt, s, ctx));
+Result<ResultSet> ExecuteSelect(Coordinator& coordinator, const VirtualTables* vt, const SelectStatement& s,
+                                const SelectContext& ctx) {
+  TESSERA_ASSIGN_OR_RETURN(ResultSet result, SelectRows(coordinator, vt, s, ctx));
   if (s.json && !result.columns.empty()) RowsToJson(&result);
   return result;
 }
@@ -330,8 +331,9 @@ bool FoldSelectStep(ResultSet step, int32_t page_size, SelectContext* ctx, std::
   return true;
 }
 
-static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const SelectStatement& s,
+static Result<ResultSet> SelectRows(Coordinator& coordinator, const VirtualTables* vt, const SelectStatement& s,
                                     const SelectContext& ctx) {
+  Database& db = coordinator.database();
   const std::string ks = s.table.keyspace.empty() ? ctx.keyspace : s.table.keyspace;
   std::shared_ptr<const TableSchema> table = vt ? vt->Find(ks, s.table.name) : nullptr;
   const bool is_virtual = table != nullptr;
@@ -402,7 +404,7 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
                                   rows.begin() + static_cast<long>(std::max(start, end)));
   } else if (s.ann) {
     if (group || sel.is_aggregate()) return Status::InvalidArgument("ANN ordering can not be run with aggregation");
-    TESSERA_RETURN_IF_ERROR(RunAnnSearch(db, table, s, limits.limit, ctx.bind, ctx.consistency, &rows));
+    TESSERA_RETURN_IF_ERROR(RunAnnSearch(coordinator, table, s, limits.limit, ctx.bind, ctx.consistency, &rows));
   } else {
     TESSERA_ASSIGN_OR_RETURN(auto via_index, ChooseIndex(db, *table, s.where, s.allow_filtering, ctx.bind));
     if (via_index && !via_index->within_partitions) {
@@ -436,7 +438,7 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
         rows = std::move(page->rows);
         result.paging_state = std::move(page->next);
       } else {
-        TESSERA_RETURN_IF_ERROR(RunIndexScan(db, table, *via_index, scan_limits, state, ctx.bind, ctx.consistency,
+        TESSERA_RETURN_IF_ERROR(RunIndexScan(coordinator, table, *via_index, scan_limits, state, ctx.bind, ctx.consistency,
                                              &rows, &result.paging_state));
       }
       return Finish(*table, sel, group, limits, groups_before, ctx, std::move(rows), std::move(result));
@@ -449,12 +451,12 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
     }
     TESSERA_ASSIGN_OR_RETURN(bool reversed, Reversed(*table, s, plan));
     if (ctx.consistency.level == ConsistencyLevel::kSerial || ctx.consistency.level == ConsistencyLevel::kLocalSerial) {
-      TESSERA_RETURN_IF_ERROR(FinishPaxosBeforeRead(db, table, plan, ctx.consistency.level));
+      TESSERA_RETURN_IF_ERROR(FinishPaxosBeforeRead(coordinator, table, plan, ctx.consistency.level));
     }
     if (group) {  // pages of groups, each read from where the last one ended (PageGroups)
       uint64_t tombstones = 0, rows_read = 0;
       TESSERA_RETURN_IF_ERROR(
-          PageGroups(db, table, plan, reversed, sel, *group, limits, ctx, &result, &tombstones, &rows_read));
+          PageGroups(coordinator, table, plan, reversed, sel, *group, limits, ctx, &result, &tombstones, &rows_read));
       TESSERA_RETURN_IF_ERROR(CheckTombstones(db, *table, tombstones, rows_read, ctx, &result));
       return result;
     }
@@ -463,7 +465,7 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
     if (ctx.paging_state) {
       TESSERA_ASSIGN_OR_RETURN(state, DecodePaging(*ctx.paging_state, kind));
     }
-    Executor exec(db, table, plan, limits, reversed, sel.is_aggregate(), ctx);
+    Executor exec(coordinator, table, plan, limits, reversed, sel.is_aggregate(), ctx);
     TESSERA_RETURN_IF_ERROR(exec.Run(state, &rows, &result.paging_state));
     // A page read in steps (DeferredRead::paused) meets the guardrails once,
     // with what all its steps visited.
@@ -489,13 +491,13 @@ static Result<ResultSet> SelectRows(Database& db, const VirtualTables* vt, const
 // readWithPaxos); the read itself then asks a quorum (the levels read as
 // QUORUM and LOCAL_QUORUM). On one node conditional writes hold a lock
 // while they run, so there is nothing to finish.
-static Status FinishPaxosBeforeRead(Database& db, const std::shared_ptr<const TableSchema>& table,
+static Status FinishPaxosBeforeRead(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& table,
                                     const ReadPlan& plan, ConsistencyLevel serial) {
-  if (!db.cluster_tablets()) return Status::OK();
+  if (!coordinator.database().cluster_tablets()) return Status::OK();
   if (plan.kind != ReadPlan::Kind::kPartitions || plan.partition_keys.size() != 1) {
     return Status::InvalidArgument("SERIAL/LOCAL_SERIAL consistency may only be requested for one partition at a time");
   }
-  return db.BeginPaxos(table, plan.partition_keys[0], serial, /*for_read=*/true).status();
+  return coordinator.BeginPaxos(table, plan.partition_keys[0], serial, /*for_read=*/true).status();
 }
 
 // Groups, aggregates or projects the rows read.

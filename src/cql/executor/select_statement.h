@@ -33,6 +33,7 @@
 #include "cql/executor/term_binder.h"
 #include "cql/functions/user_functions.h"
 #include "cql/parser/raw_statements.h"
+#include "coordinator/coordinator.h"
 #include "db/database.h"
 
 namespace tessera::cql {
@@ -65,7 +66,7 @@ class VirtualTables {
 // partition's static row). The reads' keys (and the slices' requests) go
 // into the slot and ExecuteSelect fails with an error the caller ignores
 // once it sees `table` set. The caller reads them all at once
-// (Database::ReadRowAsync, ReadSliceAsync) and runs the statement again,
+// (Coordinator::ReadRowAsync, ReadSliceAsync) and runs the statement again,
 // without defer_read and with every `result` filled in, which those same
 // reads take instead of reading (any other read reads as usual): a slice
 // asked with a larger limit than the second run's read is cut to it. What
@@ -74,7 +75,7 @@ class VirtualTables {
 // page met first) was made for nothing, as Cassandra reads every partition
 // of an IN. A page of a scan (a token range or the whole table) is
 // deferred too, one range read
-// (Database::ScanRangeAsync) at a time: when a filter leaves that read short
+// (Coordinator::ScanRangeAsync) at a time: when a filter leaves that read short
 // of the page, the second run stops before the next read with the rows so
 // far and the paging state to read on from (DeferredRead::paused), and the
 // caller reads the rest of the page in further steps (FoldSelectStep), each
@@ -165,7 +166,7 @@ inline constexpr const char* kTombstoneOverwhelming = "Scanned over the tombston
 // Errors: InvalidArgument (unknown table or column, unsupported or
 // filtering-requiring query without ALLOW FILTERING, bad paging state),
 // storage errors.
-Result<ResultSet> ExecuteSelect(Database& db, const VirtualTables* virtual_tables, const SelectStatement& stmt,
+Result<ResultSet> ExecuteSelect(Coordinator& coordinator, const VirtualTables* virtual_tables, const SelectStatement& stmt,
                                 const SelectContext& ctx);
 
 // One step of a SELECT page read in steps (DeferredRead::paused): appends

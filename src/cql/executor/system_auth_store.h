@@ -14,6 +14,7 @@
 #pragma once
 
 #include "auth/auth_store.h"
+#include "coordinator/coordinator.h"
 #include "db/database.h"
 
 namespace tessera::cql {
@@ -21,7 +22,8 @@ namespace tessera::cql {
 class SystemAuthStore : public auth::AuthStore {
  public:
   // REQUIRES: db outlives the store.
-  explicit SystemAuthStore(Database* db) : db_(db) {}
+  // REQUIRES: coordinator outlives the store.
+  explicit SystemAuthStore(Coordinator* coordinator) : db_(coordinator) {}
   // Creates the keyspace and tables when missing. Errors: storage errors.
   Status CreateSchema();
 
@@ -34,7 +36,7 @@ class SystemAuthStore : public auth::AuthStore {
   Status PutPermissions(const auth::PermissionGrant& grant) override;
 
  private:
-  Database* db_;
+  Coordinator* db_;  // the statements run through it (ExecuteInternal)
 };
 
 }  // namespace tessera::cql
