@@ -71,7 +71,7 @@ bool Coordinator::AppliesWithoutWaiting(const std::vector<Mutation>& mutations,
 }
 
 void Coordinator::ApplyBatchAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
-                                  Database::WriteDone done) {
+                                  WriteDone done) {
   if (!AppliesWithoutWaiting(mutations, consistency)) {
     std::vector<std::string> warnings;
     Status s = ApplyBatch(mutations, &warnings, consistency);

@@ -123,6 +123,8 @@ class Coordinator {
                                                     const std::string& reason, const TabletChangeSource& source = {});
 
   // --- Writes ---
+  // A write's outcome and its warnings (ApplyBatchAsync).
+  using WriteDone = std::function<void(Status, std::vector<std::string> warnings)>;
   // As Database::Apply / ApplyBatch (errors, warnings, consistency), sent to
   // the tablets' replicas, with the derived rows kept right (above).
   [[nodiscard]] Status Apply(const Mutation& mutation, const RequestConsistency& consistency = kLocalConsistency);
@@ -133,7 +135,7 @@ class Coordinator {
   // the replica answer that completes the level when AppliesWithoutWaiting;
   // otherwise on this thread after the write ran as ApplyBatch.
   void ApplyBatchAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
-                       Database::WriteDone done);
+                       WriteDone done);
   // True on a cluster node for writes that need no read or lock first: not
   // at SERIAL (a Paxos proposal), no counter, no table whose layout changes
   // online, no table with secondary indexes or views. False: ApplyBatchAsync
@@ -185,7 +187,7 @@ class Coordinator {
   // REQUIRES: replicated(), and no mutation needs a read or a lock first
   // (AppliesWithoutWaiting).
   void ApplyBaseAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
-                      Database::WriteDone done);
+                      WriteDone done);
   // Writes `ws` through the replicas of the tablets its keys fall in: one
   // write per replica set, the first error returned.
   Status ApplyToReplicas(const WriteSet& ws, const RequestConsistency& consistency);

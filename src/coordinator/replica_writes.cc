@@ -24,7 +24,7 @@ Status Coordinator::ApplyBase(const std::vector<Mutation>& mutations, std::vecto
 }
 
 void Coordinator::ApplyBaseAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
-                                 Database::WriteDone done) {
+                                 WriteDone done) {
   auto write = std::make_shared<Database::RoutedWrite>();
   std::vector<std::string> warnings;
   Status routed = db_->RouteWrite(mutations, &warnings, write.get());
@@ -158,13 +158,8 @@ Status Coordinator::TruncateTable(const std::string& keyspace, const std::string
                                   const RequestConsistency& consistency) {
   if (!replicated()) return db_->TruncateTable(keyspace, name);
   TESSERA_ASSIGN_OR_RETURN(auto table, db_->catalog().GetTable(keyspace, name));
-  for (const IndexDef& index : table->indexes) {  // the indexes are emptied first: no entry outlives its row
-    if (index.is_vector()) continue;             // its entries go with the rows
-    Status s = TruncateTable(keyspace, index.backing_table, consistency);
-    if (!s.ok() && !s.IsNotFound()) return s;
-  }
-  for (const std::string& view : table->views) {  // as Cassandra, a base's views are truncated with it
-    Status s = TruncateTable(keyspace, view, consistency);
+  for (const std::string& derived : Database::TruncatedWith(*table)) {
+    Status s = TruncateTable(keyspace, derived, consistency);
     if (!s.ok() && !s.IsNotFound()) return s;
   }
   db_->large_partitions().ForgetTable(table->id);

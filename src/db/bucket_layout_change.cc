@@ -38,7 +38,7 @@ std::shared_ptr<const TableSchema> Database::CurrentLayout(const std::shared_ptr
 
 Result<std::shared_ptr<const TableSchema>> Database::ChangeBucketCount(const TableSchema& table, uint32_t count,
                                                                        const std::string& reason) {
-  if (cluster_tablets_.load()) {
+  if (cluster_tablets()) {
     return Status::InvalidArgument("bucket counts of a cluster node's tables do not change online yet: the new "
                                    "count would have to reach every replica through the cluster's metadata");
   }

@@ -5,7 +5,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <future>
 #include <chrono>
 #include <filesystem>
 
@@ -127,7 +126,6 @@ std::shared_ptr<const TabletMap> Database::TabletsOf(uint32_t table_id) const {
 void Database::AttachPlacementView(TabletPlacementView* placement) {
   std::lock_guard<std::mutex> admin(admin_mu_);  // no split or merge consults the view meanwhile
   placement_.store(placement, std::memory_order_release);
-  cluster_tablets_ = placement != nullptr;
 }
 
 bool Database::StoredHere(const TableSchema& table, const Tablet& tablet) const {
@@ -214,15 +212,19 @@ Status Database::DropTableLocked(const std::string& keyspace, const std::string&
   return Status::OK();
 }
 
+std::vector<std::string> Database::TruncatedWith(const TableSchema& table) {
+  std::vector<std::string> out;
+  for (const IndexDef& index : table.indexes) {
+    if (!index.is_vector()) out.push_back(index.backing_table);
+  }
+  out.insert(out.end(), table.views.begin(), table.views.end());
+  return out;
+}
+
 Status Database::TruncateTable(const std::string& keyspace, const std::string& name) {
   TESSERA_ASSIGN_OR_RETURN(auto table, catalog_.GetTable(keyspace, name));
-  for (const IndexDef& index : table->indexes) {  // the indexes are emptied first: no entry outlives its row
-    if (index.is_vector()) continue;             // its entries go with the rows
-    Status s = TruncateTable(keyspace, index.backing_table);
-    if (!s.ok() && !s.IsNotFound()) return s;
-  }
-  for (const std::string& view : table->views) {  // as Cassandra, a base's views are truncated with it
-    Status s = TruncateTable(keyspace, view);
+  for (const std::string& derived : TruncatedWith(*table)) {
+    Status s = TruncateTable(keyspace, derived);
     if (!s.ok() && !s.IsNotFound()) return s;
   }
   large_partitions_.ForgetTable(table->id);
@@ -304,8 +306,8 @@ std::vector<HotPartition> Database::HotPartitions(const TableSchema& table, bool
 
 
 Status Database::HitReadFailpoint(const TableSchema& table) {
-  if (failpoints_ == nullptr || !failpoints_->armed()) return Status::OK();
-  return failpoints_->Hit("replica.read." + table.keyspace + "." + table.name);
+  if (failpoints_ == nullptr || !failpoints_->armed()) return Status::OK();  // no name built on the hot path
+  return HitFailpoint("replica.read." + table.keyspace + "." + table.name);
 }
 
 Status Database::HitFailpoint(const std::string& name) {

@@ -227,6 +227,10 @@ class Database {
   // keeps schema and tablets (a cluster's TRUNCATE reaches every replica
   // through Coordinator::TruncateTable). Errors: NotFound, IOError.
   Status TruncateTable(const std::string& keyspace, const std::string& name);
+  // The tables a TRUNCATE of `table` empties first, as Cassandra: its
+  // secondary indexes' backing tables (no entry outlives its row; a vector
+  // index's entries go with the rows), then its views.
+  static std::vector<std::string> TruncatedWith(const TableSchema& table);
   Result<std::shared_ptr<const TableSchema>> GetTable(const std::string& keyspace, const std::string& name) const;
   const Catalog& catalog() const { return catalog_; }
   // Gives a bucketed table (TableSchema::buckets) a new bucket count online
@@ -280,8 +284,6 @@ class Database {
   // written).
   Status ApplyBatch(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings = nullptr,
                     const RequestConsistency& consistency = kLocalConsistency);
-  // ApplyBatch's outcome and its warnings (Coordinator::ApplyBatchAsync).
-  using WriteDone = std::function<void(Status, std::vector<std::string> warnings)>;
   // A write routed to its tablets and built into one WriteSet (RouteWrite),
   // and what CountRoutedWrite counts once its replicas took it.
   struct RoutedWrite {
@@ -296,12 +298,12 @@ class Database {
     std::vector<BuiltMutation> built;
     std::vector<uint32_t> tables;  // per mutation
   };
-  // The first half of ApplyBatch for a coordinator that sends the WriteSet
-  // to the tablets' replicas itself: the mutations built at one fresh
-  // timestamp (in their tables' current layouts) and routed to their
+  // The first half of ApplyBatch, also for a coordinator that sends the
+  // WriteSet to the tablets' replicas itself: the mutations built at one
+  // fresh timestamp (in their tables' current layouts) and routed to their
   // tablets, with the partition guardrails' warnings and refusals. Takes no
-  // layout lock: REQUIRES layouts that do not change online (a cluster
-  // node's, cluster_tablets()). Errors: as ApplyBatch.
+  // layout lock: REQUIRES the caller holds ApplyBatch's, or layouts that do
+  // not change online (a cluster node's, cluster_tablets()). Errors: as ApplyBatch.
   [[nodiscard]] Status RouteWrite(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
                                   RoutedWrite* out);
   // Counts a routed write its replicas took (tablet counters, hot
@@ -353,7 +355,7 @@ class Database {
   void AttachPlacementView(TabletPlacementView* placement);
   // True while a placement view is attached (a cluster node: the balancer
   // then leaves bucket counts alone, and layouts do not change online).
-  bool cluster_tablets() const { return cluster_tablets_.load(); }
+  bool cluster_tablets() const { return placement_.load(std::memory_order_acquire) != nullptr; }
   std::vector<TabletStatus> Tablets(const TableSchema& table);
   // The bounds of a table's tablets and whether this node stores each
   // (Replica::StoredHere); cheap (no size estimates), in key order.
@@ -468,11 +470,6 @@ class Database {
   Status LoadTablets();
   Status PublishTablets(TabletMap map);  // persists, then swaps the snapshot
   std::atomic<TabletPlacementView*> placement_{nullptr};
-  std::atomic<bool> cluster_tablets_{false};
-  Status ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
-                     const RequestConsistency& consistency);
-  // RouteWrite without the layout mapping.
-  Status RouteBuilt(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings, RoutedWrite* out);
   void RefreshVectorIndexes();  // vector_indexes_ follow the catalog
   Status DropTableLocked(const std::string& keyspace, const std::string& name);
   // The median partition of `tablet` (or its middle token), read from this

@@ -22,36 +22,32 @@ Status Database::Apply(const Mutation& m, const RequestConsistency& consistency)
 Status Database::ApplyBatch(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
                             const RequestConsistency& consistency) {
   if (mutations.empty()) return Status::OK();
-  // A bucketed or partition-bucketed table's rows go where its current layout puts them (see
-  // ChangeBucketCount and RaisePartitionBuckets).
+  // A bucketed or partition-bucketed table's layout holds still from routing
+  // to the storage write (ChangeBucketCount and RaisePartitionBuckets take
+  // the lock exclusively).
   std::shared_lock<std::shared_mutex> layout(bucket_layout_mu_, std::defer_lock);
-  std::vector<Mutation> current;
   if (std::any_of(mutations.begin(), mutations.end(), [](const Mutation& m) { return m.table->HasOnlineLayout(); })) {
     layout.lock();
-    current = mutations;
-    for (auto& m : current) m.table = CurrentLayout(m.table);
-    return ApplyRouted(current, warnings, consistency);
   }
-  return ApplyRouted(mutations, warnings, consistency);
+  RoutedWrite write;
+  TESSERA_RETURN_IF_ERROR(RouteWrite(mutations, warnings, &write));
+  if (write.parts.empty()) return Status::OK();
+  TESSERA_RETURN_IF_ERROR(local_replica_->Apply(write.ws, consistency));
+  CountRoutedWrite(write);
+  return Status::OK();
 }
 
 Status Database::RouteWrite(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
                             RoutedWrite* out) {
-  // A bucketed or partition-bucketed table's rows go where its current layout
-  // puts them; on a cluster node the layout does not change online.
+  // A bucketed or partition-bucketed table's rows go where its current layout puts them.
+  std::vector<Mutation> current;
   if (std::any_of(mutations.begin(), mutations.end(), [](const Mutation& m) { return m.table->HasOnlineLayout(); })) {
-    std::vector<Mutation> current = mutations;
+    current = mutations;
     for (auto& m : current) m.table = CurrentLayout(m.table);
-    return RouteBuilt(current, warnings, out);
   }
-  return RouteBuilt(mutations, warnings, out);
-}
-
-Status Database::RouteBuilt(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
-                            RoutedWrite* out) {
   out->started = SteadyMicros();
   out->now = NextTimestamp();
-  for (const auto& m : mutations) {
+  for (const auto& m : current.empty() ? mutations : current) {
     TESSERA_ASSIGN_OR_RETURN(BuiltMutation built, BuildWriteSet(m, out->now, &out->ws));
     auto map = TabletsOf(m.table->id);
     if (!map) return Status::NotFound("table " + m.table->keyspace + "." + m.table->name + " was dropped");
@@ -84,16 +80,6 @@ void Database::CountRoutedWrite(const RoutedWrite& write) {
     last_table = table;
     MetricsOf(table)->write_latency.Record(elapsed);
   }
-}
-
-Status Database::ApplyRouted(const std::vector<Mutation>& mutations, std::vector<std::string>* warnings,
-                             const RequestConsistency& consistency) {
-  RoutedWrite write;
-  TESSERA_RETURN_IF_ERROR(RouteBuilt(mutations, warnings, &write));
-  if (write.parts.empty()) return Status::OK();
-  TESSERA_RETURN_IF_ERROR(local_replica_->Apply(write.ws, consistency));
-  CountRoutedWrite(write);
-  return Status::OK();
 }
 
 Status Database::CheckPartitionGuardrail(const TableSchema& table, const std::string& position,

@@ -38,7 +38,7 @@ std::string PartitionText(const TableSchema& t, const std::optional<std::string>
 Result<std::shared_ptr<const TableSchema>> Database::ChangePartitionBuckets(const TableSchema& table,
                                                                            const std::optional<std::string>& partition,
                                                                            uint32_t count, const std::string& reason) {
-  if (cluster_tablets_.load()) {
+  if (cluster_tablets()) {
     return Status::InvalidArgument("bucket counts of a cluster node's tables do not change online yet: the new "
                                    "count would have to reach every replica through the cluster's metadata");
   }
