@@ -179,8 +179,9 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
                    std::string end);
   Status Apply(const WriteSet& writes, const RequestConsistency& consistency) override;
   // A plain write answers `done` from the thread of the replica answer that
-  // completes its level (or of its time-out): no thread waits for it. Paxos
-  // proposals and counter increments still run as Apply does.
+  // completes its level (or of its time-out): no thread waits for it; so
+  // does a counter increment (its leader's answer, then its shards'). Paxos
+  // proposals still run as Apply does.
   void ApplyAsync(const WriteSet& writes, const RequestConsistency& consistency,
                   std::function<void(Status)> done) override;
   Status Get(std::string_view key, std::string* value, const RequestConsistency& consistency) override;
@@ -296,7 +297,11 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
   std::shared_ptr<HintStore> HintsFor(const WriteSet& writes) const;
   // A conditional statement's writes, proposed through its Paxos round.
   bool ThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency) const;
+  // A counter increment: its leader makes the shards, which then go to every
+  // other replica (ApplyCounterWrite waits for ApplyCounterWriteAsync).
   Status ApplyCounterWrite(const WriteSet& writes, const RequestConsistency& consistency);
+  void ApplyCounterWriteAsync(const WriteSet& writes, const RequestConsistency& consistency,
+                              std::function<void(Status)> done);
   Status ApplyThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency);
   // A read's replicas: every target of the tablet and those a read at a
   // level asks first (ChooseReadTargets), with the level's plan.

@@ -228,9 +228,10 @@ Status ReplicatedTablet::Apply(const WriteSet& writes, const RequestConsistency&
 
 void ReplicatedTablet::ApplyAsync(const WriteSet& writes, const RequestConsistency& consistency,
                                   std::function<void(Status)> done) {
-  // A Paxos proposal and a counter increment wait on their own rounds.
-  if (ThroughPaxos(writes, consistency) || (table_->HasCounters() && CarriesCounterIncrements(writes))) {
-    return done(Apply(writes, consistency));
+  // A Paxos proposal waits on its own round.
+  if (ThroughPaxos(writes, consistency)) return done(Apply(writes, consistency));
+  if (table_->HasCounters() && CarriesCounterIncrements(writes)) {
+    return ApplyCounterWriteAsync(writes, consistency, std::move(done));
   }
   // Held until the write is acknowledged or timed out: a node applying a new
   // migration stage waits for writes routed by the previous one
@@ -245,67 +246,76 @@ void ReplicatedTablet::ApplyAsync(const WriteSet& writes, const RequestConsisten
 }
 
 Status ReplicatedTablet::ApplyCounterWrite(const WriteSet& writes, const RequestConsistency& consistency) {
+  return WaitFor([&](std::function<void(Status)> done) { ApplyCounterWriteAsync(writes, consistency, std::move(done)); });
+}
+
+void ReplicatedTablet::ApplyCounterWriteAsync(const WriteSet& writes, const RequestConsistency& consistency,
+                                              std::function<void(Status)> done) {
   if (consistency.level == ConsistencyLevel::kAny) {
-    return Status::InvalidArgument("Consistency level ANY is not yet supported for counter table " + table_->name);
+    return done(Status::InvalidArgument("Consistency level ANY is not yet supported for counter table " +
+                                        table_->name));
   }
-  PlacementFence::RequestGuard fence(&services_->placement_fence);
-  TESSERA_ASSIGN_OR_RETURN(WritePlan w, PlanWrite(consistency.level, /*hints=*/false));
+  // Held until the shards are acknowledged or timed out, as ApplyAsync's.
+  auto fence = std::make_shared<PlacementFence::RequestGuard>(&services_->placement_fence);
+  Result<WritePlan> planned = PlanWrite(consistency.level, /*hints=*/false);
+  if (!planned.ok()) return done(planned.status());
+  auto w = std::make_shared<const WritePlan>(std::move(*planned));
   // The leader: this node when it is a live natural replica the level
   // counts, else the fastest such replica (Cassandra's
   // StorageProxy.findSuitableReplica).
   std::optional<size_t> leader;
   std::vector<std::string> remote;
-  for (size_t i = 0; i < w.natural; ++i) {
-    if (!w.targets[i].info.alive || !w.plan.counts[i]) continue;
-    if (w.targets[i].info.local) leader = i;
-    remote.push_back(w.targets[i].info.host_id);
+  for (size_t i = 0; i < w->natural; ++i) {
+    if (!w->targets[i].info.alive || !w->plan.counts[i]) continue;
+    if (w->targets[i].info.local) leader = i;
+    remote.push_back(w->targets[i].info.host_id);
   }
   if (!leader) {
     const std::vector<std::string> ordered = services_->latency.Order(remote, NowMicros());
-    for (size_t i = 0; i < w.natural && !ordered.empty(); ++i) {
-      if (w.targets[i].info.host_id == ordered.front()) leader = i;
+    for (size_t i = 0; i < w->natural && !ordered.empty(); ++i) {
+      if (w->targets[i].info.host_id == ordered.front()) leader = i;
     }
   }
   if (!leader) {
     ++services_->unavailables;
-    return UnavailableError(consistency.level, 1, 0);
+    return done(UnavailableError(consistency.level, 1, 0));
   }
   // The leader turns the increments into its shards and stores them; a
   // leader that does not answer leaves the outcome unknown (WriteTimeout,
-  // never retried elsewhere: that could count the increment twice).
+  // never retried elsewhere: that could count the increment twice). Then
+  // the shards go to every other replica, hinted when one misses them: a
+  // shard delivered twice counts once. The continuation holds this tablet
+  // when a shared_ptr owns it (the resolver's); else its caller is Apply,
+  // which waits for the answer and keeps it alive.
+  auto replicate = [this, self = weak_from_this().lock(), w, consistency, leader = *leader, fence,
+                    done = std::move(done)](Result<WriteSet> shards) mutable {
+    if (!shards.ok()) {
+      if (shards.status().IsInvalidArgument() || shards.status().IsNotFound()) return done(shards.status());
+      ++services_->write_timeouts;
+      return done(ConsistencyTimeout(Status::Code::kWriteTimeout, consistency, 0, w->plan.block_for, false));
+    }
+    auto relative = std::make_shared<const WriteSet>(std::move(*shards));
+    const WriteSet absolute = ToAbsolute(table_->id, *relative);
+    ReplicateAsync(*w, absolute, std::move(relative), services_->hints, consistency, leader,
+                   [w, fence, done = std::move(done)](Status s) { done(std::move(s)); });
+  };
   const WriteSet relative_increments = ToRelative(table_->id, writes);
-  Result<WriteSet> shards = Status::Busy("not asked");
-  const Target& lead = w.targets[*leader];
+  const Target& lead = w->targets[*leader];
   if (lead.info.local) {
-    shards = services_->local_replica_service
-                 ? services_->local_replica_service->LeadCounterWrite(table_->uuid, relative_increments)
-                 : Result<WriteSet>(Status::InvalidArgument("this node serves no replica requests"));
-  } else {
-    auto gathered = std::make_shared<Gathered<Result<WriteSet>>>(1);
-    ReplicaLatency* latency = &services_->latency;
-    latency->Sent(lead.info.host_id);
-    services_->client->LeadCounterWrite(
-        lead.endpoint, table_->uuid, relative_increments, services_->write_timeout_micros,
-        [gathered, latency, host = lead.info.host_id, at = NowMicros()](Result<WriteSet> r) {
-          const int64_t now = NowMicros();
-          latency->Answered(host, now - at, r.ok(), now);
-          const bool ok = r.ok();
-          gathered->Record(0, std::move(r), ok);
-        });
-    gathered->Wait(1, 1, services_->write_timeout_micros);
-    std::lock_guard<std::mutex> lock(gathered->mu);
-    if (gathered->answers[0]) shards = std::move(*gathered->answers[0]);
+    return replicate(services_->local_replica_service
+                         ? services_->local_replica_service->LeadCounterWrite(table_->uuid, relative_increments)
+                         : Result<WriteSet>(Status::InvalidArgument("this node serves no replica requests")));
   }
-  if (!shards.ok()) {
-    if (shards.status().IsInvalidArgument() || shards.status().IsNotFound()) return shards.status();
-    ++services_->write_timeouts;
-    return ConsistencyTimeout(Status::Code::kWriteTimeout, consistency, 0, w.plan.block_for, false);
-  }
-  // The shards to every other replica, hinted when one misses them: a shard
-  // delivered twice counts once.
-  auto relative = std::make_shared<const WriteSet>(std::move(*shards));
-  const WriteSet absolute = ToAbsolute(table_->id, *relative);
-  return Replicate(w, absolute, std::move(relative), services_->hints, consistency, leader);
+  ReplicaLatency* latency = &services_->latency;
+  latency->Sent(lead.info.host_id);
+  services_->client->LeadCounterWrite(
+      lead.endpoint, table_->uuid, relative_increments, services_->write_timeout_micros,
+      [latency, host = lead.info.host_id, at = NowMicros(), replicate = std::move(replicate)](
+          Result<WriteSet> r) mutable {
+        const int64_t now = NowMicros();
+        latency->Answered(host, now - at, r.ok(), now);
+        replicate(std::move(r));
+      });
 }
 
 }  // namespace tessera::cluster

@@ -66,8 +66,7 @@ bool Coordinator::AppliesWithoutWaiting(const std::vector<Mutation>& mutations,
                                         const RequestConsistency& consistency) const {
   return replicated() && !mutations.empty() && !consistency.paxos &&
          std::none_of(mutations.begin(), mutations.end(),
-                      [](const Mutation& m) { return m.table->HasOnlineLayout() || m.table->HasCounters(); }) &&
-         WritesWithDerivedRows(mutations).empty();
+                      [](const Mutation& m) { return m.table->HasOnlineLayout(); });
 }
 
 void Coordinator::ApplyBatchAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
@@ -77,6 +76,8 @@ void Coordinator::ApplyBatchAsync(const std::vector<Mutation>& mutations, const 
     Status s = ApplyBatch(mutations, &warnings, consistency);
     return done(std::move(s), std::move(warnings));
   }
+  const std::vector<IndexedWrite> indexed = WritesWithDerivedRows(mutations);
+  if (!indexed.empty()) return ApplyWithDerivedRowsAsync(mutations, indexed, consistency, std::move(done));
   ApplyBaseAsync(mutations, consistency, std::move(done));
 }
 

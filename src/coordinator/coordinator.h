@@ -20,17 +20,18 @@
 // Derived rows (db/secondary_index.h, db/materialized_view.h): a write to a
 // table with secondary indexes or views (as the catalog has it now, whatever
 // schema the mutations carry) reads the rows it touches before and after, at
-// the write's consistency level, under a lock per partition stripe (so two
-// writes of one partition on this node take turns), and writes the
-// difference to the backing tables and views, not atomically with the base
-// write, at one fresh timestamp (Database::NextTimestamp) so the derived rows
-// follow the order of the base writes whatever USING TIMESTAMP said.
+// the write's consistency level, under the lock of each partition it writes
+// (coordinator/partition_locks.h: two writes of one partition on this node
+// take turns, and none holds a thread while it waits or while its replicas
+// answer), and writes the difference to the backing tables and views in one
+// write, not atomically with the base write, at one fresh timestamp
+// (Database::NextTimestamp) so the derived rows follow the order of the base
+// writes whatever USING TIMESTAMP said.
 //
 // Thread safety: every method is thread-safe. Background work: the builds'
 // threads, stopped by Stop() (and the destructor).
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <functional>
 #include <map>
@@ -44,6 +45,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "coordinator/partition_locks.h"
 #include "db/database.h"
 
 namespace tessera {
@@ -131,15 +133,20 @@ class Coordinator {
   [[nodiscard]] Status ApplyBatch(const std::vector<Mutation>& mutations,
                                   std::vector<std::string>* warnings = nullptr,
                                   const RequestConsistency& consistency = kLocalConsistency);
-  // As ApplyBatch, answering through `done` exactly once: on the thread of
-  // the replica answer that completes the level when AppliesWithoutWaiting;
-  // otherwise on this thread after the write ran as ApplyBatch.
+  // As ApplyBatch, answering through `done` exactly once: when
+  // AppliesWithoutWaiting, on the thread of the replica answer that
+  // completes the write (with derived rows: its last write's), or of the
+  // write before it that released this one's partition locks; otherwise on
+  // this thread after the write ran as ApplyBatch.
   void ApplyBatchAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
                        WriteDone done);
-  // True on a cluster node for writes that need no read or lock first: not
-  // at SERIAL (a Paxos proposal), no counter, no table whose layout changes
-  // online, no table with secondary indexes or views. False: ApplyBatchAsync
-  // runs `mutations` on the calling thread, which may wait for other nodes.
+  // True on a cluster node for writes that hold no thread while they wait:
+  // not at SERIAL (a Paxos proposal), no table whose layout changes online.
+  // Counter increments (their leader, then their shards) and writes to
+  // tables with secondary indexes or views (their reads, locks and writes)
+  // are among them. False:
+  // ApplyBatchAsync runs `mutations` on the calling thread, which may wait
+  // for other nodes.
   bool AppliesWithoutWaiting(const std::vector<Mutation>& mutations, const RequestConsistency& consistency) const;
 
   // --- Secondary indexes and materialized views: DDL and builds ---
@@ -167,6 +174,10 @@ class Coordinator {
     uint64_t keys_built = 0;
   };
   ViewBuildState ViewBuild(const std::string& keyspace, const std::string& view) const;
+
+  // The locks of the partitions written with derived rows (what tests see
+  // of the writes in flight).
+  const PartitionLocks& partition_locks() const { return partition_locks_; }
 
  private:
   struct IndexedWrite {
@@ -202,22 +213,62 @@ class Coordinator {
   // The mutations whose tables have derived rows (empty: none).
   std::vector<IndexedWrite> WritesWithDerivedRows(const std::vector<Mutation>& mutations) const;
   void RefreshDerivedFlag();
-  // --- maintenance (coordinator/index_maintenance.cc, view_maintenance.cc) ---
+  // --- maintenance (coordinator/derived_writes.cc, index_maintenance.cc, view_maintenance.cc) ---
+  struct DerivedWrite;  // a write with derived rows, in flight
+  // What a written partition holds of the rows a write touches.
+  struct TouchedRows {
+    std::optional<RowResult> static_row;
+    std::vector<RowResult> rows;
+  };
+  using TouchedDone = std::function<void(Result<TouchedRows>)>;
+  using DerivedDone = std::function<void(Status, IndexEntrySets, ViewRowSets)>;
+  // The base write of `mutations` with its derived rows (`indexed`): under
+  // their partition locks, waited for without a thread (Acquire) or on this
+  // thread (Lock).
+  void ApplyWithDerivedRowsAsync(const std::vector<Mutation>& mutations, const std::vector<IndexedWrite>& indexed,
+                                 const RequestConsistency& consistency, WriteDone done);
   Status ApplyWithDerivedRows(const std::vector<Mutation>& mutations, const std::vector<IndexedWrite>& indexed,
                               std::vector<std::string>* warnings, const RequestConsistency& consistency);
-  Status CollectDerived(const std::vector<IndexedWrite>& writes, IndexEntrySets* out, ViewRowSets* views,
-                        const RequestConsistency& consistency);
-  Status WriteIndexChanges(const IndexEntrySets& before, const IndexEntrySets& after,
-                           const RequestConsistency& consistency);
-  Status ReadWholePartition(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& pk,
-                            const RequestConsistency& consistency, std::optional<RowResult>* static_row,
-                            std::vector<RowResult>* rows);
+  // A copy of the write for the chain (`indexed` pointing into its mutations).
+  static std::shared_ptr<DerivedWrite> MakeDerivedWrite(const std::vector<Mutation>& mutations,
+                                                        const std::vector<IndexedWrite>& indexed,
+                                                        const RequestConsistency& consistency, WriteDone done);
+  // The partition locks of `indexed` (PartitionLocks::KeyOf).
+  static std::vector<std::string> LockKeysOf(const std::vector<IndexedWrite>& indexed);
+  // Writes `w`'s base rows and their derived rows; answers through w's done,
+  // then releases w's locks. REQUIRES: w holds the locks of its partitions.
+  void RunDerivedWrite(std::shared_ptr<DerivedWrite> w);
+  // Writes without derived rows, answering through `done` (on a single node
+  // at once, through ApplyBase).
+  void WriteBaseAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
+                      WriteDone done);
+  // The index entries and view rows `writes` touch, read at `consistency`
+  // (all partitions at once); answers once, on this thread or a replica
+  // answer's.
+  void CollectDerivedAsync(const std::vector<IndexedWrite>& writes, const RequestConsistency& consistency,
+                           DerivedDone done);
+  // Reads the rows `w` touches: the whole partition for partition and range
+  // deletions, else its rows (and its static row when an index needs it).
+  void ReadTouchedAsync(const IndexedWrite& w, const RequestConsistency& consistency, TouchedDone done);
+  void ReadWholePartitionAsync(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& pk,
+                               const RequestConsistency& consistency, TouchedDone done);
+  Result<TouchedRows> ReadWholePartition(const std::shared_ptr<const TableSchema>& table,
+                                         const std::vector<std::string>& pk, const RequestConsistency& consistency);
+  // Whether `w` writes a static row that an index of its table needs.
+  static bool NeedsStaticRow(const IndexedWrite& w);
+  // Adds the index entries and view rows of `touched` (what `w` reads).
+  void AddDerived(const IndexedWrite& w, const TouchedRows& touched, IndexEntrySets* out, ViewRowSets* views) const;
+  // The writes that take the index entries from `before` to `after` (every
+  // key of `after` also in `before`), appended to `writes`, at one fresh
+  // timestamp.
+  void IndexChanges(const IndexEntrySets& before, const IndexEntrySets& after, std::vector<Mutation>* writes) const;
   // The rows `views` (names of views of `base`) have for `rows` of one partition.
   void CollectViewRows(const TableSchema& base, const std::vector<std::string>& views,
                        const std::vector<std::string>& partition_key, const std::vector<RowResult>& rows,
                        ViewRowSets* out) const;
-  Status WriteViewChanges(const ViewRowSets& before, const ViewRowSets& after, const RequestConsistency& consistency);
-  std::mutex& PartitionStripe(uint32_t table_id, const std::vector<std::string>& pk);
+  // The view writes from `before` to `after`, appended to `writes`, at one
+  // fresh timestamp.
+  void ViewChanges(const ViewRowSets& before, const ViewRowSets& after, std::vector<Mutation>* writes) const;
 
   // --- builds (coordinator/derived_builds.cc) ---
   void StartIndexBuild(const std::string& keyspace, const std::string& table, const std::string& index);
@@ -225,7 +276,7 @@ class Coordinator {
   void StartViewBuild(const std::string& keyspace, const std::string& base, const std::string& view);
   void BuildView(std::stop_token stop, std::string keyspace, std::string base, std::string view);
   // Calls `partition` for each partition of keyspace.table, a page at a time,
-  // each under its stripe lock with the catalog's current schema; stops at
+  // each under its partition lock with the catalog's current schema; stops at
   // the first error, when `partition` sets *more to false, or on `stop`
   // (*stopped set). The builds of indexes and views share it.
   using PartitionVisitor = std::function<Status(const std::shared_ptr<const TableSchema>& table,
@@ -239,7 +290,9 @@ class Coordinator {
   // a view: writes skip the catalog lookups while none has. Set before a
   // CREATE INDEX / VIEW changes the catalog, recomputed after a DROP.
   std::atomic<bool> any_derived_{false};
-  std::array<std::mutex, 64> stripes_;
+  // Two writes with derived rows of one partition take turns (and a build's
+  // read of it waits for them), without holding a thread.
+  PartitionLocks partition_locks_;
   mutable std::mutex builds_mu_;
   std::set<std::pair<std::string, std::string>> building_indexes_;        // (keyspace, index); builds_mu_
   std::map<std::pair<std::string, std::string>, uint64_t> building_views_;  // (keyspace, view) -> keys built; builds_mu_

@@ -2,9 +2,8 @@
 // attached resolver chooses (db/reader.h's algorithms over a ReadContext whose
 // replica_of is the coordinator's), or on a single node this node's replica
 // through Database directly; Paxos rounds and ANN candidates of other nodes.
-#include <future>
-
 #include "common/steady_micros.h"
+#include "coordinator/blocking_wait.h"
 #include "coordinator/coordinator.h"
 #include "keys/storage_key.h"
 
@@ -20,16 +19,6 @@ std::function<void(T)> Timed(std::shared_ptr<TableMetrics> metrics, std::functio
     metrics->read_latency.Record(SteadyMicros() - start);
     done(std::move(result));
   };
-}
-
-// Waits for an asynchronous read: what a blocking caller (housekeeping, a
-// request on a waiting thread) does with the read that holds no thread.
-template <typename T, typename Start>
-T Wait(Start&& start) {
-  std::promise<T> answered;
-  auto answer = answered.get_future();
-  start([&answered](T result) { answered.set_value(std::move(result)); });
-  return answer.get();
 }
 
 }  // namespace
@@ -59,7 +48,7 @@ Result<std::optional<RowResult>> Coordinator::ReadRow(const std::shared_ptr<cons
                                                       const std::vector<std::string>& ck,
                                                       const RequestConsistency& consistency) {
   if (!replicated()) return db_->ReadRow(table, pk, ck, consistency);
-  return Wait<Result<std::optional<RowResult>>>(
+  return WaitFor<Result<std::optional<RowResult>>>(
       [&](RowDone done) { ReadRowAsync(table, pk, ck, consistency, std::move(done)); });
 }
 
@@ -81,7 +70,7 @@ Result<SliceResult> Coordinator::ReadSlice(const std::shared_ptr<const TableSche
   // static row and rows cost three round trips one after the other where
   // its first request to each replica brings all three (bench/RESULTS.md,
   // "A slice asks each replica once"); this caller holds its thread.
-  return Wait<Result<SliceResult>>(
+  return WaitFor<Result<SliceResult>>(
       [&](SliceDone done) { ReadSliceAsync(table, pk, request, consistency, std::move(done)); });
 }
 
@@ -101,7 +90,7 @@ Result<RangeResult> Coordinator::ScanRange(const std::shared_ptr<const TableSche
   // The windows' read beats the iterator's: it takes each partition's header
   // from the window instead of a round trip of its own (bench/RESULTS.md,
   // "Scans"); this caller holds its thread until it answers.
-  return Wait<Result<RangeResult>>(
+  return WaitFor<Result<RangeResult>>(
       [&](RangeDone done) { ScanRangeAsync(table, request, consistency, std::move(done)); });
 }
 

@@ -53,7 +53,7 @@ void Coordinator::StartViewBuild(const std::string& keyspace, const std::string&
   });
 }
 
-// Each partition is read again under its stripe lock, so a concurrent write
+// Each partition is read again under its partition lock, so a concurrent write
 // of it either precedes (and is seen) or follows (and maintains the derived
 // rows itself).
 Status Coordinator::ForEachPartitionLocked(const std::stop_token& stop, const std::string& keyspace,
@@ -68,7 +68,7 @@ Status Coordinator::ForEachPartitionLocked(const std::stop_token& stop, const st
     TESSERA_ASSIGN_OR_RETURN(auto page, ScanRange(*base, req));
     for (const auto& p : page.partitions) {
       if ((*stopped = stop.stop_requested())) return Status::OK();
-      std::lock_guard<std::mutex> lock(PartitionStripe((*base)->id, p.partition_key));
+      PartitionLocks::Held held = partition_locks_.Lock({PartitionLocks::KeyOf((*base)->id, p.partition_key)});
       auto current = db_->catalog().GetTableById((*base)->id);
       if (!current) return Status::OK();
       bool more = true;
@@ -90,18 +90,19 @@ void Coordinator::BuildIndex(std::stop_token stop, std::string keyspace, std::st
           *more = false;
           return Status::OK();
         }
-        std::optional<RowResult> static_row;
-        std::vector<RowResult> rows;
-        TESSERA_RETURN_IF_ERROR(ReadWholePartition(current, pk, kHousekeepingConsistency, &static_row, &rows));
+        TESSERA_ASSIGN_OR_RETURN(TouchedRows touched, ReadWholePartition(current, pk, kHousekeepingConsistency));
         IndexEntrySets after;
         auto& entries = after[{current->id, index}];
         if (IsStaticIndex(*current, *def)) {
-          CollectIndexEntries(*current, *def, pk, nullptr, static_row ? &*static_row : nullptr, &entries);
+          CollectIndexEntries(*current, *def, pk, nullptr, touched.static_row ? &*touched.static_row : nullptr,
+                              &entries);
         } else {
-          for (const RowResult& r : rows) CollectIndexEntries(*current, *def, pk, &r, nullptr, &entries);
+          for (const RowResult& r : touched.rows) CollectIndexEntries(*current, *def, pk, &r, nullptr, &entries);
         }
         IndexEntrySets before{{{current->id, index}, {}}};
-        return WriteIndexChanges(before, after, kLocalConsistency);
+        std::vector<Mutation> changes;
+        IndexChanges(before, after, &changes);
+        return changes.empty() ? Status::OK() : ApplyBase(changes, nullptr, kLocalConsistency);
       },
       &stopped);
   if (stopped) return;  // the marker stays: Start resumes it
@@ -125,12 +126,12 @@ void Coordinator::BuildView(std::stop_token stop, std::string keyspace, std::str
           *more = false;  // dropped meanwhile
           return Status::OK();
         }
-        std::optional<RowResult> static_row;
-        std::vector<RowResult> rows;
-        TESSERA_RETURN_IF_ERROR(ReadWholePartition(current, pk, kHousekeepingConsistency, &static_row, &rows));
+        TESSERA_ASSIGN_OR_RETURN(TouchedRows touched, ReadWholePartition(current, pk, kHousekeepingConsistency));
         ViewRowSets after;
-        CollectViewRows(*current, {view}, pk, rows, &after);  // this view alone: the others keep their own rows
-        TESSERA_RETURN_IF_ERROR(WriteViewChanges({}, after, kLocalConsistency));
+        CollectViewRows(*current, {view}, pk, touched.rows, &after);  // this view alone: the others keep their own rows
+        std::vector<Mutation> changes;
+        ViewChanges({}, after, &changes);
+        if (!changes.empty()) TESSERA_RETURN_IF_ERROR(ApplyBase(changes, nullptr, kLocalConsistency));
         std::lock_guard<std::mutex> lock(builds_mu_);
         ++building_views_[{keyspace, view}];
         return Status::OK();

@@ -1,12 +1,11 @@
 // Coordinator (coordinator/coordinator.h): the secondary index entries and
 // the view rows of a write, kept right around its base write.
 //
-// Every write to a table with derived rows reads the rows it touches before
-// and after (the whole partition for partition and range deletions), under
-// a lock per partition stripe, and writes the difference: index entries that
-// went are deleted, new ones (or ones whose expiry moved) inserted with the
-// TTL their cell has left (db/secondary_index.h); view rows as
-// coordinator/view_maintenance.cc says.
+// What a write to a table with derived rows read before and after its base
+// write (coordinator/derived_writes.cc) gives its index entries; the
+// difference is written: entries that went are deleted, new ones (or ones
+// whose expiry moved) inserted with the TTL their cell has left
+// (db/secondary_index.h); view rows as coordinator/view_maintenance.cc says.
 #include <algorithm>
 
 #include "coordinator/coordinator.h"
@@ -20,74 +19,35 @@ bool HasStaticIndex(const TableSchema& t) {
 
 }  // namespace
 
-std::mutex& Coordinator::PartitionStripe(uint32_t table_id, const std::vector<std::string>& pk) {
-  size_t h = std::hash<uint32_t>()(table_id);
-  for (const auto& c : pk) h = h * 31 + std::hash<std::string>()(c);
-  return stripes_[h % stripes_.size()];
-}
-
-Status Coordinator::ReadWholePartition(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& pk,
-                                    const RequestConsistency& consistency, std::optional<RowResult>* static_row, std::vector<RowResult>* rows) {
-  SliceRequest req;
-  bool first = true;
-  for (;;) {
-    TESSERA_ASSIGN_OR_RETURN(SliceResult slice, ReadSlice(table, pk, req, consistency));
-    if (first) *static_row = slice.partition.static_row;
-    first = false;
-    for (auto& r : slice.partition.rows) rows->push_back(std::move(r));
-    if (slice.next_cursor.empty()) return Status::OK();
-    req.cursor = slice.next_cursor;
-  }
-}
-
-Status Coordinator::CollectDerived(const std::vector<IndexedWrite>& writes, IndexEntrySets* out, ViewRowSets* views,
-                                const RequestConsistency& consistency) {
-  for (const IndexedWrite& w : writes) {
-    const Mutation& m = *w.mutation;
-    const TableSchema& t = *w.table;
-    std::optional<RowResult> static_row;
-    std::vector<RowResult> rows;
-    const bool whole = m.delete_partition || !m.range_deletions.empty();
-    const bool static_write = std::any_of(m.rows.begin(), m.rows.end(), [](const RowWrite& r) { return r.is_static; });
-    if (whole) {
-      TESSERA_RETURN_IF_ERROR(ReadWholePartition(w.table, m.partition_key, consistency, &static_row, &rows));
-    } else {
-      for (const RowWrite& r : m.rows) {
-        if (r.is_static) continue;
-        TESSERA_ASSIGN_OR_RETURN(auto row, ReadRow(w.table, m.partition_key, r.clustering, consistency));
-        if (row) rows.push_back(std::move(*row));
-      }
-      if (static_write && HasStaticIndex(t)) {
-        SliceRequest req;
-        req.limit = 0;
-        TESSERA_ASSIGN_OR_RETURN(SliceResult slice, ReadSlice(w.table, m.partition_key, req, consistency));
-        static_row = slice.partition.static_row;
-      }
+void Coordinator::AddDerived(const IndexedWrite& w, const TouchedRows& touched, IndexEntrySets* out,
+                             ViewRowSets* views) const {
+  const Mutation& m = *w.mutation;
+  const TableSchema& t = *w.table;
+  for (const IndexDef& index : t.indexes) {
+    if (index.is_vector()) continue;  // kept by the storage write itself (db/vector_index.h)
+    auto& entries = (*out)[{t.id, index.name}];
+    if (IsStaticIndex(t, index)) {
+      CollectIndexEntries(t, index, m.partition_key, nullptr, touched.static_row ? &*touched.static_row : nullptr,
+                          &entries);
+      continue;
     }
-    for (const IndexDef& index : t.indexes) {
-      if (index.is_vector()) continue;  // kept by the storage write itself (db/vector_index.h)
-      auto& entries = (*out)[{t.id, index.name}];
-      if (IsStaticIndex(t, index)) {
-        CollectIndexEntries(t, index, m.partition_key, nullptr, static_row ? &*static_row : nullptr, &entries);
-        continue;
-      }
-      for (const RowResult& r : rows) CollectIndexEntries(t, index, m.partition_key, &r, nullptr, &entries);
-    }
-    CollectViewRows(t, t.views, m.partition_key, rows, views);
+    for (const RowResult& r : touched.rows) CollectIndexEntries(t, index, m.partition_key, &r, nullptr, &entries);
   }
-  for (auto& [key, entries] : *out) {
-    std::sort(entries.begin(), entries.end());
-    entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
-  }
-  return Status::OK();
+  CollectViewRows(t, t.views, m.partition_key, touched.rows, views);
 }
 
-Status Coordinator::WriteIndexChanges(const IndexEntrySets& before, const IndexEntrySets& after,
-                                   const RequestConsistency& consistency) {
+bool Coordinator::NeedsStaticRow(const IndexedWrite& w) {
+  const Mutation& m = *w.mutation;
+  return std::any_of(m.rows.begin(), m.rows.end(), [](const RowWrite& r) { return r.is_static; }) &&
+         HasStaticIndex(*w.table);
+}
+
+void Coordinator::IndexChanges(const IndexEntrySets& before, const IndexEntrySets& after,
+                               std::vector<Mutation>* out) const {
   const int64_t ts = db_->NextTimestamp();
   const auto now_seconds = static_cast<uint32_t>(db_->NowMicros() / 1'000'000);
   auto same_row = [](const IndexEntry& a, const IndexEntry& b) { return a.value == b.value && a.base_key == b.base_key; };
-  std::vector<Mutation> writes;
+  std::vector<Mutation> writes;  // this call's, apart from those already in `out`
   for (const auto& [key, old_entries] : before) {
     auto base = db_->catalog().GetTableById(key.first);
     const IndexDef* index = base ? base->FindIndex(key.second) : nullptr;
@@ -126,31 +86,7 @@ Status Coordinator::WriteIndexChanges(const IndexEntrySets& before, const IndexE
       mutation_for(e.value, e.expiry == 0 ? 0 : static_cast<int32_t>(e.expiry - now_seconds)).rows.push_back(std::move(ins));
     }
   }
-  if (writes.empty()) return Status::OK();
-  return ApplyBase(writes, nullptr, consistency);
+  for (Mutation& m : writes) out->push_back(std::move(m));
 }
-
-Status Coordinator::ApplyWithDerivedRows(const std::vector<Mutation>& mutations,
-                                         const std::vector<IndexedWrite>& indexed,
-                                         std::vector<std::string>* warnings, const RequestConsistency& consistency) {
-  // One lock per partition stripe, taken in address order (no deadlock between batches).
-  std::vector<std::mutex*> stripes;
-  for (const IndexedWrite& w : indexed) stripes.push_back(&PartitionStripe(w.table->id, w.mutation->partition_key));
-  std::sort(stripes.begin(), stripes.end());
-  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
-  std::vector<std::unique_lock<std::mutex>> locks;
-  locks.reserve(stripes.size());
-  for (std::mutex* s : stripes) locks.emplace_back(*s);
-
-  IndexEntrySets before, after;
-  ViewRowSets views_before, views_after;
-  TESSERA_RETURN_IF_ERROR(CollectDerived(indexed, &before, &views_before, consistency));
-  TESSERA_RETURN_IF_ERROR(ApplyBase(mutations, warnings, consistency));
-  TESSERA_RETURN_IF_ERROR(CollectDerived(indexed, &after, &views_after, consistency));
-  for (const auto& [key, entries] : after) before.try_emplace(key);  // a key only after: all new
-  TESSERA_RETURN_IF_ERROR(WriteIndexChanges(before, after, consistency));
-  return WriteViewChanges(views_before, views_after, consistency);
-}
-
 
 }  // namespace tessera

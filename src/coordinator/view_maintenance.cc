@@ -3,8 +3,8 @@
 //
 // As for secondary indexes (coordinator/index_maintenance.cc), the coordinator of a
 // base write reads the rows it touches before and after, at the write's
-// consistency level, under the partition's stripe lock, and writes the
-// difference to the view at that level: a view row whose key went is
+// consistency level, under the partition's lock (coordinator/derived_writes.cc),
+// and writes the difference to the view at that level: a view row whose key went is
 // deleted, a new or changed one written whole (row marker with the base
 // row's remaining TTL, every view column as a value or a tombstone). All
 // view writes of one base write share one fresh timestamp, so view rows
@@ -38,11 +38,11 @@ void Coordinator::CollectViewRows(const TableSchema& base, const std::vector<std
   }
 }
 
-Status Coordinator::WriteViewChanges(const ViewRowSets& before, const ViewRowSets& after,
-                                  const RequestConsistency& consistency) {
+void Coordinator::ViewChanges(const ViewRowSets& before, const ViewRowSets& after,
+                              std::vector<Mutation>* out) const {
   const int64_t ts = db_->NextTimestamp();
   const auto now_seconds = static_cast<uint32_t>(db_->NowMicros() / 1'000'000);
-  std::vector<Mutation> writes;
+  std::vector<Mutation> writes;  // this call's, apart from those already in `out`
   auto mutation_for = [&](const std::shared_ptr<const TableSchema>& view, const std::vector<std::string>& pk,
                           int32_t ttl) -> Mutation& {
     for (auto& m : writes) {
@@ -122,8 +122,7 @@ Status Coordinator::WriteViewChanges(const ViewRowSets& before, const ViewRowSet
       if (!plain.cells.empty()) mutation_for(*view, row.partition_key, 0).rows.push_back(std::move(plain));
     }
   }
-  if (writes.empty()) return Status::OK();
-  return ApplyBase(writes, nullptr, consistency);
+  for (Mutation& m : writes) out->push_back(std::move(m));
 }
 
 }  // namespace tessera

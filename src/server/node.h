@@ -125,6 +125,7 @@ class Node {
   uint16_t admin_port() const;  // 0 without an admin port
   const std::string& host_id() const { return host_id_; }  // 16 bytes, kept in <data_dir>/HOST_ID
   Database& db() { return *db_; }
+  Coordinator& coordinator() { return *coordinator_; }
   // Null without an authenticator.
   auth::AuthService* auth() const;
 

@@ -346,6 +346,56 @@ TEST_F(InMemoryClusterTest, ConditionalWritesRunPaxosAcrossTheReplicasAndNeedAQu
   }, "node 3 reads v = 32 at SERIAL");
 }
 
+// Writes to a table with a view and a secondary index read the rows they touch before and after
+// and write the difference (coordinator/derived_writes.cc); two writes of one partition through
+// one coordinator take turns (PartitionLocks). Write A (QUORUM, the later timestamp) waits for
+// its digest replicas, every message from node 1 to them 300 ms late; write B (ONE) of the same
+// partition comes meanwhile. B must wait for A, holding no thread: had it gone ahead, it would
+// have written its view row and entry, A (which read the row before B) would not have deleted
+// them, and the view would hold two rows for one.
+TEST_F(InMemoryClusterTest, ADerivedWriteOfAPartitionWaitsForTheOneInFlightWithoutAThread) {
+  CreateTable();
+  ASSERT_TRUE(conns_[0]->Query("CREATE INDEX t_v ON ks.t (v)").ok());
+  ASSERT_TRUE(conns_[0]->Query("CREATE MATERIALIZED VIEW ks.t_by_v AS SELECT * FROM ks.t "
+                               "WHERE v IS NOT NULL AND k IS NOT NULL PRIMARY KEY (v, k)").ok());
+  for (int n = 1; n <= kNodes; ++n) {
+    WaitFor([&] { return conns_[n - 1]->Query("SELECT k FROM ks.t_by_v LIMIT 1").ok(); },
+            "node " + std::to_string(n) + " knows ks.t_by_v");
+  }
+  auto w = Run(1, "INSERT INTO ks.t (k, v) VALUES (0, 0)", cql::Consistency::kAll);
+  ASSERT_TRUE(w.ok() && !w->is_error());
+  for (int n : {2, 3}) network_->SetLink(Endpoint(1), Endpoint(n), {.delay_micros = 300'000, .loss = 0, .cut = false});
+  const PartitionLocks& locks = nodes_[0]->coordinator().partition_locks();
+  auto send = [&](const std::string& statement, cql::Consistency consistency) {
+    cql::QueryParameters p;
+    p.consistency = consistency;
+    ASSERT_TRUE(conns_[0]->Send(cql::QueryRequest{statement, std::move(p)}).ok());
+    ASSERT_TRUE(conns_[0]->Flush().ok());
+  };
+  send("INSERT INTO ks.t (k, v) VALUES (0, 1) USING TIMESTAMP 4000000000000000", cql::Consistency::kQuorum);
+  WaitFor([&] { return locks.keys_in_use() == 1; }, "write A holds its partition");
+  send("INSERT INTO ks.t (k, v) VALUES (0, 2)", cql::Consistency::kOne);
+  WaitFor([&] { return locks.waiting() == 1; }, "write B waits for write A");
+  for (int i = 0; i < 2; ++i) {
+    auto r = conns_[0]->Receive();
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_FALSE(r->decoded.is_error()) << r->decoded.error_message;
+  }
+  EXPECT_EQ(locks.keys_in_use(), 0u);
+  network_->HealAll();
+  auto row = Run(1, "SELECT v FROM ks.t WHERE k = 0", cql::Consistency::kAll);
+  ASSERT_TRUE(row.ok() && !row->is_error() && row->rows.rows.size() == 1);
+  EXPECT_EQ(*row->rows.rows[0][0], std::string("\0\0\0\x01", 4));  // A's value: the later timestamp
+  auto view = Run(1, "SELECT k, v FROM ks.t_by_v", cql::Consistency::kAll);
+  ASSERT_TRUE(view.ok() && !view->is_error());
+  ASSERT_EQ(view->rows.rows.size(), 1u) << "the view holds a row its base does not";
+  EXPECT_EQ(*view->rows.rows[0][1], std::string("\0\0\0\x01", 4));
+  // The index's entries (its backing table, read as a table): one, A's value.
+  auto entries = Run(1, "SELECT * FROM ks.t_v_index", cql::Consistency::kAll);
+  ASSERT_TRUE(entries.ok() && !entries->is_error()) << (entries.ok() ? entries->error_message : "");
+  EXPECT_EQ(entries->rows.rows.size(), 1u);
+}
+
 TEST_F(InMemoryClusterTest, WritesSurviveALossyReplicaAndItCatchesUpOnceTheLossEnds) {
   CreateTable();
   // Node 2's links lose 40% of the messages both ways; node 3's arrive 20 ms late, every one.

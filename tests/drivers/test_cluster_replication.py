@@ -504,6 +504,59 @@ def test_writes_waiting_for_a_stopped_replica_hold_no_thread_of_their_coordinato
         ["INSERT INTO slow.held (k, v) VALUES (%d, 2)" % k for k in range(41, 201)], 0x1100, "writes")
 
 
+def test_index_and_view_writes_waiting_for_a_stopped_replica_hold_no_thread(slow_cluster):
+    # A write to a table with a secondary index and a view reads the rows it
+    # touches before and after, under its partition's lock, and writes the
+    # index entries and view rows (Coordinator, coordinator/derived_writes.cc):
+    # all of it without a thread. The 40 at ALL wait for node 2 in their
+    # first read and time out; the 160 at ONE, each of its own partition, are
+    # answered meanwhile, and their entries and view rows are there.
+    fill_at_all(slow_cluster, ["CREATE TABLE IF NOT EXISTS slow.derived_held (k int PRIMARY KEY, tag int, v int)",
+                               "CREATE INDEX IF NOT EXISTS derived_held_v ON slow.derived_held (v)",
+                               "CREATE MATERIALIZED VIEW IF NOT EXISTS slow.derived_held_by_tag AS "
+                               "SELECT * FROM slow.derived_held WHERE tag IS NOT NULL AND k IS NOT NULL "
+                               "PRIMARY KEY (tag, k)"],
+                "INSERT INTO slow.derived_held (k, tag, v) VALUES (?, ?, ?)", [(0, 0, 0)])
+    write = "INSERT INTO slow.derived_held (k, tag, v) VALUES (%d, %d, %d)"
+    answered_behind_a_stopped_replica(slow_cluster, [write % (k, 1000 + k, 7 * k) for k in range(1, 41)],
+                                      [write % (k, 1000 + k, 7 * k) for k in range(41, 201)], 0x1200,
+                                      "writes with an index and a view")
+    d, s = slow_keyspace_session(slow_cluster)
+    try:
+        for k in (41, 120, 200):
+            assert [r.k for r in run(s, "SELECT k FROM slow.derived_held WHERE v = %d" % (7 * k), cl=ALL)] == [k]
+            assert [(r.k, r.v) for r in run(s, "SELECT k, v FROM slow.derived_held_by_tag WHERE tag = %d" % (1000 + k),
+                                            cl=ALL)] == [(k, 7 * k)]
+        # The first read of each write at ALL timed out: nothing of them was written.
+        assert list(run(s, "SELECT k FROM slow.derived_held WHERE v = 7", cl=ALL)) == []
+        assert list(run(s, "SELECT k FROM slow.derived_held_by_tag WHERE tag = 1001", cl=ALL)) == []
+    finally:
+        d.shutdown()
+
+
+def test_counter_increments_waiting_for_a_stopped_replica_hold_no_thread(slow_cluster):
+    # A counter increment asks its leader (node 1 itself here) for the
+    # shards, then sends them to the other replicas (ReplicatedTablet::
+    # ApplyCounterWriteAsync): no thread waits. The 40 at ALL wait for node
+    # 2's acknowledgement and time out; the 160 at ONE are answered meanwhile
+    # and count once each.
+    fill_at_all(slow_cluster, "CREATE TABLE IF NOT EXISTS slow.counts_held (k int PRIMARY KEY, c counter)",
+                "UPDATE slow.counts_held SET c = c + 1 WHERE k = ?", [(0,)])
+    add = "UPDATE slow.counts_held SET c = c + %d WHERE k = %d"
+    answered_behind_a_stopped_replica(slow_cluster, [add % (k, k) for k in range(1, 41)],
+                                      [add % (k, k) for k in range(41, 201)], 0x1100, "counter increments")
+    d, s = slow_keyspace_session(slow_cluster)
+    try:
+        counts = {r.k: r.c for r in run(s, "SELECT k, c FROM slow.counts_held", cl=ALL)}
+        assert all(counts.get(k) == k for k in range(41, 201)), [(k, counts.get(k)) for k in range(41, 201)
+                                                                   if counts.get(k) != k][:5]
+        # A time-out is not a rollback: node 1, their leader, stored the 40 (each once).
+        assert all(counts.get(k) == k for k in range(1, 41)), [(k, counts.get(k)) for k in range(1, 41)
+                                                                 if counts.get(k) != k][:5]
+    finally:
+        d.shutdown()
+
+
 def test_slices_read_through_replicas_return_what_a_single_store_would(slow_cluster):
     # Issue 28 item 1 for slices: a SELECT of one partition's slice reads
     # its windows without a thread (Coordinator::ReadSliceAsync). Shapes that
