@@ -12,6 +12,11 @@
 //                       before its first stage is written
 //   repair.held         a repair run by this node, once every node holds the
 //                       repaired tables' tombstones (cluster/repair_holds.h)
+//   coordinator.derived_write.<keyspace>.<table>
+//                       a write to a table with secondary indexes or views
+//                       (its first such table), once it holds its partition
+//                       locks, before its first read (coordinator/derived_writes.cc);
+//                       a pause holds the thread the locks were granted on
 //   replica.read.<keyspace>.<table>
 //                       every read of the table this node coordinates or
 //                       serves from its store (Coordinator::ReadRow, ReadSlice,

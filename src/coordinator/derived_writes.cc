@@ -110,6 +110,11 @@ void Coordinator::RunDerivedWrite(std::shared_ptr<DerivedWrite> w) {
     done(std::move(s), std::move(w->warnings));
     w->held.Release();
   };
+  // Tests hold a write here, its partitions locked (common/failpoints.h).
+  const TableSchema& first = *w->indexed.front().table;
+  if (Status held = db_->HitFailpoint("coordinator.derived_write." + first.keyspace + "." + first.name); !held.ok()) {
+    return finish(w, std::move(held));
+  }
   CollectDerivedAsync(w->indexed, w->consistency, [this, w, finish](Status s, IndexEntrySets before,
                                                                       ViewRowSets views_before) {
     if (!s.ok()) return finish(w, std::move(s));

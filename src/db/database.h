@@ -340,6 +340,9 @@ class Database {
   // The failpoint replica.read.<keyspace>.<table> (common/failpoints.h) every
   // read of the table hits, here or in the coordinator: OK when off.
   [[nodiscard]] Status HitReadFailpoint(const TableSchema& table);
+  // The failpoint `name` of this node (common/failpoints.h: blocks while it
+  // pauses, IOError when it fails): OK when off or without failpoints.
+  [[nodiscard]] Status HitFailpoint(const std::string& name);
   // This node's replica (every tablet's on a single node).
   const std::shared_ptr<Replica>& local_replica() const { return local_replica_; }
 
@@ -499,7 +502,6 @@ class Database {
   std::deque<RetiredTablet> retired_;  // guarded by events_mu_
   uint64_t retired_sequence_ = 0;      // guarded by events_mu_
   void RetireTablet(uint32_t table_id, const Tablet& tablet, int64_t at_micros);
-  [[nodiscard]] Status HitFailpoint(const std::string& name);  // OK when off
   std::atomic<int64_t> last_timestamp_{0};
   struct PartitionLoad;  // per-table sketches
   std::shared_ptr<PartitionLoad> LoadOf(uint32_t table_id);

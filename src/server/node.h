@@ -126,6 +126,9 @@ class Node {
   const std::string& host_id() const { return host_id_; }  // 16 bytes, kept in <data_dir>/HOST_ID
   Database& db() { return *db_; }
   Coordinator& coordinator() { return *coordinator_; }
+  // This node's failpoints, what the admin API's POST /failpoints sets (for
+  // tests that run nodes in their own process).
+  Failpoints& failpoints() { return failpoints_; }
   // Null without an authenticator.
   auth::AuthService* auth() const;
 

@@ -348,11 +348,10 @@ TEST_F(InMemoryClusterTest, ConditionalWritesRunPaxosAcrossTheReplicasAndNeedAQu
 
 // Writes to a table with a view and a secondary index read the rows they touch before and after
 // and write the difference (coordinator/derived_writes.cc); two writes of one partition through
-// one coordinator take turns (PartitionLocks). Write A (QUORUM, the later timestamp) waits for
-// its digest replicas, every message from node 1 to them 300 ms late; write B (ONE) of the same
-// partition comes meanwhile. B must wait for A, holding no thread: had it gone ahead, it would
-// have written its view row and entry, A (which read the row before B) would not have deleted
-// them, and the view would hold two rows for one.
+// one coordinator take turns (PartitionLocks). Write A (QUORUM, the later timestamp) is held with
+// its partition locked (failpoint coordinator.derived_write.ks.t on node 1); write B (ONE) of
+// the same partition comes meanwhile and must queue behind it, holding no thread, and the view
+// and the index end with one row each.
 TEST_F(InMemoryClusterTest, ADerivedWriteOfAPartitionWaitsForTheOneInFlightWithoutAThread) {
   CreateTable();
   ASSERT_TRUE(conns_[0]->Query("CREATE INDEX t_v ON ks.t (v)").ok());
@@ -364,7 +363,9 @@ TEST_F(InMemoryClusterTest, ADerivedWriteOfAPartitionWaitsForTheOneInFlightWitho
   }
   auto w = Run(1, "INSERT INTO ks.t (k, v) VALUES (0, 0)", cql::Consistency::kAll);
   ASSERT_TRUE(w.ok() && !w->is_error());
-  for (int n : {2, 3}) network_->SetLink(Endpoint(1), Endpoint(n), {.delay_micros = 300'000, .loss = 0, .cut = false});
+  const std::string failpoint = "coordinator.derived_write.ks.t";
+  Failpoints& failpoints = nodes_[0]->failpoints();
+  ASSERT_TRUE(failpoints.Set(failpoint, "pause").ok());
   const PartitionLocks& locks = nodes_[0]->coordinator().partition_locks();
   auto send = [&](const std::string& statement, cql::Consistency consistency) {
     cql::QueryParameters p;
@@ -373,16 +374,18 @@ TEST_F(InMemoryClusterTest, ADerivedWriteOfAPartitionWaitsForTheOneInFlightWitho
     ASSERT_TRUE(conns_[0]->Flush().ok());
   };
   send("INSERT INTO ks.t (k, v) VALUES (0, 1) USING TIMESTAMP 4000000000000000", cql::Consistency::kQuorum);
-  WaitFor([&] { return locks.keys_in_use() == 1; }, "write A holds its partition");
+  WaitFor([&] { return !failpoints.Paused().empty(); }, "write A held with its partition locked");
+  EXPECT_EQ(locks.keys_in_use(), 1u);
   send("INSERT INTO ks.t (k, v) VALUES (0, 2)", cql::Consistency::kOne);
+  // B queues on the lock A holds: its request thread went on (it waits as a continuation).
   WaitFor([&] { return locks.waiting() == 1; }, "write B waits for write A");
+  ASSERT_TRUE(failpoints.Set(failpoint, "off").ok());
   for (int i = 0; i < 2; ++i) {
     auto r = conns_[0]->Receive();
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_FALSE(r->decoded.is_error()) << r->decoded.error_message;
   }
-  EXPECT_EQ(locks.keys_in_use(), 0u);
-  network_->HealAll();
+  WaitFor([&] { return locks.keys_in_use() == 0; }, "both writes released their partition");  // after their answers
   auto row = Run(1, "SELECT v FROM ks.t WHERE k = 0", cql::Consistency::kAll);
   ASSERT_TRUE(row.ok() && !row->is_error() && row->rows.rows.size() == 1);
   EXPECT_EQ(*row->rows.rows[0][0], std::string("\0\0\0\x01", 4));  // A's value: the later timestamp
