@@ -24,7 +24,8 @@
 // Writes (issue 28, item 1): ApplyAsync returns once the writes are sent;
 // the acknowledgement that completes the level (or the last answer, each
 // internode call carrying the write time-out as its deadline) answers the
-// caller from its thread. Apply waits for it (counters, Paxos, the callers
+// caller from its thread; so does a counter increment, from its leader's
+// answer and then its shards'. Apply waits for it (Paxos, and the callers
 // that hold a thread still). Key reads likewise: MultiGetAsync answers from
 // the thread of the replica answer that completes the read (its digest
 // round, a full round after a mismatch, the read repair), its speculative
@@ -282,14 +283,11 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
   Result<WritePlan> PlanWrite(ConsistencyLevel level, bool hints);
   // Sends `relative` (`writes` with table-relative keys) to every target
   // but `stored_by` (a counter's leader: already stored, counted as its
-  // acknowledgement), hints those down or failing (when `hints`), and
-  // waits for the level: OK, or WriteTimeout.
-  Status Replicate(const WritePlan& w, const WriteSet& writes, std::shared_ptr<const WriteSet> relative,
-                   std::shared_ptr<HintStore> hints, const RequestConsistency& consistency,
-                   std::optional<size_t> stored_by);
-  // Replicate without waiting: `done` gets its Status once the level is
-  // reached or every target answered (each remote call ends by the write
-  // time-out). It touches only `services_`, never this object.
+  // acknowledgement), hints those down or failing (when `hints`), without
+  // waiting: `done` gets OK or WriteTimeout once the level is reached or
+  // every target answered (each remote call ends by the write time-out).
+  // It reads this tablet only before it returns: `done` and the replicas'
+  // answers need only `services_` and values, the tablet may be gone.
   void ReplicateAsync(const WritePlan& w, const WriteSet& writes, std::shared_ptr<const WriteSet> relative,
                       std::shared_ptr<HintStore> hints, const RequestConsistency& consistency,
                       std::optional<size_t> stored_by, std::function<void(Status)> done);

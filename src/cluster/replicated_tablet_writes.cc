@@ -113,8 +113,8 @@ struct WriteAcks {
   }
 };
 
-// Waits for an asynchronous call's Status (the few callers that still
-// hold their thread: counter writes, Paxos commits).
+// Waits for an asynchronous call's Status (the callers that still hold
+// their thread: Apply's, a Paxos round's).
 template <typename Start>
 Status WaitFor(Start start) {
   std::promise<Status> answered;
@@ -124,14 +124,6 @@ Status WaitFor(Start start) {
 }
 
 }  // namespace
-
-Status ReplicatedTablet::Replicate(const WritePlan& w, const WriteSet& writes, std::shared_ptr<const WriteSet> relative,
-                                   std::shared_ptr<HintStore> hints, const RequestConsistency& consistency,
-                                   std::optional<size_t> stored_by) {
-  return WaitFor([&](std::function<void(Status)> done) {
-    ReplicateAsync(w, writes, std::move(relative), std::move(hints), consistency, stored_by, std::move(done));
-  });
-}
 
 void ReplicatedTablet::ReplicateAsync(const WritePlan& w, const WriteSet& writes,
                                       std::shared_ptr<const WriteSet> relative, std::shared_ptr<HintStore> hints,
@@ -297,7 +289,7 @@ void ReplicatedTablet::ApplyCounterWriteAsync(const WriteSet& writes, const Requ
     auto relative = std::make_shared<const WriteSet>(std::move(*shards));
     const WriteSet absolute = ToAbsolute(table_->id, *relative);
     ReplicateAsync(*w, absolute, std::move(relative), services_->hints, consistency, leader,
-                   [w, fence, done = std::move(done)](Status s) { done(std::move(s)); });
+                   [fence, done = std::move(done)](Status s) { done(std::move(s)); });
   };
   const WriteSet relative_increments = ToRelative(table_->id, writes);
   const Target& lead = w->targets[*leader];

@@ -144,9 +144,8 @@ class Coordinator {
   // not at SERIAL (a Paxos proposal), no table whose layout changes online.
   // Counter increments (their leader, then their shards) and writes to
   // tables with secondary indexes or views (their reads, locks and writes)
-  // are among them. False:
-  // ApplyBatchAsync runs `mutations` on the calling thread, which may wait
-  // for other nodes.
+  // are among them. False: ApplyBatchAsync runs `mutations` on the calling
+  // thread, which may wait for other nodes.
   bool AppliesWithoutWaiting(const std::vector<Mutation>& mutations, const RequestConsistency& consistency) const;
 
   // --- Secondary indexes and materialized views: DDL and builds ---
