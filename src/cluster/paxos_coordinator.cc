@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -19,10 +19,10 @@ namespace {
 
 // Cassandra's contention back-off: a random pause of up to 100 ms before a
 // round that lost to a later ballot tries again.
-void BackOff(int attempt) {
+int64_t BackOffMicros(int attempt) {
   thread_local std::mt19937 random(std::random_device{}());
   const int ceiling_ms = std::min(100, 5 << std::min(attempt, 5));
-  std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(1, ceiling_ms)(random)));
+  return 1000 * static_cast<int64_t>(std::uniform_int_distribution<int>(1, ceiling_ms)(random));
 }
 
 // A refusal or an error that says the replica did not act (as opposed to no
@@ -32,31 +32,63 @@ bool DefinitelyNot(const Result<PaxosResponse>& r) {
   return r.status().code() != Status::Code::kBusy;
 }
 
+// Waits for an asynchronous call's one answer (the blocking forms).
+template <typename T, typename Start>
+T Await(Start start) {
+  auto answered = std::make_shared<std::promise<T>>();
+  auto answer = answered->get_future();
+  start(answered);
+  return answer.get();
+}
+
 }  // namespace
 
 // The answers of one phase; shared with the transport's callbacks, which
-// may outlive the wait.
+// may come after `then` ran.
 struct PaxosCoordinator::Exchange {
   std::mutex mu;
-  std::condition_variable cv;
   std::vector<std::optional<Result<PaxosResponse>>> answers;
   int sent = 0, answered = 0, oks = 0, refusals = 0;
+  Enough enough;
+  Then then;
+  bool armed = false;  // every participant sent to: `sent` is final
 
   explicit Exchange(size_t n) : answers(n) {}
   void Record(size_t i, Result<PaxosResponse> r) {
-    std::lock_guard<std::mutex> lock(mu);
+    std::unique_lock<std::mutex> lock(mu);
     oks += r.ok() && r->ok;
     refusals += r.ok() && !r->ok;
     answers[i] = std::move(r);
     ++answered;
-    cv.notify_all();
+    MaybeFinish(lock);
   }
-  // Waits until `done` holds (under the lock), every participant sent to
-  // answered, or the time-out.
-  template <typename Done>
-  void Wait(int64_t timeout_micros, Done done) {
+  void Arm(int sent_to) {
     std::unique_lock<std::mutex> lock(mu);
-    cv.wait_for(lock, std::chrono::microseconds(timeout_micros), [&] { return done() || answered >= sent; });
+    sent = sent_to;
+    armed = true;
+    MaybeFinish(lock);
+  }
+  // Runs `then` (once, without the lock) when the exchange is complete.
+  void MaybeFinish(std::unique_lock<std::mutex>& lock) {
+    if (!armed || !then || !(answered >= sent || enough(*this))) return;
+    Then run = std::move(then);
+    then = nullptr;
+    lock.unlock();
+    run(*this);
+  }
+};
+
+// One PrepareAsync: its attempts so far and its answer.
+struct PaxosCoordinator::PrepareState {
+  RequestConsistency report;
+  Status::Code timeout_code = Status::Code::kWriteTimeout;
+  int64_t deadline = 0;
+  int64_t seen_micros = 0;
+  int attempt = 0;
+  PrepareDone done;
+
+  void TimedOut(int received, int required) {
+    done(ConsistencyTimeout(timeout_code, report, received, required, false));
   }
 };
 
@@ -74,12 +106,12 @@ std::vector<size_t> PaxosCoordinator::All() const {
   return all;
 }
 
-std::shared_ptr<PaxosCoordinator::Exchange> PaxosCoordinator::Send(PaxosRequest::Phase phase,
-                                                                   const std::string& ballot, const WriteSet& update,
-                                                                   const std::vector<size_t>& to) {
-  ++round_trips_;
+void PaxosCoordinator::Send(PaxosRequest::Phase phase, const std::string& ballot, const WriteSet& update,
+                            const std::vector<size_t>& to, Enough enough, Then then) {
+  round_trips_.fetch_add(1, std::memory_order_acq_rel);
   auto exchange = std::make_shared<Exchange>(participants_.size());
-  exchange->sent = static_cast<int>(to.size());
+  exchange->enough = std::move(enough);
+  exchange->then = std::move(then);
   PaxosRequest request;
   request.phase = phase;
   request.table_uuid = table_uuid_;
@@ -112,159 +144,231 @@ std::shared_ptr<PaxosCoordinator::Exchange> PaxosCoordinator::Send(PaxosRequest:
                                  ? services_->local_replica_service->Paxos(request)
                                  : Result<PaxosResponse>(Status::NotFound("no local replica service")));
   }
-  return exchange;
+  // Answers that came before wait for this: only now is `sent` known.
+  exchange->Arm(static_cast<int>(to.size()));
+}
+
+void PaxosCoordinator::PrepareAsync(ConsistencyLevel serial, bool for_read, PrepareDone done) {
+  auto state = std::make_shared<PrepareState>();
+  state->report = RequestConsistency{serial, for_read ? WriteType::kSimple : WriteType::kCas};
+  state->timeout_code = for_read ? Status::Code::kReadTimeout : Status::Code::kWriteTimeout;
+  state->deadline = SteadyMicros() + services_->write_timeout_micros;
+  state->done = std::move(done);
+  finished_.clear();
+  PrepareAttempt(std::move(state));
+}
+
+void PaxosCoordinator::PrepareAttempt(std::shared_ptr<PrepareState> state) {
+  if (state->attempt > 0 && SteadyMicros() > state->deadline) return state->TimedOut(0, required_);
+  const std::string ballot = services_->ballot_clock->Next(state->seen_micros);
+  const int required = required_;
+  Send(
+      PaxosRequest::Phase::kPrepare, ballot, WriteSet(), All(),
+      [required](const Exchange& e) { return e.oks >= required || e.refusals > e.sent - required; },
+      [self = shared_from_this(), state, ballot](Exchange& prepare) { self->OnPromises(state, ballot, prepare); });
+}
+
+void PaxosCoordinator::BackOff(std::shared_ptr<PrepareState> state) {
+  const int64_t pause = BackOffMicros(state->attempt);
+  ++state->attempt;
+  if (services_->delayed_calls &&
+      services_->delayed_calls->After(pause, [self = shared_from_this(), state] { self->PrepareAttempt(state); }) != 0) {
+    return;
+  }
+  // No timers (or stopping): pause here.
+  std::this_thread::sleep_for(std::chrono::microseconds(pause));
+  PrepareAttempt(std::move(state));
+}
+
+void PaxosCoordinator::OnPromises(std::shared_ptr<PrepareState> state, const std::string& ballot, Exchange& prepare) {
+  std::vector<PaxosResponse> promises;
+  std::vector<size_t> promised_by;
+  bool refused = false;
+  {
+    std::lock_guard<std::mutex> lock(prepare.mu);
+    for (size_t i = 0; i < prepare.answers.size(); ++i) {
+      const auto& a = prepare.answers[i];
+      if (!a || !a->ok()) continue;
+      if ((*a)->ok) {
+        promises.push_back(**a);
+        promised_by.push_back(i);
+      } else {
+        refused = true;
+        state->seen_micros = std::max(state->seen_micros, BallotMicros((*a)->promised));
+      }
+    }
+  }
+  if (static_cast<int>(promises.size()) < required_) {
+    if (refused) return BackOff(std::move(state));
+    return state->TimedOut(static_cast<int>(promises.size()), required_);
+  }
+  // The newest commit any promiser knows, and the newest proposal accepted after it.
+  const PaxosResponse* latest = nullptr;
+  const PaxosResponse* in_progress = nullptr;
+  for (const auto& p : promises) {
+    if (!latest || CompareBallots(p.committed_ballot, latest->committed_ballot) > 0) latest = &p;
+  }
+  for (const auto& p : promises) {
+    if (CompareBallots(p.accepted_ballot, latest->committed_ballot) > 0 &&
+        (!in_progress || CompareBallots(p.accepted_ballot, in_progress->accepted_ballot) > 0)) {
+      in_progress = &p;
+    }
+  }
+  auto self = shared_from_this();
+  if (in_progress) {
+    // Finish it under this ballot (Cassandra: "Finishing incomplete paxos
+    // round"), then start a round of our own.
+    auto update = std::make_shared<const WriteSet>(in_progress->accepted_update);
+    Propose(ballot, *update, [self, state, ballot, update, accepted = in_progress->accepted_ballot](Proposal p,
+                                                                                                   int64_t seen) {
+      state->seen_micros = std::max(state->seen_micros, seen);
+      switch (p) {
+        case Proposal::kAccepted:
+          self->Commit(ballot, *update, self->All(), self->required_, [self, state, accepted](int acks) {
+            if (acks < self->required_) return state->TimedOut(acks, self->required_);
+            self->finished_.push_back(accepted);
+            ++state->attempt;
+            self->PrepareAttempt(state);
+          });
+          return;
+        case Proposal::kRefused:
+          return self->BackOff(state);
+        case Proposal::kUnknown:
+          return state->TimedOut(0, self->required_);
+      }
+    });
+    return;
+  }
+  // Replicas behind the newest commit get it before anyone reads.
+  std::vector<size_t> behind;
+  for (size_t k = 0; k < promises.size(); ++k) {
+    if (CompareBallots(promises[k].committed_ballot, latest->committed_ballot) < 0) behind.push_back(promised_by[k]);
+  }
+  const std::string committed = latest->committed_ballot;
+  if (behind.empty()) {
+    last_commit_ = committed;
+    return state->done(ballot);
+  }
+  const int promised = static_cast<int>(promises.size());
+  const int needed = static_cast<int>(behind.size());
+  Commit(committed, latest->committed_update, behind, needed,
+         [self, state, ballot, committed, promised, needed](int acks) {
+           if (acks < needed) return state->TimedOut(promised - 1, self->required_);
+           self->last_commit_ = committed;
+           state->done(ballot);
+         });
+}
+
+void PaxosCoordinator::Propose(const std::string& ballot, const WriteSet& update,
+                               std::function<void(Proposal, int64_t seen_micros)> done) {
+  const int required = required_;
+  Send(
+      PaxosRequest::Phase::kPropose, ballot, update, All(), [required](const Exchange& e) { return e.oks >= required; },
+      [required, done = std::move(done)](Exchange& propose) {
+        int64_t seen = 0;
+        Proposal outcome;
+        {
+          std::lock_guard<std::mutex> lock(propose.mu);
+          if (propose.oks >= required) {
+            outcome = Proposal::kAccepted;
+          } else {
+            bool every_one_did_not = propose.oks == 0;
+            for (const auto& a : propose.answers) {
+              if (!a) continue;  // not sent, or not answered (counted below)
+              every_one_did_not = every_one_did_not && DefinitelyNot(*a);
+              if (a->ok() && !(*a)->ok) seen = std::max(seen, BallotMicros((*a)->promised));
+            }
+            // Participants that never answered may have accepted.
+            if (propose.answered < propose.sent) every_one_did_not = false;
+            outcome = every_one_did_not ? Proposal::kRefused : Proposal::kUnknown;
+          }
+        }
+        done(outcome, seen);
+      });
+}
+
+void PaxosCoordinator::Commit(const std::string& ballot, const WriteSet& update, const std::vector<size_t>& to,
+                              int block_for, std::function<void(int acknowledged)> done) {
+  Send(
+      PaxosRequest::Phase::kCommit, ballot, update, to, [block_for](const Exchange& e) { return e.oks >= block_for; },
+      [done = std::move(done)](Exchange& commit) {
+        int oks = 0;
+        {
+          std::lock_guard<std::mutex> lock(commit.mu);
+          oks = commit.oks;
+        }
+        done(oks);
+      });
+}
+
+void PaxosCoordinator::ProposeAndCommitAsync(std::string ballot, WriteSet update, RequestConsistency commit,
+                                             int commit_block_for, ConsistencyLevel serial, ProposeDone done) {
+  auto self = shared_from_this();
+  auto written = std::make_shared<const WriteSet>(std::move(update));
+  Propose(ballot, *written, [self, ballot, written, commit, commit_block_for, serial, done = std::move(done)](
+                                Proposal p, int64_t /*seen*/) mutable {
+    switch (p) {
+      case Proposal::kAccepted:
+        break;
+      case Proposal::kRefused:
+        return done(Status::OK(), /*preempted=*/true);
+      case Proposal::kUnknown:
+        return self->Resolve(ballot, commit, serial, std::move(done));
+    }
+    self->Commit(ballot, *written, self->All(), commit_block_for,
+                 [commit, commit_block_for, done = std::move(done)](int acks) {
+                   if (acks >= commit_block_for) return done(Status::OK(), false);
+                   done(ConsistencyTimeout(Status::Code::kWriteTimeout,
+                                           RequestConsistency{commit.level, WriteType::kSimple}, acks,
+                                           commit_block_for, false),
+                        false);
+                 });
+  });
+}
+
+void PaxosCoordinator::Resolve(const std::string& ballot, const RequestConsistency& commit, ConsistencyLevel serial,
+                               ProposeDone done) {
+  const Status unknown = ConsistencyTimeout(Status::Code::kWriteTimeout,
+                                            RequestConsistency{commit.level, WriteType::kCas}, 0, required_, false);
+  auto self = shared_from_this();
+  PrepareAsync(serial, /*for_read=*/false, [self, ballot, unknown, done = std::move(done)](Result<std::string> next) {
+    if (!next.ok()) return done(unknown, false);
+    // Finished by this prepare: applied, and committed on `required_` replicas.
+    if (std::find(self->finished_.begin(), self->finished_.end(), ballot) != self->finished_.end()) {
+      return done(Status::OK(), false);
+    }
+    // A commit after it: another round may have finished it first, or not.
+    if (CompareBallots(self->last_commit_, ballot) > 0) return done(unknown, false);
+    // No commit after it, and no promiser holds it: an empty commit under the
+    // new ballot makes sure no later round finishes it.
+    const std::string empty_ballot = *next;
+    self->Propose(empty_ballot, WriteSet(), [self, empty_ballot, unknown, done](Proposal p, int64_t /*seen*/) {
+      if (p != Proposal::kAccepted) return done(unknown, false);
+      self->Commit(empty_ballot, WriteSet(), self->All(), self->required_, [self, unknown, done](int acks) {
+        if (acks < self->required_) return done(unknown, false);
+        done(Status::OK(), /*preempted=*/true);
+      });
+    });
+  });
 }
 
 Result<std::string> PaxosCoordinator::Prepare(ConsistencyLevel serial, bool for_read) {
-  const RequestConsistency report{serial, for_read ? WriteType::kSimple : WriteType::kCas};
-  const Status::Code timeout_code = for_read ? Status::Code::kReadTimeout : Status::Code::kWriteTimeout;
-  const int64_t deadline = SteadyMicros() + services_->write_timeout_micros;
-  int64_t seen_micros = 0;
-  finished_.clear();
-  for (int attempt = 0;; ++attempt) {
-    if (attempt > 0 && SteadyMicros() > deadline) {
-      return ConsistencyTimeout(timeout_code, report, 0, required_, false);
-    }
-    const std::string ballot = services_->ballot_clock->Next(seen_micros);
-    auto prepare = Send(PaxosRequest::Phase::kPrepare, ballot, WriteSet(), All());
-    const int sent = prepare->sent;
-    prepare->Wait(services_->write_timeout_micros,
-                  [&] { return prepare->oks >= required_ || prepare->refusals > sent - required_; });
-    std::vector<PaxosResponse> promises;
-    std::vector<size_t> promised_by;
-    bool refused = false;
-    {
-      std::lock_guard<std::mutex> lock(prepare->mu);
-      for (size_t i = 0; i < prepare->answers.size(); ++i) {
-        const auto& a = prepare->answers[i];
-        if (!a || !a->ok()) continue;
-        if ((*a)->ok) {
-          promises.push_back(**a);
-          promised_by.push_back(i);
-        } else {
-          refused = true;
-          seen_micros = std::max(seen_micros, BallotMicros((*a)->promised));
-        }
-      }
-    }
-    if (static_cast<int>(promises.size()) < required_) {
-      if (refused) {
-        BackOff(attempt);
-        continue;
-      }
-      return ConsistencyTimeout(timeout_code, report, static_cast<int>(promises.size()), required_, false);
-    }
-    // The newest commit any promiser knows, and the newest proposal accepted after it.
-    const PaxosResponse* latest = nullptr;
-    const PaxosResponse* in_progress = nullptr;
-    for (const auto& p : promises) {
-      if (!latest || CompareBallots(p.committed_ballot, latest->committed_ballot) > 0) latest = &p;
-    }
-    for (const auto& p : promises) {
-      if (CompareBallots(p.accepted_ballot, latest->committed_ballot) > 0 &&
-          (!in_progress || CompareBallots(p.accepted_ballot, in_progress->accepted_ballot) > 0)) {
-        in_progress = &p;
-      }
-    }
-    if (in_progress) {
-      // Finish it under this ballot (Cassandra: "Finishing incomplete paxos
-      // round"), then start a round of our own.
-      const WriteSet update = in_progress->accepted_update;
-      switch (Propose(ballot, update, &seen_micros)) {
-        case Proposal::kAccepted: {
-          const int acks = Commit(ballot, update, All(), required_);
-          if (acks < required_) return ConsistencyTimeout(timeout_code, report, acks, required_, false);
-          finished_.push_back(in_progress->accepted_ballot);
-          continue;
-        }
-        case Proposal::kRefused:
-          BackOff(attempt);
-          continue;
-        case Proposal::kUnknown:
-          return ConsistencyTimeout(timeout_code, report, 0, required_, false);
-      }
-    }
-    // Replicas behind the newest commit get it before anyone reads.
-    std::vector<size_t> behind;
-    for (size_t k = 0; k < promises.size(); ++k) {
-      if (CompareBallots(promises[k].committed_ballot, latest->committed_ballot) < 0) behind.push_back(promised_by[k]);
-    }
-    if (!behind.empty()) {
-      const int acks = Commit(latest->committed_ballot, latest->committed_update, behind,
-                              static_cast<int>(behind.size()));
-      if (acks < static_cast<int>(behind.size())) {
-        return ConsistencyTimeout(timeout_code, report, static_cast<int>(promises.size()) - 1, required_, false);
-      }
-    }
-    last_commit_ = latest->committed_ballot;
-    return ballot;
-  }
-}
-
-PaxosCoordinator::Proposal PaxosCoordinator::Propose(const std::string& ballot, const WriteSet& update,
-                                                     int64_t* seen_micros) {
-  auto propose = Send(PaxosRequest::Phase::kPropose, ballot, update, All());
-  propose->Wait(services_->write_timeout_micros, [&] { return propose->oks >= required_; });
-  std::lock_guard<std::mutex> lock(propose->mu);
-  if (propose->oks >= required_) return Proposal::kAccepted;
-  bool every_one_did_not = propose->oks == 0;
-  for (const auto& a : propose->answers) {
-    if (!a) continue;  // not sent, or not answered (counted below)
-    every_one_did_not = every_one_did_not && DefinitelyNot(*a);
-    if (a->ok() && !(*a)->ok) *seen_micros = std::max(*seen_micros, BallotMicros((*a)->promised));
-  }
-  // Participants that never answered may have accepted.
-  if (propose->answered < propose->sent) every_one_did_not = false;
-  return every_one_did_not ? Proposal::kRefused : Proposal::kUnknown;
-}
-
-int PaxosCoordinator::Commit(const std::string& ballot, const WriteSet& update, const std::vector<size_t>& to,
-                             int block_for) {
-  auto commit = Send(PaxosRequest::Phase::kCommit, ballot, update, to);
-  commit->Wait(services_->write_timeout_micros, [&] { return commit->oks >= block_for; });
-  std::lock_guard<std::mutex> lock(commit->mu);
-  return commit->oks;
+  return Await<Result<std::string>>([&](std::shared_ptr<std::promise<Result<std::string>>> answered) {
+    PrepareAsync(serial, for_read, [answered](Result<std::string> ballot) { answered->set_value(std::move(ballot)); });
+  });
 }
 
 Status PaxosCoordinator::ProposeAndCommit(const std::string& ballot, const WriteSet& update,
                                           const RequestConsistency& commit, int commit_block_for,
                                           ConsistencyLevel serial, bool* preempted) {
-  *preempted = false;
-  int64_t seen = 0;
-  switch (Propose(ballot, update, &seen)) {
-    case Proposal::kAccepted:
-      break;
-    case Proposal::kRefused:
-      *preempted = true;
-      return Status::OK();
-    case Proposal::kUnknown:
-      return Resolve(ballot, commit, serial, preempted);
-  }
-  const int acks = Commit(ballot, update, All(), commit_block_for);
-  if (acks < commit_block_for) {
-    return ConsistencyTimeout(Status::Code::kWriteTimeout, RequestConsistency{commit.level, WriteType::kSimple}, acks,
-                              commit_block_for, false);
-  }
-  return Status::OK();
-}
-
-Status PaxosCoordinator::Resolve(const std::string& ballot, const RequestConsistency& commit, ConsistencyLevel serial,
-                                 bool* preempted) {
-  const Status unknown = ConsistencyTimeout(Status::Code::kWriteTimeout,
-                                            RequestConsistency{commit.level, WriteType::kCas}, 0, required_, false);
-  auto next = Prepare(serial, /*for_read=*/false);
-  if (!next.ok()) return unknown;
-  // Finished by this prepare: applied, and committed on `required_` replicas.
-  if (std::find(finished_.begin(), finished_.end(), ballot) != finished_.end()) return Status::OK();
-  // A commit after it: another round may have finished it first, or not.
-  if (CompareBallots(last_commit_, ballot) > 0) return unknown;
-  // No commit after it, and no promiser holds it: an empty commit under the
-  // new ballot makes sure no later round finishes it.
-  int64_t seen = 0;
-  if (Propose(*next, WriteSet(), &seen) != Proposal::kAccepted) return unknown;
-  if (Commit(*next, WriteSet(), All(), required_) < required_) return unknown;
-  *preempted = true;
-  return Status::OK();
+  using Outcome = std::pair<Status, bool>;
+  Outcome outcome = Await<Outcome>([&](std::shared_ptr<std::promise<Outcome>> answered) {
+    ProposeAndCommitAsync(ballot, update, commit, commit_block_for, serial, [answered](Status s, bool p) {
+      answered->set_value({std::move(s), p});
+    });
+  });
+  *preempted = outcome.second;
+  return outcome.first;
 }
 
 }  // namespace tessera::cluster

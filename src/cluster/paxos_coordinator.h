@@ -29,12 +29,26 @@
 // read. Commit short of its level: WriteTimeout SIMPLE (the proposal was
 // accepted: it will be committed by the next round).
 //
-// Blocking: the calling thread waits for the replicas (the request path is
-// synchronous; issue 28 turns it into coroutines).
-// Thread safety: one object per request; the services are shared.
+// Asynchronous (issue 28 item 1): PrepareAsync and ProposeAndCommitAsync
+// return once the phase is sent; each phase continues from the thread of
+// the replica answer that completes it (or of this node's own replica,
+// answered on the calling thread), and the contention back-off waits on
+// ReplicationServices::delayed_calls, not on a thread (without it, on the
+// calling thread, as tests without timers do). Every remote call ends by
+// its time-out (the transport's contract), so `done` always runs, exactly
+// once. Prepare and ProposeAndCommit are the blocking forms: they wait for
+// the asynchronous ones (a SERIAL read, a caller that holds its thread).
+// A phase asks this node's replica directly, on the thread that starts the
+// phase (a RocksDB read and write of its Paxos state): after a back-off
+// that is the DelayedCalls thread, whose other calls wait that long.
+// Thread safety: one object per request, owned by a shared_ptr (the
+// asynchronous calls keep it alive until `done`); one call at a time. The
+// services are shared.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,7 +67,7 @@ struct PaxosParticipant {
   bool local = false;
 };
 
-class PaxosCoordinator {
+class PaxosCoordinator : public std::enable_shared_from_this<PaxosCoordinator> {
  public:
   // `participants`: the live replicas taking part; `required`: promises and
   // acceptances needed. `partition`: table-relative.
@@ -62,37 +76,60 @@ class PaxosCoordinator {
 
   // The promised ballot, once any round left in progress is finished.
   // `serial`: for error reports; `for_read`: a SERIAL read (ReadTimeout).
-  Result<std::string> Prepare(ConsistencyLevel serial, bool for_read);
+  using PrepareDone = std::function<void(Result<std::string> ballot)>;
+  void PrepareAsync(ConsistencyLevel serial, bool for_read, PrepareDone done);
   // `commit_block_for`: acknowledgements the commit needs (its level's);
-  // `serial`: the round's level, for error reports.
-  Status ProposeAndCommit(const std::string& ballot, const WriteSet& update, const RequestConsistency& commit,
-                          int commit_block_for, ConsistencyLevel serial, bool* preempted);
+  // `serial`: the round's level, for error reports. `preempted`: the
+  // proposal was refused by every participant (the Status is then OK).
+  using ProposeDone = std::function<void(Status status, bool preempted)>;
+  void ProposeAndCommitAsync(std::string ballot, WriteSet update, RequestConsistency commit, int commit_block_for,
+                             ConsistencyLevel serial, ProposeDone done);
+
+  // The blocking forms. REQUIRES: not called from a transport thread or the
+  // DelayedCalls thread (their answers could need it).
+  [[nodiscard]] Result<std::string> Prepare(ConsistencyLevel serial, bool for_read);
+  [[nodiscard]] Status ProposeAndCommit(const std::string& ballot, const WriteSet& update,
+                                        const RequestConsistency& commit, int commit_block_for,
+                                        ConsistencyLevel serial, bool* preempted);
 
   // Replica round trips this coordinator made (each phase sent to every
   // participant counts once), for the benchmark's count of round trips per
-  // statement.
-  int round_trips() const { return round_trips_; }
+  // statement. Read once `done` ran.
+  int round_trips() const { return round_trips_.load(std::memory_order_acquire); }
 
  private:
   struct Exchange;
+  struct PrepareState;
   enum class Proposal { kAccepted, kRefused, kUnknown };
-  // Sends one phase to every participant (this node's directly).
-  std::shared_ptr<Exchange> Send(PaxosRequest::Phase phase, const std::string& ballot, const WriteSet& update,
-                                 const std::vector<size_t>& to);
-  Proposal Propose(const std::string& ballot, const WriteSet& update, int64_t* seen_micros);
-  // Commits to `to`; the number that acknowledged.
-  int Commit(const std::string& ballot, const WriteSet& update, const std::vector<size_t>& to, int block_for);
+  // What an exchange is complete with, checked under its lock after each
+  // answer (or once every participant answered, or was not sent to).
+  using Enough = std::function<bool(const Exchange&)>;
+  using Then = std::function<void(Exchange&)>;
+  // Sends one phase to `to` (this node's directly); `then` runs once,
+  // when `enough` holds or every participant sent to answered.
+  void Send(PaxosRequest::Phase phase, const std::string& ballot, const WriteSet& update,
+            const std::vector<size_t>& to, Enough enough, Then then);
+  void PrepareAttempt(std::shared_ptr<PrepareState> state);
+  void OnPromises(std::shared_ptr<PrepareState> state, const std::string& ballot, Exchange& prepare);
+  // Waits a random back-off after a refusal, then tries again.
+  void BackOff(std::shared_ptr<PrepareState> state);
+  void Propose(const std::string& ballot, const WriteSet& update,
+               std::function<void(Proposal, int64_t seen_micros)> done);
+  // Commits to `to`; `done` gets the number that acknowledged.
+  void Commit(const std::string& ballot, const WriteSet& update, const std::vector<size_t>& to, int block_for,
+              std::function<void(int acknowledged)> done);
   std::vector<size_t> All() const;
   // After a proposal of unknown outcome: applied (OK), preempted, or WriteTimeout CAS.
-  Status Resolve(const std::string& ballot, const RequestConsistency& commit, ConsistencyLevel serial,
-                 bool* preempted);
+  void Resolve(const std::string& ballot, const RequestConsistency& commit, ConsistencyLevel serial,
+               ProposeDone done);
 
   ReplicationServices* services_;
   std::string table_uuid_, partition_;
   std::vector<PaxosParticipant> participants_;
   int required_;
-  int round_trips_ = 0;
+  std::atomic<int> round_trips_{0};
   // What the last Prepare saw: the proposals it finished, the newest commit.
+  // Written by one step at a time (each after the answers of the one before).
   std::vector<std::string> finished_;
   std::string last_commit_;
 };

@@ -256,25 +256,31 @@ Result<ReplicatedTablet::PaxosPlan> ReplicatedTablet::PlanPaxos(ConsistencyLevel
   return out;
 }
 
-Result<std::optional<PaxosRound>> ReplicatedTablet::BeginPaxos(std::string_view partition, ConsistencyLevel serial,
-                                                               bool for_read) {
-  TESSERA_ASSIGN_OR_RETURN(PaxosPlan plan, PlanPaxos(serial, std::nullopt));
-  PaxosCoordinator coordinator(services_, table_->uuid, RelativeKey(table_->id, partition).value_or(std::string()),
-                               std::move(plan.participants), plan.required);
-  auto ballot = coordinator.Prepare(serial, for_read);
-  ++services_->paxos_rounds;
-  services_->paxos_round_trips += coordinator.round_trips();
-  if (!ballot.ok()) {
-    if (ballot.status().code() == Status::Code::kWriteTimeout) ++services_->write_timeouts;
-    if (ballot.status().code() == Status::Code::kReadTimeout) ++services_->read_timeouts;
-    return ballot.status();
-  }
-  PaxosRound round;
-  round.partition = std::string(partition);
-  round.ballot = *ballot;
-  round.ballot_micros = BallotMicros(*ballot);
-  round.serial = serial;
-  return std::optional<PaxosRound>(std::move(round));
+void ReplicatedTablet::BeginPaxosAsync(std::string_view partition, ConsistencyLevel serial, bool for_read,
+                                       PaxosBegun done) {
+  Result<PaxosPlan> plan = PlanPaxos(serial, std::nullopt);
+  if (!plan.ok()) return done(plan.status());
+  auto coordinator = std::make_shared<PaxosCoordinator>(
+      services_, table_->uuid, RelativeKey(table_->id, partition).value_or(std::string()),
+      std::move(plan->participants), plan->required);
+  // The answer is built from values alone: this tablet object may be gone
+  // (a new tablet map) by the time the prepare completes.
+  coordinator->PrepareAsync(serial, for_read, [services = services_, coordinator, position = std::string(partition),
+                                               serial, done = std::move(done)](Result<std::string> ballot) {
+    ++services->paxos_rounds;
+    services->paxos_round_trips += coordinator->round_trips();
+    if (!ballot.ok()) {
+      if (ballot.status().code() == Status::Code::kWriteTimeout) ++services->write_timeouts;
+      if (ballot.status().code() == Status::Code::kReadTimeout) ++services->read_timeouts;
+      return done(ballot.status());
+    }
+    PaxosRound round;
+    round.partition = position;
+    round.ballot = *ballot;
+    round.ballot_micros = BallotMicros(*ballot);
+    round.serial = serial;
+    done(std::optional<PaxosRound>(std::move(round)));
+  });
 }
 
 Result<std::unique_ptr<ReplicatedTablet::ReadReplicaSet>> ReplicatedTablet::PlanRead(ConsistencyLevel level) {

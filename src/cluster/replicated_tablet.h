@@ -25,14 +25,15 @@
 // the acknowledgement that completes the level (or the last answer, each
 // internode call carrying the write time-out as its deadline) answers the
 // caller from its thread; so does a counter increment, from its leader's
-// answer and then its shards'. Apply waits for it (Paxos, and the callers
-// that hold a thread still). Key reads likewise: MultiGetAsync answers from
-// the thread of the replica answer that completes the read (its digest
-// round, a full round after a mismatch, the read repair), its speculative
-// retry fired by ReplicationServices::delayed_calls; MultiGet and Get wait
-// for it on the caller's thread, and range reads (NewIterator) read there;
-// one range-read window (ReadWindowAsync, a slice's) answers as a key read,
-// its digest round comparing WindowDigests (cluster/replica_reads.h).
+// answer and then its shards', and a Paxos proposal, from its accept and
+// commit rounds'. Apply waits for it (the callers that hold a thread
+// still). Key reads likewise: MultiGetAsync answers from the thread of the
+// replica answer that completes the read (its digest round, a full round
+// after a mismatch, the read repair), its speculative retry fired by
+// ReplicationServices::delayed_calls; MultiGet and Get wait for it on the
+// caller's thread, and range reads (NewIterator) read there; one range-read
+// window (ReadWindowAsync, a slice's) answers as a key read, its digest
+// round comparing WindowDigests (cluster/replica_reads.h).
 //
 // Replica choice and speculative retry (issue 28, items 2 and 3): a read asks
 // this node first when it is a replica, then the replicas that answered
@@ -181,8 +182,8 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
   Status Apply(const WriteSet& writes, const RequestConsistency& consistency) override;
   // A plain write answers `done` from the thread of the replica answer that
   // completes its level (or of its time-out): no thread waits for it; so
-  // does a counter increment (its leader's answer, then its shards'). Paxos
-  // proposals still run as Apply does.
+  // does a counter increment (its leader's answer, then its shards') and a
+  // Paxos proposal (its accept round's answers, then its commit's).
   void ApplyAsync(const WriteSet& writes, const RequestConsistency& consistency,
                   std::function<void(Status)> done) override;
   Status Get(std::string_view key, std::string* value, const RequestConsistency& consistency) override;
@@ -211,8 +212,9 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
   // Prepares a Paxos round over the tablet's live replicas (natural ones at
   // `serial`'s quorum, plus every pending one); an Apply carrying the round
   // proposes and commits through it (cluster/paxos_coordinator.h).
-  Result<std::optional<PaxosRound>> BeginPaxos(std::string_view partition, ConsistencyLevel serial,
-                                               bool for_read) override;
+  // It answers from the thread of the answer that completes the prepare.
+  void BeginPaxosAsync(std::string_view partition, ConsistencyLevel serial, bool for_read,
+                       PaxosBegun done) override;
 
   // The tablet's replicas (host ids), resolving the placement if needed.
   Result<std::vector<std::string>> Replicas();
@@ -296,11 +298,13 @@ class ReplicatedTablet : public Replica, public std::enable_shared_from_this<Rep
   // A conditional statement's writes, proposed through its Paxos round.
   bool ThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency) const;
   // A counter increment: its leader makes the shards, which then go to every
-  // other replica (ApplyCounterWrite waits for ApplyCounterWriteAsync).
-  Status ApplyCounterWrite(const WriteSet& writes, const RequestConsistency& consistency);
+  // other replica.
   void ApplyCounterWriteAsync(const WriteSet& writes, const RequestConsistency& consistency,
                               std::function<void(Status)> done);
-  Status ApplyThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency);
+  // REQUIRES: consistency.paxos outlives `done`'s call (it is marked
+  // preempted there when every participant refused the proposal).
+  void ApplyThroughPaxosAsync(const WriteSet& writes, const RequestConsistency& consistency,
+                              std::function<void(Status)> done);
   // A read's replicas: every target of the tablet and those a read at a
   // level asks first (ChooseReadTargets), with the level's plan.
   struct ReadReplicaSet {

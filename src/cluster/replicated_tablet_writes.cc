@@ -15,22 +15,26 @@
 
 namespace tessera::cluster {
 
-Status ReplicatedTablet::ApplyThroughPaxos(const WriteSet& writes, const RequestConsistency& consistency) {
+void ReplicatedTablet::ApplyThroughPaxosAsync(const WriteSet& writes, const RequestConsistency& consistency,
+                                              std::function<void(Status)> done) {
   PaxosRound* round = consistency.paxos;
-  PlacementFence::RequestGuard fence(&services_->placement_fence);
-  TESSERA_ASSIGN_OR_RETURN(PaxosPlan plan, PlanPaxos(round->serial, consistency.level));
-  PaxosCoordinator coordinator(services_, table_->uuid,
-                               RelativeKey(table_->id, round->partition).value_or(std::string()),
-                               std::move(plan.participants), plan.required);
-  bool preempted = false;
-  Status s = coordinator.ProposeAndCommit(round->ballot, ToRelative(table_->id, writes), consistency,
-                                          plan.commit_block_for, round->serial, &preempted);
-  services_->paxos_round_trips += coordinator.round_trips();
-  if (s.code() == Status::Code::kWriteTimeout) ++services_->write_timeouts;
-  if (!preempted) return s;
-  round->preempted = true;
-  ++services_->paxos_preempted;
-  return Status::Busy("the Paxos proposal was preempted by a later ballot");
+  // Held until the commit is acknowledged or timed out, as ApplyAsync's.
+  auto fence = std::make_shared<PlacementFence::RequestGuard>(&services_->placement_fence);
+  Result<PaxosPlan> plan = PlanPaxos(round->serial, consistency.level);
+  if (!plan.ok()) return done(plan.status());
+  auto coordinator = std::make_shared<PaxosCoordinator>(
+      services_, table_->uuid, RelativeKey(table_->id, round->partition).value_or(std::string()),
+      std::move(plan->participants), plan->required);
+  coordinator->ProposeAndCommitAsync(
+      round->ballot, ToRelative(table_->id, writes), consistency, plan->commit_block_for, round->serial,
+      [services = services_, coordinator, round, fence, done = std::move(done)](Status s, bool preempted) {
+        services->paxos_round_trips += coordinator->round_trips();
+        if (s.code() == Status::Code::kWriteTimeout) ++services->write_timeouts;
+        if (!preempted) return done(std::move(s));
+        round->preempted = true;
+        ++services->paxos_preempted;
+        done(Status::Busy("the Paxos proposal was preempted by a later ballot"));
+      });
 }
 
 namespace {
@@ -213,15 +217,12 @@ bool ReplicatedTablet::ThroughPaxos(const WriteSet& writes, const RequestConsist
 }
 
 Status ReplicatedTablet::Apply(const WriteSet& writes, const RequestConsistency& consistency) {
-  if (ThroughPaxos(writes, consistency)) return ApplyThroughPaxos(writes, consistency);
-  if (table_->HasCounters() && CarriesCounterIncrements(writes)) return ApplyCounterWrite(writes, consistency);
   return WaitFor([&](std::function<void(Status)> done) { ApplyAsync(writes, consistency, std::move(done)); });
 }
 
 void ReplicatedTablet::ApplyAsync(const WriteSet& writes, const RequestConsistency& consistency,
                                   std::function<void(Status)> done) {
-  // A Paxos proposal waits on its own round.
-  if (ThroughPaxos(writes, consistency)) return done(Apply(writes, consistency));
+  if (ThroughPaxos(writes, consistency)) return ApplyThroughPaxosAsync(writes, consistency, std::move(done));
   if (table_->HasCounters() && CarriesCounterIncrements(writes)) {
     return ApplyCounterWriteAsync(writes, consistency, std::move(done));
   }
@@ -235,10 +236,6 @@ void ReplicatedTablet::ApplyAsync(const WriteSet& writes, const RequestConsisten
   auto relative = std::make_shared<const WriteSet>(ToRelative(table_->id, writes));
   ReplicateAsync(*w, writes, std::move(relative), std::move(hints), consistency, std::nullopt,
                  [fence, done = std::move(done)](Status s) { done(std::move(s)); });
-}
-
-Status ReplicatedTablet::ApplyCounterWrite(const WriteSet& writes, const RequestConsistency& consistency) {
-  return WaitFor([&](std::function<void(Status)> done) { ApplyCounterWriteAsync(writes, consistency, std::move(done)); });
 }
 
 void ReplicatedTablet::ApplyCounterWriteAsync(const WriteSet& writes, const RequestConsistency& consistency,

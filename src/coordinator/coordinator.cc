@@ -62,9 +62,11 @@ Status Coordinator::ApplyBatch(const std::vector<Mutation>& mutations, std::vect
   return ApplyWithDerivedRows(mutations, indexed, warnings, consistency);
 }
 
+// Every level, SERIAL rounds included, now answers from replica answers;
+// the parameter stays for the levels that may not.
 bool Coordinator::AppliesWithoutWaiting(const std::vector<Mutation>& mutations,
-                                        const RequestConsistency& consistency) const {
-  return replicated() && !mutations.empty() && !consistency.paxos &&
+                                        const RequestConsistency& /*consistency*/) const {
+  return replicated() && !mutations.empty() &&
          std::none_of(mutations.begin(), mutations.end(),
                       [](const Mutation& m) { return m.table->HasOnlineLayout(); });
 }

@@ -107,6 +107,11 @@ class Coordinator {
   Result<std::optional<PaxosRound>> BeginPaxos(const std::shared_ptr<const TableSchema>& table,
                                                const std::vector<std::string>& partition_key,
                                                ConsistencyLevel serial, bool for_read = false);
+  // The same, answered through `done` exactly once: on a cluster from the
+  // thread of the replica answer that completes the prepare (no thread
+  // waits), on a single node at once.
+  void BeginPaxosAsync(const std::shared_ptr<const TableSchema>& table, const std::vector<std::string>& partition_key,
+                       ConsistencyLevel serial, bool for_read, Replica::PaxosBegun done);
   // ANN candidates (storage keys) of the tablet starting at `tablet_start`
   // from a node that stores it (Replica::SearchVectors): nullopt when this
   // node stores it. Errors: NotFound (dropped, or the tablet split or merged).
@@ -141,10 +146,11 @@ class Coordinator {
   void ApplyBatchAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
                        WriteDone done);
   // True on a cluster node for writes that hold no thread while they wait:
-  // not at SERIAL (a Paxos proposal), no table whose layout changes online.
-  // Counter increments (their leader, then their shards) and writes to
-  // tables with secondary indexes or views (their reads, locks and writes)
-  // are among them. False: ApplyBatchAsync runs `mutations` on the calling
+  // no table whose layout changes online. Counter increments (their leader,
+  // then their shards), writes to tables with secondary indexes or views
+  // (their reads, locks and writes) and a conditional statement's writes
+  // through its Paxos round (its accept and commit rounds; REQUIRES then:
+  // consistency.paxos outlives `done`'s call) are among them. False: ApplyBatchAsync runs `mutations` on the calling
   // thread, which may wait for other nodes.
   bool AppliesWithoutWaiting(const std::vector<Mutation>& mutations, const RequestConsistency& consistency) const;
 
@@ -199,10 +205,14 @@ class Coordinator {
   void ApplyBaseAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
                       WriteDone done);
   // Writes `ws` through the replicas of the tablets its keys fall in: one
-  // write per replica set, the first error returned.
+  // write per replica set, the first error returned (ApplyToReplicas waits
+  // for ApplyToReplicasAsync).
   Status ApplyToReplicas(const WriteSet& ws, const RequestConsistency& consistency);
   void ApplyToReplicasAsync(const WriteSet& ws, const RequestConsistency& consistency,
                             std::function<void(Status)> done);
+  // Sends each group's writes to its replica at once; the first error once all answered.
+  static void ApplyGroupsAsync(std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>> groups,
+                               const RequestConsistency& consistency, std::function<void(Status)> done);
   // The replica every op of `ws` goes to (its tablet's) when they all fall
   // in one tablet; else nullptr and `groups` gets the replica of each tablet
   // they reach with its ops, the conditional write's partition first when

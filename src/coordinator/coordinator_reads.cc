@@ -106,15 +106,24 @@ void Coordinator::ScanRangeAsync(const std::shared_ptr<const TableSchema>& table
 Result<std::optional<PaxosRound>> Coordinator::BeginPaxos(const std::shared_ptr<const TableSchema>& table,
                                                           const std::vector<std::string>& partition_key,
                                                           ConsistencyLevel serial, bool for_read) {
-  if (!replicated()) return std::optional<PaxosRound>();
+  return WaitFor<Result<std::optional<PaxosRound>>>([&](Replica::PaxosBegun done) {
+    BeginPaxosAsync(table, partition_key, serial, for_read, std::move(done));
+  });
+}
+
+void Coordinator::BeginPaxosAsync(const std::shared_ptr<const TableSchema>& table,
+                                  const std::vector<std::string>& partition_key, ConsistencyLevel serial,
+                                  bool for_read, Replica::PaxosBegun done) {
+  if (!replicated()) return done(std::optional<PaxosRound>());
   auto layout = db_->CurrentLayout(table);
   std::vector<std::string_view> parts(partition_key.begin(), partition_key.end());
   std::string position;
   Token token = 0;
-  TESSERA_RETURN_IF_ERROR(EncodePartitionPosition(*layout, parts, &position, &token));
+  Status encoded = EncodePartitionPosition(*layout, parts, &position, &token);
+  if (!encoded.ok()) return done(encoded);
   auto map = db_->TabletsOf(layout->id);
-  if (!map) return Dropped(*table);
-  return ReplicaOf(layout, map->Find(position))->BeginPaxos(position, serial, for_read);
+  if (!map) return done(Dropped(*table));
+  ReplicaOf(layout, map->Find(position))->BeginPaxosAsync(position, serial, for_read, std::move(done));
 }
 
 Result<std::optional<std::vector<std::string>>> Coordinator::SearchVectorsOfTablet(

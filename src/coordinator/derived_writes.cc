@@ -140,7 +140,7 @@ void Coordinator::RunDerivedWrite(std::shared_ptr<DerivedWrite> w) {
 
 void Coordinator::WriteBaseAsync(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
                                  WriteDone done) {
-  if (!replicated() || consistency.paxos) {
+  if (!replicated()) {
     std::vector<std::string> warnings;
     Status s = ApplyBase(mutations, &warnings, consistency);
     return done(std::move(s), std::move(warnings));

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "common/bytes.h"
+#include "coordinator/blocking_wait.h"
 #include "coordinator/coordinator.h"
 
 namespace tessera {
@@ -108,30 +109,35 @@ Result<std::shared_ptr<Replica>> Coordinator::GroupByReplica(const WriteSet& ws,
 }
 
 Status Coordinator::ApplyToReplicas(const WriteSet& ws, const RequestConsistency& consistency) {
-  // Several replica sets (only in a cluster): one write each, as Cassandra's
-  // unlogged batch across replica sets; the first error is returned. When a
-  // conditional write's round fails, nothing else (index entries) is written.
-  std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>> groups;
-  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<Replica> all, GroupByReplica(ws, consistency, &groups));
-  if (all) return all->Apply(ws, consistency);
-  Status first;
-  for (const auto& [replica, part] : groups) {
-    if (part.empty()) continue;
-    Status s = replica->Apply(part, consistency);
-    if (!s.ok() && consistency.paxos) return s;
-    if (!s.ok() && first.ok()) first = s;
-  }
-  return first;
+  return WaitFor<Status>([&](std::function<void(Status)> done) { ApplyToReplicasAsync(ws, consistency, std::move(done)); });
 }
 
 void Coordinator::ApplyToReplicasAsync(const WriteSet& ws, const RequestConsistency& consistency,
                                     std::function<void(Status)> done) {
-  if (consistency.paxos) return done(ApplyToReplicas(ws, consistency));
+  // Several replica sets (only in a cluster): one write each, as Cassandra's
+  // unlogged batch across replica sets, all sent at once; the first error is
+  // answered once all did. A conditional write's own partition goes first,
+  // alone: when its round fails, nothing else (index entries) is written.
   std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>> groups;
   Result<std::shared_ptr<Replica>> all = GroupByReplica(ws, consistency, &groups);
   if (!all.ok()) return done(all.status());
   if (*all) return (*all)->ApplyAsync(ws, consistency, std::move(done));
   if (groups.empty()) return done(Status::OK());
+  if (consistency.paxos && groups.size() > 1) {
+    auto rest = std::make_shared<std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>>>(
+        std::make_move_iterator(groups.begin() + 1), std::make_move_iterator(groups.end()));
+    const std::pair<std::shared_ptr<Replica>, WriteSet>& own = groups.front();
+    own.first->ApplyAsync(own.second, consistency, [rest, consistency, done = std::move(done)](Status s) {
+      if (!s.ok()) return done(std::move(s));
+      ApplyGroupsAsync(std::move(*rest), consistency, std::move(done));
+    });
+    return;
+  }
+  ApplyGroupsAsync(std::move(groups), consistency, std::move(done));
+}
+
+void Coordinator::ApplyGroupsAsync(std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>> groups,
+                                   const RequestConsistency& consistency, std::function<void(Status)> done) {
   // Several replica sets: all sent at once, the first error answered once all did.
   struct Join {
     std::mutex mu;

@@ -42,11 +42,12 @@
 // in arrival order (the former behaviour). The default is one thread per core:
 // 8 threads on 2 cores cost 35-40% of point-read throughput (contention and
 // task switching), 2 measured on par with inline execution (bench/RESULTS.md).
-// On a cluster, writes, row reads (up to 64), slices (up to 16 partitions)
-// and scans without filter or static columns answer from the thread of the
-// replica answer that completes them; the requests that still wait for
-// replicas on their thread (filtered scans, index reads, GROUP BY,
-// lightweight transactions, counter writes) hold one of these threads,
+// On a cluster, writes (counter increments, writes with index entries or
+// view rows, lightweight transactions among them), row reads, slices, scans,
+// GROUP BY and SERIAL reads answer from the thread of the replica answer that
+// completes them; the requests that still wait for replicas on their thread
+// (ANN searches, GROUP BY through an index, reads of tables with buckets, a
+// list operation's read before its write) hold one of these threads,
 // unless waiting_threads > 0: then a request the processor says may wait
 // (RequestProcessor::MayWait: all but the EXECUTEs of statements whose runs
 // answered from replica answers) runs on waiting_threads threads of its

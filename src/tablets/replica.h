@@ -147,9 +147,13 @@ class Replica {
   // `for_read`: a SERIAL read's round (its time-out is a ReadTimeout).
   // Errors: Unavailable; WriteTimeout (write type CAS), or ReadTimeout for a
   // read, when too few replicas promised.
-  virtual Result<std::optional<PaxosRound>> BeginPaxos(std::string_view /*partition*/, ConsistencyLevel /*serial*/,
-                                                       bool /*for_read*/) {
-    return std::optional<PaxosRound>();
+  // Answered through `done` exactly once, on any thread, without holding
+  // the calling thread while replicas answer (issue 28 item 1); `partition`
+  // is copied.
+  using PaxosBegun = std::function<void(Result<std::optional<PaxosRound>>)>;
+  virtual void BeginPaxosAsync(std::string_view /*partition*/, ConsistencyLevel /*serial*/, bool /*for_read*/,
+                               PaxosBegun done) {
+    done(std::optional<PaxosRound>());
   }
 };
 

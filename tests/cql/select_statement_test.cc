@@ -182,6 +182,10 @@ class SelectTest : public ::testing::Test {
             read.range_result = page.get_future().get();
             break;
           }
+          case ReplayedRead::Kind::kPaxos:  // a SERIAL read's prepare: a cluster's only
+            ADD_FAILURE() << "a single node replayed a Paxos prepare";
+            read.paxos_result = Status::OK();
+            break;
         }
       }
       deferred.table = nullptr;

@@ -436,14 +436,15 @@ def slow_keyspace_session(cluster):
     return d, s
 
 
-def answered_behind_a_stopped_replica(cluster, at_all, at_one, timeout_code, what):
+def answered_behind_a_stopped_replica(cluster, at_all, at_one, timeout_code, what, held_consistency=0x0005):
     # Issue 28, item 1: a coordinator does not wait for replicas on a thread.
     # One raw connection to node 1; node 2 stopped. The statements of `at_all`
     # (40: more than node 1 has request threads) go at ALL and wait for node 2
     # until their 1 s time-out; those of `at_one`, sent behind them on the same
     # connection, are answered first, long before the 40 time out. A
     # coordinator holding a thread per request would answer them only as the
-    # ALL requests time out, a few at a time. Returns the ONE answers as
+    # ALL requests time out, a few at a time. `held_consistency`: the level of
+    # `at_all` (ALL unless given: SERIAL, 0x0008). Returns the ONE answers as
     # (stream, opcode, body, seconds after sending); streams count from 1,
     # `at_all` first.
     pid2 = cluster.manifest()["nodes"][1]["pid"]
@@ -452,7 +453,7 @@ def answered_behind_a_stopped_replica(cluster, at_all, at_one, timeout_code, wha
     stop_process(pid2)
     try:
         sent = time.monotonic()
-        conn.sendall(b"".join(query(q, i + 1, consistency=0x0005) for i, q in enumerate(at_all)))
+        conn.sendall(b"".join(query(q, i + 1, consistency=held_consistency) for i, q in enumerate(at_all)))
         conn.sendall(b"".join(query(q, len(at_all) + i + 1, consistency=0x0001) for i, q in enumerate(at_one)))
         arrivals = []  # (stream, opcode, body, seconds after sending)
         for _ in range(len(at_all) + len(at_one)):
@@ -470,8 +471,9 @@ def answered_behind_a_stopped_replica(cluster, at_all, at_one, timeout_code, wha
     assert max(a[3] for a in one) < min(a[3] for a in held), (max(a[3] for a in one), min(a[3] for a in held))
     # All 40 time out together (each after its own 1 s), not a few at a time.
     assert max(a[3] for a in held) < 10, max(a[3] for a in held)
-    print("%d %s at ONE answered within %.0f ms while %d at ALL waited for a stopped replica; "
+    print("%d %s at ONE answered within %.0f ms while %d at %s waited for a stopped replica; "
           "those timed out after %.2f-%.2f s" % (len(one), what, max(a[3] for a in one) * 1000, len(held),
+                                                 {0x0005: "ALL", 0x0008: "SERIAL"}.get(held_consistency, "?"),
                                                  min(a[3] for a in held), max(a[3] for a in held)))
     return one
 
@@ -553,6 +555,56 @@ def test_counter_increments_waiting_for_a_stopped_replica_hold_no_thread(slow_cl
         # A time-out is not a rollback: node 1, their leader, stored the 40 (each once).
         assert all(counts.get(k) == k for k in range(1, 41)), [(k, counts.get(k)) for k in range(1, 41)
                                                                  if counts.get(k) != k][:5]
+    finally:
+        d.shutdown()
+
+
+def test_conditional_writes_waiting_for_a_stopped_replica_hold_no_thread(slow_cluster):
+    # A lightweight transaction is a chain (cql/executor/conditional_writes.h):
+    # its Paxos prepare, its read, its proposal and commit each continue from
+    # the answers of the one before (cluster/paxos_coordinator.h), so no
+    # thread waits for them. Here the 40 conditional inserts need node 2's
+    # promise (a quorum of 2) and time out in their prepare; the 160 plain
+    # writes at ONE sent behind them on the same connection are answered
+    # meanwhile. Nothing of the 40 is written; once node 2 runs again, the
+    # same statements apply.
+    fill_at_all(slow_cluster, "CREATE TABLE IF NOT EXISTS slow.lwt_held (k int PRIMARY KEY, v int)",
+                "INSERT INTO slow.lwt_held (k, v) VALUES (?, ?)", [(0, 0)])
+    answered_behind_a_stopped_replica(
+        slow_cluster, ["INSERT INTO slow.lwt_held (k, v) VALUES (%d, 1) IF NOT EXISTS" % k for k in range(1, 41)],
+        ["INSERT INTO slow.lwt_held (k, v) VALUES (%d, 2)" % k for k in range(41, 201)], 0x1100,
+        "writes behind conditional inserts")
+    d, s = slow_keyspace_session(slow_cluster)
+    try:
+        rows = {r.k: r.v for r in run(s, "SELECT k, v FROM slow.lwt_held", cl=ALL)}
+        assert {k: v for k, v in rows.items() if k > 0} == {k: 2 for k in range(41, 201)}, sorted(rows)[:5]
+        for k in (1, 2, 41):
+            applied = list(run(s, "INSERT INTO slow.lwt_held (k, v) VALUES (%d, 3) IF NOT EXISTS" % k, cl=Q))[0]
+            assert applied[0] is (k != 41), (k, applied)
+        assert {r.k: r.v for r in run(s, "SELECT k, v FROM slow.lwt_held WHERE k IN (1, 2, 41)", cl=ALL)} == \
+            {1: 3, 2: 3, 41: 2}
+    finally:
+        d.shutdown()
+
+
+def test_serial_reads_waiting_for_a_stopped_replica_hold_no_thread(slow_cluster):
+    # A read at SERIAL makes a Paxos prepare on its partition before it
+    # reads (to finish a conditional write left in progress there); on a
+    # cluster node both are steps of one replayed run (DeferredRead::replay,
+    # ReplayedRead::Kind::kPaxos), so no thread waits for them. The 40 SERIAL
+    # reads need node 2's promise and time out (ReadTimeout); the 160 reads at
+    # ONE behind them are answered meanwhile. Once node 2 runs again a SERIAL
+    # read returns the row.
+    fill_at_all(slow_cluster, "CREATE TABLE IF NOT EXISTS slow.serial_held (k int PRIMARY KEY, v int)",
+                "INSERT INTO slow.serial_held (k, v) VALUES (?, ?)", [(k, k) for k in range(1, 201)])
+    one = answered_behind_a_stopped_replica(
+        slow_cluster, ["SELECT v FROM slow.serial_held WHERE k = %d" % k for k in range(1, 41)],
+        ["SELECT v FROM slow.serial_held WHERE k = %d" % k for k in range(41, 201)], 0x1200, "reads behind SERIAL reads",
+        held_consistency=0x0008)
+    assert all(a[2].endswith(struct.pack(">i", 4) + struct.pack(">i", a[0])) for a in one), one[:2]
+    d, s = slow_keyspace_session(slow_cluster)
+    try:
+        assert [r.v for r in run(s, "SELECT v FROM slow.serial_held WHERE k = 7", cl=ConsistencyLevel.SERIAL)] == [7]
     finally:
         d.shutdown()
 

@@ -1,10 +1,12 @@
 #include "cql/executor/conditional_writes.h"
 
 #include <algorithm>
+#include <exception>
+#include <future>
+#include <mutex>
 #include <set>
 
 #include "cql/executor/internal_query.h"
-#include "keys/murmur3.h"
 #include "types/serialization.h"
 #include "types/value_compare.h"
 
@@ -38,9 +40,11 @@ Result<Target> TargetOf(const std::vector<Mutation>& mutations, bool deletion) {
   return target;
 }
 
-// The current row (SELECT * of the target) read at `consistency`, or nothing.
-Result<ResultSet> ReadCurrent(Coordinator& coordinator, const TableSchema& t, const Target& target,
-                              const RequestConsistency& consistency) {
+// The current row (SELECT * of the target) read at `consistency`, or
+// nothing: on a cluster (`replicated`) without holding a thread.
+void ReadCurrentAsync(Coordinator& coordinator, const TableSchema& t, const Target& target,
+                      const RequestConsistency& consistency, bool replicated,
+                      std::function<void(Result<ResultSet>)> done) {
   std::string cql = "SELECT * FROM " + QuoteIdentifier(t.keyspace) + "." + QuoteIdentifier(t.name) + " WHERE ";
   std::vector<WireValue> values;
   size_t i = 0;
@@ -54,7 +58,9 @@ Result<ResultSet> ReadCurrent(Coordinator& coordinator, const TableSchema& t, co
     cql += " AND " + QuoteIdentifier(c->name) + " = ?";
     values.push_back(WireValue::Of(target.clustering[k++]));
   }
-  return ExecuteInternal(coordinator, cql + " LIMIT 1", values, consistency);
+  cql += " LIMIT 1";
+  if (!replicated) return done(ExecuteInternal(coordinator, cql, values, consistency));
+  SelectInternalAsync(coordinator, cql, std::move(values), consistency, std::move(done));
 }
 
 CqlType Comparable(const CqlType& type) {
@@ -295,18 +301,11 @@ Result<ConditionalWrites::Check> ConditionalWrites::Prepare(const RawStatement& 
   return check;
 }
 
-std::mutex& ConditionalWrites::StripeOf(const TableSchema& table, const std::vector<std::string>& partition_key) {
-  std::string key = table.uuid;
-  for (const auto& part : partition_key) key += part;
-  return stripes_[static_cast<uint64_t>(CassandraMurmur3(key).h1) % stripes_.size()];
-}
-
 // Whether the check holds now; when not (or always, for a batch), the current
 // row's columns to show (all of them for IF NOT EXISTS, else the
 // conditions' columns).
-Result<bool> ConditionalWrites::Evaluate(const Check& check, const RequestConsistency& read, bool show_always,
-                                         ResultSet* shown) {
-  TESSERA_ASSIGN_OR_RETURN(ResultSet current, ReadCurrent(*coordinator_, *check.table, check.target, read));
+Result<bool> ConditionalWrites::Judge(const Check& check, const ResultSet& current, bool show_always,
+                                      ResultSet* shown) {
   const bool exists = !current.rows.empty();
   std::set<size_t> named;
   bool holds = false;
@@ -330,111 +329,198 @@ Result<bool> ConditionalWrites::Evaluate(const Check& check, const RequestConsis
   return holds;
 }
 
-Result<ResultSet> ConditionalWrites::Serialized(const Check& check, const std::vector<std::string>& partition_key,
-                                                ConsistencyLevel serial, const Attempt& attempt) {
-  for (int preempted = 0;; ++preempted) {
-    TESSERA_ASSIGN_OR_RETURN(std::optional<PaxosRound> round,
-                             coordinator_->BeginPaxos(check.table, partition_key, serial));
-    if (!round) {
-      std::lock_guard<std::mutex> lock(StripeOf(*check.table, partition_key));
-      return attempt(check.consistency, nullptr);
+// One RunAsync: its statements' writes and checks, with the values they
+// bind (owned: the request's bytes go once RunAsync returns), and the round.
+struct ConditionalWrites::Pending {
+  std::vector<std::vector<WireValue>> values;  // contexts[i].bind.values -> values[i]
+  std::vector<WriteContext> contexts;          // checks[i].bind -> contexts[i].bind
+  std::vector<Check> checks;
+  std::vector<std::string> partition_key;
+  std::vector<Mutation> all;  // a batch's: every statement's writes
+  bool batch = false;
+  ConsistencyLevel serial = ConsistencyLevel::kSerial;
+  ApplyFn apply;
+  ResultDone done;
+  int preemptions = 0;
+  std::optional<PaxosRound> round;  // on a cluster: the current one
+  PartitionLocks::Held held;        // on one node: the partition's lock
+};
+
+void ConditionalWrites::RunAsync(std::vector<RawStatement> statements, std::vector<WriteContext> contexts, bool batch,
+                                 ApplyFn apply, ResultDone done) {
+  auto p = std::make_shared<Pending>();
+  p->batch = batch;
+  p->apply = std::move(apply);
+  p->done = std::move(done);
+  for (const auto& c : contexts) p->values.push_back(c.bind.values ? *c.bind.values : std::vector<WireValue>());
+  p->contexts = std::move(contexts);
+  for (size_t i = 0; i < p->contexts.size(); ++i) p->contexts[i].bind.values = &p->values[i];
+  for (size_t i = 0; i < statements.size(); ++i) {
+    Result<Check> check = Prepare(statements[i], p->contexts[i]);
+    if (!check.ok()) return p->done(check.status());
+    p->checks.push_back(std::move(*check));
+    p->contexts[i].read_before_write = nullptr;  // the caller's; only building the writes reads before
+  }
+  const Check& first = p->checks.front();
+  p->serial = p->contexts.front().serial;
+  if (!batch) {
+    p->partition_key = first.target.partition_key;
+  } else {
+    for (const auto& check : p->checks) {
+      if (check.table->uuid != first.table->uuid) {
+        return p->done(Status::InvalidArgument("Batch with conditions cannot span multiple tables"));
+      }
+      for (const auto& m : check.mutations) {
+        if (m.partition_key != first.mutations.front().partition_key) {
+          return p->done(Status::InvalidArgument("Batch with conditions cannot span multiple partitions"));
+        }
+        p->all.push_back(m);
+      }
     }
-    // What a committed round wrote is on a quorum (or was repaired onto the
-    // promisers by the prepare), so a quorum read sees it.
-    const RequestConsistency read{serial == ConsistencyLevel::kLocalSerial ? ConsistencyLevel::kLocalQuorum
-                                                                           : ConsistencyLevel::kQuorum,
-                                  WriteType::kSimple};
-    auto result = attempt(read, &*round);
-    if (!round->preempted) return result;
-    if (preempted + 1 >= kMaxPreemptions) {
-      Status::ReplicaShortfall f;
-      f.consistency = static_cast<uint16_t>(serial);
-      f.write_type = "CAS";
-      f.contentions = static_cast<uint16_t>(kMaxPreemptions);
-      return Status::ConsistencyFailure(Status::Code::kWriteTimeout,
-                                        "Operation timed out - the conditional update lost " +
-                                            std::to_string(kMaxPreemptions) + " Paxos rounds to contention",
-                                        f);
-    }
+    p->partition_key = first.mutations.front().partition_key;
+  }
+  Begin(std::move(p));
+}
+
+Result<ResultSet> ConditionalWrites::Run(std::vector<RawStatement> statements, std::vector<WriteContext> contexts,
+                                         bool batch, ApplyFn apply) {
+  // Shared: the answering thread may still be in set_value as this one returns.
+  auto answered = std::make_shared<std::promise<Result<ResultSet>>>();
+  auto answer = answered->get_future();
+  RunAsync(std::move(statements), std::move(contexts), batch, std::move(apply),
+           [answered](Result<ResultSet> rs) { answered->set_value(std::move(rs)); });
+  return answer.get();
+}
+
+void ConditionalWrites::Begin(std::shared_ptr<Pending> p) {
+  const std::shared_ptr<const TableSchema> table = p->checks.front().table;
+  coordinator_->BeginPaxosAsync(
+      table, p->partition_key, p->serial, /*for_read=*/false,
+      [this, p, table](Result<std::optional<PaxosRound>> round) {
+        if (!round.ok()) return Finish(p, round.status());
+        if (!*round) {  // one node: the partition's lock, granted without a thread
+          locks_.Acquire({PartitionLocks::KeyOf(table->id, p->partition_key)}, [this, p](PartitionLocks::Held held) {
+            p->held = std::move(held);
+            Attempt(p, p->checks.front().consistency, nullptr);
+          });
+          return;
+        }
+        p->round = std::move(**round);
+        // What a committed round wrote is on a quorum (or was repaired onto
+        // the promisers by the prepare), so a quorum read sees it.
+        const RequestConsistency read{p->serial == ConsistencyLevel::kLocalSerial ? ConsistencyLevel::kLocalQuorum
+                                                                                  : ConsistencyLevel::kQuorum,
+                                      WriteType::kSimple};
+        Attempt(p, read, &*p->round);
+      });
+}
+
+void ConditionalWrites::Attempt(std::shared_ptr<Pending> p, RequestConsistency read, PaxosRound* round) {
+  // Every checked row read at once; the last answer decides.
+  struct Reads {
+    std::mutex mu;
+    std::vector<ResultSet> current;
+    size_t remaining = 0;
+    Status first;
+  };
+  auto reads = std::make_shared<Reads>();
+  reads->current.resize(p->checks.size());
+  std::vector<size_t> checked;
+  for (size_t i = 0; i < p->checks.size(); ++i) {
+    if (p->checks[i].conditional) checked.push_back(i);
+  }
+  reads->remaining = checked.size();
+  if (checked.empty()) return Decide(p, reads->current, round);
+  for (size_t i : checked) {
+    const Check& check = p->checks[i];
+    ReadCurrentAsync(*coordinator_, *check.table, check.target, read, round != nullptr,
+                     [this, p, reads, i, round](Result<ResultSet> rs) {
+                       std::unique_lock<std::mutex> lock(reads->mu);
+                       if (rs.ok()) {
+                         reads->current[i] = std::move(*rs);
+                       } else if (reads->first.ok()) {
+                         reads->first = rs.status();
+                       }
+                       if (--reads->remaining > 0) return;
+                       lock.unlock();
+                       if (!reads->first.ok()) return Finish(p, reads->first);
+                       Decide(p, reads->current, round);
+                     });
   }
 }
 
-Status ConditionalWrites::ApplyChecked(std::vector<Mutation> mutations, const Check& check, PaxosRound* round,
-                                       const ApplyFn& apply) {
+void ConditionalWrites::Decide(std::shared_ptr<Pending> p, const std::vector<ResultSet>& current, PaxosRound* round) {
+  const Check& first = p->checks.front();
+  ResultSet answer;
+  std::vector<Mutation> mutations;
+  // The conditions bind with this thread's generator (uuid()), not the request thread's.
+  for (auto& c : p->contexts) c.bind.rng = &ThreadRandom();
+  try {
+    if (!p->batch) {
+      ResultSet shown;
+      Result<bool> holds = Judge(first, current[0], /*show_always=*/false, &shown);
+      if (!holds.ok()) return Finish(p, holds.status());
+      answer = AppliedResult(*first.table, *holds);
+      if (!shown.rows.empty()) {
+        answer.columns.insert(answer.columns.end(), shown.columns.begin(), shown.columns.end());
+        answer.rows[0].insert(answer.rows[0].end(), shown.rows[0].begin(), shown.rows[0].end());
+      }
+      if (!*holds) return Finish(p, std::move(answer));
+      mutations = first.mutations;
+    } else {
+      bool holds = true;
+      std::vector<ResultSet> failures;
+      for (size_t i = 0; i < p->checks.size(); ++i) {
+        if (!p->checks[i].conditional) continue;
+        ResultSet shown;
+        Result<bool> ok = Judge(p->checks[i], current[i], /*show_always=*/true, &shown);
+        if (!ok.ok()) return Finish(p, ok.status());
+        holds = holds && *ok;
+        if (!shown.rows.empty()) failures.push_back(std::move(shown));
+      }
+      if (!holds) return Finish(p, BatchResult(first, failures));
+      answer = AppliedResult(*first.table, true);
+      mutations = p->all;
+    }
+  } catch (const std::exception& e) {  // on a replica answer's thread: answer it, never end the process
+    return Finish(p, Status::IOError(std::string("internal error: ") + e.what()));
+  }
+  // Timed by the round's ballot.
   if (round) {
     for (auto& m : mutations) m.timestamp_micros = round->ballot_micros;
   }
-  return apply(mutations, RequestConsistency{check.consistency.level, WriteType::kCas, round, check.consistency.trace});
-}
-
-Result<ResultSet> ConditionalWrites::Run(const RawStatement& s, const WriteContext& ctx, const ApplyFn& apply) {
-  TESSERA_ASSIGN_OR_RETURN(Check check, Prepare(s, ctx));
-  return Serialized(check, check.target.partition_key, ctx.serial, [&](const RequestConsistency& read, PaxosRound* round) -> Result<ResultSet> {
-    ResultSet shown;
-    TESSERA_ASSIGN_OR_RETURN(bool holds, Evaluate(check, read, /*show_always=*/false, &shown));
-    if (holds) {
-      Status applied = ApplyChecked(check.mutations, check, round, apply);
-      if (round && round->preempted) return ResultSet();
-      TESSERA_RETURN_IF_ERROR(applied);
+  const RequestConsistency through{first.consistency.level, WriteType::kCas, round, first.consistency.trace};
+  p->apply(std::move(mutations), through, [this, p, round, answer = std::move(answer)](Status s) mutable {
+    if (!round || !round->preempted) {
+      if (!s.ok()) return Finish(p, std::move(s));
+      return Finish(p, std::move(answer));
     }
-    ResultSet rs = AppliedResult(*check.table, holds);
-    if (!shown.rows.empty()) {
-      rs.columns.insert(rs.columns.end(), shown.columns.begin(), shown.columns.end());
-      rs.rows[0].insert(rs.rows[0].end(), shown.rows[0].begin(), shown.rows[0].end());
+    // A later ballot won: the whole statement again, from a new round.
+    if (++p->preemptions >= kMaxPreemptions) {
+      Status::ReplicaShortfall f;
+      f.consistency = static_cast<uint16_t>(p->serial);
+      f.write_type = "CAS";
+      f.contentions = static_cast<uint16_t>(kMaxPreemptions);
+      return Finish(p, Status::ConsistencyFailure(Status::Code::kWriteTimeout,
+                                                  "Operation timed out - the conditional update lost " +
+                                                      std::to_string(kMaxPreemptions) + " Paxos rounds to contention",
+                                                  f));
     }
-    return rs;
+    Begin(p);
   });
 }
 
-Result<ResultSet> ConditionalWrites::RunBatch(const std::vector<RawStatement>& statements,
-                                              const std::vector<WriteContext>& contexts,
-                                              const ApplyFn& apply) {
-  std::vector<Check> checks;
-  for (size_t i = 0; i < statements.size(); ++i) {
-    TESSERA_ASSIGN_OR_RETURN(Check check, Prepare(statements[i], contexts[i]));
-    checks.push_back(std::move(check));
-  }
-  const Check& first = checks.front();
-  std::vector<Mutation> all;
-  for (const auto& check : checks) {
-    if (check.table->uuid != first.table->uuid) {
-      return Status::InvalidArgument("Batch with conditions cannot span multiple tables");
-    }
-    for (const auto& m : check.mutations) {
-      if (m.partition_key != first.mutations.front().partition_key) {
-        return Status::InvalidArgument("Batch with conditions cannot span multiple partitions");
-      }
-      all.push_back(m);
-    }
-  }
-  return Serialized(first, first.mutations.front().partition_key, contexts.front().serial,
-                    [&](const RequestConsistency& read, PaxosRound* round) -> Result<ResultSet> {
-                      return EvaluateBatch(checks, all, read, round, apply);
-                    });
+void ConditionalWrites::Finish(std::shared_ptr<Pending> p, Result<ResultSet> result) {
+  // Answered first, then the partition's lock released (it may run the
+  // statements waiting for it on this thread).
+  PartitionLocks::Held held = std::move(p->held);
+  p->done(std::move(result));
 }
 
-Result<ResultSet> ConditionalWrites::EvaluateBatch(const std::vector<Check>& checks, const std::vector<Mutation>& all,
-                                                   const RequestConsistency& read, PaxosRound* round,
-                                                   const ApplyFn& apply) {
-  const Check& first = checks.front();
-  bool holds = true;
+// Not applied: a row per checked row that exists, under the union of the
+// columns shown (each row's other columns null), in the table's order.
+ResultSet ConditionalWrites::BatchResult(const Check& first, const std::vector<ResultSet>& failures) {
   ResultSet rs = AppliedResult(*first.table, false);
-  std::vector<ResultSet> failures;
-  for (const auto& check : checks) {
-    if (!check.conditional) continue;
-    ResultSet shown;
-    TESSERA_ASSIGN_OR_RETURN(bool ok, Evaluate(check, read, /*show_always=*/true, &shown));
-    holds = holds && ok;
-    if (!shown.rows.empty()) failures.push_back(std::move(shown));
-  }
-  if (holds) {
-    Status applied = ApplyChecked(all, first, round, apply);
-    if (round && round->preempted) return ResultSet();
-    TESSERA_RETURN_IF_ERROR(applied);
-    return AppliedResult(*first.table, true);
-  }
-  // Not applied: a row per checked row that exists, under the union of the
-  // columns shown (each row's other columns null), in the table's order.
   std::vector<ColumnSpec> columns;
   for (const auto& c : first.table->columns) {
     for (const auto& f : failures) {

@@ -20,10 +20,17 @@
 //    the write, timed by the ballot, at the statement's consistency level.
 //    A proposal every replica refused (a later round won) runs the whole
 //    statement again, up to kMaxPreemptions times;
-//  - on one node, under a lock striped by partition; the write takes this
-//    node's clock as its timestamp.
+//  - on one node, under the partition's lock (PartitionLocks, one per
+//    partition); the write takes this node's clock as its timestamp.
 // Either way the client's default timestamp is ignored, as Cassandra times
 // the write by the ballot.
+// Asynchronous (issue 28 item 1): RunAsync is a chain of steps, each started
+// from the thread of the answer before it (the prepare's, the reads', the
+// accept and commit rounds'), so no thread waits for a replica; the
+// contention back-off waits on a timer (cluster/paxos_coordinator.h). Run
+// waits for it, for callers that hold their thread. Building the writes
+// runs first, on the calling thread: a list operation that reads before it
+// writes (WriteContext::read_before_write) reads there.
 //
 // Errors: InvalidArgument in Cassandra's words (IN on the partition key,
 // counters, conditions on key columns, ...), and those of building the
@@ -32,11 +39,12 @@
 // Thread safety: thread-safe.
 #pragma once
 
-#include <array>
 #include <functional>
-#include <mutex>
+#include <memory>
+#include <vector>
 
 #include "coordinator/coordinator.h"
+#include "coordinator/partition_locks.h"
 #include "cql/executor/modification_statements.h"
 #include "cql/executor/result_set.h"
 
@@ -48,42 +56,49 @@ class ConditionalWrites {
   explicit ConditionalWrites(Coordinator* coordinator) : coordinator_(coordinator), db_(&coordinator->database()) {}
   // INSERT ... IF NOT EXISTS, UPDATE / DELETE with IF EXISTS or IF conditions.
   static bool IsConditional(const RawStatement& statement);
-  // Writes the mutations (with the guardrails) at the given consistency:
-  // the request's level, write type CAS, and the Paxos round on a cluster.
-  using ApplyFn = std::function<Status(const std::vector<Mutation>&, const RequestConsistency&)>;
+  // Writes the mutations (with the guardrails) at the given consistency (the
+  // request's level, write type CAS, and the Paxos round on a cluster) and
+  // answers `done` once. REQUIRES: through.paxos outlives that call.
+  using ApplyFn = std::function<void(std::vector<Mutation> mutations, const RequestConsistency& through,
+                                     std::function<void(Status)> done)>;
+  using ResultDone = std::function<void(Result<ResultSet>)>;
   static constexpr int kMaxPreemptions = 20;
-  // REQUIRES: IsConditional(statement). `apply` runs when the conditions hold.
-  Result<ResultSet> Run(const RawStatement& statement, const WriteContext& ctx, const ApplyFn& apply);
-  // A BATCH with conditions: every statement on one partition of one
-  // table; applied all together when every condition holds. When not, one
-  // row per checked row that exists (whether its own condition held or
-  // not), under [applied] and the union of the columns shown. contexts[i]
-  // binds statements[i].
-  Result<ResultSet> RunBatch(const std::vector<RawStatement>& statements, const std::vector<WriteContext>& contexts,
-                             const ApplyFn& apply);
+  // A conditional statement (one statement, batch false) or a BATCH with
+  // conditions: every statement on one partition of one table; applied all
+  // together when every condition holds. When not, one row per checked row
+  // that exists (whether its own condition held or not), under [applied]
+  // and the union of the columns shown. contexts[i] binds statements[i]; the
+  // values they point to are copied (needed only during the call). `apply`
+  // runs when the conditions hold; `done` runs exactly once, with the
+  // [applied] rows. REQUIRES: one statement at least; for one statement,
+  // IsConditional(statement).
+  void RunAsync(std::vector<RawStatement> statements, std::vector<WriteContext> contexts, bool batch, ApplyFn apply,
+                ResultDone done);
+  // The same, waiting for the answer. REQUIRES: not on a thread the answer
+  // could need (a replica answer's, the timers').
+  Result<ResultSet> Run(std::vector<RawStatement> statements, std::vector<WriteContext> contexts, bool batch,
+                        ApplyFn apply);
 
  private:
   struct Check;
-  // One try of a statement: the current rows read at `read`, the write
-  // through `round` (null on one node).
-  using Attempt = std::function<Result<ResultSet>(const RequestConsistency& read, PaxosRound* round)>;
-  // Runs `attempt` serialized with every other conditional statement on
-  // `partition_key`: under a Paxos round, again while preempted,
-  // or under the partition's lock.
-  // `check` gives the table and the request's consistency.
-  Result<ResultSet> Serialized(const Check& check, const std::vector<std::string>& partition_key,
-                               ConsistencyLevel serial, const Attempt& attempt);
-  // Applies `mutations` of `check` (timed by the round's ballot) through `round`.
-  static Status ApplyChecked(std::vector<Mutation> mutations, const Check& check, PaxosRound* round,
-                             const ApplyFn& apply);
-  Result<ResultSet> EvaluateBatch(const std::vector<Check>& checks, const std::vector<Mutation>& all,
-                                  const RequestConsistency& read, PaxosRound* round, const ApplyFn& apply);
+  struct Pending;
+  // The steps of RunAsync: a Paxos round (or, on one node, the partition's
+  // lock), the current rows read, the check, the write; again from a new
+  // round while a later ballot preempts the proposal.
+  void Begin(std::shared_ptr<Pending> pending);
+  void Attempt(std::shared_ptr<Pending> pending, RequestConsistency read, PaxosRound* round);
+  void Decide(std::shared_ptr<Pending> pending, const std::vector<ResultSet>& current, PaxosRound* round);
+  void Finish(std::shared_ptr<Pending> pending, Result<ResultSet> result);
   Result<Check> Prepare(const RawStatement& statement, const WriteContext& ctx);
-  Result<bool> Evaluate(const Check& check, const RequestConsistency& read, bool show_always, ResultSet* shown);
-  std::mutex& StripeOf(const TableSchema& table, const std::vector<std::string>& partition_key);
+  // Whether the check holds against `current` (its row as read: empty, no
+  // row); when not (or always, for a batch), the current row's columns to
+  // show (all of them for IF NOT EXISTS, else the conditions' columns).
+  static Result<bool> Judge(const Check& check, const ResultSet& current, bool show_always, ResultSet* shown);
+  // The batch's answer once the checks were judged.
+  static ResultSet BatchResult(const Check& first, const std::vector<ResultSet>& failures);
   Coordinator* coordinator_;
   Database* db_;  // coordinator_->database()
-  std::array<std::mutex, 64> stripes_;
+  PartitionLocks locks_;  // one node: a conditional statement's partition
 };
 
 }  // namespace tessera::cql

@@ -1,8 +1,12 @@
 #include "cql/executor/internal_query.h"
 
+#include <exception>
+#include <memory>
+#include <optional>
 #include <random>
 
 #include "cql/executor/modification_statements.h"
+#include "cql/executor/replayed_read.h"
 #include "cql/executor/schema_statements.h"
 #include "cql/executor/select_statement.h"
 #include "cql/parser/parser.h"
@@ -59,6 +63,59 @@ Result<ResultSet> ExecuteInternal(Coordinator& coordinator, const std::string& c
   if (!mutations.ok()) return mutations.status();
   TESSERA_RETURN_IF_ERROR(coordinator.ApplyBatch(*mutations, nullptr, consistency));
   return ResultSet{};
+}
+
+namespace {
+
+// One SelectInternalAsync: its statement and values, and the reads its runs made.
+struct InternalSelect {
+  Coordinator* coordinator = nullptr;
+  SelectStatement statement;
+  std::vector<WireValue> values;
+  SelectContext ctx;  // bind.values -> values, deferred -> deferred
+  DeferredRead deferred;
+  std::function<void(Result<ResultSet>)> done;
+};
+
+void RunInternalSelect(const std::shared_ptr<InternalSelect>& select) {
+  std::optional<Result<ResultSet>> rs;
+  try {
+    select->ctx.bind.rng = &ThreadRandom();  // this thread's
+    select->deferred.table = nullptr;        // set again by a read still to make
+    rs.emplace(ExecuteSelect(*select->coordinator, nullptr, select->statement, select->ctx));
+  } catch (const std::exception& e) {  // on a replica answer's thread: answer it, never end the process
+    return select->done(Status::IOError(std::string("internal error: ") + e.what()));
+  }
+  if (select->deferred.table &&
+      ReadReplayedAsync(*select->coordinator, &select->deferred.replayed, select->ctx.consistency,
+                        [select] { RunInternalSelect(select); })) {
+    return;
+  }
+  select->done(std::move(*rs));
+}
+
+}  // namespace
+
+void SelectInternalAsync(Coordinator& coordinator, const std::string& cql, std::vector<WireValue> values,
+                         const RequestConsistency& consistency, std::function<void(Result<ResultSet>)> done) {
+  auto parsed = ParseStatement(cql);
+  if (!parsed.ok()) return done(parsed.status());
+  const auto* sel = std::get_if<SelectStatement>(&parsed->statement);
+  if (sel == nullptr) return done(Status::InvalidArgument("not an internal SELECT: " + cql));
+  auto select = std::make_shared<InternalSelect>();
+  select->coordinator = &coordinator;
+  select->statement = *sel;
+  select->values = std::move(values);
+  Database& db = coordinator.database();
+  BindContext bind;
+  bind.values = &select->values;
+  bind.now_micros = db.NowMicros();
+  select->ctx = SelectContext{bind, "", 0, std::nullopt, db.guardrails(), consistency};
+  select->ctx.deferred = &select->deferred;
+  select->ctx.defer_read = false;
+  select->deferred.replay = true;
+  select->done = std::move(done);
+  RunInternalSelect(select);
 }
 
 WireValue TextValue(const std::string& text) { return WireValue::Of(text); }

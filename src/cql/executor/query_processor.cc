@@ -340,16 +340,16 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
     SelectContext ctx{bind, ks, params.page_size.value_or(0), params.paging_state, db_->guardrails(), consistency};
     ctx.functions = user_functions();
     // On a cluster, a row read need not hold this thread while replicas
-    // answer. SERIAL reads run their Paxos round first: not twice.
+    // answer. GROUP BY reads in chunks, each sized from the rows before it,
+    // and a SERIAL read makes its Paxos prepare before it reads: both are
+    // run again until they read nothing new (DeferredRead::replay).
     DeferredRead deferred;
     const bool serial = consistency.level == ConsistencyLevel::kSerial ||
                         consistency.level == ConsistencyLevel::kLocalSerial;
-    // GROUP BY reads in chunks, each sized from the rows before it: it is
-    // run again until it reads nothing new (DeferredRead::replay).
-    if (cluster_ && later && *later && !serial) {
+    if (cluster_ && later && *later) {
       ctx.deferred = &deferred;
-      ctx.defer_read = sel->group_by.empty();
-      deferred.replay = !sel->group_by.empty();
+      ctx.defer_read = sel->group_by.empty() && !serial;
+      deferred.replay = !sel->group_by.empty() || serial;
     }
     auto rs = ExecuteSelect(*coordinator_, &system_tables_, *sel, ctx);
     if (deferred.table || rs.ok()) ran(deferred.table != nullptr);  // an error may come before any read
@@ -362,8 +362,10 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
     return SelectReply(rs, params.consistency, params.skip_metadata);
   }
   if (ConditionalWrites::IsConditional(s)) {
-    ran(false);
-    return Conditional([&](const ApplyFn& apply) { return conditional_writes_.Run(s, write, apply); });
+    bool answers_later = false;
+    std::optional<Reply> reply = Conditional({s}, {write}, /*batch=*/false, later, &answers_later);
+    ran(answers_later && !read_before_write);
+    return reply;
   }
   if (const auto* ins = std::get_if<InsertStatement>(&s)) return apply(BuildInsert(*db_, *ins, write));
   if (const auto* up = std::get_if<UpdateStatement>(&s)) return apply(BuildUpdate(*coordinator_, *up, write));
@@ -386,8 +388,7 @@ std::optional<Reply> QueryProcessor::Run(ConnectionState& conn, const ParsedStat
         }, stmt));
       }
       std::vector<WriteContext> contexts(statements.size(), write);
-      return Conditional(
-          [&](const ApplyFn& apply) { return conditional_writes_.RunBatch(statements, contexts, apply); });
+      return Conditional(std::move(statements), std::move(contexts), /*batch=*/true, later);
     }
     for (const auto& stmt : b->statements) {
       WriteContext w = write;
@@ -493,14 +494,56 @@ std::function<::tessera::Result<int64_t>(const std::string&)> QueryProcessor::Ne
   };
 }
 
-Reply QueryProcessor::Conditional(const std::function<::tessera::Result<ResultSet>(const ApplyFn&)>& run) {
-  std::vector<std::string> warnings;
-  auto rs = run([&](const std::vector<Mutation>& mutations, const RequestConsistency& through) {
-    TESSERA_RETURN_IF_ERROR(CheckWriteGuardrails(mutations, db_->guardrails(), &warnings));
-    return coordinator_->ApplyBatch(mutations, &warnings, through);
-  });
-  if (!rs.ok()) return Error(rs.status());
-  return Reply{Opcode::kResult, EncodeRows(*rs, false), std::move(warnings)};
+std::optional<Reply> QueryProcessor::Conditional(std::vector<RawStatement> statements,
+                                                 std::vector<WriteContext> contexts, bool batch, ReplyDone* later,
+                                                 bool* answers_later) {
+  // The guardrails' and the writes' warnings, from whichever thread answers.
+  struct Warnings {
+    std::mutex mu;
+    std::vector<std::string> list;
+    void Add(std::vector<std::string> more) {
+      std::lock_guard<std::mutex> lock(mu);
+      list.insert(list.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    }
+  };
+  auto warnings = std::make_shared<Warnings>();
+  ConditionalWrites::ApplyFn apply = [this, warnings](std::vector<Mutation> mutations, const RequestConsistency& through,
+                                                      std::function<void(Status)> done) {
+    std::vector<std::string> found;
+    Status allowed = CheckWriteGuardrails(mutations, db_->guardrails(), &found);
+    warnings->Add(std::move(found));
+    if (!allowed.ok()) return done(allowed);
+    coordinator_->ApplyBatchAsync(mutations, through,
+                                  [warnings, done = std::move(done)](Status s, std::vector<std::string> more) {
+                                    warnings->Add(std::move(more));
+                                    done(std::move(s));
+                                  });
+  };
+  auto reply_of = [this, warnings](const ::tessera::Result<ResultSet>& rs) -> Reply {
+    if (!rs.ok()) return Error(rs.status());
+    std::lock_guard<std::mutex> lock(warnings->mu);
+    return Reply{Opcode::kResult, EncodeRows(*rs, false), std::move(warnings->list)};
+  };
+  const bool async = cluster_ && later && *later;
+  if (answers_later) *answers_later = async;
+  if (!async) return reply_of(conditional_writes_.Run(std::move(statements), std::move(contexts), batch, apply));
+  // The reply is called once the processor's node has drained its replicas'
+  // answers at the latest, while this processor still exists (Node::Stop).
+  auto reply = std::make_shared<ReplyDone>(std::exchange(*later, nullptr));
+  auto answered = std::make_shared<std::atomic<bool>>(false);
+  try {
+    conditional_writes_.RunAsync(std::move(statements), std::move(contexts), batch, std::move(apply),
+                                 [reply, answered, reply_of](::tessera::Result<ResultSet> rs) {
+                                   answered->store(true, std::memory_order_release);
+                                   (*reply)(reply_of(rs));
+                                 });
+  } catch (...) {
+    // Thrown before any answer (building the writes): the request's own
+    // safety net answers it, through `later` again.
+    if (!answered->load(std::memory_order_acquire)) *later = std::move(*reply);
+    throw;
+  }
+  return std::nullopt;
 }
 
 std::optional<Reply> QueryProcessor::Batch(ConnectionState& conn, const BatchRequest& batch, ReplyDone* later,
@@ -549,10 +592,7 @@ std::optional<Reply> QueryProcessor::Batch(ConnectionState& conn, const BatchReq
     contexts.push_back(WriteContext{bind, keyspace, batch.default_timestamp, consistency});
     if (batch.serial_consistency) contexts.back().serial = static_cast<ConsistencyLevel>(*batch.serial_consistency);
   }
-  if (conditional) {
-    return Conditional(
-        [&](const ApplyFn& apply) { return conditional_writes_.RunBatch(statements, contexts, apply); });
-  }
+  if (conditional) return Conditional(std::move(statements), std::move(contexts), /*batch=*/true, later);
   std::vector<Mutation> all;
   for (size_t i = 0; i < statements.size(); ++i) {
     ::tessera::Result<std::vector<Mutation>> m = std::vector<Mutation>{};

@@ -62,18 +62,19 @@ class QueryProcessor : public RequestProcessor {
   // (NodeInfo::traces), the request is traced: its steps go to a
   // TraceSession and the reply carries its id.
   Reply Process(ConnectionState& connection, const Request& request, RequestFlags flags) override;
-  // INSERT, UPDATE, DELETE and BATCH without conditions answer when their
-  // replicas do (Coordinator::ApplyBatchAsync); on a cluster node, so does a
-  // SELECT whose reads are whole rows, partitions' slices, a scan's page or
-  // an index scan's (DeferredRead; Coordinator::ReadRowAsync, ReadSliceAsync,
-  // ScanRangeAsync, RunIndexScanAsync; with GROUP BY, run again for each
-  // read it makes, DeferredRead::replay) unless at SERIAL; everything else
-  // as Process.
+  // INSERT, UPDATE, DELETE and BATCH answer when their replicas do
+  // (Coordinator::ApplyBatchAsync; with conditions, the chain of
+  // ConditionalWrites::RunAsync); on a cluster node, so does a SELECT whose
+  // reads are whole rows, partitions' slices, a scan's page or an index
+  // scan's (DeferredRead; Coordinator::ReadRowAsync, ReadSliceAsync,
+  // ScanRangeAsync, RunIndexScanAsync; with GROUP BY or at SERIAL, run again
+  // for each read it makes, its Paxos prepare first, DeferredRead::replay);
+  // everything else as Process.
   void ProcessAsync(ConnectionState& connection, const Request& request, RequestFlags flags,
                     std::function<void(Reply)> done) override;
   // False only for an EXECUTE on a cluster node of a prepared statement
   // whose runs so far all went the way that answers from replica answers
-  // (Prepared::runs; not at SERIAL); true for everything else, including
+  // (Prepared::runs); true for everything else, including
   // a statement's first run.
   bool MayWait(const ConnectionState& connection, const Request& request) override;
   std::string Authenticator() const override;
@@ -169,13 +170,15 @@ class QueryProcessor : public RequestProcessor {
   // With `later`, answers through it once the replicas did (nullopt).
   std::optional<Reply> ApplyWrites(const std::vector<Mutation>& mutations, const RequestConsistency& consistency,
                                    ReplyDone* later);
-  // Runs a conditional write (conditional_writes.h); `run` gets the apply
-  // step (guardrails, then the write) and returns the [applied] rows.
-  using ApplyFn = ConditionalWrites::ApplyFn;
-  // Runs a conditional statement or batch; ConditionalWrites passes the
-  // consistency its writes go out at (the request's level, write type CAS,
-  // its Paxos round on a cluster).
-  Reply Conditional(const std::function<::tessera::Result<ResultSet>(const ApplyFn&)>& run);
+  // Runs a conditional statement (`batch` false: statements[0]) or a BATCH
+  // with conditions (conditional_writes.h) and replies with its [applied]
+  // rows. Its writes go through the write guardrails, then out at the
+  // consistency ConditionalWrites passes (the request's level, write type
+  // CAS, its Paxos round on a cluster). On a cluster node with `later`, it
+  // answers through it once the replicas did (nullopt), holding no thread;
+  // else it waits here. `*answers_later` (when given) says which.
+  std::optional<Reply> Conditional(std::vector<RawStatement> statements, std::vector<WriteContext> contexts, bool batch,
+                                   ReplyDone* later, bool* answers_later = nullptr);
   Reply Error(const Status& status, const RawStatement* statement = nullptr) const;
   // A SELECT's reply: its rows, or its error (ReadFailure for too many
   // tombstones; `consistency` is the request's, as on the wire).

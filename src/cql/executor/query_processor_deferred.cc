@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cql/executor/query_processor.h"
+#include "cql/executor/replayed_read.h"
 #include "cql/executor/select_statement.h"
 
 namespace tessera::cql {
@@ -108,51 +109,11 @@ void QueryProcessor::ReadDeferred(const std::shared_ptr<DeferredSelect>& select)
 // The reads a replayed run (DeferredRead::replay) found unanswered, all at
 // once; the last answer runs the statement again.
 void QueryProcessor::ReadReplayed(const std::shared_ptr<DeferredSelect>& select) {
-  std::vector<size_t> unanswered;
-  std::vector<ReplayedRead> requests;  // copied before the first goes out, as in ReadDeferred
-  for (size_t i = 0; i < select->deferred.replayed.size(); ++i) {
-    const ReplayedRead& read = select->deferred.replayed[i];
-    if (read.answered()) continue;
-    unanswered.push_back(i);
-    requests.push_back(read);
-  }
-  if (requests.empty()) {  // a run that set `table` records a read it has no answer for: never here
+  // A run that set `table` records a read it has no answer for: never false.
+  if (!ReadReplayedAsync(*coordinator_, &select->deferred.replayed, select->ctx.consistency,
+                         [this, select] { RunDeferredSelect(select); })) {
     spdlog::error("a replayed SELECT stopped at a read it did not record: {}", select->statement.table.name);
     select->reply(ServerError("internal error: a replayed SELECT recorded no read"));
-    return;
-  }
-  const RequestConsistency consistency = select->ctx.consistency;
-  auto remaining = std::make_shared<std::atomic<size_t>>(requests.size());
-  // acq_rel: the last answer sees every other read's outcome.
-  auto answered = [this, select, remaining] {
-    if (remaining->fetch_sub(1, std::memory_order_acq_rel) == 1) RunDeferredSelect(select);
-  };
-  for (size_t j = 0; j < requests.size(); ++j) {
-    const ReplayedRead& read = requests[j];
-    const size_t i = unanswered[j];
-    switch (read.kind) {
-      case ReplayedRead::Kind::kRow:
-        coordinator_->ReadRowAsync(read.table, read.partition_key, read.clustering, consistency,
-                          [select, i, answered](::tessera::Result<std::optional<RowResult>> row) {
-                            select->deferred.replayed[i].row = std::move(row);
-                            answered();
-                          });
-        break;
-      case ReplayedRead::Kind::kSlice:
-        coordinator_->ReadSliceAsync(read.table, read.partition_key, read.slice, consistency,
-                            [select, i, answered](::tessera::Result<SliceResult> slice) {
-                              select->deferred.replayed[i].slice_result = std::move(slice);
-                              answered();
-                            });
-        break;
-      case ReplayedRead::Kind::kRange:
-        coordinator_->ScanRangeAsync(read.table, read.range, consistency,
-                            [select, i, answered](::tessera::Result<RangeResult> page) {
-                              select->deferred.replayed[i].range_result = std::move(page);
-                              answered();
-                            });
-        break;
-    }
   }
 }
 

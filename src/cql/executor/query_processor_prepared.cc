@@ -136,8 +136,6 @@ Reply QueryProcessor::Prepare(ConnectionState& conn, const std::string& text, co
 bool QueryProcessor::MayWait(const ConnectionState& /*connection*/, const Request& request) {
   const auto* e = std::get_if<ExecuteRequest>(&request);
   if (!cluster_ || !e) return true;
-  const auto level = static_cast<ConsistencyLevel>(e->params.consistency);
-  if (level == ConsistencyLevel::kSerial || level == ConsistencyLevel::kLocalSerial) return true;
   std::shared_ptr<const Prepared> p;
   {
     std::lock_guard<std::mutex> lock(mu_);

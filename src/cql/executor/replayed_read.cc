@@ -1,5 +1,9 @@
 #include "cql/executor/replayed_read.h"
 
+#include <atomic>
+
+#include "coordinator/coordinator.h"
+
 namespace tessera::cql {
 namespace {
 
@@ -21,6 +25,7 @@ bool ReplayedRead::SameRead(const ReplayedRead& other) const {
       return range.range.begin == other.range.range.begin && range.range.end == other.range.range.end &&
              range.limit == other.range.limit && range.per_partition_limit == other.range.per_partition_limit &&
              range.cursor == other.range.cursor;
+    case Kind::kPaxos: return serial == other.serial;
   }
   return false;
 }
@@ -33,6 +38,58 @@ const ReplayedRead* FindOrRecordRead(std::vector<ReplayedRead>* reads, ReplayedR
   }
   reads->push_back(std::move(wanted));
   return nullptr;
+}
+
+bool ReadReplayedAsync(Coordinator& coordinator, std::vector<ReplayedRead>* reads,
+                       const RequestConsistency& consistency, std::function<void()> answered) {
+  std::vector<size_t> unanswered;
+  std::vector<ReplayedRead> requests;  // copied before the first goes out
+  for (size_t i = 0; i < reads->size(); ++i) {
+    if ((*reads)[i].answered()) continue;
+    unanswered.push_back(i);
+    requests.push_back((*reads)[i]);
+  }
+  if (requests.empty()) return false;
+  auto remaining = std::make_shared<std::atomic<size_t>>(requests.size());
+  // acq_rel: the last answer sees every other read's outcome.
+  auto one_answered = [remaining, answered = std::move(answered)] {
+    if (remaining->fetch_sub(1, std::memory_order_acq_rel) == 1) answered();
+  };
+  for (size_t j = 0; j < requests.size(); ++j) {
+    const ReplayedRead& read = requests[j];
+    const size_t i = unanswered[j];
+    switch (read.kind) {
+      case ReplayedRead::Kind::kRow:
+        coordinator.ReadRowAsync(read.table, read.partition_key, read.clustering, consistency,
+                                 [reads, i, one_answered](Result<std::optional<RowResult>> row) {
+                                   (*reads)[i].row = std::move(row);
+                                   one_answered();
+                                 });
+        break;
+      case ReplayedRead::Kind::kSlice:
+        coordinator.ReadSliceAsync(read.table, read.partition_key, read.slice, consistency,
+                                   [reads, i, one_answered](Result<SliceResult> slice) {
+                                     (*reads)[i].slice_result = std::move(slice);
+                                     one_answered();
+                                   });
+        break;
+      case ReplayedRead::Kind::kRange:
+        coordinator.ScanRangeAsync(read.table, read.range, consistency,
+                                   [reads, i, one_answered](Result<RangeResult> page) {
+                                     (*reads)[i].range_result = std::move(page);
+                                     one_answered();
+                                   });
+        break;
+      case ReplayedRead::Kind::kPaxos:
+        coordinator.BeginPaxosAsync(read.table, read.partition_key, read.serial, /*for_read=*/true,
+                                    [reads, i, one_answered](Result<std::optional<PaxosRound>> round) {
+                                      (*reads)[i].paxos_result = round.status();
+                                      one_answered();
+                                    });
+        break;
+    }
+  }
+  return true;
 }
 
 }  // namespace tessera::cql

@@ -267,7 +267,7 @@ Result<std::vector<ColumnSpec>> SelectColumns(const TableSchema& table, const Se
 static Result<ResultSet> SelectRows(Coordinator& coordinator, const VirtualTables* vt, const SelectStatement& s,
                                     const SelectContext& ctx);
 static Status FinishPaxosBeforeRead(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& table,
-                                    const ReadPlan& plan, ConsistencyLevel serial);
+                                    const ReadPlan& plan, const SelectContext& ctx);
 static Result<ResultSet> Finish(const TableSchema& table, const Selection& sel, const std::optional<GroupBy>& group,
                                 const Limits& limits, uint64_t groups_before, const SelectContext& ctx,
                                 std::vector<SourceRow> rows, ResultSet result);
@@ -451,7 +451,7 @@ static Result<ResultSet> SelectRows(Coordinator& coordinator, const VirtualTable
     }
     TESSERA_ASSIGN_OR_RETURN(bool reversed, Reversed(*table, s, plan));
     if (ctx.consistency.level == ConsistencyLevel::kSerial || ctx.consistency.level == ConsistencyLevel::kLocalSerial) {
-      TESSERA_RETURN_IF_ERROR(FinishPaxosBeforeRead(coordinator, table, plan, ctx.consistency.level));
+      TESSERA_RETURN_IF_ERROR(FinishPaxosBeforeRead(coordinator, table, plan, ctx));
     }
     if (group) {  // pages of groups, each read from where the last one ended (PageGroups)
       uint64_t tombstones = 0, rows_read = 0;
@@ -490,12 +490,27 @@ static Result<ResultSet> SelectRows(Coordinator& coordinator, const VirtualTable
 // there and brings the replicas behind up to the last commit (Cassandra's
 // readWithPaxos); the read itself then asks a quorum (the levels read as
 // QUORUM and LOCAL_QUORUM). On one node conditional writes hold a lock
-// while they run, so there is nothing to finish.
+// while they run, so there is nothing to finish. A replayed run
+// (DeferredRead::replay) leaves the prepare to its caller, as a read: it
+// stops there until the caller has its outcome, and reads after it.
 static Status FinishPaxosBeforeRead(Coordinator& coordinator, const std::shared_ptr<const TableSchema>& table,
-                                    const ReadPlan& plan, ConsistencyLevel serial) {
+                                    const ReadPlan& plan, const SelectContext& ctx) {
   if (!coordinator.database().cluster_tablets()) return Status::OK();
   if (plan.kind != ReadPlan::Kind::kPartitions || plan.partition_keys.size() != 1) {
     return Status::InvalidArgument("SERIAL/LOCAL_SERIAL consistency may only be requested for one partition at a time");
+  }
+  const ConsistencyLevel serial = ctx.consistency.level;
+  if (ctx.deferred != nullptr && ctx.deferred->replay) {
+    ReplayedRead prepare;
+    prepare.kind = ReplayedRead::Kind::kPaxos;
+    prepare.table = table;
+    prepare.partition_key = plan.partition_keys[0];
+    prepare.serial = serial;
+    if (const ReplayedRead* done = FindOrRecordRead(&ctx.deferred->replayed, std::move(prepare))) {
+      return *done->paxos_result;
+    }
+    ctx.deferred->table = table;
+    return Status::Busy("the Paxos prepare is replayed by the caller");
   }
   return coordinator.BeginPaxos(table, plan.partition_keys[0], serial, /*for_read=*/true).status();
 }
