@@ -346,6 +346,69 @@ TEST_F(InMemoryClusterTest, ConditionalWritesRunPaxosAcrossTheReplicasAndNeedAQu
   }, "node 3 reads v = 32 at SERIAL");
 }
 
+// Compare-and-set increments of one row through every node at once contend for its Paxos rounds:
+// a prepare refused by a later ballot backs off on the coordinator's timer and tries again, a
+// proposal every replica refused runs the statement again from a new round
+// (cluster/paxos_coordinator.h, cql/executor/conditional_writes.h: chains that hold no thread).
+// Each applied statement moves the value by exactly one, so the final value is their count.
+TEST_F(InMemoryClusterTest, ContendingCompareAndSetsThroughEveryNodeApplyExactlyOnceEach) {
+  CreateTable();
+  auto int_of = [](const std::optional<std::string>& cell) {
+    return cell && cell->size() == 4 ? static_cast<int>(GetBigEndian32(cell->data())) : -1;
+  };
+  auto first = Run(1, "INSERT INTO ks.t (k, v) VALUES (7, 0) IF NOT EXISTS", cql::Consistency::kQuorum);
+  ASSERT_TRUE(first.ok() && !first->is_error());
+  constexpr int kTries = 20;
+  std::vector<int> applied(kNodes, 0), refused(kNodes, 0), timed_out(kNodes, 0), reads_lost(kNodes, 0);
+  std::vector<std::string> failures(kNodes);
+  std::vector<std::thread> clients;
+  for (int n = 1; n <= kNodes; ++n) {
+    clients.emplace_back([&, n] {  // each client on its own node's connection
+      for (int i = 0; i < kTries; ++i) {
+        auto now = Run(n, "SELECT v FROM ks.t WHERE k = 7", cql::Consistency::kSerial);
+        if (!now.ok() || now->is_error() || now->rows.rows.size() != 1) {
+          ++reads_lost[n - 1];  // a SERIAL read's prepare lost to contention too: no CAS sent
+          continue;
+        }
+        const int v = int_of(now->rows.rows[0][0]);
+        auto r = Run(n, "UPDATE ks.t SET v = " + std::to_string(v + 1) + " WHERE k = 7 IF v = " + std::to_string(v),
+                     cql::Consistency::kQuorum);
+        if (!r.ok()) {
+          failures[n - 1] = r.status().ToString();
+          return;
+        }
+        if (r->is_error()) {
+          // WriteTimeout CAS: lost its rounds to contention, or an outcome unknown; counted
+          // neither way, so the check below allows it only as a shortfall of `applied`.
+          if (r->error_code != 0x1100) failures[n - 1] = r->error_message;
+          std::printf("node %d: a compare-and-set timed out: %s\n", n, r->error_message.c_str());
+          ++timed_out[n - 1];
+          continue;
+        }
+        const bool ok = !r->rows.rows.empty() && r->rows.rows[0][0] && *r->rows.rows[0][0] == std::string(1, '\x01');
+        ++(ok ? applied : refused)[n - 1];
+      }
+    });
+  }
+  for (auto& c : clients) c.join();
+  int total_applied = 0, total_timed_out = 0;
+  for (int n = 0; n < kNodes; ++n) {
+    EXPECT_EQ(failures[n], "") << "node " << n + 1;
+    total_applied += applied[n];
+    total_timed_out += timed_out[n];
+  }
+  auto last = Run(2, "SELECT v FROM ks.t WHERE k = 7", cql::Consistency::kSerial);
+  ASSERT_TRUE(last.ok() && !last->is_error() && last->rows.rows.size() == 1);
+  const int final_value = int_of(last->rows.rows[0][0]);
+  // Every applied CAS moved the value once; a timed-out one may or may not have applied.
+  EXPECT_GE(final_value, total_applied);
+  EXPECT_LE(final_value, total_applied + total_timed_out);
+  EXPECT_GT(total_applied, 0);
+  std::printf("%d compare-and-sets applied, %d refused, %d timed out, %d SERIAL reads lost; final value %d\n",
+              total_applied, refused[0] + refused[1] + refused[2], total_timed_out,
+              reads_lost[0] + reads_lost[1] + reads_lost[2], final_value);
+}
+
 // Writes to a table with a view and a secondary index read the rows they touch before and after
 // and write the difference (coordinator/derived_writes.cc); two writes of one partition through
 // one coordinator take turns (PartitionLocks). Write A (QUORUM, the later timestamp) is held with
