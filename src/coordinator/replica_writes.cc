@@ -122,8 +122,17 @@ void Coordinator::ApplyToReplicasAsync(const WriteSet& ws, const RequestConsiste
   Result<std::shared_ptr<Replica>> all = GroupByReplica(ws, consistency, &groups);
   if (!all.ok()) return done(all.status());
   if (*all) return (*all)->ApplyAsync(ws, consistency, std::move(done));
+  // GroupByReplica puts a conditional write's own group first, even when
+  // `ws` (its index entries, say) writes nothing of its partition: then
+  // nothing waits for it, and it is not sent.
+  const bool own_first =
+      consistency.paxos && !groups.empty() &&
+      std::any_of(groups.front().second.ops().begin(), groups.front().second.ops().end(),
+                  [&](const WriteSet::Op& op) { return op.key.starts_with(consistency.paxos->partition); });
+  groups.erase(std::remove_if(groups.begin(), groups.end(), [](const auto& g) { return g.second.empty(); }),
+               groups.end());
   if (groups.empty()) return done(Status::OK());
-  if (consistency.paxos && groups.size() > 1) {
+  if (own_first && groups.size() > 1) {
     auto rest = std::make_shared<std::vector<std::pair<std::shared_ptr<Replica>, WriteSet>>>(
         std::make_move_iterator(groups.begin() + 1), std::make_move_iterator(groups.end()));
     const std::pair<std::shared_ptr<Replica>, WriteSet>& own = groups.front();
