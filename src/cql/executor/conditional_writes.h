@@ -14,7 +14,7 @@
 // Linearizable among conditional statements (ordinary writes do not take
 // part, as in Cassandra):
 //  - on a cluster, through Paxos on the partition's replicas (issue 30;
-//    Coordinator::BeginPaxos, cluster/paxos_coordinator.h): prepare at the
+//    Coordinator::BeginPaxosAsync, cluster/paxos_coordinator.h): prepare at the
 //    statement's serial consistency (SERIAL or LOCAL_SERIAL), read the
 //    current row at QUORUM (LOCAL_QUORUM), check, then propose and commit
 //    the write, timed by the ballot, at the statement's consistency level.
