@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -12,6 +11,7 @@
 #include "cluster/paxos_ballot.h"
 #include "cluster/replicated_tablet.h"
 #include "cluster/replica_service.h"
+#include "common/blocking_wait.h"
 #include "common/steady_micros.h"
 
 namespace tessera::cluster {
@@ -30,15 +30,6 @@ int64_t BackOffMicros(int attempt) {
 bool DefinitelyNot(const Result<PaxosResponse>& r) {
   if (r.ok()) return !r->ok;
   return r.status().code() != Status::Code::kBusy;
-}
-
-// Waits for an asynchronous call's one answer (the blocking forms).
-template <typename T, typename Start>
-T Await(Start start) {
-  auto answered = std::make_shared<std::promise<T>>();
-  auto answer = answered->get_future();
-  start(answered);
-  return answer.get();
 }
 
 }  // namespace
@@ -353,19 +344,16 @@ void PaxosCoordinator::Resolve(const std::string& ballot, const RequestConsisten
 }
 
 Result<std::string> PaxosCoordinator::Prepare(ConsistencyLevel serial, bool for_read) {
-  return Await<Result<std::string>>([&](std::shared_ptr<std::promise<Result<std::string>>> answered) {
-    PrepareAsync(serial, for_read, [answered](Result<std::string> ballot) { answered->set_value(std::move(ballot)); });
-  });
+  return WaitFor<Result<std::string>>([&](PrepareDone done) { PrepareAsync(serial, for_read, std::move(done)); });
 }
 
 Status PaxosCoordinator::ProposeAndCommit(const std::string& ballot, const WriteSet& update,
                                           const RequestConsistency& commit, int commit_block_for,
                                           ConsistencyLevel serial, bool* preempted) {
   using Outcome = std::pair<Status, bool>;
-  Outcome outcome = Await<Outcome>([&](std::shared_ptr<std::promise<Outcome>> answered) {
-    ProposeAndCommitAsync(ballot, update, commit, commit_block_for, serial, [answered](Status s, bool p) {
-      answered->set_value({std::move(s), p});
-    });
+  Outcome outcome = WaitFor<Outcome>([&](std::function<void(Outcome)> done) {
+    ProposeAndCommitAsync(ballot, update, commit, commit_block_for, serial,
+                          [done = std::move(done)](Status s, bool p) { done({std::move(s), p}); });
   });
   *preempted = outcome.second;
   return outcome.first;

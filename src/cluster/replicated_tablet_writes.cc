@@ -3,13 +3,13 @@
 // through a leader, and Paxos proposals through their round.
 #include <algorithm>
 #include <functional>
-#include <future>
 #include <mutex>
 
 #include "cluster/replica_reads.h"
 #include "cluster/replica_service.h"
 #include "cluster/replicated_tablet.h"
 #include "cluster/replicated_tablet_internal.h"
+#include "common/blocking_wait.h"
 #include "db/database.h"
 #include "storage/counter_shards.h"
 
@@ -117,15 +117,6 @@ struct WriteAcks {
   }
 };
 
-// Waits for an asynchronous call's Status (the callers that still hold
-// their thread: Apply's, a Paxos round's).
-template <typename Start>
-Status WaitFor(Start start) {
-  std::promise<Status> answered;
-  std::future<Status> answer = answered.get_future();
-  start([&answered](Status s) { answered.set_value(std::move(s)); });
-  return answer.get();
-}
 
 }  // namespace
 
@@ -217,7 +208,7 @@ bool ReplicatedTablet::ThroughPaxos(const WriteSet& writes, const RequestConsist
 }
 
 Status ReplicatedTablet::Apply(const WriteSet& writes, const RequestConsistency& consistency) {
-  return WaitFor([&](std::function<void(Status)> done) { ApplyAsync(writes, consistency, std::move(done)); });
+  return WaitFor<Status>([&](std::function<void(Status)> done) { ApplyAsync(writes, consistency, std::move(done)); });
 }
 
 void ReplicatedTablet::ApplyAsync(const WriteSet& writes, const RequestConsistency& consistency,

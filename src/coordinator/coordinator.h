@@ -150,7 +150,8 @@ class Coordinator {
   // then their shards), writes to tables with secondary indexes or views
   // (their reads, locks and writes) and a conditional statement's writes
   // through its Paxos round (its accept and commit rounds; REQUIRES then:
-  // consistency.paxos outlives `done`'s call) are among them. False: ApplyBatchAsync runs `mutations` on the calling
+  // consistency.paxos outlives `done`'s call) are among them. False:
+  // ApplyBatchAsync runs `mutations` on the calling
   // thread, which may wait for other nodes.
   bool AppliesWithoutWaiting(const std::vector<Mutation>& mutations, const RequestConsistency& consistency) const;
 

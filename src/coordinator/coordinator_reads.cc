@@ -3,7 +3,7 @@
 // replica_of is the coordinator's), or on a single node this node's replica
 // through Database directly; Paxos rounds and ANN candidates of other nodes.
 #include "common/steady_micros.h"
-#include "coordinator/blocking_wait.h"
+#include "common/blocking_wait.h"
 #include "coordinator/coordinator.h"
 #include "keys/storage_key.h"
 

@@ -14,7 +14,7 @@
 #include <atomic>
 #include <mutex>
 
-#include "coordinator/blocking_wait.h"
+#include "common/blocking_wait.h"
 #include "coordinator/coordinator.h"
 
 namespace tessera {

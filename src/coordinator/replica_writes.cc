@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "common/bytes.h"
-#include "coordinator/blocking_wait.h"
+#include "common/blocking_wait.h"
 #include "coordinator/coordinator.h"
 
 namespace tessera {

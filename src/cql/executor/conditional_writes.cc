@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <exception>
-#include <future>
 #include <mutex>
 #include <set>
 
+#include "common/blocking_wait.h"
 #include "cql/executor/internal_query.h"
 #include "types/serialization.h"
 #include "types/value_compare.h"
@@ -384,12 +384,9 @@ void ConditionalWrites::RunAsync(std::vector<RawStatement> statements, std::vect
 
 Result<ResultSet> ConditionalWrites::Run(std::vector<RawStatement> statements, std::vector<WriteContext> contexts,
                                          bool batch, ApplyFn apply) {
-  // Shared: the answering thread may still be in set_value as this one returns.
-  auto answered = std::make_shared<std::promise<Result<ResultSet>>>();
-  auto answer = answered->get_future();
-  RunAsync(std::move(statements), std::move(contexts), batch, std::move(apply),
-           [answered](Result<ResultSet> rs) { answered->set_value(std::move(rs)); });
-  return answer.get();
+  return WaitFor<Result<ResultSet>>([&](ResultDone done) {
+    RunAsync(std::move(statements), std::move(contexts), batch, std::move(apply), std::move(done));
+  });
 }
 
 void ConditionalWrites::Begin(std::shared_ptr<Pending> p) {

@@ -31,8 +31,9 @@ Result<ResultSet> ExecuteInternal(Coordinator& coordinator, const std::string& c
 // holding a thread while replicas answer: run again until it reads nothing
 // new (DeferredRead::replay, replayed_read.h), each run's reads made at once.
 // Where the reads answer at once (a single node) it answers on the calling
-// thread; a table with buckets reads as the run goes (select_executor.h). Errors: those of ExecuteInternal;
-// InvalidArgument for a statement that is not a SELECT.
+// thread; a table with buckets reads as the run goes (select_executor.h).
+// Errors: those of ExecuteInternal; InvalidArgument for a statement that is
+// not a SELECT.
 void SelectInternalAsync(Coordinator& coordinator, const std::string& cql, std::vector<WireValue> values,
                          const RequestConsistency& consistency, std::function<void(Result<ResultSet>)> done);
 

@@ -31,7 +31,7 @@ namespace tessera::cql {
 
 struct ReplayedRead {
   // kPaxos: not a read but the Paxos prepare a SERIAL read makes first
-  // (Coordinator::BeginPaxos with for_read), recorded the same way; a run
+  // (Coordinator::BeginPaxosAsync with for_read), recorded the same way; a run
   // stops at it, so that its reads come after the prepare.
   enum class Kind { kRow, kSlice, kRange, kPaxos };
   Kind kind = Kind::kRow;

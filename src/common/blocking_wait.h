@@ -1,7 +1,7 @@
-// tessera::WaitFor — what a blocking caller of the coordinator (housekeeping,
-// an index or view build, a request on a waiting thread) does with an
-// asynchronous call that holds no thread: starts it and waits for its one
-// answer. Internal to src/coordinator.
+// tessera::WaitFor — what a blocking caller (housekeeping, an index or view
+// build, a request on a waiting thread, the blocking forms of the
+// coordinator's and the Paxos coordinator's calls) does with an asynchronous
+// call that holds no thread: starts it and waits for its one answer.
 //
 // Contract: `start` is called once with a callback taking a T; WaitFor
 // returns the T that callback is given (on any thread, exactly once).
