@@ -11,7 +11,8 @@
 // so every stream resumes exactly after it: each partition lives in exactly one
 // bucket, so "after this key" means the same thing in every stream.
 //
-// Cost: a page of L rows reads up to L rows from each of the streams it opens.
+// Cost: a page of L rows reads up to L rows from each of the streams it opens,
+// one after the other (ScanBuckets) or all at once (ScanBucketsAsync).
 //
 // Thread safety: reentrant, as reader.h.
 #pragma once
@@ -23,5 +24,11 @@ namespace tessera {
 
 // REQUIRES: ctx.table->buckets.enabled(). Errors as ScanRange.
 Result<RangeResult> ScanBuckets(const ReadContext& ctx, const RangeRequest& request);
+// As ScanBuckets, answering through `done` exactly once, as ScanRangeAsync
+// (db/reader.h): every bucket's scan is asked at once
+// (ScanStorageRangeAsync), and the last to answer merges the page, on its
+// thread. REQUIRES: as ScanBuckets, and what ctx.tablets() and the replicas
+// use outlives the answer.
+void ScanBucketsAsync(const ReadContext& ctx, const RangeRequest& request, RangeDone done);
 
 }  // namespace tessera

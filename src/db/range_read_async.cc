@@ -15,8 +15,10 @@
 #include <memory>
 #include <optional>
 
+#include "db/bucketed_scan.h"
 #include "db/partition_rows.h"
 #include "db/reader.h"
+#include "db/sub_partition_read.h"
 #include "db/window_chain.h"
 #include "keys/key_encoding.h"
 #include "keys/storage_key.h"
@@ -230,7 +232,12 @@ class RangeRead : public std::enable_shared_from_this<RangeRead> {
 }  // namespace
 
 void ScanRangeAsync(const ReadContext& ctx, const RangeRequest& req, RangeDone done) {
-  if (ctx.table->buckets.enabled() || ctx.table->partition_buckets.enabled()) return done(ScanRange(ctx, req));
+  if (ctx.table->buckets.enabled()) return ScanBucketsAsync(ctx, req, std::move(done));
+  if (ctx.table->partition_buckets.enabled()) return ScanSubPartitionedAsync(ctx, req, std::move(done));
+  ScanStorageRangeAsync(ctx, req, std::move(done));
+}
+
+void ScanStorageRangeAsync(const ReadContext& ctx, const RangeRequest& req, RangeDone done) {
   if (req.limit == 0 || req.range.begin >= req.range.end) return done(RangeResult{});
   std::make_shared<RangeRead>(ctx, req, std::move(done))->Start();
 }

@@ -133,7 +133,7 @@ Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vect
 
 void ReadRowAsync(const ReadContext& ctx, const std::vector<std::string>& pk, const std::vector<std::string>& ck,
                   RowDone done) {
-  if (ctx.table->partition_buckets.enabled()) return done(ReadSubPartitionedRow(ctx, pk, ck));
+  if (ctx.table->partition_buckets.enabled()) return ReadSubPartitionedRowAsync(ctx, pk, ck, std::move(done));
   auto keys = RowKeysOf(*ctx.table, pk, ck);
   if (!keys.ok()) return done(keys.status());
   if (ctx.count_partition_read) ctx.count_partition_read(keys->position);

@@ -129,9 +129,9 @@ Result<std::optional<RowResult>> ReadRow(const ReadContext& ctx, const std::vect
                                          const std::vector<std::string>& clustering);
 // As ReadRow, answering through `done`: exactly once, on this thread or on
 // the thread the tablet replica answers on (Replica::MultiGetAsync), so that
-// no thread waits for another node (issue 28 item 1). Partition-bucketed
-// tables read here, as ReadRow. REQUIRES: what ctx.tablets() and the
-// replicas use outlives the answer.
+// no thread waits for another node (issue 28 item 1); a partition-bucketed
+// table's row as ReadSubPartitionedRowAsync (db/sub_partition_read.h).
+// REQUIRES: what ctx.tablets() and the replicas use outlives the answer.
 using RowDone = std::function<void(Result<std::optional<RowResult>>)>;
 void ReadRowAsync(const ReadContext& ctx, const std::vector<std::string>& partition_key,
                   const std::vector<std::string>& clustering, RowDone done);
@@ -143,9 +143,9 @@ Result<SliceResult> ReadSlice(const ReadContext& ctx, const std::vector<std::str
 // static row and the first window of rows are asked together, and no window
 // asks for more keys than the rows still wanted. Unlike ReadSlice, the
 // result carries the static row on every page, not only the first (a paged
-// SELECT shows it with every row). Tables with partition buckets read here,
-// as ReadSlice. REQUIRES: what ctx.tablets() and the replicas use outlives
-// the answer.
+// SELECT shows it with every row). A partition-bucketed table's slice as
+// ReadSubPartitionedSliceAsync (db/sub_partition_read.h). REQUIRES: what
+// ctx.tablets() and the replicas use outlives the answer.
 using SliceDone = std::function<void(Result<SliceResult>)>;
 void ReadSliceAsync(const ReadContext& ctx, const std::vector<std::string>& partition_key,
                     const SliceRequest& request, SliceDone done);
@@ -156,11 +156,14 @@ Result<RangeResult> ScanRange(const ReadContext& ctx, const RangeRequest& reques
 // that bring the partitions' headers and static rows with their rows, so
 // that no partition costs a read of its own. The same result as ScanRange
 // (whose pages, resumed inside a partition or not, bring each partition's
-// static row). Bucketed and partition-bucketed tables read here, as ScanRange.
-// REQUIRES: what ctx.tablets() and the replicas use outlives the answer.
+// static row). A bucketed table's scan as ScanBucketsAsync
+// (db/bucketed_scan.h), a partition-bucketed table's as
+// ScanSubPartitionedAsync (db/sub_partition_read.h). REQUIRES: what ctx.tablets() and the replicas use outlives the answer.
 using RangeDone = std::function<void(Result<RangeResult>)>;
 void ScanRangeAsync(const ReadContext& ctx, const RangeRequest& request, RangeDone done);
-// ScanRange over storage keys as they are (physical keys and cursors, no fan-out).
+// ScanRange and ScanRangeAsync over storage keys as they are (physical keys
+// and cursors, no fan-out over buckets).
 Result<RangeResult> ScanStorageRange(const ReadContext& ctx, const RangeRequest& request);
+void ScanStorageRangeAsync(const ReadContext& ctx, const RangeRequest& request, RangeDone done);
 
 }  // namespace tessera

@@ -12,6 +12,7 @@
 
 #include "db/partition_rows.h"
 #include "db/reader.h"
+#include "db/sub_partition_read.h"
 #include "db/window_chain.h"
 #include "keys/key_encoding.h"
 #include "keys/storage_key.h"
@@ -200,7 +201,7 @@ class SliceRead : public std::enable_shared_from_this<SliceRead> {
 void ReadSliceAsync(const ReadContext& ctx, const std::vector<std::string>& pk, const SliceRequest& req,
                     SliceDone done) {
   const TableSchema& t = *ctx.table;
-  if (t.partition_buckets.enabled()) return done(ReadSlice(ctx, pk, req));
+  if (t.partition_buckets.enabled()) return ReadSubPartitionedSliceAsync(ctx, pk, req, std::move(done));
   SliceResult out;
   std::string position;
   if (Status s = EncodePartitionPosition(t, Views(pk), &position, &out.partition.token); !s.ok()) return done(s);

@@ -27,33 +27,12 @@ struct MergedRead {
   uint64_t rows_before = 0;    // rows of the partition returned by earlier pages
 };
 
-// The sub-partitions a slice must read: for one whole clustering key only those of the
-// counts in the partition's history, else all of [0, span).
-std::vector<uint32_t> SubPartitionsOf(const TableSchema& t, const std::string& logical, const SliceRequest& req,
-                                      const std::string& lo) {
-  const auto& counts = t.partition_buckets.CountsFor(EncodedPartitionKeyOf(t, logical));
-  std::vector<uint32_t> subs;
-  const bool point = req.lower.inclusive && req.upper.inclusive && req.lower.prefix == req.upper.prefix &&
-                     req.lower.prefix.size() == t.Clustering().size();
-  if (point) {
-    const std::string_view ck = std::string_view(lo).substr(logical.size() + 1);
-    for (uint32_t c : counts) subs.push_back(SubPartitionOf(ck, c));
-    std::sort(subs.begin(), subs.end());
-    subs.erase(std::unique(subs.begin(), subs.end()), subs.end());
-    return subs;
-  }
-  const uint32_t span = *std::max_element(counts.begin(), counts.end());
-  for (uint32_t s = 0; s < span; ++s) subs.push_back(s);
-  return subs;
-}
-
 // One stream per sub-partition that holds keys of the slice (past the cursor), each bounded to
 // them. Which ones do is probed first with one iterator per tablet: most sub-partitions of a
 // small partition are empty, and a seek costs less than an iterator.
 Result<std::vector<Stream>> OpenStreams(const ReadContext& ctx, const TabletMap& map, const std::string& logical,
                                         const SliceRequest& req, const std::string& lo, const std::string& hi,
                                         const std::string& resume) {
-  // Physical keys are the logical ones with the sub-partition inserted after the logical position.
   const size_t n = logical.size();
   std::vector<Stream> streams;
   const Tablet* probed_tablet = nullptr;
@@ -64,11 +43,8 @@ Result<std::vector<Stream>> OpenStreams(const ReadContext& ctx, const TabletMap&
     st.position = SubPartitionPosition(logical, s);
     st.tablet = &map.Find(st.position);
     if (st.tablet == probed_tablet && s < empty_below) continue;
-    std::string from = st.position + lo.substr(n), to = st.position + hi.substr(n);
-    if (!resume.empty()) {  // strictly after (before, when reversed) the cursor's row
-      (req.reversed ? to : from) = st.position + resume.substr(n) + (req.reversed ? "" : std::string(1, '\0'));
-    }
-    if (from >= to) continue;
+    std::string from, to;
+    if (!SubPartitionSliceBounds(logical, st.position, lo, hi, resume, req.reversed, &from, &to)) continue;
     if (st.tablet != probed_tablet) {
       probed_tablet = st.tablet;
       empty_below = 0;
@@ -182,6 +158,37 @@ Result<std::optional<std::string>> NextPartition(const ReadContext& ctx, std::st
 }
 
 }  // namespace
+
+std::vector<uint32_t> SubPartitionsOf(const TableSchema& t, const std::string& logical, const SliceRequest& req,
+                                      const std::string& lo) {
+  const auto& counts = t.partition_buckets.CountsFor(EncodedPartitionKeyOf(t, logical));
+  std::vector<uint32_t> subs;
+  const bool point = req.lower.inclusive && req.upper.inclusive && req.lower.prefix == req.upper.prefix &&
+                     req.lower.prefix.size() == t.Clustering().size();
+  if (point) {
+    const std::string_view ck = std::string_view(lo).substr(logical.size() + 1);
+    for (uint32_t c : counts) subs.push_back(SubPartitionOf(ck, c));
+    std::sort(subs.begin(), subs.end());
+    subs.erase(std::unique(subs.begin(), subs.end()), subs.end());
+    return subs;
+  }
+  const uint32_t span = *std::max_element(counts.begin(), counts.end());
+  for (uint32_t s = 0; s < span; ++s) subs.push_back(s);
+  return subs;
+}
+
+bool SubPartitionSliceBounds(const std::string& logical, const std::string& position, const std::string& lo,
+                             const std::string& hi, const std::string& resume, bool reversed, std::string* from,
+                             std::string* to) {
+  // Physical keys are the logical ones with the sub-partition inserted after the logical position.
+  const size_t n = logical.size();
+  *from = position + lo.substr(n);
+  *to = position + hi.substr(n);
+  if (!resume.empty()) {  // strictly after (before, when reversed) the cursor's row
+    (reversed ? *to : *from) = position + resume.substr(n) + (reversed ? "" : std::string(1, '\0'));
+  }
+  return *from < *to;
+}
 
 Result<std::optional<RowResult>> ReadSubPartitionedRow(const ReadContext& ctx, const std::vector<std::string>& pk,
                                                        const std::vector<std::string>& clustering) {

@@ -24,6 +24,13 @@
 // compares the streams' heads. A slice of one whole clustering key opens only
 // the sub-partitions of its history's counts.
 //
+// The asynchronous point read, slice and scan (db/sub_partition_read_async.cc)
+// ask the same keys as chains of callbacks that hold no thread (issue 28 item
+// 1): a point read's keys in one request per tablet, a slice's header and
+// static row with every sub-partition's first window at once, and each next
+// window of a sub-partition when the merge has used up its last one; a scan
+// finds each next partition with a window of one key and reads it so.
+//
 // Thread safety: reentrant, as reader.h.
 #pragma once
 
@@ -45,5 +52,38 @@ Result<std::optional<RowResult>> ReadSubPartitionedRow(const ReadContext& ctx,
 Result<SliceResult> ReadSubPartitionedSlice(const ReadContext& ctx, const std::vector<std::string>& partition_key,
                                             const SliceRequest& request);
 Result<RangeResult> ScanSubPartitioned(const ReadContext& ctx, const RangeRequest& request);
+
+// As ReadSubPartitionedRow and ReadSubPartitionedSlice, answering through
+// `done` exactly once, on this thread or on the thread a tablet replica
+// answers on (Replica::MultiGetAsync, ReadWindowAsync), as ReadRowAsync and
+// ReadSliceAsync in reader.h; the slice carries the static row on every page,
+// as ReadSliceAsync's does, and its row_keys are logical keys (what its
+// cursor names). REQUIRES: as the blocking ones, and what ctx.tablets() and
+// the replicas use outlives the answer.
+void ReadSubPartitionedRowAsync(const ReadContext& ctx, const std::vector<std::string>& partition_key,
+                                const std::vector<std::string>& clustering, RowDone done);
+void ReadSubPartitionedSliceAsync(const ReadContext& ctx, const std::vector<std::string>& partition_key,
+                                  const SliceRequest& request, SliceDone done);
+// As ScanSubPartitioned, answering through `done` exactly once, as
+// ScanRangeAsync (db/reader.h); unlike ScanSubPartitioned, the partition a
+// page resumes inside comes with its static row too, as ScanRangeAsync's
+// does. REQUIRES: as ScanSubPartitioned, and what ctx.tablets() and the
+// replicas use outlives the answer.
+void ScanSubPartitionedAsync(const ReadContext& ctx, const RangeRequest& request, RangeDone done);
+
+// Shared by the blocking and the asynchronous reads.
+//
+// The sub-partitions a slice of the partition at logical position `logical`
+// must read, ascending: for one whole clustering key (`lo` its storage key)
+// only those of the counts in the partition's history, else all of [0, span).
+std::vector<uint32_t> SubPartitionsOf(const TableSchema& t, const std::string& logical, const SliceRequest& request,
+                                      const std::string& lo);
+// The bounds [*from, *to) of the slice [lo, hi) of `logical` (logical
+// storage keys; `resume`, when not empty, the logical key the slice resumes
+// strictly after, or before when reversed) within the sub-partition at
+// `position`; false when they hold no key.
+bool SubPartitionSliceBounds(const std::string& logical, const std::string& position, const std::string& lo,
+                             const std::string& hi, const std::string& resume, bool reversed, std::string* from,
+                             std::string* to);
 
 }  // namespace tessera

@@ -372,21 +372,60 @@ TEST_F(SelectTest, WholeRowsOfATableWithStaticColumnsAreDeferredAsOneSlice) {
   defer_ = false;
 }
 
-// A table with partition buckets reads its rows as it goes, deferring
-// nothing: its asynchronous reads read on the calling thread.
-TEST_F(SelectTest, RowsOfATableWithPartitionBucketsAreNotDeferred) {
+// Rows, slices and scans of a table with partition buckets are deferred as
+// other tables' are (db/sub_partition_read_async.cc), and so are a bucketed
+// table's scans (ScanBucketsAsync); each returns what the run that reads as
+// it goes returns, page for page.
+TEST_F(SelectTest, ReadsOfTablesWithBucketsAndPartitionBucketsAreDeferred) {
   Run("CREATE TABLE ks.pb (k int, c int, v int, PRIMARY KEY (k, c)) WITH partition_buckets = 4");
-  for (int c = 0; c < 6; ++c) Run("INSERT INTO pb (k, c, v) VALUES (1, " + std::to_string(c) + ", " + std::to_string(c * 3) + ")");
-  for (const std::string cql : {"SELECT v FROM pb WHERE k = 1 AND c = 4", "SELECT c, v FROM pb WHERE k = 1 AND c IN (5, 0, 2)",
-                                "SELECT c FROM pb WHERE k = 1 AND c > 3"}) {
-    defer_ = false;
-    const auto expected = Run(cql);
-    ASSERT_FALSE(expected.empty()) << cql;
-    defer_ = true;
-    EXPECT_EQ(Run(cql), expected) << cql;
+  Run("CREATE TABLE ks.pbs (k int, c int, v int, s int static, PRIMARY KEY (k, c)) WITH partition_buckets = 4");
+  Run("CREATE TABLE ks.bt (k int, c int, v int, PRIMARY KEY (k, c)) WITH distribution = 'range' AND buckets = 4");
+  for (int k = 1; k < 4; ++k) {
+    for (int c = 0; c < 6; ++c) {
+      const std::string values = std::to_string(k) + ", " + std::to_string(c) + ", " + std::to_string(k * 10 + c);
+      Run("INSERT INTO pb (k, c, v) VALUES (" + values + ")");
+      Run("INSERT INTO pbs (k, c, v, s) VALUES (" + values + ", " + std::to_string(k) + ")");
+      Run("INSERT INTO bt (k, c, v) VALUES (" + values + ")");
+    }
   }
-  defer_ = false;
-  EXPECT_EQ(deferred_rows_ + deferred_slices_ + deferred_ranges_ + replayed_reads_, 0u);
+  auto same = [&](const std::string& cql) {
+    for (int32_t page : {0, 1, 4}) {
+      defer_ = false;
+      int expected_pages = 0, pages = 0;
+      const auto expected = Run(cql, page, &expected_pages);
+      ASSERT_FALSE(expected.empty()) << cql;
+      defer_ = true;
+      EXPECT_EQ(Run(cql, page, &pages), expected) << cql << ", pages of " << page;
+      EXPECT_EQ(pages, expected_pages) << cql << ", pages of " << page;
+      defer_ = false;
+    }
+  };
+  for (const std::string cql : {"SELECT v FROM pb WHERE k = 1 AND c = 4", "SELECT c, v FROM pb WHERE k = 1 AND c IN (5, 0, 2)",
+                                "SELECT k, c, v FROM pb WHERE k IN (3, 1) AND c = 2"}) {
+    same(cql);
+  }
+  EXPECT_GT(deferred_rows_, 0u);
+  for (const std::string cql : {"SELECT c FROM pb WHERE k = 1 AND c > 3", "SELECT c, v FROM pb WHERE k IN (2, 3) ORDER BY c DESC",
+                                "SELECT c, s FROM pbs WHERE k = 2 AND c = 3", "SELECT * FROM pbs WHERE k IN (1, 3) AND c >= 3",
+                                "SELECT COUNT(*) FROM pb WHERE k = 2 AND v > 22 ALLOW FILTERING"}) {
+    same(cql);
+  }
+  EXPECT_GT(deferred_slices_, 10u);
+  const size_t slices = deferred_slices_, rows = deferred_rows_;
+  for (const std::string cql : {"SELECT k, c FROM pb WHERE token(k) > 0", "SELECT * FROM pbs",
+                                "SELECT k, s, v FROM pbs WHERE v > 12 ALLOW FILTERING", "SELECT DISTINCT k, s FROM pbs",
+                                "SELECT k, c FROM pb PER PARTITION LIMIT 2"}) {
+    same(cql);
+  }
+  const size_t ranges = deferred_ranges_;
+  EXPECT_GT(ranges, 10u);
+  for (const std::string cql : {"SELECT * FROM bt", "SELECT k, v FROM bt WHERE v > 20 ALLOW FILTERING",
+                                "SELECT k, c FROM bt WHERE k > 1 ALLOW FILTERING", "SELECT k, v FROM bt PER PARTITION LIMIT 2"}) {
+    same(cql);
+  }
+  EXPECT_GT(deferred_ranges_, ranges + 10);
+  EXPECT_EQ(deferred_slices_, slices);
+  EXPECT_EQ(deferred_rows_, rows);
 }
 
 // A page read through a secondary index is one deferred scan

@@ -14,21 +14,6 @@ namespace {
 
 using namespace testing;
 
-std::shared_ptr<const TableSchema> MakePartitionBucketed(Database& db, uint32_t count, bool automatic,
-                                                         int32_t gc_grace = 864000) {
-  auto plain = MakeTable(db, "t", Distribution::kHash, {"k:int:pk", "c:int:ck", "v:text:regular", "s:text:static"}, 1);
-  TableSchema t = *plain;
-  EXPECT_TRUE(db.DropTable("ks", "t").ok());
-  t.id = 0;
-  t.name = "pb";
-  t.options.gc_grace_seconds = gc_grace;
-  t.partition_buckets.automatic = automatic;
-  t.partition_buckets.counts = {count};
-  auto created = db.CreateTable(t);
-  EXPECT_TRUE(created.ok()) << created.status().ToString();
-  return *created;
-}
-
 // The clustering keys of partition k with their v, through pages of `page` rows, in the given order.
 std::vector<std::pair<int64_t, std::string>> Slice(Database& db, const std::shared_ptr<const TableSchema>& t,
                                                    int64_t k, size_t page, bool reversed) {

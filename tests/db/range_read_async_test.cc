@@ -2,7 +2,8 @@
 // ScanRange on one node: the same pages, partition for partition and row for
 // row, over several tablets, for the limits and per-partition limits a
 // SELECT makes, with deleted rows and partitions, static rows (some
-// partitions holding nothing else) and pages resumed inside a partition.
+// partitions holding nothing else) and pages resumed inside a partition;
+// and a bucketed table's merged scan.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -115,6 +116,76 @@ TEST(RangeReadAsyncTest, PagesEqualTheBlockingScanOverTabletsDeadRowsAndStaticRo
   }
   EXPECT_GT(rows, 5000u);
   EXPECT_GT(pages, 1000);
+}
+
+// A bucketed table (TableSchema::buckets) scans every bucket at once and
+// merges them (ScanBucketsAsync): the same pages as the blocking scan, which
+// reads the buckets one after the other, across a bucket-count change (two
+// versions), with static rows, static-only partitions and deleted rows.
+TEST(RangeReadAsyncTest, ABucketedTablesPagesEqualTheBlockingScan) {
+  TestDatabase db("range_read_async_buckets");
+  auto plain = MakeTable(db.db(), "t", Distribution::kRange, {"k:int:pk", "c:int:ck", "s:text:static", "v:text:regular"}, 1);
+  TableSchema schema = *plain;
+  ASSERT_TRUE(db->DropTable("ks", "t").ok());
+  schema.id = 0;
+  schema.name = "b";
+  schema.buckets.versions = {BucketVersion{"", 4}};
+  auto created = db->CreateTable(schema);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  auto t = *created;
+  auto write = [&](const std::shared_ptr<const TableSchema>& table, int from, int to) {
+    for (int k = from; k < to; ++k) {
+      Mutation m;
+      m.table = table;
+      m.partition_key = {Int(k)};
+      if (k % 5 == 0) m.rows.push_back(RowWrite{{}, true, false, false, {CellWrite{t->FindColumn("s")->id, Text("s" + std::to_string(k))}}});
+      if (k % 11 != 3) {  // static-only partitions
+        for (int c = 0; c < 4; ++c) {
+          m.rows.push_back(RowWrite{{Int(c)}, false, true, false,
+                                    {CellWrite{t->FindColumn("v")->id, Text(std::to_string(k * 10 + c))}}});
+        }
+      }
+      ASSERT_TRUE(db->Apply(m).ok());
+      if (k % 3 == 0) {  // a deleted row
+        Mutation d;
+        d.table = table;
+        d.partition_key = {Int(k)};
+        d.rows.push_back(RowWrite{{Int(2)}, false, false, true, {}});
+        ASSERT_TRUE(db->Apply(d).ok());
+      }
+    }
+  };
+  write(t, 0, 120);
+  auto changed = db->ChangeBucketCount(*t, 8, "test");
+  ASSERT_TRUE(changed.ok()) << changed.status().ToString();
+  t = *changed;
+  write(t, 120, 200);
+  std::vector<std::string> lo{Int(30)}, hi{Int(150)};
+  auto key_range = PartitionKeyRange(*t, &lo, true, &hi, false);
+  ASSERT_TRUE(key_range.ok());
+  int pages = 0;
+  size_t rows = 0;
+  for (const KeyRange& range : {WholeTableRange(*t), *key_range}) {
+    for (size_t limit : {size_t{1}, size_t{7}, size_t{40}, size_t{1000}}) {
+      for (size_t per_partition : {SIZE_MAX, size_t{2}}) {
+        RangeRequest req{range, limit, per_partition, ""};
+        for (int page = 0;; ++page) {
+          ASSERT_LT(page, 5000);
+          auto blocking = db->ScanRange(t, req);
+          auto async = ScanAsync(db.db(), t, req);
+          ASSERT_TRUE(blocking.ok() && async.ok()) << blocking.status().ToString() << async.status().ToString();
+          ASSERT_EQ(Shown(*async), Shown(*blocking)) << "limit " << limit << " per partition " << per_partition
+                                                     << " page " << page;
+          ++pages;
+          rows += async->rows;
+          if (blocking->next_cursor.empty()) break;
+          req.cursor = blocking->next_cursor;
+        }
+      }
+    }
+  }
+  EXPECT_GT(rows, 2000u);
+  EXPECT_GT(pages, 500);
 }
 
 TEST(RangeReadAsyncTest, ErrorsAnswerThroughTheCallback) {

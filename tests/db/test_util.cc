@@ -103,6 +103,21 @@ std::shared_ptr<const TableSchema> MakeTable(Database& db, const std::string& na
   return created.ok() ? *created : nullptr;
 }
 
+std::shared_ptr<const TableSchema> MakePartitionBucketed(Database& db, uint32_t count, bool automatic,
+                                                         int32_t gc_grace) {
+  auto plain = MakeTable(db, "t", Distribution::kHash, {"k:int:pk", "c:int:ck", "v:text:regular", "s:text:static"}, 1);
+  TableSchema t = *plain;
+  EXPECT_TRUE(db.DropTable("ks", "t").ok());
+  t.id = 0;
+  t.name = "pb";
+  t.options.gc_grace_seconds = gc_grace;
+  t.partition_buckets.automatic = automatic;
+  t.partition_buckets.counts = {count};
+  auto created = db.CreateTable(t);
+  EXPECT_TRUE(created.ok()) << created.status().ToString();
+  return *created;
+}
+
 Mutation InsertRow(const std::shared_ptr<const TableSchema>& t, std::vector<std::string> pk,
                    std::vector<std::string> ck, const std::vector<std::pair<std::string, std::string>>& cells) {
   Mutation m;

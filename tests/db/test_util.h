@@ -63,6 +63,12 @@ int64_t AsBigint(const std::string& serialized);
 std::shared_ptr<const TableSchema> MakeTable(Database& db, const std::string& name, Distribution d,
                                              const std::vector<std::string>& columns, uint32_t initial_tablets = 4);
 
+// Table ks.pb (k int, c int, v text, s text static, PRIMARY KEY (k, c)), hash
+// distributed on one tablet, WITH partition_buckets = `count` ('auto' when
+// `automatic`: `count` is then its first count).
+std::shared_ptr<const TableSchema> MakePartitionBucketed(Database& db, uint32_t count, bool automatic,
+                                                         int32_t gc_grace = 864000);
+
 // A mutation writing one row: INSERT with a row marker and text cells.
 Mutation InsertRow(const std::shared_ptr<const TableSchema>& t, std::vector<std::string> pk,
                    std::vector<std::string> ck, const std::vector<std::pair<std::string, std::string>>& text_cells);

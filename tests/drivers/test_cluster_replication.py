@@ -1347,3 +1347,61 @@ def test_replayed_reads_waiting_for_a_stopped_replica_hold_no_thread(slow_cluste
                                             "IN reads of a table with a static column (replayed)")
     for stream, _, body, _ in one:
         assert int_rows(body) == [(3 * stream, 10 * stream), (3 * stream, 10 * stream + 1)], (stream, int_rows(body))
+
+
+def test_reads_of_a_partition_bucketed_table_waiting_for_a_stopped_replica_hold_no_thread(slow_cluster):
+    # A partition-bucketed table (partition_buckets = 4) reads a partition's
+    # sub-partitions and merges them: its slices and rows are chains too
+    # (db/sub_partition_read_async.cc). 20 slices and 20 rows at ALL wait for
+    # node 2; 80 slices (newest three rows) and 80 rows at ONE behind them are
+    # answered from node 1's replica.
+    fill_at_all(slow_cluster, "CREATE TABLE IF NOT EXISTS slow.pb_held (k int, c int, v int, PRIMARY KEY (k, c)) "
+                "WITH partition_buckets = 4", "INSERT INTO slow.pb_held (k, c, v) VALUES (?, ?, ?)",
+                [(k, c, 10 * k + c) for k in range(1, 201) for c in range(5)])
+    slice_read = "SELECT c, v FROM slow.pb_held WHERE k = %d AND c >= 1 ORDER BY c DESC LIMIT 3"
+    row_read = "SELECT c, v FROM slow.pb_held WHERE k = %d AND c = 3"
+    one = answered_behind_a_stopped_replica(
+        slow_cluster, [slice_read % k for k in range(1, 21)] + [row_read % k for k in range(21, 41)],
+        [slice_read % k for k in range(41, 121)] + [row_read % k for k in range(121, 201)], 0x1200,
+        "slices and rows of a partition-bucketed table")
+    for stream, _, body, _ in one:
+        if stream <= 120:
+            assert int_rows(body) == [(c, 10 * stream + c) for c in (4, 3, 2)], (stream, int_rows(body))
+        else:
+            assert int_rows(body) == [(3, 10 * stream + 3)], (stream, int_rows(body))
+
+
+def test_scans_of_a_bucketed_table_waiting_for_a_stopped_replica_hold_no_thread(slow_cluster):
+    # A bucketed range table (buckets = 4) scans each bucket and merges them
+    # in key order: every bucket's scan is asked at once and the last answer
+    # merges the page (ScanBucketsAsync). 40 scans at ALL wait for node 2;
+    # 160 at ONE behind them (three rows from a key on) are answered from
+    # node 1's replica.
+    fill_at_all(slow_cluster, "CREATE TABLE IF NOT EXISTS slow.bt_held (k int PRIMARY KEY, v int) "
+                "WITH distribution = 'range' AND buckets = 4", "INSERT INTO slow.bt_held (k, v) VALUES (?, ?)",
+                [(k, 3 * k) for k in range(1, 401)])
+    scan = "SELECT k, v FROM slow.bt_held WHERE k > %d LIMIT 3"
+    one = answered_behind_a_stopped_replica(slow_cluster, [scan % k for k in range(200, 240)],
+                                            [scan % k for k in range(1, 161)], 0x1200, "scans of a bucketed table")
+    for stream, _, body, _ in one:
+        start = stream - 40  # the scan from k > start
+        assert int_rows(body) == [(k, 3 * k) for k in range(start + 1, start + 4)], (stream, int_rows(body))
+
+
+def test_scans_of_a_partition_bucketed_table_waiting_for_a_stopped_replica_hold_no_thread(slow_cluster):
+    # A partition-bucketed table's scan finds each next partition with a
+    # window of one key and reads it as a merged slice, a chain too
+    # (ScanSubPartitionedAsync). 40 scans at ALL wait for node 2; 160 at ONE
+    # behind them (three partitions' single rows from a token on) are
+    # answered from node 1's replica.
+    fill_at_all(slow_cluster, "CREATE TABLE IF NOT EXISTS slow.pb_scan_held (k int, c int, v int, PRIMARY KEY (k, c)) "
+                "WITH partition_buckets = 4", "INSERT INTO slow.pb_scan_held (k, c, v) VALUES (?, ?, ?)",
+                [(k, 0, 3 * k) for k in range(1, 401)])
+    by_token = sorted(range(1, 401), key=int_token)
+    scan = "SELECT k, v FROM slow.pb_scan_held WHERE token(k) > %d LIMIT 3"
+    one = answered_behind_a_stopped_replica(slow_cluster, [scan % int_token(k) for k in by_token[200:240]],
+                                            [scan % int_token(k) for k in by_token[:160]], 0x1200,
+                                            "scans of a partition-bucketed table")
+    for stream, _, body, _ in one:
+        i = stream - 41
+        assert int_rows(body) == [(k, 3 * k) for k in by_token[i + 1:i + 4]], (stream, int_rows(body))

@@ -72,11 +72,8 @@ class Executor {
   // that follow it too (the keys of an IN, the next partitions) up to
   // DeferredRead::kMaxReplayedMisses, then fails with Busy; such a run's
   // outcome is not used (`table` is set).
-  // Not for tables with buckets or partition buckets, whose asynchronous
-  // reads read on the calling thread (db/reader.h): they read here, as the
-  // first run would.
   bool Replaying() {
-    if (deferred_ == nullptr || t_->buckets.enabled() || t_->partition_buckets.enabled()) return false;
+    if (deferred_ == nullptr) return false;
     if (!deferred_->replay && defer_read_ && !deferred_->table) deferred_->replay = true;
     return deferred_->replay;
   }
@@ -156,13 +153,10 @@ class Executor {
     return StoreReadRow(pk, ck);
   }
 
-  // Whether this run defers its row reads (see ReadRow). Not for a table
-  // with partition buckets, whose asynchronous row read reads on the calling
-  // thread (db/reader.h ReadRowAsync): deferred, it would wait there for the
-  // replicas while counting as answered from their answers.
+  // Whether this run defers its row reads (see ReadRow).
   bool DefersRows() const {
-    if (deferred_ == nullptr || !defer_read_ || deferred_->table || t_->HasStatic() ||
-        t_->partition_buckets.enabled() || plan_.lower || plan_.upper || !state_.cursor.empty() || plan_.partition_keys.size() <= state_.partition) {
+    if (deferred_ == nullptr || !defer_read_ || deferred_->table || t_->HasStatic() || plan_.lower || plan_.upper ||
+        !state_.cursor.empty() || plan_.partition_keys.size() <= state_.partition) {
       return false;
     }
     const size_t rows = (plan_.partition_keys.size() - state_.partition) * plan_.clustering_prefixes.size();
@@ -180,8 +174,7 @@ class Executor {
   // slice of that partition (PausesBeforeSlice); see Steppable for
   // aggregates. Their static rows come with them.
   bool DefersSlice() const {
-    if (deferred_ == nullptr || !defer_read_ || deferred_->table || t_->partition_buckets.enabled() ||
-        plan_.partition_keys.size() <= state_.partition ||
+    if (deferred_ == nullptr || !defer_read_ || deferred_->table || plan_.partition_keys.size() <= state_.partition ||
         plan_.partition_keys.size() - state_.partition > DeferredRead::kMaxDeferredSlices ||
         plan_.clustering_prefixes.size() != 1 || !Steppable()) {
       return false;
@@ -286,7 +279,7 @@ class Executor {
   // that takes it then stops before the next one (PausesBeforeRead); see
   // Steppable for aggregates.
   bool DefersRange() const {
-    return deferred_ != nullptr && defer_read_ && !deferred_->table && !t_->buckets.enabled() && !t_->partition_buckets.enabled() && Steppable();
+    return deferred_ != nullptr && defer_read_ && !deferred_->table && Steppable();
   }
 
   // In the run that took the deferred scan's page: whether it stops before a
