@@ -102,18 +102,11 @@ Status ReadMerged(const ReadContext& ctx, const MergedRead& m, const SliceReques
     if (!next) break;
     const std::string ck(next->ck());
     RowFragment row;
-    bool first = true;
+    bool found = false;
     for (auto& st : streams) {  // the same row in several sub-partitions: reconcile
       if (!st.it->Valid() || st.ck() != ck) continue;
       st.tablet->counters->CountReadBytes(ctx.now_micros, st.it->key().size() + st.it->value().size());
-      RowFragment f;
-      TESSERA_RETURN_IF_ERROR(DecodeRowFragment(st.it->value(), &f));
-      if (first) {
-        row = std::move(f);
-      } else {
-        ReconcileRow(&row, f);
-      }
-      first = false;
+      TESSERA_RETURN_IF_ERROR(FoldRowFragment(st.it->value(), &row, &found));
       req.reversed ? st.it->Prev() : st.it->Next();
     }
     TESSERA_ASSIGN_OR_RETURN(auto live,
@@ -177,6 +170,32 @@ std::vector<uint32_t> SubPartitionsOf(const TableSchema& t, const std::string& l
   return subs;
 }
 
+Status FoldRowFragment(std::string_view value, RowFragment* row, bool* found) {
+  if (!*found) {
+    TESSERA_RETURN_IF_ERROR(DecodeRowFragment(value, row));
+    *found = true;
+    return Status::OK();
+  }
+  RowFragment f;
+  TESSERA_RETURN_IF_ERROR(DecodeRowFragment(value, &f));
+  ReconcileRow(row, f);
+  return Status::OK();
+}
+
+Status DecodeSubPartitionedScanCursor(const TableSchema& t, const RangeRequest& req, uint64_t* rows_in_partition,
+                                      std::string* resume_key, std::string* resume_position) {
+  TESSERA_RETURN_IF_ERROR(DecodePagingCursor(req.cursor, rows_in_partition, resume_key));
+  // A logical key of this table within the range it was made for, naming a static or clustering row.
+  auto n = LogicalPartitionPositionSize(t, *resume_key);
+  if (!n.ok() || *resume_key < req.range.begin || *resume_key >= req.range.end || resume_key->size() <= *n ||
+      static_cast<uint8_t>((*resume_key)[*n]) < static_cast<uint8_t>(KeyKind::kStaticRow) ||
+      static_cast<uint8_t>((*resume_key)[*n]) > static_cast<uint8_t>(KeyKind::kRow)) {
+    return Status::InvalidArgument("invalid paging cursor");
+  }
+  *resume_position = resume_key->substr(0, *n);
+  return Status::OK();
+}
+
 bool SubPartitionSliceBounds(const std::string& logical, const std::string& position, const std::string& lo,
                              const std::string& hi, const std::string& resume, bool reversed, std::string* from,
                              std::string* to) {
@@ -230,14 +249,7 @@ Result<std::optional<RowResult>> ReadSubPartitionedRow(const ReadContext& ctx, c
     if (s.IsNotFound()) continue;
     TESSERA_RETURN_IF_ERROR(s);
     tablet.counters->CountReadBytes(ctx.now_micros, key.size() + value.size());
-    RowFragment f;
-    TESSERA_RETURN_IF_ERROR(DecodeRowFragment(value, &f));
-    if (found) {
-      ReconcileRow(&row, f);
-    } else {
-      row = std::move(f);
-    }
-    found = true;
+    TESSERA_RETURN_IF_ERROR(FoldRowFragment(value, &row, &found));
   }
   current->counters->sample.Add(ctx.now_micros, current_position, 1, /*write=*/false);
   if (!found) return std::optional<RowResult>();
@@ -264,15 +276,7 @@ Result<RangeResult> ScanSubPartitioned(const ReadContext& ctx, const RangeReques
   std::string from = req.range.begin, resume_key, resume_position;
   uint64_t rows_in_partition = 0;
   if (!req.cursor.empty()) {
-    TESSERA_RETURN_IF_ERROR(DecodePagingCursor(req.cursor, &rows_in_partition, &resume_key));
-    // A logical key of this table within the range it was made for, naming a static or clustering row.
-    auto n = LogicalPartitionPositionSize(t, resume_key);
-    if (!n.ok() || resume_key < req.range.begin || resume_key >= req.range.end || resume_key.size() <= *n ||
-        static_cast<uint8_t>(resume_key[*n]) < static_cast<uint8_t>(KeyKind::kStaticRow) ||
-        static_cast<uint8_t>(resume_key[*n]) > static_cast<uint8_t>(KeyKind::kRow)) {
-      return Status::InvalidArgument("invalid paging cursor");
-    }
-    resume_position = resume_key.substr(0, *n);
+    TESSERA_RETURN_IF_ERROR(DecodeSubPartitionedScanCursor(t, req, &rows_in_partition, &resume_key, &resume_position));
     from = resume_position;
   }
   while (out.rows < req.limit) {

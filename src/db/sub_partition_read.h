@@ -40,6 +40,7 @@
 
 #include "common/status.h"
 #include "db/reader.h"
+#include "storage/row_fragment.h"
 
 namespace tessera {
 
@@ -82,6 +83,17 @@ std::vector<uint32_t> SubPartitionsOf(const TableSchema& t, const std::string& l
 // storage keys; `resume`, when not empty, the logical key the slice resumes
 // strictly after, or before when reversed) within the sub-partition at
 // `position`; false when they hold no key.
+// Folds the stored row `value` into *row: the first fragment found
+// (`*found` false) becomes it, a later one (the same row under another count
+// of the history) is reconciled into it; sets *found. Errors: Corruption.
+Status FoldRowFragment(std::string_view value, RowFragment* row, bool* found);
+// A scan's paging cursor: the logical key it names (a static or clustering
+// row of this table within `request`'s range) into *resume_key, the
+// partition's logical position into *resume_position, the rows of that
+// partition already returned into *rows_in_partition. Errors:
+// InvalidArgument "invalid paging cursor".
+Status DecodeSubPartitionedScanCursor(const TableSchema& t, const RangeRequest& request, uint64_t* rows_in_partition,
+                                      std::string* resume_key, std::string* resume_position);
 bool SubPartitionSliceBounds(const std::string& logical, const std::string& position, const std::string& lo,
                              const std::string& hi, const std::string& resume, bool reversed, std::string* from,
                              std::string* to);

@@ -79,14 +79,7 @@ struct RowLookup : std::enable_shared_from_this<RowLookup> {
       if (statuses[i].IsNotFound()) continue;
       TESSERA_RETURN_IF_ERROR(statuses[i]);
       counters[i]->CountReadBytes(now_micros, keys[i].size() + values[i].size());
-      RowFragment f;
-      TESSERA_RETURN_IF_ERROR(DecodeRowFragment(values[i], &f));
-      if (found) {
-        ReconcileRow(&row, f);
-      } else {
-        row = std::move(f);
-      }
-      found = true;
+      TESSERA_RETURN_IF_ERROR(FoldRowFragment(values[i], &row, &found));
     }
     counters[1]->sample.Add(now_micros, current_position, 1, /*write=*/false);
     if (!found) return std::optional<RowResult>();
@@ -199,14 +192,7 @@ class SubPartitionSliceRead : public std::enable_shared_from_this<SubPartitionSl
         if (st.Empty() || st.ck() != ck) continue;
         const auto& [key, value] = st.window[st.next];
         st.counters->CountReadBytes(now_micros_, key.size() + value.size());
-        RowFragment f;
-        TESSERA_RETURN_IF_ERROR(DecodeRowFragment(value, &f));
-        if (found) {
-          ReconcileRow(&row, f);
-        } else {
-          row = std::move(f);
-        }
-        found = true;
+        TESSERA_RETURN_IF_ERROR(FoldRowFragment(value, &row, &found));
         ++st.next;
       }
       TESSERA_ASSIGN_OR_RETURN(auto live,
@@ -362,18 +348,10 @@ class SubPartitionScan : public std::enable_shared_from_this<SubPartitionScan> {
       : ctx_(ctx), req_(req), done_(std::move(done)) {}
 
   void Start() {
-    const TableSchema& t = *ctx_.table;
     from_ = req_.range.begin;
     if (!req_.cursor.empty()) {
-      if (Status s = DecodePagingCursor(req_.cursor, &rows_in_partition_, &resume_key_); !s.ok()) return done_(s);
-      // A logical key of this table within the range it was made for, naming a static or clustering row.
-      auto n = LogicalPartitionPositionSize(t, resume_key_);
-      if (!n.ok() || resume_key_ < req_.range.begin || resume_key_ >= req_.range.end || resume_key_.size() <= *n ||
-          static_cast<uint8_t>(resume_key_[*n]) < static_cast<uint8_t>(KeyKind::kStaticRow) ||
-          static_cast<uint8_t>(resume_key_[*n]) > static_cast<uint8_t>(KeyKind::kRow)) {
-        return done_(Status::InvalidArgument("invalid paging cursor"));
-      }
-      resume_position_ = resume_key_.substr(0, *n);
+      Status s = DecodeSubPartitionedScanCursor(*ctx_.table, req_, &rows_in_partition_, &resume_key_, &resume_position_);
+      if (!s.ok()) return done_(std::move(s));
       from_ = resume_position_;
     }
     Loop();
